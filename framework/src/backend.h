@@ -83,6 +83,24 @@ class Backend {
     binary(BinaryOp::add, x, bias, out);
     if (relu) unary(UnaryOp::relu, out, out);
   }
+  /// The gradient of bias_add: dx = relu ? dy·(y > 0) : dy, where y is bias_add's output (dx is written
+  /// only when relu; otherwise it is dy itself), and db = Σ dx over every axis but the last.
+  virtual void bias_add_backward(const Tensor& dy, const Tensor& y, bool relu, Tensor& dx, Tensor& db) {
+    if (relu) binary(BinaryOp::relu_grad, y, dy, dx);
+    std::vector<int64_t> keep(static_cast<std::size_t>(dy.rank()), 1);
+    keep.back() = db.size();
+    Tensor db_view = alias_with_shape(db, Shape(keep));
+    reduce(ReduceOp::sum, relu ? dx : dy, db_view);
+  }
+  /// out = conv2d(x, w) + bias, then max(., 0) when relu. Backends fuse the bias and
+  /// activation into the convolution's output pass; this default takes three passes.
+  virtual void conv2d_bias(const Tensor& x, const Tensor& w, const Tensor& bias, bool relu, const Conv2DParams& p,
+                           Tensor& out) {
+    conv2d(x, w, p, out);
+    Tensor tmp = Tensor::empty(out.shape(), out.dtype(), out.device());
+    bias_add(out, bias, relu, tmp);
+    out = tmp;
+  }
 };
 
 Backend& backend_for(Device device);

@@ -62,6 +62,12 @@ Tensor Conv2DImpl::call(const Tensor& input, bool) {
   ::kiln::Conv2DOptions co{o_.strides.array(), o_.padding, o_.dilation_rate.array()};
   Tensor w = kernel_.value();
   Tensor y;
+  const bool fused_relu = o_.activation == "relu";
+  if (o_.groups == 1 && o_.use_bias && !cf) {
+    // Bias (and a relu activation) applied in the convolution's output pass.
+    y = conv2d_bias(x, w, bias_.value(), co, fused_relu);
+    return fused_relu ? y : activation_(y);
+  }
   if (o_.groups == 1) {
     y = conv2d(x, w, co);
   } else {
@@ -73,7 +79,7 @@ Tensor Conv2DImpl::call(const Tensor& input, bool) {
     y = concat(ys, 3);
   }
   // Bias and a relu activation run as one fused pass.
-  if (o_.use_bias && !cf && o_.activation == "relu") return bias_add(y, bias_.value(), true);
+  if (o_.use_bias && !cf && fused_relu) return bias_add(y, bias_.value(), true);
   if (o_.use_bias) y = bias_add(y, bias_.value());
   if (cf) y = transpose(y, {0, 3, 1, 2});
   return activation_(y);

@@ -264,6 +264,19 @@ TEST_CASE("gradients: conv2d") {
   grad_ok("conv2d 1x1 stride (1,2)", conv({.strides = {1, 2}}), {rn({1, 3, 5, 3}), rn({1, 1, 3, 2})});
 }
 
+TEST_CASE("gradients: conv2d_bias and bias_add, with and without the fused relu") {
+  for (bool relu : {false, true}) {
+    auto cb = [relu](k::Conv2DOptions o) {
+      return [o, relu](const Ins& in) { return k::conv2d_bias(in[0], in[1], in[2], o, relu); };
+    };
+    grad_ok("conv2d_bias valid", cb({}), {rn({2, 5, 5, 1}), rn({3, 3, 1, 16}), rn({16})});
+    grad_ok("conv2d_bias same stride 2", cb({.strides = {2, 2}, .padding = "same"}),
+            {rn({1, 6, 5, 2}), rn({3, 3, 2, 3}), rn({3})});
+    grad_ok("conv2d_bias im2col", cb({}), {rn({1, 5, 5, 4}), rn({3, 3, 4, 2}), rn({2})});
+    grad_ok("bias_add", [relu](const Ins& in) { return k::bias_add(in[0], in[1], relu); }, {rn({4, 3, 5}), rn({5})});
+  }
+}
+
 TEST_CASE("gradients: pooling") {
   auto mp = [](k::Pool2DOptions o) { return [o](const Ins& in) { return k::max_pool2d(in[0], o); }; };
   auto ap = [](k::Pool2DOptions o) { return [o](const Ins& in) { return k::avg_pool2d(in[0], o); }; };

@@ -5,6 +5,7 @@
 #include "kiln/activations.h"
 #include "kiln/callback.h"
 #include "kiln/constraints.h"
+#include "kiln/cpu_kernels.h"
 #include "kiln/cuda.h"
 #include "kiln/data.h"
 #include "kiln/dataset.h"

@@ -20,8 +20,13 @@ struct Conv2DOptions {
   std::array<int, 2> dilation{1, 1};
 };
 /// x: (N, H, W, C_in), kernel: (KH, KW, C_in, C_out) -> (N, OH, OW, C_out).
-/// Computed as im2col + sgemm. "same" pads like TF (extra row/col at the end).
+/// Computed as im2col + sgemm, or by a direct kernel for small patches (kh·kw·C_in <= 32).
+/// "same" pads like TF (extra row/col at the end).
 Tensor conv2d(const Tensor& x, const Tensor& kernel, Conv2DOptions options = {});
+/// conv2d(x, kernel) + bias, then relu when asked, with the bias and activation
+/// applied in the convolution's output pass (Conv2D uses it). bias: (C_out,).
+Tensor conv2d_bias(const Tensor& x, const Tensor& kernel, const Tensor& bias, Conv2DOptions options = {},
+                   bool relu = false);
 
 struct Pool2DOptions {
   std::array<int, 2> pool_size{2, 2};

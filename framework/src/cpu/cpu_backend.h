@@ -34,10 +34,15 @@ class CpuBackend final : public backend::Backend {
   void dropout(const Tensor& x, double rate, uint64_t seed, Tensor& out, Tensor& mask) override;
   void copy_from(const Tensor& src, Tensor& dst) override;
   void bias_add(const Tensor& x, const Tensor& bias, bool relu, Tensor& out) override;
+  void bias_add_backward(const Tensor& dy, const Tensor& y, bool relu, Tensor& dx, Tensor& db) override;
+  void conv2d_bias(const Tensor& x, const Tensor& w, const Tensor& bias, bool relu, const backend::Conv2DParams& p,
+                   Tensor& out) override;
 };
 
 /// C = op(A)·op(B) for row-major float/double through BLAS.
 void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, const float* b, float* c, float beta);
 void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const double* a, const double* b, double* c, double beta);
+/// x += bias along the last axis, then max(., 0) when relu; in place.
+void bias_add_inplace(Tensor& x, const Tensor& bias, bool relu);
 
 }  // namespace kiln::cpu

@@ -3,9 +3,12 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <vector>
 
 #include "cpu/cpu_backend.h"
 #include "cpu/parallel.h"
+#include "cpu/reference.h"
+#include "cpu/simd.h"
 #include "dispatch.h"
 
 namespace kiln::cpu {
@@ -72,70 +75,107 @@ void CpuBackend::sparse_xent(const Tensor& labels, const Tensor& logits, Tensor&
   });
 }
 
+namespace {
+using namespace simd;
+
+bool is_pool_2x2(const backend::Pool2DParams& p) {
+  return p.pool_h == 2 && p.pool_w == 2 && p.stride_h == 2 && p.stride_w == 2 && p.pad_top == 0 && p.pad_left == 0 &&
+         p.h >= 2 * p.oh && p.w >= 2 * p.ow;
+}
+
+// The common 2×2 stride-2 valid window: the four inputs compared directly,
+// 8 channels at a time, images split over the pool. Same tie and NaN rule as
+// the reference: a later element wins only when strictly greater.
+template <class T>
+void max_pool_2x2(const T* x, const backend::Pool2DParams& p, T* out, int32_t* am, int64_t n0, int64_t n1) {
+  const int64_t C = p.c;
+  for (int64_t n = n0; n < n1; ++n)
+    for (int64_t oy = 0; oy < p.oh; ++oy)
+      for (int64_t ox = 0; ox < p.ow; ++ox) {
+        const int64_t b0 = ((n * p.h + 2 * oy) * p.w + 2 * ox) * C;
+        const int64_t base[4] = {b0, b0 + C, b0 + p.w * C, b0 + p.w * C + C};
+        const int64_t o = ((n * p.oh + oy) * p.ow + ox) * C;
+        int64_t c = 0;
+        if constexpr (std::is_same_v<T, float>) {
+          for (; c + 8 <= C; c += 8) {
+            v8f v = load8(x + base[0] + c);
+            v8i i = static_cast<int32_t>(base[0] + c) + lane_index();
+            for (int k = 1; k < 4; ++k) {
+              const v8f u = load8(x + base[k] + c);
+              const v8i take = u > v;
+              v = take ? u : v;
+              i = take ? static_cast<int32_t>(base[k] + c) + lane_index() : i;
+            }
+            store8(out + o + c, v);
+            store8(am + o + c, i);
+          }
+        }
+        for (; c < C; ++c) {
+          T v = x[base[0] + c];
+          int32_t i = static_cast<int32_t>(base[0] + c);
+          for (int k = 1; k < 4; ++k)
+            if (x[base[k] + c] > v) v = x[base[k] + c], i = static_cast<int32_t>(base[k] + c);
+          out[o + c] = v;
+          am[o + c] = i;
+        }
+      }
+}
+
+// Backward of the 2×2 case: every input element is written exactly once (the
+// gradient where it was the window's maximum, else 0), so no zeroing pass.
+template <class T>
+void max_pool_2x2_backward(const T* dy, const int32_t* am, const backend::Pool2DParams& p, T* dx, int64_t n0,
+                           int64_t n1) {
+  const int64_t C = p.c;
+  for (int64_t n = n0; n < n1; ++n) {
+    if (p.h > 2 * p.oh || p.w > 2 * p.ow)  // rows/columns no window covers
+      std::memset(dx + n * p.h * p.w * C, 0, sizeof(T) * p.h * p.w * C);
+    for (int64_t oy = 0; oy < p.oh; ++oy)
+      for (int64_t ox = 0; ox < p.ow; ++ox) {
+        const int64_t b0 = ((n * p.h + 2 * oy) * p.w + 2 * ox) * C;
+        const int64_t base[4] = {b0, b0 + C, b0 + p.w * C, b0 + p.w * C + C};
+        const int64_t o = ((n * p.oh + oy) * p.ow + ox) * C;
+        int64_t c = 0;
+        if constexpr (std::is_same_v<T, float>) {
+          for (; c + 8 <= C; c += 8) {
+            const v8f g = load8(dy + o + c);
+            const v8i i = load8(am + o + c);
+            for (int k = 0; k < 4; ++k)
+              store8(dx + base[k] + c, i == static_cast<int32_t>(base[k] + c) + lane_index() ? g : v8f{});
+          }
+        }
+        for (; c < C; ++c)
+          for (int k = 0; k < 4; ++k) dx[base[k] + c] = am[o + c] == base[k] + c ? dy[o + c] : T(0);
+      }
+  }
+}
+}  // namespace
+
 void CpuBackend::max_pool2d(const Tensor& x, const backend::Pool2DParams& p, Tensor& out, Tensor& argmax) {
   dispatch_float(x.dtype(), "max_pool2d", [&](auto tag) {
     using T = decltype(tag);
     const T* xp = static_cast<const T*>(x.raw_data());
     T* op = static_cast<T*>(out.raw_data());
     int32_t* am = argmax.data<int32_t>();
-    if (p.pool_h == 2 && p.pool_w == 2 && p.stride_h == 2 && p.stride_w == 2 && p.pad_top == 0 && p.pad_left == 0 &&
-        p.h >= 2 * p.oh && p.w >= 2 * p.ow) {
-      // The common 2x2/2 valid case: four rows compared directly, vectorised over channels.
-      const int64_t C = p.c;
-      for (int64_t n = 0; n < p.n; ++n)
-        for (int64_t oy = 0; oy < p.oh; ++oy)
-          for (int64_t ox = 0; ox < p.ow; ++ox) {
-            const int64_t b00 = ((n * p.h + 2 * oy) * p.w + 2 * ox) * C, b01 = b00 + C;
-            const int64_t b10 = b00 + p.w * C, b11 = b10 + C;
-            const int64_t o = ((n * p.oh + oy) * p.ow + ox) * C;
-            for (int64_t c = 0; c < C; ++c) {
-              T v = xp[b00 + c];
-              int32_t i = static_cast<int32_t>(b00 + c);
-              if (xp[b01 + c] > v) { v = xp[b01 + c]; i = static_cast<int32_t>(b01 + c); }
-              if (xp[b10 + c] > v) { v = xp[b10 + c]; i = static_cast<int32_t>(b10 + c); }
-              if (xp[b11 + c] > v) { v = xp[b11 + c]; i = static_cast<int32_t>(b11 + c); }
-              op[o + c] = v;
-              am[o + c] = i;
-            }
-          }
+    if (is_pool_2x2(p) && !reference_kernels()) {
+      parallel_for(p.n, [&](int64_t n0, int64_t n1) { max_pool_2x2(xp, p, op, am, n0, n1); });
       return;
     }
-    std::vector<T> best(static_cast<std::size_t>(p.c));
-    std::vector<int32_t> bidx(static_cast<std::size_t>(p.c));
-    for (int64_t n = 0; n < p.n; ++n)
-      for (int64_t oy = 0; oy < p.oh; ++oy)
-        for (int64_t ox = 0; ox < p.ow; ++ox) {
-          std::fill(best.begin(), best.end(), -std::numeric_limits<T>::infinity());
-          std::fill(bidx.begin(), bidx.end(), -1);
-          for (int64_t ky = 0; ky < p.pool_h; ++ky) {
-            const int64_t iy = oy * p.stride_h + ky - p.pad_top;
-            if (iy < 0 || iy >= p.h) continue;
-            for (int64_t kx = 0; kx < p.pool_w; ++kx) {
-              const int64_t ix = ox * p.stride_w + kx - p.pad_left;
-              if (ix < 0 || ix >= p.w) continue;
-              const int64_t base = ((n * p.h + iy) * p.w + ix) * p.c;
-              const T* src = xp + base;
-              for (int64_t c = 0; c < p.c; ++c)
-                if (src[c] > best[c] || bidx[c] < 0) { best[c] = src[c]; bidx[c] = static_cast<int32_t>(base + c); }
-            }
-          }
-          const int64_t o = ((n * p.oh + oy) * p.ow + ox) * p.c;
-          std::memcpy(op + o, best.data(), sizeof(T) * p.c);
-          std::memcpy(am + o, bidx.data(), sizeof(int32_t) * p.c);
-        }
+    reference::max_pool2d(xp, p, op, am);
   });
 }
 
-void CpuBackend::max_pool2d_backward(const Tensor& dy, const Tensor& argmax, const backend::Pool2DParams&, Tensor& dx) {
+void CpuBackend::max_pool2d_backward(const Tensor& dy, const Tensor& argmax, const backend::Pool2DParams& p, Tensor& dx) {
   dispatch_float(dy.dtype(), "max_pool2d_backward", [&](auto tag) {
     using T = decltype(tag);
     T* d = static_cast<T*>(dx.raw_data());
-    std::memset(d, 0, sizeof(T) * dx.size());
     const T* g = static_cast<const T*>(dy.raw_data());
     const int32_t* am = argmax.data<int32_t>();
-    const int64_t n = dy.size();
-    for (int64_t i = 0; i < n; ++i)
-      if (am[i] >= 0) d[am[i]] += g[i];
+    if (is_pool_2x2(p) && !reference_kernels()) {
+      parallel_for(p.n, [&](int64_t n0, int64_t n1) { max_pool_2x2_backward(g, am, p, d, n0, n1); });
+      return;
+    }
+    reference::max_pool2d_backward(g, am, dy.size(), dx.size(), d);
   });
 }
 
@@ -191,50 +231,117 @@ void CpuBackend::dropout(const Tensor& x, double rate, uint64_t seed, Tensor& ou
     const T* xp = static_cast<const T*>(x.raw_data());
     T* op = static_cast<T*>(out.raw_data());
     T* mp = static_cast<T*>(mask.raw_data());
-    const T scale = static_cast<T>(1.0 / (1.0 - rate));
-    // splitmix64: cheap, good-quality bits; one 64-bit draw gives two 32-bit uniforms.
-    uint64_t s = seed;
-    const uint32_t threshold = static_cast<uint32_t>(rate * 4294967296.0);
     const int64_t n = x.size();
-    for (int64_t i = 0; i < n; i += 2) {
-      uint64_t z = (s += 0x9E3779B97F4A7C15ULL);
-      z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-      z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-      z ^= z >> 31;
-      const uint32_t r0 = static_cast<uint32_t>(z), r1 = static_cast<uint32_t>(z >> 32);
-      mp[i] = r0 >= threshold ? scale : T(0);
-      op[i] = xp[i] * mp[i];
-      if (i + 1 < n) {
-        mp[i + 1] = r1 >= threshold ? scale : T(0);
-        op[i + 1] = xp[i + 1] * mp[i + 1];
-      }
+    if (reference_kernels()) {
+      reference::dropout(xp, n, rate, seed, op, mp);
+      return;
     }
+    // The same counter-based stream as the reference: one 64-bit draw per pair of
+    // elements, so each thread generates its own range of the mask.
+    const T scale = static_cast<T>(1.0 / (1.0 - rate));
+    const uint32_t threshold = dropout_threshold(rate);
+    parallel_for(
+        (n + 1) / 2,
+        [&](int64_t j0, int64_t j1) {
+          for (int64_t j = j0; j < j1; ++j) {
+            const uint64_t z = splitmix64_at(seed, static_cast<uint64_t>(j));
+            const int64_t i = 2 * j;
+            mp[i] = static_cast<uint32_t>(z) >= threshold ? scale : T(0);
+            op[i] = xp[i] * mp[i];
+            if (i + 1 < n) {
+              mp[i + 1] = static_cast<uint32_t>(z >> 32) >= threshold ? scale : T(0);
+              op[i + 1] = xp[i + 1] * mp[i + 1];
+            }
+          }
+        },
+        8192);
+  });
+}
+
+namespace {
+// out may alias x (the fused conv's epilogue adds the bias in place).
+template <class T>
+void bias_add_rows(const T* x, const T* __restrict bias, int64_t rows, int64_t c, bool relu, T* out) {
+  parallel_for(
+      rows,
+      [&](int64_t r0, int64_t r1) {
+        for (int64_t r = r0; r < r1; ++r) {
+          const T* xr = x + r * c;
+          T* orow = out + r * c;
+          if (relu)
+            for (int64_t j = 0; j < c; ++j) {
+              const T v = xr[j] + bias[j];
+              orow[j] = v > T(0) ? v : T(0);
+            }
+          else
+            for (int64_t j = 0; j < c; ++j) orow[j] = xr[j] + bias[j];
+        }
+      },
+      std::max<int64_t>(1, 16384 / std::max<int64_t>(c, 1)));
+}
+}  // namespace
+
+void bias_add_inplace(Tensor& x, const Tensor& bias, bool relu) {
+  dispatch_float(x.dtype(), "bias_add", [&](auto tag) {
+    using T = decltype(tag);
+    T* xp = static_cast<T*>(x.raw_data());
+    const T* bp = static_cast<const T*>(bias.raw_data());
+    const int64_t c = bias.size(), rows = c > 0 ? x.size() / c : 0;
+    if (reference_kernels()) reference::bias_add(xp, bp, rows, c, relu, xp);
+    else bias_add_rows(xp, bp, rows, c, relu, xp);
   });
 }
 
 void CpuBackend::bias_add(const Tensor& x, const Tensor& bias, bool relu, Tensor& out) {
   dispatch_float(x.dtype(), "bias_add", [&](auto tag) {
     using T = decltype(tag);
-    const T* __restrict xp = static_cast<const T*>(x.raw_data());
-    const T* __restrict bp = static_cast<const T*>(bias.raw_data());
-    T* __restrict op = static_cast<T*>(out.raw_data());
+    const T* xp = static_cast<const T*>(x.raw_data());
+    const T* bp = static_cast<const T*>(bias.raw_data());
+    T* op = static_cast<T*>(out.raw_data());
     const int64_t c = bias.size(), rows = c > 0 ? x.size() / c : 0;
-    parallel_for(
-        rows,
-        [&](int64_t r0, int64_t r1) {
-          for (int64_t r = r0; r < r1; ++r) {
-            const T* xr = xp + r * c;
-            T* orow = op + r * c;
-            if (relu)
-              for (int64_t j = 0; j < c; ++j) {
-                const T v = xr[j] + bp[j];
-                orow[j] = v > T(0) ? v : T(0);
-              }
-            else
-              for (int64_t j = 0; j < c; ++j) orow[j] = xr[j] + bp[j];
+    if (reference_kernels()) reference::bias_add(xp, bp, rows, c, relu, op);
+    else bias_add_rows(xp, bp, rows, c, relu, op);
+  });
+}
+
+void CpuBackend::bias_add_backward(const Tensor& dy, const Tensor& y, bool relu, Tensor& dx, Tensor& db) {
+  dispatch_float(dy.dtype(), "bias_add_backward", [&](auto tag) {
+    using T = decltype(tag);
+    const T* g = static_cast<const T*>(dy.raw_data());
+    const T* yp = relu ? static_cast<const T*>(y.raw_data()) : nullptr;
+    T* dxp = relu ? static_cast<T*>(dx.raw_data()) : nullptr;
+    T* dbp = static_cast<T*>(db.raw_data());
+    const int64_t c = db.size(), rows = c > 0 ? dy.size() / c : 0;
+    if (reference_kernels()) {
+      reference::bias_add_backward(g, yp, rows, c, relu, dxp, dbp);
+      return;
+    }
+    // One pass: mask the gradient and sum its columns. Each thread sums its rows
+    // into its own partial; the partials are added at the end.
+    const int parts = rows * c >= 32768 ? num_threads() : 1;
+    std::vector<T> partial(static_cast<std::size_t>(c * parts), T(0));
+    parallel_for_parts(rows, parts, [&](int part, int64_t r0, int64_t r1) {
+      T* __restrict acc = partial.data() + part * c;
+      for (int64_t r = r0; r < r1; ++r) {
+        const T* __restrict gr = g + r * c;
+        if (relu) {
+          const T* __restrict yr = yp + r * c;
+          T* __restrict dr = dxp + r * c;
+          for (int64_t j = 0; j < c; ++j) {
+            const T v = yr[j] > T(0) ? gr[j] : T(0);
+            dr[j] = v;
+            acc[j] += v;
           }
-        },
-        std::max<int64_t>(1, 16384 / std::max<int64_t>(c, 1)));
+        } else {
+          for (int64_t j = 0; j < c; ++j) acc[j] += gr[j];
+        }
+      }
+    });
+    for (int64_t j = 0; j < c; ++j) {
+      T s = 0;
+      for (int part = 0; part < parts; ++part) s += partial[part * c + j];
+      dbp[j] = s;
+    }
   });
 }
 

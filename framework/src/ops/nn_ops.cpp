@@ -81,23 +81,25 @@ Tensor conv2d_backward_filter(const Tensor& x, const Tensor& dy, const backend::
 }
 }  // namespace
 
-Tensor conv2d(const Tensor& x, const Tensor& kernel, Conv2DOptions o) {
-  check_concrete("conv2d", x);
-  check_concrete("conv2d", kernel);
-  common_device("conv2d", {x, kernel});
-  check_same_dtype("conv2d", x, kernel);
-  if (!is_floating(x.dtype())) throw TypeError("conv2d: expected float inputs, but received " + dtype_name(x.dtype()));
+namespace {
+backend::Conv2DParams conv_params(const char* op, const Tensor& x, const Tensor& kernel, const Conv2DOptions& o) {
+  check_concrete(op, x);
+  check_concrete(op, kernel);
+  common_device(op, {x, kernel});
+  check_same_dtype(op, x, kernel);
+  const std::string name = op;
+  if (!is_floating(x.dtype())) throw TypeError(name + ": expected float inputs, but received " + dtype_name(x.dtype()));
   if (x.rank() != 4 || kernel.rank() != 4)
-    throw ShapeError("conv2d: expected a 4-D input (batch, height, width, channels) and a 4-D kernel "
+    throw ShapeError(name + ": expected a 4-D input (batch, height, width, channels) and a 4-D kernel "
                      "(kh, kw, in_channels, out_channels), but received input " + x.shape().to_string() + " and kernel " +
                      kernel.shape().to_string());
   if (x.shape()[3] != kernel.shape()[2])
-    throw ShapeError("conv2d: the input has " + std::to_string(x.shape()[3]) + " channels (shape " + x.shape().to_string() +
+    throw ShapeError(name + ": the input has " + std::to_string(x.shape()[3]) + " channels (shape " + x.shape().to_string() +
                      ") but the kernel expects " + std::to_string(kernel.shape()[2]) + " (kernel shape " +
                      kernel.shape().to_string() + ")");
   if (o.strides[0] < 1 || o.strides[1] < 1 || o.dilation[0] < 1 || o.dilation[1] < 1)
-    throw ValueError("conv2d: strides and dilation must be >= 1");
-  bool same = parse_padding(o.padding, "conv2d");
+    throw ValueError(name + ": strides and dilation must be >= 1");
+  bool same = parse_padding(o.padding, op);
   backend::Conv2DParams p{};
   p.n = x.shape()[0]; p.h = x.shape()[1]; p.w = x.shape()[2]; p.c_in = x.shape()[3];
   p.kh = kernel.shape()[0]; p.kw = kernel.shape()[1]; p.c_out = kernel.shape()[3];
@@ -105,9 +107,41 @@ Tensor conv2d(const Tensor& x, const Tensor& kernel, Conv2DOptions o) {
   p.oh = conv_out(p.h, p.kh, p.stride_h, p.dil_h, same, p.pad_top);
   p.ow = conv_out(p.w, p.kw, p.stride_w, p.dil_w, same, p.pad_left);
   if (p.oh <= 0 || p.ow <= 0)
-    throw ShapeError("conv2d: the kernel " + kernel.shape().to_string() + " (dilation " + std::to_string(p.dil_h) + "x" +
+    throw ShapeError(name + ": the kernel " + kernel.shape().to_string() + " (dilation " + std::to_string(p.dil_h) + "x" +
                      std::to_string(p.dil_w) + ") is larger than the input " + x.shape().to_string() +
                      " with padding \"valid\"; the output would be empty");
+  return p;
+}
+
+// `what` names x in the message: the input of bias_add, the output of conv2d_bias.
+void check_bias(const char* op, const Tensor& x, const Tensor& bias, const char* what) {
+  check_concrete(op, bias);
+  common_device(op, {x, bias});
+  check_same_dtype(op, x, bias);
+  if (bias.rank() != 1 || x.rank() < 1 || x.shape()[-1] != bias.shape()[0])
+    throw ShapeError(std::string(op) + ": bias of shape " + bias.shape().to_string() +
+                     " must be 1-D and match the last axis of the " + what + " with shape " + x.shape().to_string());
+}
+
+// The gradient through "+ bias, then relu" given the fused output y: the masked
+// gradient and its column sums. Under an outer tape (higher-order gradients) it
+// is composed from differentiable ops; otherwise one fused backend pass.
+std::pair<Tensor, Tensor> bias_act_grad(const Tensor& dy, const Tensor& y, bool relu) {
+  if (autodiff::active()) {
+    Tensor g = relu ? relu_mask_grad(y, dy) : dy;
+    std::vector<int> axes;
+    for (int i = 0; i + 1 < dy.rank(); ++i) axes.push_back(i);
+    return {g, axes.empty() ? g : sum(g, Axes(axes))};
+  }
+  Tensor dx = relu ? Tensor::empty(dy.shape(), dy.dtype(), dy.device()) : dy;
+  Tensor db = Tensor::empty(Shape{dy.shape()[-1]}, dy.dtype(), dy.device());
+  be(dy).bias_add_backward(dy, y, relu, dx, db);
+  return {dx, db};
+}
+}  // namespace
+
+Tensor conv2d(const Tensor& x, const Tensor& kernel, Conv2DOptions o) {
+  const backend::Conv2DParams p = conv_params("conv2d", x, kernel, o);
   Tensor y = Tensor::empty(Shape{p.n, p.oh, p.ow, p.c_out}, x.dtype(), x.device());
   be(x).conv2d(x, kernel, p, y);
   if (autodiff::active())
@@ -115,6 +149,21 @@ Tensor conv2d(const Tensor& x, const Tensor& kernel, Conv2DOptions o) {
       return Grads{n[0] ? conv2d_backward_input(dy[0], kernel, p) : Tensor(),
                    n[1] ? conv2d_backward_filter(x, dy[0], p) : Tensor()};
     });
+  return y;
+}
+
+Tensor conv2d_bias(const Tensor& x, const Tensor& kernel, const Tensor& bias, Conv2DOptions o, bool relu) {
+  const backend::Conv2DParams p = conv_params("conv2d_bias", x, kernel, o);
+  Tensor y = Tensor::empty(Shape{p.n, p.oh, p.ow, p.c_out}, x.dtype(), x.device());
+  check_bias("conv2d_bias", y, bias, "output");
+  be(x).conv2d_bias(x, kernel, bias, relu, p, y);
+  if (autodiff::active())
+    autodiff::record(relu ? "Conv2DBiasRelu" : "Conv2DBias", {x, kernel, bias}, {y},
+                     [x, kernel, y, p, relu](const Grads& dy, const Needs& n) {
+                       auto [dz, db] = bias_act_grad(dy[0], y, relu);
+                       return Grads{n[0] ? conv2d_backward_input(dz, kernel, p) : Tensor(),
+                                    n[1] ? conv2d_backward_filter(x, dz, p) : Tensor(), n[2] ? db : Tensor()};
+                     });
   return y;
 }
 
@@ -209,20 +258,14 @@ Tensor dropout(const Tensor& x, double rate) {
 
 Tensor bias_add(const Tensor& x, const Tensor& bias, bool relu_after) {
   check_concrete("bias_add", x);
-  check_concrete("bias_add", bias);
-  common_device("bias_add", {x, bias});
-  check_same_dtype("bias_add", x, bias);
+  check_bias("bias_add", x, bias, "input");
   if (!is_floating(x.dtype())) throw TypeError("bias_add: expected float inputs, but received " + dtype_name(x.dtype()));
-  if (bias.rank() != 1 || x.rank() < 1 || x.shape()[-1] != bias.shape()[0])
-    throw ShapeError("bias_add: bias of shape " + bias.shape().to_string() +
-                     " must be 1-D and match the last axis of the input with shape " + x.shape().to_string());
   Tensor y = Tensor::empty(x.shape(), x.dtype(), x.device());
   be(x).bias_add(x, bias, relu_after, y);
   if (autodiff::active())
     autodiff::record(relu_after ? "BiasAddRelu" : "BiasAdd", {x, bias}, {y}, [y, relu_after](const Grads& dy, const Needs&) {
-      // relu's mask is y > 0 (the fused output); the engine sums dx down to the bias shape.
-      Tensor g = relu_after ? relu_mask_grad(y, dy[0]) : dy[0];
-      return Grads{g, g};
+      auto [dx, db] = bias_act_grad(dy[0], y, relu_after);  // relu's mask is y > 0 (the fused output)
+      return Grads{dx, db};
     });
   return y;
 }

@@ -1,0 +1,148 @@
+// The fast CPU kernels against the reference loops kept beside them
+// (kiln::set_cpu_kernels). Shapes are chosen to reach every fast path: the
+// row-blocked direct convolution (K = 9 and a generic K, with and without
+// padding, c_out a multiple of 16), its fused bias/relu epilogue, the blocked
+// filter gradient, the fused bias/relu backward, the 2×2 max-pool and its
+// backward (with ties and odd sizes), and the parallel dropout stream.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "kiln/cpu_kernels.h"
+#include "kiln/gradient_tape.h"
+#include "kiln/ops.h"
+#include "kiln/random.h"
+#include "kiln/tensor.h"
+
+namespace k = kiln;
+using T = k::Tensor;
+
+namespace {
+// Restores the fast kernels even when a check throws.
+struct KernelMode {
+  explicit KernelMode(k::CpuKernels m) { k::set_cpu_kernels(m); }
+  ~KernelMode() { k::set_cpu_kernels(k::CpuKernels::fast); }
+};
+
+// Runs f (which returns outputs then gradients) with both kernel sets.
+std::vector<T> run_with(k::CpuKernels m, const std::function<std::vector<T>()>& f) {
+  KernelMode mode(m);
+  return f();
+}
+
+void check_same(const std::vector<T>& fast, const std::vector<T>& ref, double tol, const std::string& what) {
+  REQUIRE(fast.size() == ref.size());
+  for (std::size_t i = 0; i < fast.size(); ++i) {
+    INFO(what, ", result ", i);
+    REQUIRE(fast[i].shape() == ref[i].shape());
+    auto a = fast[i].to_vector<double>(), b = ref[i].to_vector<double>();
+    double worst = 0;
+    std::size_t at = 0;
+    for (std::size_t j = 0; j < a.size(); ++j) {
+      const double e = std::abs(a[j] - b[j]) / (1 + std::abs(b[j]));
+      if (e > worst || std::isnan(e)) worst = std::isnan(e) ? 1e30 : e, at = j;
+    }
+    INFO("worst element ", at, ": fast ", a.empty() ? 0 : a[at], " reference ", b.empty() ? 0 : b[at]);
+    CHECK(worst <= tol);
+  }
+}
+
+T normal(const k::Shape& s, uint64_t seed) { return k::random::normal(s, 0, 1, k::float32, seed); }
+}  // namespace
+
+TEST_CASE("kernels: the switch defaults to fast and can be set") {
+  CHECK(k::cpu_kernels() == k::CpuKernels::fast);
+  {
+    KernelMode m(k::CpuKernels::reference);
+    CHECK(k::cpu_kernels() == k::CpuKernels::reference);
+  }
+  CHECK(k::cpu_kernels() == k::CpuKernels::fast);
+}
+
+TEST_CASE("kernels: fused conv2d + bias + relu and its gradients, fast against reference") {
+  struct Case {
+    k::Shape x, w;
+    std::string padding;
+    std::array<int, 2> strides;
+  };
+  const std::vector<Case> cases = {
+      {{3, 28, 28, 1}, {3, 3, 1, 32}, "valid", {1, 1}},  // the guide's first conv (K = 9)
+      {{2, 11, 9, 1}, {3, 3, 1, 16}, "same", {1, 1}},    // padded windows, a row of 9 (4 + 4 + 1)
+      {{2, 10, 7, 3}, {3, 3, 3, 32}, "same", {2, 1}},    // K = 27: the generic-K row kernel
+      {{2, 8, 8, 2}, {2, 2, 2, 8}, "valid", {1, 1}},     // c_out = 8: the per-pixel kernel
+      {{2, 6, 6, 4}, {3, 3, 4, 16}, "valid", {1, 1}},    // K = 36: im2col + GEMM
+  };
+  uint64_t seed = 7;
+  for (const auto& c : cases)
+    for (bool relu : {false, true}) {
+      const T x = normal(c.x, seed++), w = normal(c.w, seed++), b = normal({c.w[3]}, seed++);
+      auto f = [&] {
+        k::Variable xv(x), wv(w), bv(b);
+        k::GradientTape tape;
+        T y = k::conv2d_bias(xv.value(), wv.value(), bv.value(), {.strides = c.strides, .padding = c.padding}, relu);
+        T r = k::random::normal(y.shape(), 0, 1, k::float32, 99);
+        auto g = tape.gradient(k::sum(k::multiply(y, r)), std::vector<k::Variable>{xv, wv, bv});
+        return std::vector<T>{y, *g[0], *g[1], *g[2]};
+      };
+      // The filter gradient sums thousands of float32 products in a different order: 1e-4.
+      check_same(run_with(k::CpuKernels::fast, f), run_with(k::CpuKernels::reference, f), 1e-4,
+                 "x " + c.x.to_string() + " w " + c.w.to_string() + " " + c.padding + (relu ? " relu" : ""));
+      // The unfused op equals the fused one without the bias.
+      T plain = k::conv2d(x, w, {.strides = c.strides, .padding = c.padding});
+      T fused = k::conv2d_bias(x, w, k::zeros({c.w[3]}), {.strides = c.strides, .padding = c.padding});
+      check_same({fused}, {plain}, 0, "conv2d_bias with a zero bias");
+    }
+}
+
+TEST_CASE("kernels: bias_add + relu gradient (Dense's fused pass), fast against reference") {
+  for (bool relu : {false, true})
+    for (k::Shape s : {k::Shape{64, 64}, k::Shape{700, 48}, k::Shape{5, 3, 7}}) {
+      const T x = normal(s, 11), b = normal({s[-1]}, 12);
+      auto f = [&] {
+        k::Variable xv(x), bv(b);
+        k::GradientTape tape;
+        T y = k::bias_add(xv.value(), bv.value(), relu);
+        T r = k::random::normal(y.shape(), 0, 1, k::float32, 13);
+        auto g = tape.gradient(k::sum(k::multiply(y, r)), std::vector<k::Variable>{xv, bv});
+        return std::vector<T>{y, *g[0], *g[1]};
+      };
+      check_same(run_with(k::CpuKernels::fast, f), run_with(k::CpuKernels::reference, f), 1e-5,
+                 "bias_add " + s.to_string() + (relu ? " relu" : ""));
+    }
+}
+
+TEST_CASE("kernels: 2x2 max-pool and its backward, fast against reference, with ties") {
+  for (k::Shape s : {k::Shape{3, 26, 26, 32}, k::Shape{2, 7, 9, 12}, k::Shape{1, 5, 4, 3}}) {
+    // Small integers make ties common: the first maximum of a window must win in both.
+    const T x = k::cast(k::random::uniform(s, 0, 4, k::int32, 21), k::float32);
+    auto f = [&] {
+      k::Variable xv(x);
+      k::GradientTape tape;
+      T y = k::max_pool2d(xv.value());
+      T r = k::random::normal(y.shape(), 0, 1, k::float32, 22);
+      auto g = tape.gradient(k::sum(k::multiply(y, r)), xv);
+      return std::vector<T>{y, *g};
+    };
+    check_same(run_with(k::CpuKernels::fast, f), run_with(k::CpuKernels::reference, f), 0, "max_pool2d " + s.to_string());
+  }
+}
+
+TEST_CASE("kernels: parallel dropout draws the reference stream exactly") {
+  for (int64_t n : {1, 7, 100001}) {
+    const T x = normal({n}, 31);
+    auto f = [&] {
+      k::random::set_seed(5);
+      k::Variable xv(x);
+      k::GradientTape tape;
+      T y = k::dropout(xv.value(), 0.3);
+      auto g = tape.gradient(k::sum(y), xv);
+      return std::vector<T>{y, *g};
+    };
+    check_same(run_with(k::CpuKernels::fast, f), run_with(k::CpuKernels::reference, f), 0, "dropout n=" + std::to_string(n));
+  }
+}
