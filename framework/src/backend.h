@@ -101,6 +101,14 @@ class Backend {
     bias_add(out, bias, relu, tmp);
     out = tmp;
   }
+  /// The kernel and bias gradients of conv2d_bias (output y) when its input needs no gradient.
+  /// Backends use the masked gradient on the fly; this default stores it first.
+  virtual void conv2d_bias_backward_filter(const Tensor& x, const Tensor& dy, const Tensor& y, bool relu,
+                                           const Conv2DParams& p, Tensor& dw, Tensor& db) {
+    Tensor dz = relu ? Tensor::empty(dy.shape(), dy.dtype(), dy.device()) : dy;
+    bias_add_backward(dy, y, relu, dz, db);
+    conv2d_backward_filter(x, dz, p, dw);
+  }
 };
 
 Backend& backend_for(Device device);

@@ -14,10 +14,12 @@
 #include <vector>
 
 #include "kiln/cpu_kernels.h"
+#include "kiln/fused_updates.h"
 #include "kiln/gradient_tape.h"
 #include "kiln/ops.h"
 #include "kiln/random.h"
 #include "kiln/tensor.h"
+#include "kiln/variable.h"
 
 namespace k = kiln;
 using T = k::Tensor;
@@ -79,13 +81,19 @@ TEST_CASE("kernels: fused conv2d + bias + relu and its gradients, fast against r
   };
   uint64_t seed = 7;
   for (const auto& c : cases)
-    for (bool relu : {false, true}) {
+    for (bool relu : {false, true})
+      for (bool input_grad : {true, false}) {  // without it, the fused filter + bias backward
       const T x = normal(c.x, seed++), w = normal(c.w, seed++), b = normal({c.w[3]}, seed++);
       auto f = [&] {
         k::Variable xv(x), wv(w), bv(b);
         k::GradientTape tape;
-        T y = k::conv2d_bias(xv.value(), wv.value(), bv.value(), {.strides = c.strides, .padding = c.padding}, relu);
+        T xin = input_grad ? xv.value() : x;
+        T y = k::conv2d_bias(xin, wv.value(), bv.value(), {.strides = c.strides, .padding = c.padding}, relu);
         T r = k::random::normal(y.shape(), 0, 1, k::float32, 99);
+        if (!input_grad) {
+          auto g = tape.gradient(k::sum(k::multiply(y, r)), std::vector<k::Variable>{wv, bv});
+          return std::vector<T>{y, *g[0], *g[1]};
+        }
         auto g = tape.gradient(k::sum(k::multiply(y, r)), std::vector<k::Variable>{xv, wv, bv});
         return std::vector<T>{y, *g[0], *g[1], *g[2]};
       };
@@ -145,4 +153,20 @@ TEST_CASE("kernels: parallel dropout draws the reference stream exactly") {
     };
     check_same(run_with(k::CpuKernels::fast, f), run_with(k::CpuKernels::reference, f), 0, "dropout n=" + std::to_string(n));
   }
+}
+
+TEST_CASE("kernels: the vectorised Adam step equals the scalar one exactly") {
+  for (bool amsgrad : {false, true})
+    for (int64_t n : {5, 8, 100003}) {
+      auto f = [&] {
+        k::Variable w(normal({n}, 41)), m(k::zeros({n})), v(k::zeros({n})), vh(k::zeros({n}));
+        for (int step = 1; step <= 3; ++step) {
+          const T g = normal({n}, 50 + step);
+          k::fused::adam_update(w, m, v, amsgrad ? &vh : nullptr, g, 1e-3 * step, 0.9, 0.999, 1e-7);
+        }
+        return std::vector<T>{w.value(), m.value(), v.value(), vh.value()};
+      };
+      check_same(run_with(k::CpuKernels::fast, f), run_with(k::CpuKernels::reference, f), 0,
+                 "adam n=" + std::to_string(n) + (amsgrad ? " amsgrad" : ""));
+    }
 }

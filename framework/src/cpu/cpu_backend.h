@@ -37,6 +37,8 @@ class CpuBackend final : public backend::Backend {
   void bias_add_backward(const Tensor& dy, const Tensor& y, bool relu, Tensor& dx, Tensor& db) override;
   void conv2d_bias(const Tensor& x, const Tensor& w, const Tensor& bias, bool relu, const backend::Conv2DParams& p,
                    Tensor& out) override;
+  void conv2d_bias_backward_filter(const Tensor& x, const Tensor& dy, const Tensor& y, bool relu,
+                                   const backend::Conv2DParams& p, Tensor& dw, Tensor& db) override;
 };
 
 /// C = op(A)·op(B) for row-major float/double through BLAS.

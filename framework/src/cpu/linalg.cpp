@@ -299,11 +299,15 @@ void conv_direct_rows(const float* __restrict x, const float* __restrict w, cons
 // image's patches are gathered once, then for each block of 8 output channels
 // all K accumulators stay in registers while the image's pixels stream past;
 // the image's dY (86 KB for 26×26×32) stays in L2 across the blocks.
-template <int K>
-void conv_direct_backward_filter_f32(const float* __restrict x, const float* __restrict dy,
-                                     const backend::Conv2DParams& p, float* __restrict dw, int64_t n0, int64_t n1) {
+// With Bias, the same pass also sums the bias gradient, and with Relu it masks
+// dY by y > 0 on the fly (the fused conv2d_bias backward: no masked copy of dY).
+template <int K, bool Bias, bool Relu>
+void conv_direct_backward_filter_f32(const float* __restrict x, const float* __restrict dy, const float* __restrict y,
+                                     const backend::Conv2DParams& p, float* __restrict dw, float* __restrict db,
+                                     int64_t n0, int64_t n1) {
   const int64_t co = p.c_out, pixels = p.oh * p.ow;
   std::fill(dw, dw + K * co, 0.0f);
+  if constexpr (Bias) std::fill(db, db + co, 0.0f);
   thread_local std::vector<float> patches;
   patches.resize(static_cast<std::size_t>(pixels * K));
   float* __restrict pt = patches.data();
@@ -312,14 +316,19 @@ void conv_direct_backward_filter_f32(const float* __restrict x, const float* __r
     for (int64_t oy = 0; oy < p.oh; ++oy)
       for (int64_t ox = 0; ox < p.ow; ++ox) gather(x, n, oy, ox, pt + (oy * p.ow + ox) * K);
     const float* dyn = dy + n * pixels * co;
+    const float* yn = Relu ? y + n * pixels * co : nullptr;
     for (int64_t c0 = 0; c0 < co; c0 += 8) {
       v8f acc[K];
       for (int k = 0; k < K; ++k) acc[k] = v8f{};
+      v8f bacc = {};
       for (int64_t i = 0; i < pixels; ++i) {
-        const v8f g = load8(dyn + i * co + c0);
+        v8f g = load8(dyn + i * co + c0);
+        if constexpr (Relu) g = load8(yn + i * co + c0) > v8f{} ? g : v8f{};
+        if constexpr (Bias) bacc += g;
         for (int k = 0; k < K; ++k) acc[k] += pt[i * K + k] * g;
       }
       for (int k = 0; k < K; ++k) store8(dw + k * co + c0, load8(dw + k * co + c0) + acc[k]);
+      if constexpr (Bias) store8(db + c0, load8(db + c0) + bacc);
     }
   }
 }
@@ -330,7 +339,8 @@ void conv_direct_backward_filter(const T* __restrict x, const T* __restrict dy, 
                                  T* __restrict dw, int64_t n0, int64_t n1) {
   const int64_t co = p.c_out, K = p.kh * p.kw * p.c_in;
   if constexpr (std::is_same_v<T, float>) {
-    if (K == 9 && co % 8 == 0) return conv_direct_backward_filter_f32<9>(x, dy, p, dw, n0, n1);
+    if (K == 9 && co % 8 == 0)
+      return conv_direct_backward_filter_f32<9, false, false>(x, dy, nullptr, p, dw, nullptr, n0, n1);
   }
   std::fill(dw, dw + K * co, T(0));
   const PatchGatherer<T> gather(p);
@@ -453,6 +463,32 @@ void CpuBackend::conv2d_backward_filter(const Tensor& x, const Tensor& dy, const
     // dW (K, C_out) = colᵀ (K, rows) · dY (rows, C_out)
     gemm(true, false, K, p.c_out, rows, col, static_cast<const T*>(dy.raw_data()), static_cast<T*>(dw.raw_data()), T(0));
   });
+}
+
+void CpuBackend::conv2d_bias_backward_filter(const Tensor& x, const Tensor& dy, const Tensor& y, bool relu,
+                                             const backend::Conv2DParams& p, Tensor& dw, Tensor& db) {
+  const int64_t K = p.kh * p.kw * p.c_in, co = p.c_out;
+  if (reference_kernels() || x.dtype() != DType::float32 || !use_direct(p) || is_pointwise(p) || K != 9 || co % 8 != 0)
+    return Backend::conv2d_bias_backward_filter(x, dy, y, relu, p, dw, db);
+  // Each thread sums its images into its own dW and db; then add them.
+  const float* xp = x.data<float>();
+  const float* dyp = dy.data<float>();
+  const float* yp = y.data<float>();
+  const int parts = std::min<int64_t>(num_threads(), std::max<int64_t>(p.n, 1));
+  const int64_t size = K * co + co;  // dW then db
+  std::vector<float> partial(static_cast<std::size_t>(size * parts));
+  parallel_for_parts(p.n, parts, [&](int part, int64_t n0, int64_t n1) {
+    float* pw = partial.data() + part * size;
+    if (relu) conv_direct_backward_filter_f32<9, true, true>(xp, dyp, yp, p, pw, pw + K * co, n0, n1);
+    else conv_direct_backward_filter_f32<9, true, false>(xp, dyp, nullptr, p, pw, pw + K * co, n0, n1);
+  });
+  float* dwp = dw.data<float>();
+  float* dbp = db.data<float>();
+  for (int64_t i = 0; i < size; ++i) {
+    float s = 0;
+    for (int part = 0; part < parts; ++part) s += partial[part * size + i];
+    (i < K * co ? dwp[i] : dbp[i - K * co]) = s;
+  }
 }
 
 }  // namespace kiln::cpu

@@ -160,6 +160,14 @@ Tensor conv2d_bias(const Tensor& x, const Tensor& kernel, const Tensor& bias, Co
   if (autodiff::active())
     autodiff::record(relu ? "Conv2DBiasRelu" : "Conv2DBias", {x, kernel, bias}, {y},
                      [x, kernel, y, p, relu](const Grads& dy, const Needs& n) {
+                       if (!n[0] && n[1] && n[2] && !autodiff::active()) {
+                         // The usual first layer: no input gradient, so the masked
+                         // gradient is never stored.
+                         Tensor dw = Tensor::empty(kernel.shape(), kernel.dtype(), kernel.device());
+                         Tensor db = Tensor::empty(Shape{p.c_out}, kernel.dtype(), kernel.device());
+                         be(x).conv2d_bias_backward_filter(x, dy[0], y, relu, p, dw, db);
+                         return Grads{Tensor(), dw, db};
+                       }
                        auto [dz, db] = bias_act_grad(dy[0], y, relu);
                        return Grads{n[0] ? conv2d_backward_input(dz, kernel, p) : Tensor(),
                                     n[1] ? conv2d_backward_filter(x, dz, p) : Tensor(), n[2] ? db : Tensor()};
