@@ -94,7 +94,7 @@ run_one() {  # impl case round
   local impl="$1" c="$2" r="$3" line rc=0 t0 t1
   local -a env_args
   if [[ "$impl" == kiln ]]; then
-    env_args=(env -u OMP_WAIT_POLICY OMP_NUM_THREADS="$THREADS" OPENBLAS_NUM_THREADS="$THREADS" "$KILN_BIN")
+    env_args=(env -u OMP_WAIT_POLICY KILN_NUM_THREADS="$THREADS" OPENBLAS_NUM_THREADS=1 "$KILN_BIN")
   else
     env_args=(env OMP_NUM_THREADS="$THREADS" OPENBLAS_NUM_THREADS=1 OMP_WAIT_POLICY=PASSIVE "$TORCH_BIN")
   fi
@@ -169,8 +169,8 @@ def cell(v):
 cases = [c for c in CASES if any(r["case"] == c for r in rows)]
 have_torch = any(r["impl"] == "libtorch" for r in rows)
 print(f"Command: `{command}`  ")
-print(f"Machine: {cpu}, {ncpu} CPUs; {threads} threads each (Kiln: OMP_NUM_THREADS={threads} "
-      f"OPENBLAS_NUM_THREADS={threads}; libtorch: OMP_NUM_THREADS={threads} OPENBLAS_NUM_THREADS=1 "
+print(f"Machine: {cpu}, {ncpu} CPUs; {threads} threads each (Kiln: KILN_NUM_THREADS={threads} "
+      f"OPENBLAS_NUM_THREADS=1; libtorch: OMP_NUM_THREADS={threads} OPENBLAS_NUM_THREADS=1 "
       f"OMP_WAIT_POLICY=PASSIVE)  ")
 print(f"Rounds: {rounds} per implementation and case, alternating; median [min–max]; "
       f"wall time of the runs {int(elapsed) // 60} min {int(elapsed) % 60} s.\n")
