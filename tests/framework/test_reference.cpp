@@ -312,3 +312,15 @@ TEST_CASE("reference: every transpose of a 3-D tensor and gather on every axis")
     check_close(g, expected);
   }
 }
+
+TEST_CASE("reference: mean of integers is float32, and the mean of nothing is nan") {
+  T xi(std::vector<int32_t>{1, 2, 3, 5}, {2, 2});
+  T m = k::mean(xi);
+  CHECK(m.dtype() == k::float32);
+  CHECK(m.item<float>() == doctest::Approx(2.75));
+  check_close(k::mean(xi, 1), {1.5, 4.0});
+  T mb = k::mean(k::greater(xi, T(std::vector<int32_t>{2}, {1})));
+  CHECK(mb.item<float>() == doctest::Approx(0.5));
+  CHECK(std::isnan(k::mean(k::zeros({0, 3})).item<float>()));
+  check_close(k::mean(k::zeros({2, 0}), 0), {});
+}

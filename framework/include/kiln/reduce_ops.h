@@ -20,6 +20,7 @@ struct Axes {
 };
 
 Tensor sum(const Tensor& x, Axes axes = {}, bool keepdims = false);
+/// Integer and bool inputs give float32; the mean over no elements is nan.
 Tensor mean(const Tensor& x, Axes axes = {}, bool keepdims = false);
 Tensor max(const Tensor& x, Axes axes = {}, bool keepdims = false);
 Tensor min(const Tensor& x, Axes axes = {}, bool keepdims = false);

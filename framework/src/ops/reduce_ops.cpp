@@ -56,9 +56,11 @@ Tensor mean(const Tensor& x, Axes a, bool keepdims) {
   auto axes = resolve_axes("mean", a.axes, x.rank());
   int64_t n = 1;
   for (int ax : axes) n *= x.shape()[ax];
-  Tensor s = sum(x, axes, keepdims);
-  if (is_floating(x.dtype())) return divide(s, scalar_like(static_cast<double>(std::max<int64_t>(n, 1)), s));
-  return divide(s, scalar_like(static_cast<double>(std::max<int64_t>(n, 1)), s));
+  // Like keras.ops.mean: integer (and bool) inputs give float32, and the mean
+  // of no elements is nan (0 / 0), as in NumPy and TF.
+  Tensor xf = is_floating(x.dtype()) ? x : cast(x, DType::float32);
+  Tensor s = sum(xf, axes, keepdims);
+  return divide(s, scalar_like(static_cast<double>(n), s));
 }
 
 namespace {
