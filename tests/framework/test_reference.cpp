@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "kiln/error.h"
 #include "kiln/ops.h"
 #include "kiln/tensor.h"
 
@@ -323,4 +324,20 @@ TEST_CASE("reference: mean of integers is float32, and the mean of nothing is na
   CHECK(mb.item<float>() == doctest::Approx(0.5));
   CHECK(std::isnan(k::mean(k::zeros({0, 3})).item<float>()));
   check_close(k::mean(k::zeros({2, 0}), 0), {});
+}
+
+TEST_CASE("reference: divide is true division, floor_divide floors like Python's //") {
+  T a(std::vector<int32_t>{7, -7, 7, -7, 0}, {5});
+  T b(std::vector<int32_t>{2, 2, -2, -2, 3}, {5});
+  T q = k::divide(a, b);
+  CHECK(q.dtype() == k::float32);
+  check_close(q, {3.5, -3.5, -3.5, 3.5, 0.0});
+  T f = k::floor_divide(a, b);
+  CHECK(f.dtype() == k::int32);
+  CHECK(f.to_vector<int32_t>() == std::vector<int32_t>{3, -4, -4, 3, 0});
+  check_close(k::floor_divide(k::cast(a, k::float64), k::cast(b, k::float64)), {3, -4, -4, 3, 0});
+  CHECK_THROWS_AS(k::floor_divide(a, T(std::vector<int32_t>{0}, {1})), k::ValueError);
+  // A scalar divisor is not rounded to the integer dtype first.
+  check_close(a / 2.5, {2.8, -2.8, 2.8, -2.8, 0.0}, 1e-6);
+  check_close(10.0 / b, {5, 5, -5, -5, 10.0 / 3}, 1e-6);
 }

@@ -11,7 +11,11 @@ namespace kiln {
 Tensor add(const Tensor& a, const Tensor& b);
 Tensor subtract(const Tensor& a, const Tensor& b);
 Tensor multiply(const Tensor& a, const Tensor& b);
+/// True division, as keras.ops.divide: integer (and bool) operands give float32.
 Tensor divide(const Tensor& a, const Tensor& b);
+/// floor(a / b), as keras.ops.floor_divide and Python's //: integers stay integers
+/// (dividing an integer by zero throws ValueError). It has no gradient.
+Tensor floor_divide(const Tensor& a, const Tensor& b);
 /// a ** b, element-wise.
 Tensor pow(const Tensor& a, const Tensor& b);
 Tensor pow(const Tensor& a, double exponent);

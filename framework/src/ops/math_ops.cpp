@@ -89,6 +89,8 @@ Tensor multiply(const Tensor& a, const Tensor& b) {
   return y;
 }
 Tensor divide(const Tensor& a, const Tensor& b) {
+  if (!is_floating(a.dtype()) && !is_floating(b.dtype()) && a.dtype() == b.dtype())
+    return divide(cast(a, DType::float32), cast(b, DType::float32));
   Tensor y = binary_forward(BinaryOp::div, a, b, "divide");
   if (autodiff::active())
     autodiff::record("RealDiv", {a, b}, {y}, [a, b](const Grads& dy, const Needs& n) {
@@ -96,6 +98,16 @@ Tensor divide(const Tensor& a, const Tensor& b) {
       return Grads{n[0] ? divide(dy[0], b) : Tensor(), n[1] ? neg(divide(multiply(dy[0], a), multiply(b, b))) : Tensor()};
     });
   return y;
+}
+Tensor floor_divide(const Tensor& a, const Tensor& b) {
+  if (is_floating(a.dtype()) || is_floating(b.dtype())) {
+    autodiff::Pause pause;  // piecewise constant: no gradient
+    return floor(divide(a, b));
+  }
+  if (a.dtype() == DType::bool_ || b.dtype() == DType::bool_)
+    throw TypeError("floor_divide: expected numeric tensors, but received " + dtype_name(a.dtype()) + " and " +
+                    dtype_name(b.dtype()));
+  return binary_forward(BinaryOp::div, a, b, "floor_divide");  // the backend's integer division floors
 }
 Tensor pow(const Tensor& a, const Tensor& b) {
   Tensor y = binary_forward(BinaryOp::pow, a, b, "pow");
@@ -335,11 +347,21 @@ Tensor operator-(const Tensor& a) { return neg(a); }
 Tensor operator+(const Tensor& a, double b) { return add(a, scalar_like(b, a)); }
 Tensor operator-(const Tensor& a, double b) { return subtract(a, scalar_like(b, a)); }
 Tensor operator*(const Tensor& a, double b) { return multiply(a, scalar_like(b, a)); }
-Tensor operator/(const Tensor& a, double b) { return divide(a, scalar_like(b, a)); }
+// Integer tensors divide as float32 (true division), so the scalar must not be rounded to an integer first.
+namespace {
+Tensor as_float_if_integer(const Tensor& t) { return is_floating(t.dtype()) ? t : cast(t, DType::float32); }
+}  // namespace
+Tensor operator/(const Tensor& a, double b) {
+  Tensor af = as_float_if_integer(a);
+  return divide(af, scalar_like(b, af));
+}
 Tensor operator+(double a, const Tensor& b) { return add(scalar_like(a, b), b); }
 Tensor operator-(double a, const Tensor& b) { return subtract(scalar_like(a, b), b); }
 Tensor operator*(double a, const Tensor& b) { return multiply(scalar_like(a, b), b); }
-Tensor operator/(double a, const Tensor& b) { return divide(scalar_like(a, b), b); }
+Tensor operator/(double a, const Tensor& b) {
+  Tensor bf = as_float_if_integer(b);
+  return divide(scalar_like(a, bf), bf);
+}
 Tensor operator==(const Tensor& a, const Tensor& b) { return equal(a, b); }
 Tensor operator!=(const Tensor& a, const Tensor& b) { return not_equal(a, b); }
 Tensor operator<(const Tensor& a, const Tensor& b) { return less(a, b); }
