@@ -101,6 +101,22 @@ class Backend {
     bias_add(out, bias, relu, tmp);
     out = tmp;
   }
+  /// Training-mode batch normalization over every axis but the last (x viewed as (rows, C)): writes the
+  /// batch mean and population variance (C,) and y = (x − mean)·rsqrt(var + eps)·gamma + beta. gamma and
+  /// beta may be null (scale / center off). Returns false when the backend has no fused kernel; the op
+  /// then composes it from the other primitives.
+  virtual bool batch_norm_training(const Tensor& x, const Tensor* gamma, const Tensor* beta, double eps, Tensor& y,
+                                   Tensor& mean, Tensor& var) {
+    (void)x, (void)gamma, (void)beta, (void)eps, (void)y, (void)mean, (void)var;
+    return false;
+  }
+  /// Its gradient from dy (the mean and variance outputs carry none, as in TF's FusedBatchNorm):
+  /// dx, and dgamma / dbeta where non-null. Returns false when there is no fused kernel.
+  virtual bool batch_norm_training_backward(const Tensor& dy, const Tensor& x, const Tensor& mean, const Tensor& var,
+                                            const Tensor* gamma, double eps, Tensor& dx, Tensor* dgamma, Tensor* dbeta) {
+    (void)dy, (void)x, (void)mean, (void)var, (void)gamma, (void)eps, (void)dx, (void)dgamma, (void)dbeta;
+    return false;
+  }
   /// The kernel and bias gradients of conv2d_bias (output y) when its input needs no gradient.
   /// Backends use the masked gradient on the fly; this default stores it first.
   virtual void conv2d_bias_backward_filter(const Tensor& x, const Tensor& dy, const Tensor& y, bool relu,

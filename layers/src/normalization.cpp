@@ -5,6 +5,7 @@
 #include "kiln/array_ops.h"
 #include "kiln/layers/normalization.h"
 #include "kiln/math_ops.h"
+#include "kiln/nn_ops.h"
 #include "layer_utils.h"
 
 namespace kiln::layers {
@@ -78,11 +79,19 @@ void BatchNormalizationImpl::build(const Shape& s) {
 Tensor BatchNormalizationImpl::call(const Tensor& input, bool training) {
   Tensor x = cast_to_compute(input, dtype());
   Tensor mean_t, var_t;
+  const double m = o_.momentum;
+  if (training && trainable() && axes_.size() == 1 && axes_[0] == x.rank() - 1) {
+    // Channels last (Dense, NHWC convs): the fused op with its own gradient.
+    auto r = batch_norm_training(x, o_.scale ? gamma_.value() : Tensor(), o_.center ? beta_.value() : Tensor(),
+                                 o_.epsilon);
+    moving_mean_.assign(moving_mean_.read_value_untracked() * m + r.mean * (1.0 - m));
+    moving_variance_.assign(moving_variance_.read_value_untracked() * m + r.variance * (1.0 - m));
+    return r.y;
+  }
   if (training && trainable()) {
     mean_t = mean(x, reduction_axes_, true);
     var_t = var(x, reduction_axes_, true);  // population variance, as keras.ops.moments
     // Moving statistics: plain assignments outside any gradient.
-    const double m = o_.momentum;
     Tensor bm = reshape(stop_gradient(mean_t), param_shape_);
     Tensor bv = reshape(stop_gradient(var_t), param_shape_);
     moving_mean_.assign(moving_mean_.read_value_untracked() * m + bm * (1.0 - m));

@@ -170,3 +170,41 @@ TEST_CASE("kernels: the vectorised Adam step equals the scalar one exactly") {
                  "adam n=" + std::to_string(n) + (amsgrad ? " amsgrad" : ""));
     }
 }
+
+TEST_CASE("kernels: fused batch normalization and its gradient, fast against reference and the composed formula") {
+  struct Case {
+    k::Shape x;
+    bool scale, center;
+  };
+  for (const Case& c : {Case{{64, 64}, true, true}, Case{{3, 9, 7, 16}, true, false}, Case{{700, 5}, false, true},
+                        Case{{2, 3}, false, false}}) {
+    const int64_t C = c.x[-1];
+    const T x = k::add(k::multiply(normal(c.x, 61), k::fill({}, 3.0)), k::fill({}, 2.0));
+    const T gamma = normal({C}, 62), beta = normal({C}, 63);
+    auto f = [&] {
+      k::Variable xv(x), gv(gamma), bv(beta);
+      k::GradientTape tape;
+      auto r = k::batch_norm_training(xv.value(), c.scale ? gv.value() : T(), c.center ? bv.value() : T(), 1e-3);
+      T w = k::random::normal(r.y.shape(), 0, 1, k::float32, 64);
+      auto g = tape.gradient(k::sum(k::multiply(r.y, w)), std::vector<k::Variable>{xv, gv, bv},
+                             k::UnconnectedGradients::Zero);
+      return std::vector<T>{r.y, r.mean, r.variance, *g[0], *g[1], *g[2]};
+    };
+    const auto fast = run_with(k::CpuKernels::fast, f);
+    check_same(fast, run_with(k::CpuKernels::reference, f), 1e-4, "batch_norm " + c.x.to_string());
+    // The composed formula, with the same upstream gradient.
+    std::vector<int> axes;
+    for (int i = 0; i + 1 < c.x.rank(); ++i) axes.push_back(i);
+    k::Variable xv(x), gv(gamma), bv(beta);
+    k::GradientTape tape;
+    T m = k::mean(xv.value(), k::Axes(axes), true), v = k::var(xv.value(), k::Axes(axes), true);
+    T y = k::multiply(k::subtract(xv.value(), m), k::rsqrt(k::add(v, k::fill({}, 1e-3))));
+    if (c.scale) y = k::multiply(y, gv.value());
+    if (c.center) y = k::add(y, bv.value());
+    T w = k::random::normal(y.shape(), 0, 1, k::float32, 64);
+    auto g = tape.gradient(k::sum(k::multiply(y, w)), std::vector<k::Variable>{xv, gv, bv}, k::UnconnectedGradients::Zero);
+    check_same({fast[0], fast[1], fast[2], fast[3], fast[4], fast[5]},
+               {y, k::reshape(m, {C}), k::reshape(v, {C}), *g[0], *g[1], *g[2]}, 1e-4,
+               "batch_norm against the composed ops " + c.x.to_string());
+  }
+}

@@ -277,6 +277,17 @@ TEST_CASE("gradients: conv2d_bias and bias_add, with and without the fused relu"
   }
 }
 
+TEST_CASE("gradients: batch_norm_training (fused), with and without scale and center") {
+  grad_ok("batch_norm scale+center", [](const Ins& in) { return k::batch_norm_training(in[0], in[1], in[2], 1e-3).y; },
+          {rn({6, 4}), rn({4}), rn({4})});
+  grad_ok("batch_norm NHWC", [](const Ins& in) { return k::batch_norm_training(in[0], in[1], in[2], 1e-3).y; },
+          {rn({2, 3, 2, 3}), rn({3}), rn({3})});
+  grad_ok("batch_norm no scale", [](const Ins& in) { return k::batch_norm_training(in[0], T(), in[1], 1e-3).y; },
+          {rn({5, 2}), rn({2})});
+  grad_ok("batch_norm neither", [](const Ins& in) { return k::batch_norm_training(in[0], T(), T(), 1e-3).y; },
+          {rn({5, 3})});
+}
+
 TEST_CASE("gradients: pooling") {
   auto mp = [](k::Pool2DOptions o) { return [o](const Ins& in) { return k::max_pool2d(in[0], o); }; };
   auto ap = [](k::Pool2DOptions o) { return [o](const Ins& in) { return k::avg_pool2d(in[0], o); }; };

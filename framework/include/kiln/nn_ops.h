@@ -46,6 +46,19 @@ Tensor dropout(const Tensor& x, double rate);
 /// (Dense and Conv2D use it). x: (..., C), bias: (C,).
 Tensor bias_add(const Tensor& x, const Tensor& bias, bool relu = false);
 
+struct BatchNormResult {
+  Tensor y;         ///< the normalized output, shaped like x
+  Tensor mean;      ///< the batch mean per channel, (C,)
+  Tensor variance;  ///< the batch (population) variance per channel, (C,)
+};
+/// Training-mode batch normalization over every axis but the last, as one op with its
+/// own gradient (BatchNormalization uses it for channels-last inputs):
+///   y = (x − mean) · rsqrt(variance + epsilon) · gamma + beta.
+/// gamma and beta are (C,), or undefined tensors for no scale / no center. As with
+/// TF's FusedBatchNorm, only y carries a gradient; mean and variance are for the
+/// moving statistics.
+BatchNormResult batch_norm_training(const Tensor& x, const Tensor& gamma, const Tensor& beta, double epsilon);
+
 /// Per-example -log softmax(logits)[label]: labels (N...) int, logits (N..., C) -> (N...).
 /// Throws ValueError naming the bad label when a label is outside [0, C).
 Tensor sparse_softmax_cross_entropy_with_logits(const Tensor& labels, const Tensor& logits);

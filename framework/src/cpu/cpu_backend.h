@@ -37,6 +37,10 @@ class CpuBackend final : public backend::Backend {
   void bias_add_backward(const Tensor& dy, const Tensor& y, bool relu, Tensor& dx, Tensor& db) override;
   void conv2d_bias(const Tensor& x, const Tensor& w, const Tensor& bias, bool relu, const backend::Conv2DParams& p,
                    Tensor& out) override;
+  bool batch_norm_training(const Tensor& x, const Tensor* gamma, const Tensor* beta, double eps, Tensor& y, Tensor& mean,
+                           Tensor& var) override;
+  bool batch_norm_training_backward(const Tensor& dy, const Tensor& x, const Tensor& mean, const Tensor& var,
+                                    const Tensor* gamma, double eps, Tensor& dx, Tensor* dgamma, Tensor* dbeta) override;
   void conv2d_bias_backward_filter(const Tensor& x, const Tensor& dy, const Tensor& y, bool relu,
                                    const backend::Conv2DParams& p, Tensor& dw, Tensor& db) override;
 };

@@ -1,5 +1,6 @@
 #include "cpu/reference.h"
 
+#include <cmath>
 #include <cstring>
 #include <limits>
 #include <vector>
@@ -126,6 +127,45 @@ void bias_add_backward(const T* dy, const T* y, int64_t rows, int64_t c, bool re
     }
 }
 
+template <class T>
+void batch_norm_training(const T* x, const T* gamma, const T* beta, int64_t rows, int64_t c, double eps, T* y, T* mean,
+                         T* var) {
+  for (int64_t j = 0; j < c; ++j) {
+    double s = 0;
+    for (int64_t r = 0; r < rows; ++r) s += x[r * c + j];
+    const double m = rows > 0 ? s / rows : std::numeric_limits<double>::quiet_NaN();
+    double q = 0;
+    for (int64_t r = 0; r < rows; ++r) q += (x[r * c + j] - m) * (x[r * c + j] - m);
+    const double v = rows > 0 ? q / rows : std::numeric_limits<double>::quiet_NaN();
+    mean[j] = static_cast<T>(m);
+    var[j] = static_cast<T>(v);
+    const double scale = (gamma ? gamma[j] : 1.0) / std::sqrt(v + eps);
+    for (int64_t r = 0; r < rows; ++r)
+      y[r * c + j] = static_cast<T>((x[r * c + j] - m) * scale + (beta ? beta[j] : 0.0));
+  }
+}
+
+template <class T>
+void batch_norm_training_backward(const T* dy, const T* x, const T* mean, const T* var, const T* gamma, int64_t rows,
+                                  int64_t c, double eps, T* dx, T* dgamma, T* dbeta) {
+  for (int64_t j = 0; j < c; ++j) {
+    const double inv = 1.0 / std::sqrt(static_cast<double>(var[j]) + eps);
+    double sdy = 0, sdyx = 0;
+    for (int64_t r = 0; r < rows; ++r) {
+      const double xhat = (x[r * c + j] - static_cast<double>(mean[j])) * inv;
+      sdy += dy[r * c + j];
+      sdyx += dy[r * c + j] * xhat;
+    }
+    if (dgamma) dgamma[j] = static_cast<T>(sdyx);
+    if (dbeta) dbeta[j] = static_cast<T>(sdy);
+    const double g = (gamma ? gamma[j] : 1.0) * inv;
+    for (int64_t r = 0; r < rows; ++r) {
+      const double xhat = (x[r * c + j] - static_cast<double>(mean[j])) * inv;
+      dx[r * c + j] = static_cast<T>(g * (dy[r * c + j] - sdy / rows - xhat * sdyx / rows));
+    }
+  }
+}
+
 #define KILN_REFERENCE_INSTANTIATE(T)                                                                              \
   template void conv2d<T>(const T*, const T*, const backend::Conv2DParams&, T*);                                   \
   template void conv2d_backward_filter<T>(const T*, const T*, const backend::Conv2DParams&, T*);                   \
@@ -133,7 +173,10 @@ void bias_add_backward(const T* dy, const T* y, int64_t rows, int64_t c, bool re
   template void max_pool2d_backward<T>(const T*, const int32_t*, int64_t, int64_t, T*);                            \
   template void dropout<T>(const T*, int64_t, double, uint64_t, T*, T*);                                           \
   template void bias_add<T>(const T*, const T*, int64_t, int64_t, bool, T*);                                       \
-  template void bias_add_backward<T>(const T*, const T*, int64_t, int64_t, bool, T*, T*);
+  template void bias_add_backward<T>(const T*, const T*, int64_t, int64_t, bool, T*, T*);                     \
+  template void batch_norm_training<T>(const T*, const T*, const T*, int64_t, int64_t, double, T*, T*, T*);      \
+  template void batch_norm_training_backward<T>(const T*, const T*, const T*, const T*, const T*, int64_t, int64_t, \
+                                                double, T*, T*, T*);
 KILN_REFERENCE_INSTANTIATE(float)
 KILN_REFERENCE_INSTANTIATE(double)
 #undef KILN_REFERENCE_INSTANTIATE

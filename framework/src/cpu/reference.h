@@ -35,6 +35,16 @@ void bias_add(const T* x, const T* bias, int64_t rows, int64_t c, bool relu, T* 
 template <class T>
 void bias_add_backward(const T* dy, const T* y, int64_t rows, int64_t c, bool relu, T* dx, T* db);
 
+/// Batch normalization over rows of a (rows, c) matrix, training mode; gamma/beta may be null.
+/// Sums in double. mean and var are (c,); var is the population variance.
+template <class T>
+void batch_norm_training(const T* x, const T* gamma, const T* beta, int64_t rows, int64_t c, double eps, T* y, T* mean,
+                         T* var);
+/// dx = gamma·inv·(dy − mean(dy) − x̂·mean(dy·x̂)), dgamma = Σ dy·x̂, dbeta = Σ dy (null: not wanted).
+template <class T>
+void batch_norm_training_backward(const T* dy, const T* x, const T* mean, const T* var, const T* gamma, int64_t rows,
+                                  int64_t c, double eps, T* dx, T* dgamma, T* dbeta);
+
 }  // namespace reference
 
 /// One splitmix64 draw for counter j of a stream: the dropout RNG. Counter-based,

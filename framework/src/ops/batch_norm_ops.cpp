@@ -1,0 +1,101 @@
+// batch_norm_training: one fused op where the backend has a kernel, with a
+// gradient that needs only x, the batch statistics and gamma. Elsewhere, and
+// under an outer tape (higher-order gradients), it is composed from
+// differentiable ops, with the same results.
+#include "kiln/array_ops.h"
+#include "kiln/math_ops.h"
+#include "kiln/nn_ops.h"
+#include "kiln/reduce_ops.h"
+#include "ops/op_util.h"
+
+namespace kiln {
+
+using namespace ops;
+
+namespace {
+std::vector<int> all_but_last(int64_t rank) {
+  std::vector<int> axes;
+  for (int i = 0; i + 1 < rank; ++i) axes.push_back(i);
+  return axes;
+}
+
+BatchNormResult composed_forward(const Tensor& x, const Tensor& gamma, const Tensor& beta, double eps) {
+  const auto axes = all_but_last(x.rank());
+  Tensor m = mean(x, Axes(axes), true);
+  Tensor v = var(x, Axes(axes), true);
+  Tensor inv = rsqrt(add(v, scalar_like(eps, v)));
+  if (gamma.defined()) inv = multiply(inv, gamma);
+  Tensor y = multiply(subtract(x, m), inv);
+  if (beta.defined()) y = add(y, beta);
+  const Shape c{x.shape()[-1]};
+  return {y, reshape(stop_gradient(m), c), reshape(stop_gradient(v), c)};
+}
+
+// The gradient from dy, written with differentiable ops (for nested tapes).
+Grads composed_backward(const Tensor& dy, const Tensor& x, const Tensor& gamma, bool has_beta, double eps) {
+  const auto axes = all_but_last(x.rank());
+  Tensor m = mean(x, Axes(axes), true);
+  Tensor inv = rsqrt(add(var(x, Axes(axes), true), scalar_like(eps, x)));
+  Tensor xhat = multiply(subtract(x, m), inv);
+  Tensor dxhat = gamma.defined() ? multiply(dy, gamma) : dy;
+  Tensor dx = multiply(inv, subtract(subtract(dxhat, mean(dxhat, Axes(axes), true)),
+                                     multiply(xhat, mean(multiply(dxhat, xhat), Axes(axes), true))));
+  Grads g{dx};
+  if (gamma.defined()) g.push_back(sum(multiply(dy, xhat), Axes(axes)));
+  if (has_beta) g.push_back(sum(dy, Axes(axes)));
+  return g;
+}
+
+void check_param(const char* what, const Tensor& p, const Tensor& x) {
+  if (!p.defined()) return;
+  check_concrete("batch_norm_training", p);
+  check_same_dtype("batch_norm_training", x, p);
+  common_device("batch_norm_training", {x, p});
+  if (p.rank() != 1 || p.shape()[0] != x.shape()[-1])
+    throw ShapeError(std::string("batch_norm_training: ") + what + " of shape " + p.shape().to_string() +
+                     " must be 1-D and match the last axis of the input with shape " + x.shape().to_string());
+}
+}  // namespace
+
+BatchNormResult batch_norm_training(const Tensor& x, const Tensor& gamma, const Tensor& beta, double epsilon) {
+  check_concrete("batch_norm_training", x);
+  if (!is_floating(x.dtype()))
+    throw TypeError("batch_norm_training: expected a float input, but received " + dtype_name(x.dtype()) +
+                    " with shape " + x.shape().to_string());
+  if (x.rank() < 2)
+    throw ShapeError("batch_norm_training: expected an input of rank >= 2 (batch, ..., channels), but received shape " +
+                     x.shape().to_string());
+  check_param("gamma", gamma, x);
+  check_param("beta", beta, x);
+  const Shape c{x.shape()[-1]};
+  Tensor y = Tensor::empty(x.shape(), x.dtype(), x.device());
+  Tensor m = Tensor::empty(c, x.dtype(), x.device());
+  Tensor v = Tensor::empty(c, x.dtype(), x.device());
+  const Tensor* gp = gamma.defined() ? &gamma : nullptr;
+  const Tensor* bp = beta.defined() ? &beta : nullptr;
+  if (!be(x).batch_norm_training(x, gp, bp, epsilon, y, m, v)) return composed_forward(x, gamma, beta, epsilon);
+  if (autodiff::active()) {
+    std::vector<Tensor> inputs{x};
+    if (gp) inputs.push_back(gamma);
+    if (bp) inputs.push_back(beta);
+    autodiff::record("FusedBatchNorm", inputs, {y},
+                     [x, gamma, has_beta = bp != nullptr, m, v, epsilon](const Grads& dy, const Needs&) {
+                       if (autodiff::active()) return composed_backward(dy[0], x, gamma, has_beta, epsilon);
+                       Tensor dx = Tensor::empty(x.shape(), x.dtype(), x.device());
+                       Tensor dg, db;
+                       if (gamma.defined()) dg = Tensor::empty(gamma.shape(), x.dtype(), x.device());
+                       if (has_beta) db = Tensor::empty(Shape{x.shape()[-1]}, x.dtype(), x.device());
+                       if (!be(x).batch_norm_training_backward(dy[0], x, m, v, gamma.defined() ? &gamma : nullptr,
+                                                               epsilon, dx, dg.defined() ? &dg : nullptr,
+                                                               db.defined() ? &db : nullptr))
+                         return composed_backward(dy[0], x, gamma, has_beta, epsilon);
+                       Grads g{dx};
+                       if (gamma.defined()) g.push_back(dg);
+                       if (has_beta) g.push_back(db);
+                       return g;
+                     });
+  }
+  return {y, m, v};
+}
+
+}  // namespace kiln
