@@ -82,10 +82,11 @@ void adam_update(Variable& var, Variable& m, Variable& v, Variable* v_hat, const
   Tensor w = var.read_value_untracked();
   Tensor g = grad.dtype() == w.dtype() ? grad : grad.cast(w.dtype());
   if (w.device().is_cpu() && g.device().is_cpu() && is_floating(w.dtype())) {
+    w = var.value_for_update();  // in place, unless a snapshot (e.g. on a live tape) shares the buffer
     dispatch_float(w.dtype(), "adam_update", [&](auto tag) {
       using T = decltype(tag);
-      adam_cpu<T>(w.data<T>(), m.read_value_untracked().data<T>(), v.read_value_untracked().data<T>(),
-                  v_hat ? v_hat->read_value_untracked().data<T>() : nullptr, g.data<T>(), w.size(), static_cast<T>(alpha),
+      adam_cpu<T>(w.data<T>(), m.value_for_update().data<T>(), v.value_for_update().data<T>(),
+                  v_hat ? v_hat->value_for_update().data<T>() : nullptr, g.data<T>(), w.size(), static_cast<T>(alpha),
                   // (1 − β) rounded once from double, exactly as the op chain's scalar is.
                   static_cast<T>(1 - beta_1), static_cast<T>(1 - beta_2), static_cast<T>(epsilon));
     });

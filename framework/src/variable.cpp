@@ -2,6 +2,7 @@
 
 #include "autodiff.h"
 #include "backend.h"
+#include "tensor_impl.h"
 #include "kiln/error.h"
 
 namespace kiln {
@@ -43,9 +44,31 @@ uint64_t Variable::id() const { return need(impl_).value.id(); }
 Tensor Variable::value() const {
   const Tensor& v = need(impl_).value;
   if (autodiff::active()) autodiff::variable_read(*this);
-  return v;
+  // A new handle on the same buffer with the variable's id (tapes key on it).
+  // Holding the buffer is what makes it a snapshot: see unique_storage().
+  auto snap = std::make_shared<TensorImpl>(*v.impl());
+  return Tensor(snap);
 }
 Tensor Variable::read_value_untracked() const { return need(impl_).value; }
+
+namespace {
+bool shared(const Tensor& t) { return t.impl()->storage.use_count() > 1; }
+
+// Copy-on-write: when a snapshot holds the buffer, give the variable a fresh one
+// (with the current contents when keep is set), so the snapshot keeps its values.
+void unique_storage(Tensor& value, bool keep) {
+  if (!shared(value)) return;
+  Tensor fresh = Tensor::empty(value.shape(), value.dtype(), value.device());
+  if (keep) backend::backend_for(value.device()).copy_from(value, fresh);
+  value.impl()->storage = fresh.impl()->storage;
+}
+}  // namespace
+
+Tensor Variable::value_for_update() {
+  auto& v = need(impl_);
+  unique_storage(v.value, true);
+  return v.value;
+}
 
 static void check_assign(const VariableImpl& v, const Tensor& t, const char* op) {
   if (!(t.shape() == v.value.shape()))
@@ -61,20 +84,27 @@ void Variable::assign(const Tensor& t) {
   check_assign(v, t, "assign");
   Tensor src = t.dtype() == v.value.dtype() ? t : t.cast(v.value.dtype());
   if (src.same_as(v.value) || src.raw_data() == v.value.raw_data()) return;
+  unique_storage(v.value, false);
   backend::backend_for(v.value.device()).copy_from(src, v.value);
 }
-void Variable::assign_add(const Tensor& t) {
-  auto& v = need(impl_);
-  check_assign(v, t, "assign_add");
+
+namespace {
+void update_in_place(VariableImpl& v, const Tensor& t, backend::BinaryOp op, const char* name) {
+  check_assign(v, t, name);
   Tensor src = t.dtype() == v.value.dtype() ? t : t.cast(v.value.dtype());
-  backend::backend_for(v.value.device()).binary(backend::BinaryOp::add, v.value, src, v.value);
+  auto& be = backend::backend_for(v.value.device());
+  if (shared(v.value)) {  // a snapshot holds the buffer: write the result to a fresh one
+    Tensor fresh = Tensor::empty(v.value.shape(), v.value.dtype(), v.value.device());
+    be.binary(op, v.value, src, fresh);
+    v.value.impl()->storage = fresh.impl()->storage;
+    return;
+  }
+  be.binary(op, v.value, src, v.value);
 }
-void Variable::assign_sub(const Tensor& t) {
-  auto& v = need(impl_);
-  check_assign(v, t, "assign_sub");
-  Tensor src = t.dtype() == v.value.dtype() ? t : t.cast(v.value.dtype());
-  backend::backend_for(v.value.device()).binary(backend::BinaryOp::sub, v.value, src, v.value);
-}
+}  // namespace
+
+void Variable::assign_add(const Tensor& t) { update_in_place(need(impl_), t, backend::BinaryOp::add, "assign_add"); }
+void Variable::assign_sub(const Tensor& t) { update_in_place(need(impl_), t, backend::BinaryOp::sub, "assign_sub"); }
 
 void Variable::move_to(Device d) {
   auto& v = need(impl_);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kiln/error.h"
+#include "kiln/fused_updates.h"
 #include "kiln/gradient_tape.h"
 #include "kiln/ops.h"
 #include "kiln/tensor.h"
@@ -501,4 +502,40 @@ TEST_CASE("Variable: value, assign and aliasing") {
   v.set_trainable(false);
   CHECK_FALSE(alias.trainable());
   CHECK_FALSE(k::Variable().defined());
+}
+
+TEST_CASE("Variable: value() is a snapshot, as in TF; assigns after a read leave the tape's values alone") {
+  k::Variable v(k::Tensor({1.f, 2.f}));
+  k::Tensor snap = v.value();
+  k::Tensor live = v.read_value_untracked();
+  v.assign(k::Tensor({5.f, 6.f}));
+  CHECK(snap.to_vector<float>() == std::vector<float>{1.f, 2.f});
+  CHECK(live.to_vector<float>() == std::vector<float>{5.f, 6.f});
+  CHECK(v.value().to_vector<float>() == std::vector<float>{5.f, 6.f});
+  k::Tensor snap2 = v.value();
+  v.assign_add(k::Tensor({1.f, 1.f}));
+  v.assign_sub(k::Tensor({0.5f, 0.5f}));
+  CHECK(snap2.to_vector<float>() == std::vector<float>{5.f, 6.f});
+  CHECK(v.value().to_vector<float>() == std::vector<float>{5.5f, 6.5f});
+
+  // The TF case: y = w·x on the tape, w updated before gradient(): dy/dx uses the old w.
+  k::Variable w(k::Tensor({3.f}));
+  k::Tensor x({2.f});
+  k::GradientTape tape;
+  tape.watch(x);
+  k::Tensor y = k::multiply(w.value(), x);
+  w.assign(k::Tensor({100.f}));
+  auto g = tape.gradient(y, x);
+  REQUIRE(g);
+  CHECK(g->to_vector<float>() == std::vector<float>{3.f});
+
+  // A fused optimizer step on a variable read by a live persistent tape does not change the tape's values.
+  k::Variable p(k::Tensor({1.f, -1.f})), m(k::zeros({2})), s(k::zeros({2}));
+  k::GradientTape tape2({.persistent = true});
+  k::Tensor z = k::sum(k::square(p.value()));
+  k::fused::adam_update(p, m, s, nullptr, k::Tensor({1.f, 1.f}), 0.1, 0.9, 0.999, 1e-7);
+  auto gp = tape2.gradient(z, p);
+  REQUIRE(gp);
+  CHECK(gp->to_vector<float>() == std::vector<float>{2.f, -2.f});
+  CHECK(p.value().to_vector<float>()[0] < 1.f);
 }

@@ -41,12 +41,18 @@ class Variable {
   uint64_t id() const;
 
   /// The current value; inside an active tape this watches a trainable variable.
+  /// The result is a snapshot, as in TF: a later assign does not change it (the
+  /// variable moves to fresh storage when a snapshot still shares its buffer).
   Tensor value() const;
   operator Tensor() const { return value(); }
-  /// The current value without telling any tape.
+  /// The current value without telling any tape: a live view that follows later assigns.
   Tensor read_value_untracked() const;
+  /// For fused optimizer updates that write the buffer in place: the live view,
+  /// after moving the variable to its own storage if any snapshot shares it.
+  Tensor value_for_update();
 
-  /// In-place updates. The shape must match; errors name the variable and both shapes.
+  /// Updates. The shape must match; errors name the variable and both shapes. They
+  /// write in place unless a snapshot (value()) still shares the buffer.
   void assign(const Tensor& v);
   void assign_add(const Tensor& v);
   void assign_sub(const Tensor& v);
