@@ -446,6 +446,7 @@ void CpuBackend::conv2d_backward_filter(const Tensor& x, const Tensor& dy, const
       const int64_t size = K * p.c_out;
       const int parts = std::min<int64_t>(num_threads(), std::max<int64_t>(p.n, 1));
       std::vector<T> partial(static_cast<std::size_t>(size * std::max(parts - 1, 0)));
+      if (p.n == 0) std::fill(dwp, dwp + size, T(0));  // no image: no kernel call to zero dW
       parallel_for_parts(p.n, parts, [&](int part, int64_t n0, int64_t n1) {
         conv_direct_backward_filter(xp, dyp, p, part == 0 ? dwp : partial.data() + (part - 1) * size, n0, n1);
       });

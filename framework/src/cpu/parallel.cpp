@@ -16,7 +16,9 @@ namespace {
 // Workers spin briefly before sleeping: a training step opens dozens of
 // parallel regions a few hundred microseconds apart, and waking a sleeping
 // thread through the kernel costs tens of microseconds each time. The spin is
-// bounded (kSpin), so an idle pool costs nothing.
+// bounded (kSpin), so an idle pool costs nothing. With more threads than cores
+// (KILN_NUM_THREADS set high) spinning would steal the cores the work needs, so
+// the pool then sleeps at once.
 constexpr auto kSpin = std::chrono::microseconds(200);
 
 inline void cpu_relax() {
@@ -27,7 +29,8 @@ inline void cpu_relax() {
 
 // Spins until pred() or the spin budget runs out; returns pred().
 template <class Pred>
-bool spin_until(Pred pred) {
+bool spin_until(Pred pred, bool spin) {
+  if (!spin) return pred();
   const auto deadline = std::chrono::steady_clock::now() + kSpin;
   while (true) {
     for (int i = 0; i < 64; ++i) {
@@ -40,7 +43,8 @@ bool spin_until(Pred pred) {
 
 class Pool {
  public:
-  explicit Pool(int workers) {
+  explicit Pool(int workers)
+      : spin_(workers + 1 <= static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))) {
     for (int i = 0; i < workers; ++i) threads_.emplace_back([this, i] { loop(i + 1); });
   }
   ~Pool() {
@@ -56,14 +60,16 @@ class Pool {
   void run(int parts, const std::function<void(int)>& task) {
     std::unique_lock<std::mutex> run_lock(run_mu_);  // one parallel region at a time
     task_ = &task;
-    parts_ = parts;
     error_ = nullptr;
     pending_.store(parts - 1, std::memory_order_relaxed);
     bool wake;
     {
       // Under mu_, so a worker about to sleep either sees the new generation or is counted.
       std::lock_guard<std::mutex> l(mu_);
-      generation_.fetch_add(1, std::memory_order_release);
+      // The part count travels in the same word as the generation, so a worker
+      // never pairs one region's generation with another region's part count.
+      const uint64_t next = (generation_.load(std::memory_order_relaxed) >> 32) + 1;
+      generation_.store(next << 32 | static_cast<uint32_t>(parts), std::memory_order_release);
       wake = sleepers_ > 0;
     }
     if (wake) cv_.notify_all();
@@ -74,7 +80,7 @@ class Pool {
       if (!error_) error_ = std::current_exception();
     }
     auto done = [&] { return pending_.load(std::memory_order_acquire) == 0; };
-    if (!spin_until(done)) {
+    if (!spin_until(done, spin_)) {
       std::unique_lock<std::mutex> l(mu_);
       done_cv_.wait(l, done);
     }
@@ -87,7 +93,7 @@ class Pool {
     uint64_t seen = 0;
     while (true) {
       auto news = [&] { return stop_.load(std::memory_order_acquire) || generation_.load(std::memory_order_acquire) != seen; };
-      if (!spin_until(news)) {
+      if (!spin_until(news, spin_)) {
         std::unique_lock<std::mutex> l(mu_);
         ++sleepers_;
         cv_.wait(l, news);
@@ -95,7 +101,9 @@ class Pool {
       }
       if (stop_.load(std::memory_order_acquire)) return;
       seen = generation_.load(std::memory_order_acquire);
-      if (index >= parts_) continue;
+      // Workers beyond this region's parts sit it out. A worker that takes part
+      // reads task_ safely: run() waits for it before touching task_ again.
+      if (index >= static_cast<int>(static_cast<uint32_t>(seen))) continue;
       try {
         (*task_)(index);
       } catch (...) {
@@ -113,11 +121,11 @@ class Pool {
   std::mutex mu_, run_mu_;
   std::condition_variable cv_, done_cv_;
   const std::function<void(int)>* task_ = nullptr;
-  int parts_ = 0;
   int sleepers_ = 0;  // guarded by mu_
   std::atomic<int> pending_{0};
-  std::atomic<uint64_t> generation_{0};
+  std::atomic<uint64_t> generation_{0};  // region count << 32 | the region's part count
   std::atomic<bool> stop_{false};
+  const bool spin_;  // false when the pool has more threads than cores
   std::exception_ptr error_;
 };
 
