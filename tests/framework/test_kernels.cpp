@@ -208,3 +208,26 @@ TEST_CASE("kernels: fused batch normalization and its gradient, fast against ref
                "batch_norm against the composed ops " + c.x.to_string());
   }
 }
+
+// CTest also runs this case as `framework_threads` with KILN_NUM_THREADS=8: regions
+// with fewer parts than the pool has threads (a batch of 2 split over images)
+// alternate with regions that use every thread. A worker that mixed up two regions
+// would skip or repeat a part, and the results below would differ.
+TEST_CASE("kernels: parallel regions of different widths, back to back") {
+  const T small = normal({2, 4, 4, 8}, 71);
+  const T big_a = normal({1 << 17}, 72), big_b = normal({1 << 17}, 73);
+  T pooled_ref, product_ref;
+  {
+    KernelMode mode(k::CpuKernels::reference);
+    pooled_ref = k::max_pool2d(small);
+  }
+  product_ref = k::multiply(big_a, big_b);
+  const auto pooled_expected = pooled_ref.to_vector<float>();
+  const auto product_expected = product_ref.to_vector<float>();
+  int mismatches = 0;
+  for (int it = 0; it < 20000 && mismatches == 0; ++it) {
+    if (k::max_pool2d(small).to_vector<float>() != pooled_expected) ++mismatches;
+    if (k::multiply(big_a, big_b).to_vector<float>() != product_expected) ++mismatches;
+  }
+  CHECK(mismatches == 0);
+}
