@@ -16,19 +16,13 @@ namespace kiln::cpu {
 namespace {
 int parts_for(int64_t rows, int64_t c) { return rows * c >= 32768 ? num_threads() : 1; }
 
-// Column sums of f(r, j) over rows, per part, then added: out[j] = Σ_r f(r, j).
+// Column sums over rows: out[j] = Σ_r of what f(r, acc) adds to acc[j], in double.
 template <class F>
 void column_sums(int64_t rows, int64_t c, int parts, std::vector<double>& out, F f) {
-  thread_local std::vector<double> partial;
-  partial.assign(static_cast<std::size_t>(c * parts), 0.0);
-  double* base = partial.data();  // the caller's buffer: a thread_local named in the lambda would be the worker's
-  parallel_for_parts(rows, parts, [&](int part, int64_t r0, int64_t r1) {
-    double* __restrict acc = base + part * c;
+  out.assign(static_cast<std::size_t>(c), 0.0);
+  parallel_sum<double>(rows, parts, c, out.data(), [&](int64_t r0, int64_t r1, double* acc) {
     for (int64_t r = r0; r < r1; ++r) f(r, acc);
   });
-  out.assign(static_cast<std::size_t>(c), 0.0);
-  for (int p = 0; p < parts; ++p)
-    for (int64_t j = 0; j < c; ++j) out[j] += partial[p * c + j];
 }
 }  // namespace
 

@@ -444,14 +444,8 @@ void CpuBackend::conv2d_backward_filter(const Tensor& x, const Tensor& dy, const
       const T* dyp = static_cast<const T*>(dy.raw_data());
       T* dwp = static_cast<T*>(dw.raw_data());
       const int64_t size = K * p.c_out;
-      const int parts = std::min<int64_t>(num_threads(), std::max<int64_t>(p.n, 1));
-      std::vector<T> partial(static_cast<std::size_t>(size * std::max(parts - 1, 0)));
-      if (p.n == 0) std::fill(dwp, dwp + size, T(0));  // no image: no kernel call to zero dW
-      parallel_for_parts(p.n, parts, [&](int part, int64_t n0, int64_t n1) {
-        conv_direct_backward_filter(xp, dyp, p, part == 0 ? dwp : partial.data() + (part - 1) * size, n0, n1);
-      });
-      for (int part = 1; part < parts; ++part)
-        for (int64_t i = 0; i < size; ++i) dwp[i] += partial[(part - 1) * size + i];
+      parallel_sum<T>(p.n, num_threads(), size, dwp,
+                      [&](int64_t n0, int64_t n1, T* buf) { conv_direct_backward_filter(xp, dyp, p, buf, n0, n1); });
       return;
     }
     const T* col = xp;
@@ -471,25 +465,17 @@ void CpuBackend::conv2d_bias_backward_filter(const Tensor& x, const Tensor& dy, 
   const int64_t K = p.kh * p.kw * p.c_in, co = p.c_out;
   if (reference_kernels() || x.dtype() != DType::float32 || !use_direct(p) || is_pointwise(p) || K != 9 || co % 8 != 0)
     return Backend::conv2d_bias_backward_filter(x, dy, y, relu, p, dw, db);
-  // Each thread sums its images into its own dW and db; then add them.
+  // Each thread sums its images into its own dW and db (parallel_sum); then they are added.
   const float* xp = x.data<float>();
   const float* dyp = dy.data<float>();
   const float* yp = y.data<float>();
-  const int parts = std::min<int64_t>(num_threads(), std::max<int64_t>(p.n, 1));
-  const int64_t size = K * co + co;  // dW then db
-  std::vector<float> partial(static_cast<std::size_t>(size * parts));
-  parallel_for_parts(p.n, parts, [&](int part, int64_t n0, int64_t n1) {
-    float* pw = partial.data() + part * size;
-    if (relu) conv_direct_backward_filter_f32<9, true, true>(xp, dyp, yp, p, pw, pw + K * co, n0, n1);
-    else conv_direct_backward_filter_f32<9, true, false>(xp, dyp, nullptr, p, pw, pw + K * co, n0, n1);
+  std::vector<float> sums(static_cast<std::size_t>(K * co + co));  // dW then db
+  parallel_sum<float>(p.n, num_threads(), K * co + co, sums.data(), [&](int64_t n0, int64_t n1, float* buf) {
+    if (relu) conv_direct_backward_filter_f32<9, true, true>(xp, dyp, yp, p, buf, buf + K * co, n0, n1);
+    else conv_direct_backward_filter_f32<9, true, false>(xp, dyp, nullptr, p, buf, buf + K * co, n0, n1);
   });
-  float* dwp = dw.data<float>();
-  float* dbp = db.data<float>();
-  for (int64_t i = 0; i < size; ++i) {
-    float s = 0;
-    for (int part = 0; part < parts; ++part) s += partial[part * size + i];
-    (i < K * co ? dwp[i] : dbp[i - K * co]) = s;
-  }
+  std::copy(sums.begin(), sums.begin() + K * co, dw.data<float>());
+  std::copy(sums.begin() + K * co, sums.end(), db.data<float>());
 }
 
 }  // namespace kiln::cpu

@@ -337,12 +337,9 @@ void CpuBackend::bias_add_backward(const Tensor& dy, const Tensor& y, bool relu,
       reference::bias_add_backward(g, yp, rows, c, relu, dxp, dbp);
       return;
     }
-    // One pass: mask the gradient and sum its columns. Each thread sums its rows
-    // into its own partial; the partials are added at the end.
+    // One pass: mask the gradient and sum its columns (per thread, then added).
     const int parts = rows * c >= 32768 ? num_threads() : 1;
-    std::vector<T> partial(static_cast<std::size_t>(c * parts), T(0));
-    parallel_for_parts(rows, parts, [&](int part, int64_t r0, int64_t r1) {
-      T* __restrict acc = partial.data() + part * c;
+    parallel_sum<T>(rows, parts, c, dbp, [&](int64_t r0, int64_t r1, T* __restrict acc) {
       for (int64_t r = r0; r < r1; ++r) {
         const T* __restrict gr = g + r * c;
         if (relu) {
@@ -358,11 +355,6 @@ void CpuBackend::bias_add_backward(const Tensor& dy, const Tensor& y, bool relu,
         }
       }
     });
-    for (int64_t j = 0; j < c; ++j) {
-      T s = 0;
-      for (int part = 0; part < parts; ++part) s += partial[part * c + j];
-      dbp[j] = s;
-    }
   });
 }
 

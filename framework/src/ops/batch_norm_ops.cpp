@@ -13,14 +13,8 @@ namespace kiln {
 using namespace ops;
 
 namespace {
-std::vector<int> all_but_last(int64_t rank) {
-  std::vector<int> axes;
-  for (int i = 0; i + 1 < rank; ++i) axes.push_back(i);
-  return axes;
-}
-
 BatchNormResult composed_forward(const Tensor& x, const Tensor& gamma, const Tensor& beta, double eps) {
-  const auto axes = all_but_last(x.rank());
+  const auto axes = all_but_last_axis(x.rank());
   Tensor m = mean(x, Axes(axes), true);
   Tensor v = var(x, Axes(axes), true);
   Tensor inv = rsqrt(add(v, scalar_like(eps, v)));
@@ -33,7 +27,7 @@ BatchNormResult composed_forward(const Tensor& x, const Tensor& gamma, const Ten
 
 // The gradient from dy, written with differentiable ops (for nested tapes).
 Grads composed_backward(const Tensor& dy, const Tensor& x, const Tensor& gamma, bool has_beta, double eps) {
-  const auto axes = all_but_last(x.rank());
+  const auto axes = all_but_last_axis(x.rank());
   Tensor m = mean(x, Axes(axes), true);
   Tensor inv = rsqrt(add(var(x, Axes(axes), true), scalar_like(eps, x)));
   Tensor xhat = multiply(subtract(x, m), inv);
@@ -46,15 +40,6 @@ Grads composed_backward(const Tensor& dy, const Tensor& x, const Tensor& gamma, 
   return g;
 }
 
-void check_param(const char* what, const Tensor& p, const Tensor& x) {
-  if (!p.defined()) return;
-  check_concrete("batch_norm_training", p);
-  check_same_dtype("batch_norm_training", x, p);
-  common_device("batch_norm_training", {x, p});
-  if (p.rank() != 1 || p.shape()[0] != x.shape()[-1])
-    throw ShapeError(std::string("batch_norm_training: ") + what + " of shape " + p.shape().to_string() +
-                     " must be 1-D and match the last axis of the input with shape " + x.shape().to_string());
-}
 }  // namespace
 
 BatchNormResult batch_norm_training(const Tensor& x, const Tensor& gamma, const Tensor& beta, double epsilon) {
@@ -65,8 +50,8 @@ BatchNormResult batch_norm_training(const Tensor& x, const Tensor& gamma, const 
   if (x.rank() < 2)
     throw ShapeError("batch_norm_training: expected an input of rank >= 2 (batch, ..., channels), but received shape " +
                      x.shape().to_string());
-  check_param("gamma", gamma, x);
-  check_param("beta", beta, x);
+  if (gamma.defined()) check_per_channel("batch_norm_training", "gamma", gamma, x, "input");
+  if (beta.defined()) check_per_channel("batch_norm_training", "beta", beta, x, "input");
   const Shape c{x.shape()[-1]};
   Tensor y = Tensor::empty(x.shape(), x.dtype(), x.device());
   Tensor m = Tensor::empty(c, x.dtype(), x.device());

@@ -113,15 +113,6 @@ backend::Conv2DParams conv_params(const char* op, const Tensor& x, const Tensor&
   return p;
 }
 
-// `what` names x in the message: the input of bias_add, the output of conv2d_bias.
-void check_bias(const char* op, const Tensor& x, const Tensor& bias, const char* what) {
-  check_concrete(op, bias);
-  common_device(op, {x, bias});
-  check_same_dtype(op, x, bias);
-  if (bias.rank() != 1 || x.rank() < 1 || x.shape()[-1] != bias.shape()[0])
-    throw ShapeError(std::string(op) + ": bias of shape " + bias.shape().to_string() +
-                     " must be 1-D and match the last axis of the " + what + " with shape " + x.shape().to_string());
-}
 
 // The gradient through "+ bias, then relu" given the fused output y: the masked
 // gradient and its column sums. Under an outer tape (higher-order gradients) it
@@ -129,8 +120,7 @@ void check_bias(const char* op, const Tensor& x, const Tensor& bias, const char*
 std::pair<Tensor, Tensor> bias_act_grad(const Tensor& dy, const Tensor& y, bool relu) {
   if (autodiff::active()) {
     Tensor g = relu ? relu_mask_grad(y, dy) : dy;
-    std::vector<int> axes;
-    for (int i = 0; i + 1 < dy.rank(); ++i) axes.push_back(i);
+    const auto axes = all_but_last_axis(dy.rank());
     return {g, axes.empty() ? g : sum(g, Axes(axes))};
   }
   Tensor dx = relu ? Tensor::empty(dy.shape(), dy.dtype(), dy.device()) : dy;
@@ -155,7 +145,7 @@ Tensor conv2d(const Tensor& x, const Tensor& kernel, Conv2DOptions o) {
 Tensor conv2d_bias(const Tensor& x, const Tensor& kernel, const Tensor& bias, Conv2DOptions o, bool relu) {
   const backend::Conv2DParams p = conv_params("conv2d_bias", x, kernel, o);
   Tensor y = Tensor::empty(Shape{p.n, p.oh, p.ow, p.c_out}, x.dtype(), x.device());
-  check_bias("conv2d_bias", y, bias, "output");
+  check_per_channel("conv2d_bias", "bias", bias, y, "output");
   be(x).conv2d_bias(x, kernel, bias, relu, p, y);
   if (autodiff::active())
     autodiff::record(relu ? "Conv2DBiasRelu" : "Conv2DBias", {x, kernel, bias}, {y},
@@ -266,7 +256,7 @@ Tensor dropout(const Tensor& x, double rate) {
 
 Tensor bias_add(const Tensor& x, const Tensor& bias, bool relu_after) {
   check_concrete("bias_add", x);
-  check_bias("bias_add", x, bias, "input");
+  check_per_channel("bias_add", "bias", bias, x, "input");
   if (!is_floating(x.dtype())) throw TypeError("bias_add: expected float inputs, but received " + dtype_name(x.dtype()));
   Tensor y = Tensor::empty(x.shape(), x.dtype(), x.device());
   be(x).bias_add(x, bias, relu_after, y);

@@ -20,6 +20,21 @@ Device common_device(const char* op, const std::vector<Tensor>& ts) {
   return d;
 }
 
+void check_per_channel(const char* op, const char* what, const Tensor& p, const Tensor& x, const char* x_name) {
+  check_concrete(op, p);
+  common_device(op, {x, p});
+  check_same_dtype(op, x, p);
+  if (p.rank() != 1 || x.rank() < 1 || x.shape()[-1] != p.shape()[0])
+    throw ShapeError(std::string(op) + ": " + what + " of shape " + p.shape().to_string() +
+                     " must be 1-D and match the last axis of the " + x_name + " with shape " + x.shape().to_string());
+}
+
+std::vector<int> all_but_last_axis(int64_t rank) {
+  std::vector<int> axes;
+  for (int i = 0; i + 1 < rank; ++i) axes.push_back(i);
+  return axes;
+}
+
 void check_same_dtype(const char* op, const Tensor& a, const Tensor& b) {
   if (a.dtype() != b.dtype())
     throw TypeError(std::string(op) + ": expected both inputs to have the same dtype, but received " +

@@ -28,6 +28,12 @@ Shape keepdims_shape(const Shape& x, const std::vector<int>& axes);
 /// Normalised, sorted, unique axes (all axes when none given).
 std::vector<int> resolve_axes(const char* op, const std::optional<std::vector<int>>& axes, int64_t rank);
 
+/// Throws unless p (named `what`) is a concrete 1-D tensor with x's dtype and device
+/// and one value per channel, the last axis of x (named `x_name` in the message).
+void check_per_channel(const char* op, const char* what, const Tensor& p, const Tensor& x, const char* x_name);
+/// 0, 1, ..., rank − 2: every axis but the last.
+std::vector<int> all_but_last_axis(int64_t rank);
+
 /// dy where x > 0, else 0 (relu's backward), itself differentiable in dy.
 Tensor relu_mask_grad(const Tensor& x, const Tensor& dy);
 
