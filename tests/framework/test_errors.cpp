@@ -124,6 +124,34 @@ TEST_CASE("errors: matmul") {
   CHECK_HAS(b, "(3, 4, 5)");
 }
 
+TEST_CASE("errors: the fused ops name the op, the parameter and both shapes") {
+  std::string cb = message_of<k::ShapeError>(
+      [] { k::conv2d_bias(k::ones({1, 5, 5, 1}), k::ones({3, 3, 1, 4}), k::ones({3}), {}, true); });
+  CHECK_HAS(cb, "conv2d_bias");
+  CHECK_HAS(cb, "bias of shape (3,)");
+  CHECK_HAS(cb, "(1, 3, 3, 4)");
+  std::string ck = message_of<k::ShapeError>([] { k::conv2d_bias(k::ones({1, 5, 5, 2}), k::ones({3, 3, 1, 4}), k::ones({4})); });
+  CHECK_HAS(ck, "conv2d_bias");
+  CHECK_HAS(ck, "(1, 5, 5, 2)");
+  CHECK_HAS(ck, "(3, 3, 1, 4)");
+  std::string ba = message_of<k::ShapeError>([] { k::bias_add(k::ones({2, 5}), k::ones({2, 5})); });
+  CHECK_HAS(ba, "bias_add: bias of shape (2, 5)");
+  CHECK_HAS(ba, "input with shape (2, 5)");
+  std::string bn = message_of<k::ShapeError>([] { k::batch_norm_training(k::ones({8, 4}), k::ones({3}), k::Tensor(), 1e-3); });
+  CHECK_HAS(bn, "batch_norm_training: gamma of shape (3,)");
+  CHECK_HAS(bn, "(8, 4)");
+  std::string bt = message_of<k::TypeError>(
+      [] { k::batch_norm_training(k::ones({8, 4}), k::Tensor(), k::ones({4}, k::float64), 1e-3); });
+  CHECK_HAS(bt, "batch_norm_training");
+  CHECK_HAS(bt, "float64");
+  std::string br = message_of<k::ShapeError>([] { k::batch_norm_training(k::ones({4}), k::Tensor(), k::Tensor(), 1e-3); });
+  CHECK_HAS(br, "rank >= 2");
+  std::string bi = message_of<k::TypeError>([] { k::batch_norm_training(k::ones({8, 4}, k::int32), k::Tensor(), k::Tensor(), 1e-3); });
+  CHECK_HAS(bi, "int32");
+  std::string fd = message_of<k::TypeError>([] { k::floor_divide(k::ones({2}, k::bool_), k::ones({2}, k::bool_)); });
+  CHECK_HAS(fd, "floor_divide");
+}
+
 TEST_CASE("errors: reshape") {
   CHECK_THROWS_WITH_AS(k::reshape(k::ones({5, 6}), {2, 7}),
                        "Input to reshape is a tensor with 30 values, but the requested shape has 14", k::ShapeError);
