@@ -1,9 +1,19 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages Kiln needs, only those that are missing.
+# Every package the build, the main job and the tests include or run is named
+# here: apt runs with --no-install-recommends, so nothing may arrive as a
+# Recommends (libxtensor-dev only recommends libxsimd-dev, which Kiln does not use).
 # Usage: scripts/setup.sh [extra-package ...]
 set -euo pipefail
-PKGS=(build-essential cmake ccache xtensor-dev libxtensor-blas-dev libopenblas-dev libhdf5-dev
-      nlohmann-json3-dev doctest-dev zlib1g-dev dataset-fashion-mnist "$@")
+PKGS=(
+  # compiler, build tool, compiler cache
+  build-essential cmake ccache
+  # headers and libraries Kiln compiles and links against
+  libxtensor-dev xtl-dev libxtensor-blas-dev libopenblas-dev libopenblas-pthread-dev libhdf5-dev
+  nlohmann-json3-dev zlib1g-dev doctest-dev
+  # the main job's --fashion data set (the MNIST digits ship in datasets/data)
+  dataset-fashion-mnist
+  "$@")
 missing=()
 for p in "${PKGS[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
