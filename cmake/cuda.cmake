@@ -1,15 +1,17 @@
-# Optional CUDA + cuDNN backend. Included by the top-level CMakeLists.txt after
-# the `kiln` target exists.
+# Optional CUDA + cuDNN backend, built as a plugin that libkiln loads at run
+# time (framework/src/cuda/plugin_api.h). Included by the top-level
+# CMakeLists.txt after the `kiln` target exists.
 #
 #   -DKILN_CUDA=AUTO  (default) on when nvcc, cuBLAS and cuDNN are all found
 #   -DKILN_CUDA=ON    the same, but a missing piece is a configure error
 #   -DKILN_CUDA=OFF   CPU only
 #
-# Layout: the kernels (framework/src/cuda/*.cu) build as an object library with
-# nvcc, so kiln's C++ flags (-march=native, C++20) never reach nvcc; the host
-# side (framework/src/cuda/*.cpp) is already in kiln through the source glob and
-# compiles to nothing unless KILN_WITH_CUDA is defined. The kernels include no
-# kiln header, only framework/src/cuda/kernels.h.
+# Layout: libkiln_cuda.so is a MODULE library made of the host code
+# (framework/src/cuda/*.cpp) and the kernels (framework/src/cuda/*.cu, an
+# object library built by nvcc, so kiln's C++ flags never reach nvcc). It links
+# libkiln.so and the CUDA libraries; libkiln itself links none of them, so a
+# program that never asks for a GPU never loads them. A static libkiln.a has no
+# shared libkiln for a plugin to link back to, so static builds are CPU-only.
 set(KILN_CUDA AUTO CACHE STRING "Build the CUDA + cuDNN backend: AUTO, ON or OFF")
 set_property(CACHE KILN_CUDA PROPERTY STRINGS AUTO ON OFF)
 string(TOUPPER "${KILN_CUDA}" _kiln_cuda_mode)
@@ -19,6 +21,8 @@ set(_kiln_cuda_why "")
 
 if(_kiln_cuda_mode STREQUAL "OFF")
   set(_kiln_cuda_why "KILN_CUDA=OFF")
+elseif(NOT KILN_SHARED)
+  set(_kiln_cuda_why "a static libkiln (KILN_SHARED=OFF) cannot load the CUDA plugin; the CUDA backend needs the shared library")
 elseif(NOT _kiln_cuda_mode MATCHES "^(AUTO|ON)$")
   message(FATAL_ERROR "KILN_CUDA must be AUTO, ON or OFF, but is '${KILN_CUDA}'")
 else()
@@ -77,11 +81,10 @@ endif()
 message(STATUS "Kiln CUDA backend: on (nvcc ${CMAKE_CUDA_COMPILER_VERSION}, architectures ${CMAKE_CUDA_ARCHITECTURES}, cuDNN ${KILN_CUDNN_LIBRARY})")
 
 file(GLOB _kiln_cu CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/framework/src/cuda/*.cu)
-# A static library of kernels, linked privately: kiln itself stays a C++-only
-# target (CMake 3.25 knows no C++20 flag for nvcc, and kiln requires cxx_std_20),
-# and g++ links it (CXX's linker preference beats CUDA's). No relocatable
-# device code, so no device-link step.
-add_library(kiln_cuda_kernels STATIC ${_kiln_cu})
+file(GLOB _kiln_cuda_host CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/framework/src/cuda/*.cpp)
+# The kernels: no relocatable device code, so no device-link step. CMake 3.25
+# knows no C++20 flag for nvcc, so they stay a separate C++17 target.
+add_library(kiln_cuda_kernels OBJECT ${_kiln_cu})
 set_target_properties(kiln_cuda_kernels PROPERTIES POSITION_INDEPENDENT_CODE ON
                       CUDA_ARCHITECTURES "${CMAKE_CUDA_ARCHITECTURES}" CUDA_SEPARABLE_COMPILATION OFF)
 target_include_directories(kiln_cuda_kernels PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/framework/src)
@@ -91,32 +94,32 @@ target_include_directories(kiln_cuda_kernels PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}
 target_compile_options(kiln_cuda_kernels PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo --expt-relaxed-constexpr -diag-suppress=186>)
 target_link_libraries(kiln_cuda_kernels PRIVATE CUDA::cudart)
 
-# The host .cpp files of framework/src/cuda are already in kiln through the
-# source glob; they compile to nothing unless KILN_WITH_CUDA is defined.
-target_compile_definitions(kiln PRIVATE KILN_WITH_CUDA=1)
-target_include_directories(kiln PRIVATE ${KILN_CUDNN_INCLUDE_DIR})
-target_link_libraries(kiln PRIVATE kiln_cuda_kernels CUDA::cudart CUDA::cublas ${KILN_CUDNN_LIBRARY})
-if(NOT KILN_SHARED)
-  # In a static libkiln.a nothing references the CUDA backend's object file
-  # (nn.cpp holds a weak fallback), so the linker would leave it out. This
-  # undefined symbol makes every consumer pull it in.
-  target_link_options(kiln INTERFACE "LINKER:-u,kiln_cuda_backend_anchor")
-  # A static libkiln.a needs the kernels archive installed beside it.
-  install(TARGETS kiln_cuda_kernels EXPORT kilnTargets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
-endif()
+# The plugin. g++ links it (CXX's linker preference beats CUDA's).
+add_library(kiln_cuda MODULE ${_kiln_cuda_host} $<TARGET_OBJECTS:kiln_cuda_kernels>)
+target_compile_features(kiln_cuda PRIVATE cxx_std_20)
+target_include_directories(kiln_cuda PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/framework/src ${KILN_CUDNN_INCLUDE_DIR})
+target_compile_options(kiln_cuda PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-fno-math-errno>)
+get_filename_component(_kiln_cudnn_dir "${KILN_CUDNN_LIBRARY}" DIRECTORY)
+target_link_libraries(kiln_cuda PRIVATE kiln CUDA::cudart CUDA::cublas ${KILN_CUDNN_LIBRARY})
+# Installed beside libkiln.so ($ORIGIN), finding the CUDA libraries where the build found them.
+set_target_properties(kiln_cuda PROPERTIES PREFIX "lib" OUTPUT_NAME kiln_cuda
+                      INSTALL_RPATH "$ORIGIN;${CUDAToolkit_LIBRARY_DIR};${_kiln_cudnn_dir}")
+install(TARGETS kiln_cuda LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+# Only the loader knows the plugin exists; every other libkiln source compiles
+# the same with or without CUDA.
+set_property(SOURCE ${CMAKE_CURRENT_SOURCE_DIR}/framework/src/cuda_loader.cpp APPEND PROPERTY
+             COMPILE_DEFINITIONS KILN_CUDA_PLUGIN_FILE="libkiln_cuda.so")
 
-# ---- tests/cuda -> test_cuda (the lead's tests/CMakeLists.txt does not list this suite) ----
 if(KILN_BUILD_TESTS)
   enable_testing()
   find_package(doctest REQUIRED)
   file(GLOB _kiln_cuda_tests CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/tests/cuda/*.cpp)
-  if(_kiln_cuda_tests)
-    add_executable(test_cuda ${_kiln_cuda_tests})
-    set_target_properties(test_cuda PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/tests/cuda)
-    target_link_libraries(test_cuda PRIVATE kiln::kiln doctest::doctest)
-    # Host-only tests read the backend's std-only private headers (size classes, Philox, plans).
-    target_include_directories(test_cuda PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/tests ${CMAKE_CURRENT_SOURCE_DIR}/framework/src)
-    target_compile_definitions(test_cuda PRIVATE KILN_SOURCE_DIR="${CMAKE_CURRENT_SOURCE_DIR}")
-    add_test(NAME cuda COMMAND test_cuda WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/tests/cuda)
-  endif()
+  add_executable(test_cuda ${_kiln_cuda_tests})
+  set_target_properties(test_cuda PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/tests/cuda)
+  target_link_libraries(test_cuda PRIVATE kiln::kiln doctest::doctest)
+  add_dependencies(test_cuda kiln_cuda)
+  # Host-only tests read the backend's std-only private headers (size classes, Philox, plans).
+  target_include_directories(test_cuda PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/tests ${CMAKE_CURRENT_SOURCE_DIR}/framework/src)
+  target_compile_definitions(test_cuda PRIVATE KILN_SOURCE_DIR="${CMAKE_CURRENT_SOURCE_DIR}")
+  add_test(NAME cuda COMMAND test_cuda WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/tests/cuda)
 endif()

@@ -3,6 +3,11 @@
 // Every function exists in every build; a CPU-only build (or a machine with no
 // GPU or driver) reports no devices, and the switches do nothing.
 //
+// The backend is a plugin, libkiln_cuda.so, loaded the first time a CUDA device
+// is asked for or probed (any function below but the switches). A program
+// that never does so never loads the CUDA libraries, and runs where they are
+// missing. KILN_CUDA_PLUGIN=/path/libkiln_cuda.so picks another copy.
+//
 //   if (kiln::cuda::is_available()) {
 //     model.to(kiln::Device::cuda(0));           // variables and optimizer slots move
 //     kiln::Tensor y = model(x.to(kiln::Device::cuda(0)));
@@ -21,6 +26,10 @@ namespace kiln::cuda {
 bool is_available();
 /// Number of usable CUDA devices (0 without CUDA, driver or GPU).
 int device_count();
+/// Why there is no usable device, "" when there is one: a build without the
+/// CUDA backend, a library the loader could not find (quoting it, e.g.
+/// "libcudart.so.13: cannot open shared object file"), or the runtime's error.
+std::string unavailable_reason();
 /// The device's marketing name, e.g. "NVIDIA H100 80GB HBM3"; "" when there is no such device.
 std::string device_name(int index);
 /// Blocks until all work queued on the device has finished (all devices when index < 0).

@@ -359,26 +359,3 @@ void CpuBackend::bias_add_backward(const Tensor& dy, const Tensor& y, bool relu,
 }
 
 }  // namespace kiln::cpu
-
-namespace kiln::backend {
-
-Backend& cpu_backend() {
-  static cpu::CpuBackend be;
-  return be;
-}
-
-Backend* cuda_backend_or_null(int index);  // defined by the CUDA build; weak fallback below
-
-Backend& backend_for(Device device) {
-  if (device.is_cpu()) return cpu_backend();
-  Backend* b = cuda_backend_or_null(device.index);
-  if (!b)
-    throw ValueError("Device " + device.to_string() +
-                     " is not available: there is no such CUDA device, or Kiln was built without CUDA support "
-                     "(see kiln::cuda::device_count())");
-  return *b;
-}
-
-__attribute__((weak)) Backend* cuda_backend_or_null(int) { return nullptr; }
-
-}  // namespace kiln::backend

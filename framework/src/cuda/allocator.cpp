@@ -1,5 +1,4 @@
 // CUDA device memory: size-class caching allocator and pinned staging ring.
-#ifdef KILN_WITH_CUDA
 #include "cuda/allocator.h"
 
 #include <algorithm>
@@ -118,4 +117,3 @@ void PinnedStaging::upload(const void* host, void* device_dst, std::size_t nbyte
 }
 
 }  // namespace kiln::cuda
-#endif  // KILN_WITH_CUDA

@@ -1,6 +1,5 @@
 // The CUDA backend: device registry, public kiln/cuda.h API, memory, copies,
 // and the element-wise / reduction / indexing primitives (kernels in *.cu).
-#ifdef KILN_WITH_CUDA
 #include "cuda/cuda_backend.h"
 
 #include <array>
@@ -12,13 +11,8 @@
 #include "cpu/strided.h"
 #include "cuda/kernels.h"
 #include "cuda/plan.h"
+#include "cuda/plugin_api.h"
 #include "kiln/cuda.h"
-
-// nn.cpp's backend_for() finds this backend through a weak hook; a static
-// libkiln.a also needs this anchor (cmake/cuda.cmake passes -u for it).
-extern "C" {
-__attribute__((visibility("default"), used)) int kiln_cuda_backend_anchor = 0;
-}
 
 namespace kiln::cuda {
 
@@ -61,46 +55,41 @@ DeviceGuard::~DeviceGuard() {
 
 // ---------------------------------------------------------------- switches
 
-namespace {
-bool env_flag(const char* name, bool dflt) {
-  const char* v = std::getenv(name);
-  if (!v || !*v) return dflt;
-  return !(std::strcmp(v, "0") == 0 || std::strcmp(v, "false") == 0 || std::strcmp(v, "off") == 0);
-}
-std::atomic<bool>& tf32_flag() {
-  static std::atomic<bool> f{env_flag("KILN_CUDA_TF32", false)};
-  return f;
-}
-std::atomic<bool>& bench_flag() {
-  static std::atomic<bool> f{env_flag("KILN_CUDNN_BENCHMARK", true)};
-  return f;
-}
-}  // namespace
-
-bool tf32_allowed() { return tf32_flag().load(std::memory_order_relaxed); }
-bool cudnn_benchmark_enabled() { return bench_flag().load(std::memory_order_relaxed); }
-void set_allow_tf32(bool allow) { tf32_flag() = allow; }
-bool allow_tf32() { return tf32_allowed(); }
-void set_cudnn_benchmark(bool enable) { bench_flag() = enable; }
-bool cudnn_benchmark() { return cudnn_benchmark_enabled(); }
+// The switches live in libkiln (kiln/cuda.h), so they can be set before this
+// library is loaded.
+bool tf32_allowed() { return allow_tf32(); }
+bool cudnn_benchmark_enabled() { return cudnn_benchmark(); }
 
 // ---------------------------------------------------------------- devices
 
-int device_count() {
-  static const int count = [] {
-    int n = 0;
+namespace {
+struct DeviceProbe {
+  int count = 0;
+  std::string why_none;
+};
+const DeviceProbe& probe() {
+  static const DeviceProbe p = [] {
+    DeviceProbe r;
     // No driver, no GPU, or a driver too old for this runtime: no devices.
-    if (cudaGetDeviceCount(&n) != cudaSuccess) n = 0;
+    const cudaError_t e = cudaGetDeviceCount(&r.count);
+    if (e != cudaSuccess) {
+      r.count = 0;
+      r.why_none = std::string("cudaGetDeviceCount failed with ") + cudaGetErrorName(e) + " (" +
+                   cudaGetErrorString(e) + ")";
+    } else if (r.count == 0) {
+      r.why_none = "the CUDA runtime reports no devices";
+    }
     (void)cudaGetLastError();
-    return n;
+    return r;
   }();
-  return count;
+  return p;
 }
+}  // namespace
 
-bool is_available() { return device_count() > 0; }
+int count_devices() { return probe().count; }
 
-std::string device_name(int index) {
-  if (index < 0 || index >= device_count()) return "";
+std::string name_of_device(int index) {
+  if (index < 0 || index >= count_devices()) return "";
   cudaDeviceProp prop{};
   if (cudaGetDeviceProperties(&prop, index) != cudaSuccess) {
     (void)cudaGetLastError();
@@ -109,8 +98,8 @@ std::string device_name(int index) {
   return prop.name;
 }
 
-void synchronize(int index) {
-  const int n = device_count();
+void synchronize_devices(int index) {
+  const int n = count_devices();
   for (int i = 0; i < n; ++i) {
     if (index >= 0 && i != index) continue;
     DeviceGuard g(i);
@@ -118,12 +107,12 @@ void synchronize(int index) {
   }
 }
 
-void empty_cache(int index) {
-  if (index >= 0 && index < device_count()) device_allocator(index).empty_cache();
+void empty_device_cache(int index) {
+  if (index >= 0 && index < count_devices()) device_allocator(index).empty_cache();
 }
 
-std::size_t memory_allocated(int index) {
-  if (index < 0 || index >= device_count()) return 0;
+std::size_t device_memory_in_use(int index) {
+  if (index < 0 || index >= count_devices()) return 0;
   return device_allocator(index).stats().in_use;
 }
 
@@ -134,7 +123,7 @@ std::mutex g_backends_mu;
 }  // namespace
 
 CudaBackend* backend_at(int index) {
-  if (index < 0 || index >= kMaxDevices || index >= device_count()) return nullptr;
+  if (index < 0 || index >= kMaxDevices || index >= count_devices()) return nullptr;
   CudaBackend* b = g_backends[index].load(std::memory_order_acquire);
   if (b) return b;
   std::lock_guard<std::mutex> lock(g_backends_mu);
@@ -374,10 +363,19 @@ void CudaBackend::one_hot(const Tensor& indices, int64_t depth, Tensor& out) {
 
 }  // namespace kiln::cuda
 
-namespace kiln::backend {
-// Strong definition of the hook nn.cpp declares weak: the backend of CUDA
-// device `index`, or nullptr when there is no such device.
-Backend* cuda_backend_or_null(int index) { return cuda::backend_at(index); }
-}  // namespace kiln::backend
+// The plugin's one exported symbol (plugin_api.h): libkiln finds it with dlsym.
+extern "C" __attribute__((visibility("default"))) const kiln::cuda::PluginApi* kiln_cuda_plugin() {
+  namespace c = kiln::cuda;
+  static const c::PluginApi api{
+      c::kPluginAbiVersion,
+      c::count_devices,
+      [] { return c::probe().why_none; },
+      c::name_of_device,
+      c::synchronize_devices,
+      c::empty_device_cache,
+      c::device_memory_in_use,
+      [](int index) -> kiln::backend::Backend* { return c::backend_at(index); },
+  };
+  return &api;
+}
 
-#endif  // KILN_WITH_CUDA

@@ -9,7 +9,6 @@
 // then the input is zero-padded explicitly into scratch memory first.
 // float64, and any float32 geometry cuDNN declines, go through im2col + cuBLAS
 // GEMM exactly as the CPU backend does.
-#ifdef KILN_WITH_CUDA
 #include <algorithm>
 #include <climits>
 #include <memory>
@@ -457,4 +456,3 @@ void CudaBackend::conv2d_backward_filter(const Tensor& x, const Tensor& dy, cons
 }
 
 }  // namespace kiln::cuda
-#endif  // KILN_WITH_CUDA

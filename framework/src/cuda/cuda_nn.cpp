@@ -5,7 +5,6 @@
 // an argmax tensor for max-pool's gradient, and TF's 'same' padding may be
 // asymmetric (one more row at the bottom), which cuDNN's symmetric padding
 // cannot express. Pooling is memory-bound, so the kernels lose nothing.
-#ifdef KILN_WITH_CUDA
 #include "cuda/cuda_backend.h"
 #include "cuda/kernels.h"
 #include "cuda/philox.h"
@@ -97,4 +96,3 @@ void CudaBackend::dropout(const Tensor& x, double rate, uint64_t seed, Tensor& o
 }
 
 }  // namespace kiln::cuda
-#endif  // KILN_WITH_CUDA
