@@ -52,7 +52,14 @@ else()
       set(_kiln_cuda_why "nvcc was found (${CMAKE_CUDA_COMPILER}) but cuDNN was not (cudnn.h: ${KILN_CUDNN_INCLUDE_DIR}, libcudnn: ${KILN_CUDNN_LIBRARY})")
     else()
       set(CUDAToolkit_ROOT "${_cuda_root}")
+      # Debian 12's CMake 3.25.1 FindCUDAToolkit marks CUDA::nvToolsExt deprecated
+      # without checking that the target exists, whenever the project's minimum
+      # CMake is 3.25 or later; CUDA 12+ ships no nvToolsExt, so configuring
+      # fails. The module reads the minimum only for that warning.
+      set(_kiln_cmake_min "${CMAKE_MINIMUM_REQUIRED_VERSION}")
+      set(CMAKE_MINIMUM_REQUIRED_VERSION 3.24)
       find_package(CUDAToolkit QUIET)
+      set(CMAKE_MINIMUM_REQUIRED_VERSION "${_kiln_cmake_min}")
       if(NOT CUDAToolkit_FOUND OR NOT TARGET CUDA::cublas OR NOT TARGET CUDA::cudart)
         set(_kiln_cuda_why "nvcc was found but the CUDA toolkit libraries (cudart, cuBLAS) were not")
       else()
