@@ -9,7 +9,7 @@ PKGS=(
   # compiler, build tool, compiler cache
   build-essential cmake ccache
   # headers and libraries Kiln compiles and links against
-  libxtensor-dev xtl-dev libxtensor-blas-dev libopenblas-dev libopenblas-pthread-dev libhdf5-dev
+  libxtensor-dev xtl-dev libopenblas-dev libopenblas-pthread-dev libhdf5-dev
   nlohmann-json3-dev zlib1g-dev doctest-dev
   # the main job's --fashion data set (the MNIST digits ship in datasets/data)
   dataset-fashion-mnist

@@ -3,6 +3,8 @@
 // Python decoder that checks every CRC and parses the protobufs itself.
 #include <doctest/doctest.h>
 
+#include "test_tools.h"
+
 #include <cfloat>
 #include <cmath>
 #include <ctime>
@@ -113,10 +115,7 @@ TEST_CASE("TensorBoard options follow Keras") {
 }
 
 TEST_CASE("TensorBoard inside fit(): epoch and batch scalars, learning rate, histograms, read back independently") {
-  if (!cbtest::have_python3()) {
-    MESSAGE("python3 is not installed: skipping the TensorBoard decoder test");
-    return;
-  }
+  KILN_REQUIRE_TOOL(cbtest::have_python3(), "python3 (Debian package python3)");
   cbtest::TempDir dir;
   const std::string log_dir = dir / "logs";
   auto m = cbtest::make_model(0.05);
@@ -251,10 +250,7 @@ TEST_CASE("TensorBoard inside fit(): epoch and batch scalars, learning rate, his
 }
 
 TEST_CASE("TensorBoard without a model's optimizer or validation: only train/ is written") {
-  if (!cbtest::have_python3()) {
-    MESSAGE("python3 is not installed: skipping");
-    return;
-  }
+  KILN_REQUIRE_TOOL(cbtest::have_python3(), "python3 (Debian package python3)");
   cbtest::TempDir dir;
   cb::TensorBoard tb(dir / "logs");
   tb.on_train_begin({});

@@ -7,6 +7,8 @@
 // is exercised by the shipped .gz files (same inflate code in zlib).
 #include <doctest/doctest.h>
 
+#include "test_tools.h"
+
 #include <array>
 #include <atomic>
 #include <cstdint>
@@ -475,11 +477,9 @@ TEST_CASE("npy: dtypes, byte order and Fortran order") {
 
 TEST_CASE("fashion_mnist: 60000 / 10000 images when Debian's dataset-fashion-mnist is installed") {
   const std::string dir = kiln::datasets::fashion_mnist::default_path();
-  if (!fs::exists(fs::path(dir) / "train-images-idx3-ubyte.gz") &&
-      !fs::exists(fs::path(dir) / "train-images-idx3-ubyte")) {
-    MESSAGE("skipped: Fashion-MNIST not found in " << dir << " (apt install dataset-fashion-mnist)");
-    return;
-  }
+  KILN_REQUIRE_TOOL(fs::exists(fs::path(dir) / "train-images-idx3-ubyte.gz") ||
+                        fs::exists(fs::path(dir) / "train-images-idx3-ubyte"),
+                    "Fashion-MNIST in " << dir << " (Debian package dataset-fashion-mnist)");
   auto [train, test] = kiln::datasets::fashion_mnist::load_data();
   check_mnist_like(train, 60000);
   check_mnist_like(test, 10000);

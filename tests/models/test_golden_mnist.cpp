@@ -2,6 +2,8 @@
 // it, trained for 5 epochs at batch 64 (issue: >= 96.5 % on the shipped MNIST
 // test digits, >= 89 % on Fashion-MNIST's 10,000 test images).
 #include <doctest/doctest.h>
+
+#include "test_tools.h"
 #include <kiln/kiln.h>
 
 #include <filesystem>
@@ -47,10 +49,8 @@ TEST_CASE("golden: the guide's CNN reaches >= 96.5% on the shipped MNIST test di
 }
 
 TEST_CASE("golden: the guide's CNN reaches >= 89% on Fashion-MNIST after 5 epochs") {
-  if (!std::filesystem::exists(k::datasets::fashion_mnist::default_path())) {
-    MESSAGE("Fashion-MNIST is not installed (Debian package dataset-fashion-mnist): skipping");
-    return;
-  }
+  KILN_REQUIRE_TOOL(std::filesystem::exists(k::datasets::fashion_mnist::default_path()),
+                    "Fashion-MNIST (Debian package dataset-fashion-mnist)");
   auto r = train_and_evaluate(k::datasets::fashion_mnist::load_data(), 0.0);
   MESSAGE("Fashion-MNIST test loss " << r[0] << ", accuracy " << r[1]);
   CHECK(r[1] >= 0.89f);

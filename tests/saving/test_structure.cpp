@@ -3,6 +3,8 @@
 // HDF5 wrapper where Python is not needed.
 #include <doctest/doctest.h>
 
+#include "test_tools.h"
+
 #include <cstdlib>
 #include <fstream>
 
@@ -67,10 +69,7 @@ std::shared_ptr<Sequential> aman_like() {
 
 TEST_CASE("Kiln's .h5 and .keras files have Keras's structure (h5py comparison with the fixtures)") {
   saving_test::ensure_layers();
-  if (python_with_h5py().empty()) {
-    MESSAGE("skipped: no python3 with h5py (Debian package python3-h5py)");
-    return;
-  }
+  KILN_REQUIRE_TOOL(!python_with_h5py().empty(), "python3 with h5py (Debian packages python3, python3-h5py)");
   auto k = kilneta_like();
   k->save(tmp("kilneta_like.h5"));
   CHECK(compare(tmp("kilneta_like.h5"), data("KILNETA__CNN_MNIST/mnist_cnn.h5")) == 0);
