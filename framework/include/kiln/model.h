@@ -211,7 +211,6 @@ class Model : public Layer {
   std::vector<std::vector<MetricPtr>> output_metrics_;
   std::vector<std::vector<MetricPtr>> output_weighted_metrics_;
   MetricPtr loss_tracker_;
-  friend class ModelTrainer;
 };
 
 using ModelPtr = std::shared_ptr<Model>;
