@@ -1,4 +1,4 @@
-// compile / fit / evaluate / predict and the default train_step / test_step.
+// fit / evaluate / predict and the default train_step / test_step.
 // fit() is only the loop: batches -> train_step -> callbacks.
 #include <algorithm>
 #include <chrono>
@@ -20,35 +20,6 @@
 namespace kiln {
 
 namespace {
-
-MetricPtr make_mean_tracker(const std::string& name) {
-  auto m = metrics::get("mean");
-  m->set_name(name);
-  return m;
-}
-
-/// Keras's "accuracy"/"acc" (and "crossentropy"/"ce") resolution from the shapes.
-MetricPtr resolve_metric(const MetricArg& arg, const Tensor& y_true, const Tensor& y_pred, const LossPtr& loss) {
-  if (arg.ptr()) return arg.ptr()->clone();
-  const std::string& n = arg.name();
-  if (n == "accuracy" || n == "acc" || n == "crossentropy" || n == "ce") {
-    const int64_t yt_rank = y_true.rank(), yp_rank = y_pred.rank();
-    const int64_t yt_last = yt_rank ? y_true.shape()[-1] : 1, yp_last = yp_rank ? y_pred.shape()[-1] : 1;
-    const bool is_binary = yp_last == 1;
-    const bool is_sparse = yt_rank < yp_rank || (yt_last == 1 && yp_last > 1);
-    const bool acc = n == "accuracy" || n == "acc";
-    std::string cls;
-    if (acc) cls = is_binary ? "binary_accuracy" : is_sparse ? "sparse_categorical_accuracy" : "categorical_accuracy";
-    else cls = is_binary ? "binary_crossentropy" : is_sparse ? "sparse_categorical_crossentropy" : "categorical_crossentropy";
-    auto m = metrics::get(cls);
-    (void)loss;
-    m->set_name(n);
-    return m;
-  }
-  auto m = metrics::get(n);
-  m->set_name(n);
-  return m;
-}
 
 /// Reorders named data to match `names`, or returns it unchanged when given by position.
 std::vector<Tensor> order_by_names(const Data& d, const std::vector<std::string>& names, const char* what) {
@@ -99,102 +70,6 @@ struct Callbacks {
 };
 
 }  // namespace
-
-// ---------------- compile ----------------
-void Model::compile(CompileOptions o) {
-  optimizer_ = o.optimizer.resolve();
-  if (o.loss.empty()) throw ValueError("compile(): no loss given; pass .loss = \"...\" or a Loss object");
-  // Resolve names now so unknown names fail at compile time, as in Keras.
-  if (!o.loss.single().empty()) o.loss.single().resolve();
-  for (const auto& [k, v] : o.loss.by_name()) {
-    (void)k;
-    v.resolve();
-  }
-  for (const auto& v : o.loss.by_position()) v.resolve();
-  if (!o.loss.by_name().empty() && is_functional()) {
-    auto names = output_names();
-    for (const auto& [k, v] : o.loss.by_name())
-      if (std::find(names.begin(), names.end(), k) == names.end()) {
-        std::string known;
-        for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
-        throw ValueError("compile(): loss given for unknown output '" + k + "'; the model's outputs are: " + known);
-      }
-  }
-  compile_options_ = std::move(o);
-  compiled_ = true;
-  compile_resolved_ = false;
-  loss_tracker_ = make_mean_tracker("loss");
-}
-
-void Model::resolve_compile(const std::vector<Tensor>& y_true, const std::vector<Tensor>& y_pred) {
-  if (compile_resolved_) return;
-  const auto names = output_names();
-  const std::size_t n_out = y_pred.size();
-  const bool multi = n_out > 1;
-  output_losses_.assign(n_out, {});
-  output_metrics_.assign(n_out, {});
-  output_weighted_metrics_.assign(n_out, {});
-  const LossConfig& lc = compile_options_.loss;
-  for (std::size_t i = 0; i < n_out; ++i) {
-    const std::string oname = i < names.size() ? names[i] : "output_" + std::to_string(i + 1);
-    LossArg arg;
-    if (!lc.by_name().empty()) {
-      auto it = lc.by_name().find(oname);
-      if (it != lc.by_name().end()) arg = it->second;
-    } else if (!lc.by_position().empty()) {
-      if (lc.by_position().size() != n_out)
-        throw ValueError("compile(): " + std::to_string(lc.by_position().size()) + " losses given for a model with " +
-                         std::to_string(n_out) + " outputs");
-      arg = lc.by_position()[i];
-    } else {
-      arg = lc.single();
-    }
-    if (!arg.empty()) output_losses_[i].loss = arg.resolve();
-    auto w = compile_options_.loss_weights.find(oname);
-    if (w != compile_options_.loss_weights.end()) output_losses_[i].weight = w->second;
-    else if (i < compile_options_.loss_weights_list.size()) output_losses_[i].weight = compile_options_.loss_weights_list[i];
-    if (multi && output_losses_[i].loss) output_losses_[i].tracker = make_mean_tracker(oname + "_loss");
-
-    auto add_metrics = [&](const MetricsConfig& mc, std::vector<MetricPtr>& dst) {
-      std::vector<MetricArg> args = mc.all();
-      if (!mc.by_name().empty()) {
-        auto it = mc.by_name().find(oname);
-        args = it != mc.by_name().end() ? it->second : std::vector<MetricArg>{};
-      }
-      for (const auto& a : args) {
-        if (i >= y_true.size()) break;
-        MetricPtr m = resolve_metric(a, y_true[i], y_pred[i], output_losses_[i].loss);
-        if (multi) m->set_name(oname + "_" + m->name());
-        dst.push_back(m);
-      }
-    };
-    add_metrics(compile_options_.metrics, output_metrics_[i]);
-    add_metrics(compile_options_.weighted_metrics, output_weighted_metrics_[i]);
-  }
-  compile_resolved_ = true;
-}
-
-std::vector<MetricPtr> Model::metrics() const {
-  std::vector<MetricPtr> out;
-  if (loss_tracker_) out.push_back(loss_tracker_);
-  for (const auto& ol : output_losses_)
-    if (ol.tracker) out.push_back(ol.tracker);
-  for (std::size_t i = 0; i < output_metrics_.size(); ++i) {
-    for (const auto& m : output_metrics_[i]) out.push_back(m);
-    for (const auto& m : output_weighted_metrics_[i]) out.push_back(m);
-  }
-  return out;
-}
-
-std::vector<std::string> Model::metrics_names() const {
-  std::vector<std::string> n;
-  for (const auto& m : metrics()) n.push_back(m->name());
-  return n;
-}
-
-void Model::reset_metrics() {
-  for (auto& m : metrics()) m->reset_state();
-}
 
 // ---------------- steps ----------------
 Tensor Model::compute_loss(const Batch& b, const std::vector<Tensor>& y_pred) {
