@@ -1,5 +1,5 @@
 // Model construction: functional graphs (topological order of nodes), calls,
-// and structure queries. Training lives in trainer.cpp, summary in summary.cpp.
+// and structure queries. Training lives in training/, summary in summary.cpp.
 #include "kiln/model.h"
 
 #include <algorithm>

@@ -146,7 +146,6 @@ class Layer : public std::enable_shared_from_this<Layer> {
 
   friend class Model;
   friend class Sequential;
-  friend class Functional;
 
  private:
   void check_input_spec(const std::vector<Tensor>& xs) const;

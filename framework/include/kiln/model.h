@@ -193,10 +193,6 @@ class Model : public Layer {
 
  private:
   void init_graph(const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs);
-  History run_fit(const std::function<void(int epoch, std::function<void(const Batch&)>)>& epoch_batches,
-                  int steps, const FitOptions& options, const std::function<Logs()>& validate);
-  Logs run_evaluate(const std::function<void(std::function<void(const Batch&)>)>& batches, int steps,
-                    const EvaluateOptions& options, bool inside_fit);
 
   bool compiled_ = false;
   bool compile_resolved_ = false;
@@ -211,7 +207,6 @@ class Model : public Layer {
   std::vector<std::vector<MetricPtr>> output_metrics_;
   std::vector<std::vector<MetricPtr>> output_weighted_metrics_;
   MetricPtr loss_tracker_;
-  friend class ModelTrainer;
 };
 
 using ModelPtr = std::shared_ptr<Model>;

@@ -1,0 +1,108 @@
+// One step of training, evaluation or prediction: the override points that
+// fit / evaluate / predict call once per batch, and the loss and metrics they use.
+#include "kiln/array_ops.h"
+#include "kiln/error.h"
+#include "kiln/gradient_tape.h"
+#include "kiln/math_ops.h"
+#include "kiln/model.h"
+
+namespace kiln {
+
+namespace {
+/// Metric state lives on the host; device values are copied there (the one
+/// place a training step waits for the device).
+std::vector<Tensor> to_host(const std::vector<Tensor>& ts) {
+  std::vector<Tensor> out;
+  for (const auto& t : ts) out.push_back(t.defined() ? t.to(Device::cpu()) : t);
+  return out;
+}
+
+Batch batch_to(const Batch& b, Device d) {
+  if (d.is_cpu()) {
+    bool all_cpu = true;
+    for (const auto& t : b.x) all_cpu = all_cpu && t.device().is_cpu();
+    for (const auto& t : b.y) all_cpu = all_cpu && t.device().is_cpu();
+    if (all_cpu) return b;
+  }
+  Batch o;
+  for (const auto& t : b.x) o.x.push_back(t.to(d));
+  for (const auto& t : b.y) o.y.push_back(t.to(d));
+  if (b.sample_weight.defined()) o.sample_weight = b.sample_weight.to(d);
+  return o;
+}
+}  // namespace
+
+Tensor Model::compute_loss(const Batch& b, const std::vector<Tensor>& y_pred) {
+  if (!compiled_) throw ValueError("You must call compile() before training or evaluating model '" + name() + "'");
+  resolve_compile(b.y, y_pred);
+  Tensor total;
+  for (std::size_t i = 0; i < y_pred.size(); ++i) {
+    auto& ol = output_losses_[i];
+    if (!ol.loss) continue;
+    if (i >= b.y.size())
+      throw ValueError("Model '" + name() + "' has " + std::to_string(y_pred.size()) + " outputs but only " +
+                       std::to_string(b.y.size()) + " target(s) were given");
+    Tensor l = (*ol.loss)(b.y[i], y_pred[i], b.sample_weight);
+    if (ol.tracker) {
+      Tensor lh = l.to(Device::cpu());
+      ol.tracker->update_state(Tensor(), lh, scalar_like(static_cast<double>(y_pred[i].shape()[0]), lh));
+    }
+    if (ol.weight != 1.0) l = l * ol.weight;
+    total = total.defined() ? total + l : l;
+  }
+  if (!total.defined()) throw ValueError("compile(): no loss applies to any output of model '" + name() + "'");
+  for (const auto& r : losses()) total = total + cast(r, total.dtype());
+  return total;
+}
+
+Logs Model::compute_metrics(const Batch& batch_in, const std::vector<Tensor>& y_pred_in, const Tensor& loss_in) {
+  const bool on_host = y_pred_in.empty() || y_pred_in[0].device().is_cpu();
+  const Batch b = on_host ? batch_in : batch_to(batch_in, Device::cpu());
+  const std::vector<Tensor> y_pred = on_host ? y_pred_in : to_host(y_pred_in);
+  const Tensor loss = loss_in.to(Device::cpu());
+  resolve_compile(b.y, y_pred);
+  const double batch = static_cast<double>(b.x.empty() ? 1 : b.x[0].shape()[0]);
+  loss_tracker_->update_state(Tensor(), loss, scalar_like(batch, loss));
+  for (std::size_t i = 0; i < y_pred.size() && i < b.y.size(); ++i) {
+    for (auto& m : output_metrics_[i]) m->update_state(b.y[i], y_pred[i]);
+    for (auto& m : output_weighted_metrics_[i]) m->update_state(b.y[i], y_pred[i], b.sample_weight);
+  }
+  Logs logs;
+  for (const auto& m : metrics()) logs.set(m->name(), m->result().item<double>());
+  return logs;
+}
+
+Logs Model::train_step(const Batch& batch) {
+  if (!compiled_) throw ValueError("You must call compile() before training model '" + name() + "'");
+  // Batches follow the model's device (model.to(Device::cuda(0))).
+  const Batch b = batch_to(batch, device());
+  std::vector<Tensor> y_pred;
+  Tensor loss;
+  std::vector<std::optional<Tensor>> grads;
+  std::vector<Variable> vars;
+  {
+    GradientTape tape;
+    y_pred = call_outputs(b.x, true);
+    loss = compute_loss(b, y_pred);
+    vars = trainable_variables();
+    grads = tape.gradient(loss, vars);
+  }
+  optimizer_->apply(grads, vars);
+  return compute_metrics(b, y_pred, loss);
+}
+
+Logs Model::test_step(const Batch& batch) {
+  const Batch b = batch_to(batch, device());
+  std::vector<Tensor> y_pred = call_outputs(b.x, false);
+  Tensor loss = compute_loss(b, y_pred);
+  return compute_metrics(b, y_pred, loss);
+}
+
+std::vector<Tensor> Model::predict_step(const std::vector<Tensor>& x) {
+  if (device().is_cpu()) return call_outputs(x, false);
+  std::vector<Tensor> xd;
+  for (const auto& t : x) xd.push_back(t.to(device()));
+  return call_outputs(xd, false);
+}
+
+}  // namespace kiln
