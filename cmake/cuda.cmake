@@ -1,5 +1,5 @@
 # Optional CUDA + cuDNN backend, built as a plugin that libkiln loads at run
-# time (framework/src/cuda/plugin_api.h). Included by the top-level
+# time (framework/src/backend/cuda/plugin_api.h). Included by the top-level
 # CMakeLists.txt after the `kiln` target exists.
 #
 #   -DKILN_CUDA=AUTO  (default) on when nvcc, cuBLAS and cuDNN are all found
@@ -7,7 +7,7 @@
 #   -DKILN_CUDA=OFF   CPU only
 #
 # Layout: libkiln_cuda.so is a MODULE library made of the host code
-# (framework/src/cuda/*.cpp) and the kernels (framework/src/cuda/*.cu, an
+# (framework/src/backend/cuda/*.cpp) and the kernels (framework/src/backend/cuda/*.cu, an
 # object library built by nvcc, so kiln's C++ flags never reach nvcc). It links
 # libkiln.so and the CUDA libraries; libkiln itself links none of them, so a
 # program that never asks for a GPU never loads them. A static libkiln.a has no
@@ -87,8 +87,8 @@ if(CCACHE_PROGRAM AND NOT CMAKE_CUDA_COMPILER_LAUNCHER)
 endif()
 message(STATUS "Kiln CUDA backend: on (nvcc ${CMAKE_CUDA_COMPILER_VERSION}, architectures ${CMAKE_CUDA_ARCHITECTURES}, cuDNN ${KILN_CUDNN_LIBRARY})")
 
-file(GLOB _kiln_cu CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/framework/src/cuda/*.cu)
-file(GLOB _kiln_cuda_host CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/framework/src/cuda/*.cpp)
+file(GLOB _kiln_cu CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/framework/src/backend/cuda/*.cu)
+file(GLOB _kiln_cuda_host CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/framework/src/backend/cuda/*.cpp)
 # The kernels: no relocatable device code, so no device-link step. CMake 3.25
 # knows no C++20 flag for nvcc, so they stay a separate C++17 target.
 add_library(kiln_cuda_kernels OBJECT ${_kiln_cu})
@@ -114,7 +114,7 @@ set_target_properties(kiln_cuda PROPERTIES PREFIX "lib" OUTPUT_NAME kiln_cuda
 install(TARGETS kiln_cuda LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 # Only the loader knows the plugin exists; every other libkiln source compiles
 # the same with or without CUDA.
-set_property(SOURCE ${CMAKE_CURRENT_SOURCE_DIR}/framework/src/cuda_loader.cpp APPEND PROPERTY
+set_property(SOURCE ${CMAKE_CURRENT_SOURCE_DIR}/framework/src/backend/cuda_loader.cpp APPEND PROPERTY
              COMPILE_DEFINITIONS KILN_CUDA_PLUGIN_FILE="libkiln_cuda.so")
 
 if(KILN_BUILD_TESTS)

@@ -14,7 +14,7 @@
 
 #include "io/hdf5_file.h"
 #include "io/saving_impl.h"
-#include "kiln/error.h"
+#include "kiln/core/error.h"
 #include "kiln/kiln.h"
 #include "kiln/layers/register.h"
 #include "kiln/losses/losses.h"

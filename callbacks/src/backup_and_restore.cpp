@@ -4,8 +4,8 @@
 #include <nlohmann/json.hpp>
 
 #include "io/atomic_file.h"
-#include "kiln/error.h"
-#include "kiln/model.h"
+#include "kiln/core/error.h"
+#include "kiln/training/model.h"
 
 namespace kiln::callbacks {
 

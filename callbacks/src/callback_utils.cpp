@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "kiln/error.h"
-#include "kiln/model.h"
+#include "kiln/core/error.h"
+#include "kiln/training/model.h"
 
 namespace kiln::callbacks::detail {
 

@@ -4,7 +4,7 @@
 #include <filesystem>
 
 #include "callback_utils.h"
-#include "kiln/error.h"
+#include "kiln/core/error.h"
 
 namespace kiln::callbacks {
 

@@ -11,7 +11,7 @@
 #include <cstring>
 #include <filesystem>
 
-#include "kiln/error.h"
+#include "kiln/core/error.h"
 
 namespace kiln::callbacks {
 

@@ -5,8 +5,8 @@
 #include <limits>
 
 #include "callback_utils.h"
-#include "kiln/error.h"
-#include "kiln/model.h"
+#include "kiln/core/error.h"
+#include "kiln/training/model.h"
 
 namespace kiln::callbacks {
 

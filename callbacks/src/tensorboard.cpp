@@ -4,8 +4,8 @@
 #include <set>
 
 #include "kiln/callbacks/event_writer.h"
-#include "kiln/error.h"
-#include "kiln/model.h"
+#include "kiln/core/error.h"
+#include "kiln/training/model.h"
 
 namespace kiln::callbacks {
 

@@ -3,8 +3,8 @@
 #include <cmath>
 #include <iostream>
 
-#include "kiln/error.h"
-#include "kiln/model.h"
+#include "kiln/core/error.h"
+#include "kiln/training/model.h"
 
 namespace kiln::callbacks {
 

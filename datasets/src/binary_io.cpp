@@ -8,7 +8,7 @@
 #include <fstream>
 #include <limits>
 
-#include "kiln/error.h"
+#include "kiln/core/error.h"
 
 namespace kiln::datasets::detail {
 

@@ -7,7 +7,7 @@
 #include "binary_io.h"
 #include "kiln/datasets/idx.h"
 #include "kiln/datasets/npz.h"
-#include "kiln/error.h"
+#include "kiln/core/error.h"
 
 namespace kiln::datasets::detail {
 

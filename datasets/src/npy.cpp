@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "binary_io.h"
-#include "kiln/error.h"
-#include "kiln/shape.h"
+#include "kiln/core/error.h"
+#include "kiln/core/shape.h"
 
 namespace kiln::datasets {
 

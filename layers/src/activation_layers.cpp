@@ -1,9 +1,9 @@
 // Activation, ReLU, Softmax, LeakyReLU, ELU, PReLU.
 #include "kiln/layers/activation_layers.h"
 
-#include "kiln/array_ops.h"
-#include "kiln/math_ops.h"
-#include "kiln/nn_ops.h"
+#include "kiln/ops/array_ops.h"
+#include "kiln/ops/math_ops.h"
+#include "kiln/ops/nn_ops.h"
 #include "layer_utils.h"
 
 namespace kiln::layers {

@@ -1,9 +1,9 @@
 // Conv1D as a Conv2D over (batch, 1, steps, channels) with a (1, k, in, out) kernel.
 #include "kiln/layers/conv1d.h"
 
-#include "kiln/array_ops.h"
-#include "kiln/math_ops.h"
-#include "kiln/nn_ops.h"
+#include "kiln/ops/array_ops.h"
+#include "kiln/ops/math_ops.h"
+#include "kiln/ops/nn_ops.h"
 #include "layer_utils.h"
 
 namespace kiln::layers {

@@ -1,9 +1,9 @@
 // Conv2D through kiln::conv2d (im2col + GEMM); groups by splitting channels.
 #include "kiln/layers/conv2d.h"
 
-#include "kiln/array_ops.h"
-#include "kiln/math_ops.h"
-#include "kiln/nn_ops.h"
+#include "kiln/ops/array_ops.h"
+#include "kiln/ops/math_ops.h"
+#include "kiln/ops/nn_ops.h"
 #include "layer_utils.h"
 
 namespace kiln::layers {

@@ -1,9 +1,9 @@
 // Dense: x · kernel + bias, then the activation.
 #include "kiln/layers/dense.h"
 
-#include "kiln/array_ops.h"
-#include "kiln/math_ops.h"
-#include "kiln/nn_ops.h"
+#include "kiln/ops/array_ops.h"
+#include "kiln/ops/math_ops.h"
+#include "kiln/ops/nn_ops.h"
 #include "layer_utils.h"
 
 namespace kiln::layers {

@@ -1,10 +1,10 @@
 // Dropout: kiln::dropout in the common case; an explicit mask for noise_shape or a seed.
 #include "kiln/layers/dropout.h"
 
-#include "kiln/array_ops.h"
-#include "kiln/math_ops.h"
-#include "kiln/nn_ops.h"
-#include "kiln/random.h"
+#include "kiln/ops/array_ops.h"
+#include "kiln/ops/math_ops.h"
+#include "kiln/ops/nn_ops.h"
+#include "kiln/ops/random.h"
 #include "layer_utils.h"
 
 namespace kiln::layers {

@@ -1,8 +1,8 @@
 // Embedding through kiln::gather (its gradient scatters into the table).
 #include "kiln/layers/embedding.h"
 
-#include "kiln/array_ops.h"
-#include "kiln/reduce_ops.h"
+#include "kiln/ops/array_ops.h"
+#include "kiln/ops/reduce_ops.h"
 #include "layer_utils.h"
 
 namespace kiln::layers {

@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "kiln/reduce_ops.h"
+#include "kiln/ops/reduce_ops.h"
 #include "layer_utils.h"
 
 namespace kiln::layers {

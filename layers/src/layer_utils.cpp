@@ -3,7 +3,7 @@
 
 #include <cctype>
 
-#include "kiln/array_ops.h"
+#include "kiln/ops/array_ops.h"
 
 namespace kiln::layers::detail {
 

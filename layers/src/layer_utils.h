@@ -8,13 +8,13 @@
 #include <string>
 #include <vector>
 
-#include "kiln/constraints.h"
-#include "kiln/error.h"
-#include "kiln/initializers.h"
-#include "kiln/layer.h"
+#include "kiln/nn/constraints.h"
+#include "kiln/core/error.h"
+#include "kiln/nn/initializers.h"
+#include "kiln/nn/layer.h"
 #include "kiln/layers/common.h"
-#include "kiln/reduce_ops.h"
-#include "kiln/regularizers.h"
+#include "kiln/ops/reduce_ops.h"
+#include "kiln/nn/regularizers.h"
 
 namespace kiln::layers::detail {
 

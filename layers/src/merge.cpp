@@ -4,9 +4,9 @@
 
 #include <algorithm>
 
-#include "kiln/array_ops.h"
-#include "kiln/math_ops.h"
-#include "kiln/reduce_ops.h"
+#include "kiln/ops/array_ops.h"
+#include "kiln/ops/math_ops.h"
+#include "kiln/ops/reduce_ops.h"
 #include "layer_utils.h"
 
 namespace kiln::layers {

@@ -2,10 +2,10 @@
 // (mean, var, rsqrt) so gradients flow through the batch statistics.
 #include <algorithm>
 
-#include "kiln/array_ops.h"
+#include "kiln/ops/array_ops.h"
 #include "kiln/layers/normalization.h"
-#include "kiln/math_ops.h"
-#include "kiln/nn_ops.h"
+#include "kiln/ops/math_ops.h"
+#include "kiln/ops/nn_ops.h"
 #include "layer_utils.h"
 
 namespace kiln::layers {

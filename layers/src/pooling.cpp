@@ -1,8 +1,8 @@
 // Max/average pooling layers over kiln::max_pool2d / kiln::avg_pool2d.
 #include "kiln/layers/pooling.h"
 
-#include "kiln/array_ops.h"
-#include "kiln/nn_ops.h"
+#include "kiln/ops/array_ops.h"
+#include "kiln/ops/nn_ops.h"
 #include "layer_utils.h"
 
 namespace kiln::layers {

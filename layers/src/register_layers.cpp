@@ -1,10 +1,10 @@
-// The built-in layer registrations and thin wrappers over kiln/layer_registry.h.
+// The built-in layer registrations and thin wrappers over kiln/nn/layer_registry.h.
 #include "kiln/layers/register.h"
 
 #include <mutex>
 #include <nlohmann/json.hpp>
 
-#include "kiln/error.h"
+#include "kiln/core/error.h"
 #include "kiln/layers/activation_layers.h"
 #include "kiln/layers/conv1d.h"
 #include "kiln/layers/conv2d.h"
@@ -18,13 +18,13 @@
 #include "kiln/layers/normalization.h"
 #include "kiln/layers/pooling.h"
 #include "kiln/layers/reshaping.h"
-#include "kiln/layer_registry.h"
+#include "kiln/nn/layer_registry.h"
 
 namespace kiln::layers {
 
 namespace {
 
-// The table itself is the framework's (kiln/layer_registry.h), so that
+// The table itself is the framework's (kiln/nn/layer_registry.h), so that
 // Model::from_config and load_model find every layer registered here.
 template <class Impl>
 void add(std::initializer_list<const char*> names) {

@@ -1,7 +1,7 @@
 // Flatten, Reshape, Permute, RepeatVector, ZeroPadding2D.
 #include <algorithm>
 
-#include "kiln/array_ops.h"
+#include "kiln/ops/array_ops.h"
 #include "kiln/layers/reshaping.h"
 #include "layer_utils.h"
 

@@ -3,7 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kiln/losses/binary_crossentropy.h"
-#include "kiln/reduce_ops.h"
+#include "kiln/ops/reduce_ops.h"
 #include "loss_utils.h"
 
 namespace kiln::losses {

@@ -2,8 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "kiln/nn_ops.h"
-#include "kiln/reduce_ops.h"
+#include "kiln/ops/nn_ops.h"
+#include "kiln/ops/reduce_ops.h"
 #include "loss_utils.h"
 
 namespace kiln::losses {

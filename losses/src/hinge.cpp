@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "kiln/reduce_ops.h"
+#include "kiln/ops/reduce_ops.h"
 #include "loss_utils.h"
 
 namespace kiln::losses {

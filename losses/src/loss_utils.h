@@ -1,8 +1,8 @@
 #pragma once
 // Private helpers shared by the loss implementations.
-#include "kiln/array_ops.h"
-#include "kiln/math_ops.h"
-#include "kiln/tensor.h"
+#include "kiln/ops/array_ops.h"
+#include "kiln/ops/math_ops.h"
+#include "kiln/core/tensor.h"
 
 namespace kiln::losses::detail {
 

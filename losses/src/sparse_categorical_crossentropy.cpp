@@ -3,9 +3,9 @@
 #include <nlohmann/json.hpp>
 #include <numeric>
 
-#include "kiln/error.h"
-#include "kiln/nn_ops.h"
-#include "kiln/reduce_ops.h"
+#include "kiln/core/error.h"
+#include "kiln/ops/nn_ops.h"
+#include "kiln/ops/reduce_ops.h"
 #include "loss_utils.h"
 
 namespace kiln::losses {

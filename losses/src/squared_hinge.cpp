@@ -3,7 +3,7 @@
 #include <cmath>
 
 #include "kiln/losses/hinge.h"
-#include "kiln/reduce_ops.h"
+#include "kiln/ops/reduce_ops.h"
 #include "loss_utils.h"
 
 namespace kiln::losses {

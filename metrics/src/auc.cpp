@@ -5,9 +5,9 @@
 #include <nlohmann/json.hpp>
 
 #include "confusion_utils.h"
-#include "kiln/array_ops.h"
-#include "kiln/error.h"
-#include "kiln/math_ops.h"
+#include "kiln/ops/array_ops.h"
+#include "kiln/core/error.h"
+#include "kiln/ops/math_ops.h"
 
 namespace kiln::metrics {
 

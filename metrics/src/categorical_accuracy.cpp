@@ -3,10 +3,10 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "kiln/array_ops.h"
-#include "kiln/error.h"
-#include "kiln/math_ops.h"
-#include "kiln/reduce_ops.h"
+#include "kiln/ops/array_ops.h"
+#include "kiln/core/error.h"
+#include "kiln/ops/math_ops.h"
+#include "kiln/ops/reduce_ops.h"
 
 namespace kiln::metrics {
 

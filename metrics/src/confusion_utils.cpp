@@ -4,9 +4,9 @@
 #include <cmath>
 #include <numeric>
 
-#include "kiln/array_ops.h"
-#include "kiln/error.h"
-#include "kiln/loss.h"
+#include "kiln/ops/array_ops.h"
+#include "kiln/core/error.h"
+#include "kiln/training/loss.h"
 
 namespace kiln::metrics::detail {
 

@@ -5,8 +5,8 @@
 #include <optional>
 #include <vector>
 
-#include "kiln/tensor.h"
-#include "kiln/variable.h"
+#include "kiln/core/tensor.h"
+#include "kiln/autodiff/variable.h"
 
 namespace kiln::metrics::detail {
 

@@ -3,8 +3,8 @@
 #include <nlohmann/json.hpp>
 
 #include "confusion_utils.h"
-#include "kiln/array_ops.h"
-#include "kiln/error.h"
+#include "kiln/ops/array_ops.h"
+#include "kiln/core/error.h"
 
 namespace kiln::metrics {
 

@@ -1,9 +1,9 @@
 #include "kiln/metrics/mean.h"
 
-#include "kiln/array_ops.h"
-#include "kiln/loss.h"
-#include "kiln/math_ops.h"
-#include "kiln/reduce_ops.h"
+#include "kiln/ops/array_ops.h"
+#include "kiln/training/loss.h"
+#include "kiln/ops/math_ops.h"
+#include "kiln/ops/reduce_ops.h"
 
 namespace kiln::metrics {
 

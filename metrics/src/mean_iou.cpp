@@ -3,10 +3,10 @@
 #include <nlohmann/json.hpp>
 
 #include "confusion_utils.h"
-#include "kiln/array_ops.h"
-#include "kiln/error.h"
-#include "kiln/reduce_ops.h"
-#include "kiln/registry.h"
+#include "kiln/ops/array_ops.h"
+#include "kiln/core/error.h"
+#include "kiln/ops/reduce_ops.h"
+#include "kiln/core/registry.h"
 
 namespace kiln::metrics {
 

@@ -2,9 +2,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "kiln/array_ops.h"
-#include "kiln/error.h"
-#include "kiln/math_ops.h"
+#include "kiln/ops/array_ops.h"
+#include "kiln/core/error.h"
+#include "kiln/ops/math_ops.h"
 
 namespace kiln::metrics {
 

@@ -3,7 +3,7 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 
-#include "kiln/error.h"
+#include "kiln/core/error.h"
 #include "kiln/metrics/metrics.h"
 
 namespace kiln::metrics {

@@ -1,8 +1,8 @@
 #include "kiln/metrics/root_mean_squared_error.h"
 
-#include "kiln/array_ops.h"
-#include "kiln/loss.h"
-#include "kiln/math_ops.h"
+#include "kiln/ops/array_ops.h"
+#include "kiln/training/loss.h"
+#include "kiln/ops/math_ops.h"
 
 namespace kiln::metrics {
 

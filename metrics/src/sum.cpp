@@ -1,8 +1,8 @@
 #include "kiln/metrics/sum.h"
 
-#include "kiln/array_ops.h"
+#include "kiln/ops/array_ops.h"
 #include "kiln/metrics/mean.h"
-#include "kiln/reduce_ops.h"
+#include "kiln/ops/reduce_ops.h"
 
 namespace kiln::metrics {
 

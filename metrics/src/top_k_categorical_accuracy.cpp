@@ -3,11 +3,11 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "kiln/array_ops.h"
-#include "kiln/error.h"
-#include "kiln/math_ops.h"
+#include "kiln/ops/array_ops.h"
+#include "kiln/core/error.h"
+#include "kiln/ops/math_ops.h"
 #include "kiln/metrics/sparse_top_k_categorical_accuracy.h"
-#include "kiln/reduce_ops.h"
+#include "kiln/ops/reduce_ops.h"
 
 namespace kiln::metrics {
 

@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "kiln/math_ops.h"
+#include "kiln/ops/math_ops.h"
 
 namespace kiln::optimizers {
 

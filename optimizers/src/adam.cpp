@@ -3,8 +3,8 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "kiln/fused_updates.h"
-#include "kiln/math_ops.h"
+#include "kiln/ops/fused_updates.h"
+#include "kiln/ops/math_ops.h"
 
 namespace kiln::optimizers {
 

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "kiln/math_ops.h"
+#include "kiln/ops/math_ops.h"
 
 namespace kiln::optimizers {
 

@@ -5,8 +5,8 @@
 #include <optional>
 #include <string>
 
-#include "kiln/error.h"
-#include "kiln/optimizer.h"
+#include "kiln/core/error.h"
+#include "kiln/training/optimizer.h"
 
 namespace kiln::optimizers::config_util {
 

@@ -6,7 +6,7 @@
 #include <numbers>
 #include <nlohmann/json.hpp>
 
-#include "kiln/error.h"
+#include "kiln/core/error.h"
 
 namespace kiln::optimizers::schedules {
 namespace {

@@ -2,8 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "kiln/error.h"
-#include "kiln/math_ops.h"
+#include "kiln/core/error.h"
+#include "kiln/ops/math_ops.h"
 
 namespace kiln::optimizers {
 

@@ -12,9 +12,9 @@
 #include <sstream>
 #include <string>
 
-#include "kiln/model.h"
-#include "kiln/ops.h"
-#include "kiln/optimizer.h"
+#include "kiln/training/model.h"
+#include "kiln/ops/ops.h"
+#include "kiln/training/optimizer.h"
 // fit()'s loss tracker is a metrics::Mean looked up by name: linking the
 // metrics module in registers it (the header's inline variable does that).
 #if __has_include("kiln/metrics/metrics.h")

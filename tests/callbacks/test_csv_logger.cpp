@@ -7,7 +7,7 @@
 
 #include "callback_test_utils.h"
 #include "kiln/callbacks/csv_logger.h"
-#include "kiln/error.h"
+#include "kiln/core/error.h"
 
 namespace cb = kiln::callbacks;
 

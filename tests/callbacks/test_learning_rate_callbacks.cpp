@@ -7,7 +7,7 @@
 #include "callback_test_utils.h"
 #include "kiln/callbacks/learning_rate_scheduler.h"
 #include "kiln/callbacks/reduce_lr_on_plateau.h"
-#include "kiln/error.h"
+#include "kiln/core/error.h"
 
 namespace cb = kiln::callbacks;
 

@@ -8,9 +8,9 @@
 #include <limits>
 
 #include "callback_test_utils.h"
-#include "kiln/error.h"
-#include "kiln/input_layer.h"
-#include "kiln/sequential.h"
+#include "kiln/core/error.h"
+#include "kiln/nn/input_layer.h"
+#include "kiln/training/sequential.h"
 #include "kiln/utils/plot.h"
 
 namespace fs = std::filesystem;

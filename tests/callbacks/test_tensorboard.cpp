@@ -16,7 +16,7 @@
 #include "kiln/callbacks/event_writer.h"
 #include "kiln/callbacks/lambda_callback.h"
 #include "kiln/callbacks/tensorboard.h"
-#include "kiln/error.h"
+#include "kiln/core/error.h"
 
 namespace cb = kiln::callbacks;
 namespace fs = std::filesystem;

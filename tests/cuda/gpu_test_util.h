@@ -20,11 +20,11 @@
 #include <string>
 #include <vector>
 
-#include "kiln/cuda.h"
-#include "kiln/gradient_tape.h"
-#include "kiln/ops.h"
-#include "kiln/random.h"
-#include "kiln/tensor.h"
+#include "kiln/backend/cuda.h"
+#include "kiln/autodiff/gradient_tape.h"
+#include "kiln/ops/ops.h"
+#include "kiln/ops/random.h"
+#include "kiln/core/tensor.h"
 
 #define KILN_REQUIRE_GPU(what)                                        \
   do {                                                                \

@@ -1,18 +1,18 @@
 // Host-only tests of the CUDA backend: they run on every machine, GPU or not.
 // Size classes of the caching allocator, Philox against the Random123
 // known-answer vectors, the strided/reduction plan builders the kernels
-// consume, and the public kiln/cuda.h API's behaviour without a device.
+// consume, and the public kiln/backend/cuda.h API's behaviour without a device.
 #include <doctest/doctest.h>
 
 #include <stdexcept>
 #include <string>
 
-#include "cuda/philox.h"
-#include "cuda/plan.h"
-#include "cuda/size_classes.h"
-#include "kiln/cuda.h"
-#include "kiln/error.h"
-#include "kiln/tensor.h"
+#include "backend/cuda/philox.h"
+#include "backend/cuda/plan.h"
+#include "backend/cuda/size_classes.h"
+#include "kiln/backend/cuda.h"
+#include "kiln/core/error.h"
+#include "kiln/core/tensor.h"
 
 namespace kc = kiln::cuda;
 
@@ -165,7 +165,7 @@ TEST_CASE("reduction plans split kept and reduced dimensions") {
   CHECK(r.n_red == 0);
 }
 
-TEST_CASE("the kiln/cuda.h API answers on every machine") {
+TEST_CASE("the kiln/backend/cuda.h API answers on every machine") {
   const int n = kiln::cuda::device_count();
   CHECK(n >= 0);
   CHECK(kiln::cuda::is_available() == (n > 0));

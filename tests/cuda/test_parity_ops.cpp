@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "gpu_test_util.h"
-#include "kiln/error.h"
-#include "kiln/ops.h"
-#include "kiln/random.h"
+#include "kiln/core/error.h"
+#include "kiln/ops/ops.h"
+#include "kiln/ops/random.h"
 
 namespace k = kiln;
 using k::Tensor;

@@ -23,8 +23,8 @@
 #include "kiln/datasets/mnist.h"
 #include "kiln/datasets/npy.h"
 #include "kiln/datasets/npz.h"
-#include "kiln/error.h"
-#include "kiln/tensor.h"
+#include "kiln/core/error.h"
+#include "kiln/core/tensor.h"
 
 namespace fs = std::filesystem;
 using Bytes = std::vector<uint8_t>;

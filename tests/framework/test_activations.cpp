@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "kiln/activations.h"
-#include "kiln/array_ops.h"
-#include "kiln/error.h"
-#include "kiln/gradient_check.h"
-#include "kiln/math_ops.h"
+#include "kiln/nn/activations.h"
+#include "kiln/ops/array_ops.h"
+#include "kiln/core/error.h"
+#include "kiln/autodiff/gradient_check.h"
+#include "kiln/ops/math_ops.h"
 
 namespace k = kiln;
 namespace act = kiln::activations;

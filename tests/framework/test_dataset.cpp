@@ -9,12 +9,12 @@
 #include <string>
 #include <vector>
 
-#include <kiln/array_ops.h>
-#include <kiln/dataset.h>
-#include <kiln/error.h>
-#include <kiln/math_ops.h>
-#include <kiln/random.h>
-#include <kiln/tensor.h>
+#include <kiln/ops/array_ops.h>
+#include <kiln/data/dataset.h>
+#include <kiln/core/error.h>
+#include <kiln/ops/math_ops.h>
+#include <kiln/ops/random.h>
+#include <kiln/core/tensor.h>
 
 namespace k = kiln;
 using k::Dataset;

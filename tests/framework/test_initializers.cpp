@@ -8,13 +8,13 @@
 #include <string>
 #include <vector>
 
-#include "kiln/constraints.h"
-#include "kiln/error.h"
-#include "kiln/gradient_check.h"
-#include "kiln/initializers.h"
-#include "kiln/math_ops.h"
-#include "kiln/random.h"
-#include "kiln/regularizers.h"
+#include "kiln/nn/constraints.h"
+#include "kiln/core/error.h"
+#include "kiln/autodiff/gradient_check.h"
+#include "kiln/nn/initializers.h"
+#include "kiln/ops/math_ops.h"
+#include "kiln/ops/random.h"
+#include "kiln/nn/regularizers.h"
 
 namespace k = kiln;
 namespace init = kiln::initializers;

@@ -13,13 +13,13 @@
 #include <string>
 #include <vector>
 
-#include "kiln/cpu_kernels.h"
-#include "kiln/fused_updates.h"
-#include "kiln/gradient_tape.h"
-#include "kiln/ops.h"
-#include "kiln/random.h"
-#include "kiln/tensor.h"
-#include "kiln/variable.h"
+#include "kiln/backend/cpu_kernels.h"
+#include "kiln/ops/fused_updates.h"
+#include "kiln/autodiff/gradient_tape.h"
+#include "kiln/ops/ops.h"
+#include "kiln/ops/random.h"
+#include "kiln/core/tensor.h"
+#include "kiln/autodiff/variable.h"
 
 namespace k = kiln;
 using T = k::Tensor;

@@ -5,10 +5,10 @@
 #include <cmath>
 #include <vector>
 
-#include "kiln/gradient_tape.h"
-#include "kiln/ops.h"
-#include "kiln/tensor.h"
-#include "kiln/variable.h"
+#include "kiln/autodiff/gradient_tape.h"
+#include "kiln/ops/ops.h"
+#include "kiln/core/tensor.h"
+#include "kiln/autodiff/variable.h"
 
 namespace k = kiln;
 

@@ -8,12 +8,12 @@
 #include <string>
 #include <vector>
 
-#include "kiln/error.h"
-#include "kiln/gradient_check.h"
-#include "kiln/gradient_tape.h"
-#include "kiln/ops.h"
-#include "kiln/tensor.h"
-#include "kiln/variable.h"
+#include "kiln/core/error.h"
+#include "kiln/autodiff/gradient_check.h"
+#include "kiln/autodiff/gradient_tape.h"
+#include "kiln/ops/ops.h"
+#include "kiln/core/tensor.h"
+#include "kiln/autodiff/variable.h"
 
 namespace k = kiln;
 using k::Slice;

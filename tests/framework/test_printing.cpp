@@ -7,8 +7,8 @@
 #include <sstream>
 #include <string>
 
-#include "kiln/ops.h"
-#include "kiln/tensor.h"
+#include "kiln/ops/ops.h"
+#include "kiln/core/tensor.h"
 
 namespace k = kiln;
 

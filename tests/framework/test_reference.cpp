@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "kiln/error.h"
-#include "kiln/ops.h"
-#include "kiln/tensor.h"
+#include "kiln/core/error.h"
+#include "kiln/ops/ops.h"
+#include "kiln/core/tensor.h"
 
 namespace k = kiln;
 using T = k::Tensor;

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "kiln/error.h"
-#include "kiln/registry.h"
+#include "kiln/core/error.h"
+#include "kiln/core/registry.h"
 
 namespace k = kiln;
 

@@ -5,10 +5,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "kiln/gradient_check.h"
-#include "kiln/gradient_tape.h"
+#include "kiln/autodiff/gradient_check.h"
+#include "kiln/autodiff/gradient_tape.h"
 #include "kiln/layers/register.h"
-#include "kiln/ops.h"
+#include "kiln/ops/ops.h"
 
 namespace kiln::testing {
 

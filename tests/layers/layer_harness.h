@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "kiln/layer.h"
-#include "kiln/tensor.h"
+#include "kiln/nn/layer.h"
+#include "kiln/core/tensor.h"
 
 namespace kiln::testing {
 

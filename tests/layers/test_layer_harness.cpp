@@ -2,8 +2,8 @@
 #include <doctest/doctest.h>
 
 #include "kiln/layers.h"
-#include "kiln/ops.h"
-#include "kiln/regularizers.h"
+#include "kiln/ops/ops.h"
+#include "kiln/nn/regularizers.h"
 #include "layer_harness.h"
 
 namespace k = kiln;

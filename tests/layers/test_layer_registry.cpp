@@ -3,10 +3,10 @@
 
 #include <nlohmann/json.hpp>
 
-#include "kiln/error.h"
-#include "kiln/input_layer.h"
+#include "kiln/core/error.h"
+#include "kiln/nn/input_layer.h"
 #include "kiln/layers.h"
-#include "kiln/ops.h"
+#include "kiln/ops/ops.h"
 
 namespace k = kiln;
 namespace L = kiln::layers;

@@ -4,10 +4,10 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "kiln/error.h"
+#include "kiln/core/error.h"
 #include "kiln/layers.h"
-#include "kiln/ops.h"
-#include "kiln/regularizers.h"
+#include "kiln/ops/ops.h"
+#include "kiln/nn/regularizers.h"
 
 namespace k = kiln;
 namespace L = kiln::layers;

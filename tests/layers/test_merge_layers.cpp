@@ -4,9 +4,9 @@
 #include <cmath>
 #include <string>
 
-#include "kiln/error.h"
+#include "kiln/core/error.h"
 #include "kiln/layers.h"
-#include "kiln/ops.h"
+#include "kiln/ops/ops.h"
 
 namespace k = kiln;
 namespace L = kiln::layers;

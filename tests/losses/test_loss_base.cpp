@@ -6,13 +6,13 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 
-#include "kiln/error.h"
-#include "kiln/gradient_check.h"
-#include "kiln/gradient_tape.h"
+#include "kiln/core/error.h"
+#include "kiln/autodiff/gradient_check.h"
+#include "kiln/autodiff/gradient_tape.h"
 #include "kiln/losses/losses.h"
-#include "kiln/math_ops.h"
-#include "kiln/random.h"
-#include "kiln/reduce_ops.h"
+#include "kiln/ops/math_ops.h"
+#include "kiln/ops/random.h"
+#include "kiln/ops/reduce_ops.h"
 
 using namespace kiln;
 using doctest::Approx;

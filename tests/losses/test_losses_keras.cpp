@@ -3,9 +3,9 @@
 
 #include <cmath>
 
-#include "kiln/error.h"
+#include "kiln/core/error.h"
 #include "kiln/losses/losses.h"
-#include "kiln/reduce_ops.h"
+#include "kiln/ops/reduce_ops.h"
 
 using namespace kiln;
 using doctest::Approx;

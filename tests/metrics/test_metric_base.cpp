@@ -4,12 +4,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "kiln/error.h"
-#include "kiln/gradient_tape.h"
+#include "kiln/core/error.h"
+#include "kiln/autodiff/gradient_tape.h"
 #include "kiln/losses/losses.h"
-#include "kiln/math_ops.h"
+#include "kiln/ops/math_ops.h"
 #include "kiln/metrics/metrics.h"
-#include "kiln/reduce_ops.h"
+#include "kiln/ops/reduce_ops.h"
 
 using namespace kiln;
 using doctest::Approx;

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "kiln/error.h"
+#include "kiln/core/error.h"
 #include "kiln/metrics/metrics.h"
 
 using namespace kiln;

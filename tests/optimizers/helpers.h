@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "kiln/kiln.h"
-#include "kiln/optimizer.h"
+#include "kiln/training/optimizer.h"
 
 namespace opt_test {
 

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "kiln/kiln.h"
-#include "kiln/layer_registry.h"
+#include "kiln/nn/layer_registry.h"
 #include "kiln/layers/register.h"
 #include "kiln/losses/losses.h"
 #include "kiln/metrics/metrics.h"

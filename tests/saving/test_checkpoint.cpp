@@ -4,7 +4,7 @@
 
 #include <filesystem>
 
-#include "kiln/checkpoint.h"
+#include "kiln/io/checkpoint.h"
 #include "saving_util.h"
 
 using namespace kiln;

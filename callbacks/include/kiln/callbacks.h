@@ -1,6 +1,6 @@
 #pragma once
 // All of Kiln's Keras callbacks (namespace kiln::callbacks). History and
-// ProgbarLogger live in kiln/callback.h because fit() always adds them.
+// ProgbarLogger live in kiln/training/callback.h because fit() always adds them.
 //
 //   namespace cb = kiln::callbacks;
 //   model.fit(x, y, {.epochs = 50, .validation_split = 0.2, .callbacks = {
@@ -15,7 +15,7 @@
 //   2. Override the hooks it needs in callbacks/src/<name>.cpp; read and change the
 //      model through model() (stop_training, optimizer(), get_weights()/set_weights()).
 //   3. Include it here and add a behavioural test in tests/callbacks/.
-#include "kiln/callback.h"
+#include "kiln/training/callback.h"
 #include "kiln/callbacks/csv_logger.h"
 #include "kiln/callbacks/early_stopping.h"
 #include "kiln/callbacks/event_writer.h"

@@ -1,60 +1,58 @@
 #pragma once
-// Kiln: one umbrella header.
+// Kiln: one umbrella header for the framework and the whole built-in catalogue.
 //   #include <kiln/kiln.h>
 //   namespace k = kiln;  namespace L = kiln::layers;
-#include "kiln/activations.h"
-#include "kiln/callback.h"
-#include "kiln/constraints.h"
-#include "kiln/cpu_kernels.h"
-#include "kiln/cuda.h"
-#include "kiln/data.h"
-#include "kiln/dataset.h"
-#include "kiln/error.h"
-#include "kiln/gradient_check.h"
-#include "kiln/gradient_tape.h"
-#include "kiln/initializers.h"
-#include "kiln/input_layer.h"
-#include "kiln/layer.h"
-#include "kiln/layer_registry.h"
-#include "kiln/loss.h"
-#include "kiln/metric.h"
-#include "kiln/model.h"
-#include "kiln/ops.h"
-#include "kiln/optimizer.h"
-#include "kiln/regularizers.h"
-#include "kiln/sequential.h"
-#include "kiln/tensor.h"
-#include "kiln/variable.h"
+//
+// The framework's headers mirror its folders, lowest first: core, backend,
+// autodiff, ops, nn, training, io, data, utils.
+#include "kiln/core/config.h"
+#include "kiln/core/device.h"
+#include "kiln/core/dtype.h"
+#include "kiln/core/error.h"
 
-// The module umbrellas also register their classes by name, so that
-// compile("adam"), Dense(64, "relu") and load_model find them.
-#if __has_include("kiln/layers.h")
-#include "kiln/layers.h"
-#endif
-#if __has_include("kiln/optimizers.h")
-#include "kiln/optimizers.h"
-#endif
-#if __has_include("kiln/losses.h")
-#include "kiln/losses.h"
-#endif
-#if __has_include("kiln/metrics.h")
-#include "kiln/metrics.h"
-#endif
-#if __has_include("kiln/callbacks.h")
-#include "kiln/callbacks.h"
-#endif
-#if __has_include("kiln/datasets/datasets.h")
-#include "kiln/datasets/datasets.h"
-#endif
-#if __has_include("kiln/saving.h")
-#include "kiln/saving.h"
-#endif
-#if __has_include("kiln/checkpoint.h")
-#include "kiln/checkpoint.h"
-#endif
-#if __has_include("kiln/module.h")
-#include "kiln/module.h"
-#endif
-#if __has_include("kiln/utils/plot.h")
+#include "kiln/core/registry.h"
+#include "kiln/core/shape.h"
+#include "kiln/core/tensor.h"
+
+#include "kiln/backend/cpu_kernels.h"
+#include "kiln/backend/cuda.h"
+
+#include "kiln/autodiff/gradient_check.h"
+#include "kiln/autodiff/gradient_tape.h"
+#include "kiln/autodiff/variable.h"
+
+#include "kiln/ops/ops.h"
+
+#include "kiln/nn/activations.h"
+#include "kiln/nn/constraints.h"
+#include "kiln/nn/initializers.h"
+#include "kiln/nn/input_layer.h"
+#include "kiln/nn/layer.h"
+#include "kiln/nn/layer_registry.h"
+#include "kiln/nn/module.h"
+#include "kiln/nn/regularizers.h"
+
+#include "kiln/training/callback.h"
+#include "kiln/training/logs.h"
+#include "kiln/training/loss.h"
+#include "kiln/training/metric.h"
+#include "kiln/training/model.h"
+#include "kiln/training/optimizer.h"
+#include "kiln/training/sequential.h"
+
+#include "kiln/io/checkpoint.h"
+#include "kiln/io/saving.h"
+
+#include "kiln/data/data.h"
+#include "kiln/data/dataset.h"
+
 #include "kiln/utils/plot.h"
-#endif
+
+// The catalogue. Its classes register their names when the library loads, so
+// compile("adam"), Dense(64, "relu") and load_model find them.
+#include "kiln/callbacks.h"
+#include "kiln/datasets/datasets.h"
+#include "kiln/layers.h"
+#include "kiln/losses.h"
+#include "kiln/metrics.h"
+#include "kiln/optimizers.h"

@@ -2,10 +2,10 @@
 #include <string>
 #include <utility>
 
-#include "kiln/array_ops.h"
-#include "kiln/dataset.h"
-#include "kiln/dtype.h"
-#include "kiln/error.h"
+#include "kiln/ops/array_ops.h"
+#include "kiln/data/dataset.h"
+#include "kiln/core/dtype.h"
+#include "kiln/core/error.h"
 
 namespace kiln {
 

@@ -3,7 +3,7 @@
 #include <mutex>
 #include <utility>
 
-#include "kiln/dataset.h"
+#include "kiln/data/dataset.h"
 
 namespace kiln {
 

@@ -2,14 +2,14 @@
 // (map, take, skip, repeat) and the range-for iterator. Each transformation
 // wraps the upstream factory: a pass of the result starts a pass upstream.
 // batch, shuffle, cache and prefetch keep more state and live in their own files.
-#include "kiln/dataset.h"
+#include "kiln/data/dataset.h"
 
 #include <algorithm>
 #include <string>
 #include <utility>
 
-#include "kiln/array_ops.h"
-#include "kiln/error.h"
+#include "kiln/ops/array_ops.h"
+#include "kiln/core/error.h"
 
 namespace kiln {
 

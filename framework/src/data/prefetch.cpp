@@ -8,8 +8,8 @@
 #include <thread>
 #include <utility>
 
-#include "kiln/dataset.h"
-#include "kiln/error.h"
+#include "kiln/data/dataset.h"
+#include "kiln/core/error.h"
 
 namespace kiln {
 

@@ -5,9 +5,9 @@
 #include <string>
 #include <utility>
 
-#include "kiln/dataset.h"
-#include "kiln/error.h"
-#include "kiln/random.h"
+#include "kiln/data/dataset.h"
+#include "kiln/core/error.h"
+#include "kiln/ops/random.h"
 
 namespace kiln {
 

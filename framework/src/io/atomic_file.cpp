@@ -10,7 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "kiln/error.h"
+#include "kiln/core/error.h"
 
 namespace kiln::io {
 

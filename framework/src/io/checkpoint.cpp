@@ -1,7 +1,7 @@
-// Checkpoint / CheckpointManager (kiln/checkpoint.h): one HDF5 file per
+// Checkpoint / CheckpointManager (kiln/io/checkpoint.h): one HDF5 file per
 // checkpoint, written atomically, with deferred restore for variables that do
 // not exist yet.
-#include "kiln/checkpoint.h"
+#include "kiln/io/checkpoint.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -9,7 +9,7 @@
 
 #include "io/atomic_file.h"
 #include "io/saving_impl.h"
-#include "kiln/error.h"
+#include "kiln/core/error.h"
 
 namespace kiln {
 

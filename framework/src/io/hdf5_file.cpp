@@ -10,7 +10,7 @@
 #include <mutex>
 #include <numeric>
 
-#include "kiln/error.h"
+#include "kiln/core/error.h"
 
 namespace kiln::io {
 

@@ -19,8 +19,8 @@
 #include <string>
 #include <vector>
 
-#include "kiln/shape.h"
-#include "kiln/tensor.h"
+#include "kiln/core/shape.h"
+#include "kiln/core/tensor.h"
 
 namespace kiln::io {
 

@@ -7,7 +7,7 @@
 #include "io/saving_impl.h"
 #include "io/zip_reader.h"
 #include "io/zip_writer.h"
-#include "kiln/error.h"
+#include "kiln/core/error.h"
 
 namespace kiln::io {
 

@@ -6,14 +6,14 @@
 #include <set>
 
 #include "io/saving_impl.h"
-#include "kiln/error.h"
-#include "kiln/loss.h"
-#include "kiln/metric.h"
-#include "kiln/optimizer.h"
-#include "kiln/registry.h"
-#include "kiln/sequential.h"
-#include "kiln/tensor.h"
-#include "kiln/array_ops.h"
+#include "kiln/core/error.h"
+#include "kiln/training/loss.h"
+#include "kiln/training/metric.h"
+#include "kiln/training/optimizer.h"
+#include "kiln/core/registry.h"
+#include "kiln/training/sequential.h"
+#include "kiln/core/tensor.h"
+#include "kiln/ops/array_ops.h"
 
 namespace kiln::io {
 

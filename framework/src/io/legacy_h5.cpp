@@ -9,7 +9,7 @@
 
 #include "io/atomic_file.h"
 #include "io/saving_impl.h"
-#include "kiln/error.h"
+#include "kiln/core/error.h"
 
 namespace kiln::io {
 

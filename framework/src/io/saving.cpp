@@ -2,7 +2,7 @@
 // kiln::models::load_model / model_from_json. Formats are routed by file name
 // when writing (as Keras) and by content when reading, so a misnamed file
 // still loads or fails with a message saying what it really is.
-#include "kiln/saving.h"
+#include "kiln/io/saving.h"
 
 #include <cctype>
 #include <filesystem>
@@ -11,7 +11,7 @@
 #include "io/atomic_file.h"
 #include "io/saving_impl.h"
 #include "io/zip_reader.h"
-#include "kiln/error.h"
+#include "kiln/core/error.h"
 
 namespace kiln {
 

@@ -15,9 +15,9 @@
 #include <string>
 
 #include "io/hdf5_file.h"
-#include "kiln/config.h"
-#include "kiln/layer_registry.h"
-#include "kiln/model.h"
+#include "kiln/core/config.h"
+#include "kiln/nn/layer_registry.h"
+#include "kiln/training/model.h"
 
 namespace kiln::io {
 

@@ -12,8 +12,8 @@
 #include <set>
 
 #include "io/saving_impl.h"
-#include "kiln/error.h"
-#include "kiln/registry.h"
+#include "kiln/core/error.h"
+#include "kiln/core/registry.h"
 
 namespace kiln::io {
 

@@ -9,7 +9,7 @@
 #include <fstream>
 #include <limits>
 
-#include "kiln/error.h"
+#include "kiln/core/error.h"
 
 namespace kiln::io {
 

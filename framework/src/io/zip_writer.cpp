@@ -2,7 +2,7 @@
 
 #include <zlib.h>
 
-#include "kiln/error.h"
+#include "kiln/core/error.h"
 
 namespace kiln::io {
 

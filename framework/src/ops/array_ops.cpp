@@ -1,12 +1,12 @@
 // Shape and indexing ops. All of them reduce to a strided copy in the backend.
-#include "kiln/array_ops.h"
+#include "kiln/ops/array_ops.h"
 
 #include <numeric>
 
-#include "kiln/math_ops.h"
-#include "kiln/reduce_ops.h"
+#include "kiln/ops/math_ops.h"
+#include "kiln/ops/reduce_ops.h"
 #include "ops/op_util.h"
-#include "tensor_impl.h"
+#include "core/tensor_impl.h"
 
 namespace kiln {
 

@@ -2,10 +2,10 @@
 // gradient that needs only x, the batch statistics and gamma. Elsewhere, and
 // under an outer tape (higher-order gradients), it is composed from
 // differentiable ops, with the same results.
-#include "kiln/array_ops.h"
-#include "kiln/math_ops.h"
-#include "kiln/nn_ops.h"
-#include "kiln/reduce_ops.h"
+#include "kiln/ops/array_ops.h"
+#include "kiln/ops/math_ops.h"
+#include "kiln/ops/nn_ops.h"
+#include "kiln/ops/reduce_ops.h"
 #include "ops/op_util.h"
 
 namespace kiln {

@@ -1,12 +1,12 @@
 // Element-wise maths and matmul. Each op: check, compute, record its rule.
-#include "kiln/math_ops.h"
+#include "kiln/ops/math_ops.h"
 
 #include <cmath>
 
-#include "kiln/array_ops.h"
-#include "kiln/reduce_ops.h"
+#include "kiln/ops/array_ops.h"
+#include "kiln/ops/reduce_ops.h"
 #include "ops/op_util.h"
-#include "tensor_impl.h"
+#include "core/tensor_impl.h"
 
 namespace kiln {
 

@@ -1,10 +1,10 @@
 // Neural-network ops: softmax, conv2d, pooling, dropout, fused cross-entropy.
-#include "kiln/nn_ops.h"
+#include "kiln/ops/nn_ops.h"
 
-#include "kiln/array_ops.h"
-#include "kiln/math_ops.h"
-#include "kiln/random.h"
-#include "kiln/reduce_ops.h"
+#include "kiln/ops/array_ops.h"
+#include "kiln/ops/math_ops.h"
+#include "kiln/ops/random.h"
+#include "kiln/ops/reduce_ops.h"
 #include "ops/op_util.h"
 
 namespace kiln {

@@ -4,10 +4,10 @@
 #include <string>
 #include <vector>
 
-#include "autodiff.h"
-#include "backend.h"
-#include "kiln/error.h"
-#include "kiln/tensor.h"
+#include "autodiff/autodiff.h"
+#include "backend/backend.h"
+#include "kiln/core/error.h"
+#include "kiln/core/tensor.h"
 
 namespace kiln::ops {
 

@@ -1,13 +1,13 @@
 // Reductions. The backend reduces into the keepdims layout; the op then drops
 // the reduced axes unless keepdims is asked for.
-#include "kiln/reduce_ops.h"
+#include "kiln/ops/reduce_ops.h"
 
 #include <cmath>
 
-#include "kiln/array_ops.h"
-#include "kiln/math_ops.h"
+#include "kiln/ops/array_ops.h"
+#include "kiln/ops/math_ops.h"
 #include "ops/op_util.h"
-#include "tensor_impl.h"
+#include "core/tensor_impl.h"
 
 namespace kiln {
 

@@ -4,8 +4,8 @@
 
 #include <algorithm>
 
-#include "kiln/error.h"
-#include "kiln/registry.h"
+#include "kiln/core/error.h"
+#include "kiln/core/registry.h"
 
 namespace kiln {
 namespace training {

@@ -6,9 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "kiln/loss.h"
-#include "kiln/metric.h"
-#include "kiln/model.h"
+#include "kiln/training/loss.h"
+#include "kiln/training/metric.h"
+#include "kiln/training/model.h"
 
 namespace kiln::training {
 

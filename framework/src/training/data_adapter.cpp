@@ -5,12 +5,12 @@
 #include <cmath>
 #include <set>
 
-#include "kiln/array_ops.h"
-#include "kiln/error.h"
-#include "kiln/math_ops.h"
-#include "kiln/model.h"
-#include "kiln/random.h"
-#include "kiln/reduce_ops.h"
+#include "kiln/ops/array_ops.h"
+#include "kiln/core/error.h"
+#include "kiln/ops/math_ops.h"
+#include "kiln/training/model.h"
+#include "kiln/ops/random.h"
+#include "kiln/ops/reduce_ops.h"
 
 namespace kiln::training {
 

@@ -12,8 +12,8 @@
 #include <utility>
 #include <vector>
 
-#include "kiln/data.h"
-#include "kiln/dataset.h"
+#include "kiln/data/data.h"
+#include "kiln/data/dataset.h"
 
 namespace kiln {
 class Model;

@@ -1,7 +1,7 @@
 // Epochs, evaluation runs and fit()'s validation runs as sequences of batches.
 #include "training/epoch_iterator.h"
 
-#include "kiln/error.h"
+#include "kiln/core/error.h"
 
 namespace kiln::training {
 

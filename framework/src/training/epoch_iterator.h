@@ -10,7 +10,7 @@
 #include <optional>
 #include <string>
 
-#include "kiln/model.h"
+#include "kiln/training/model.h"
 #include "training/data_adapter.h"
 
 namespace kiln::training {

@@ -1,10 +1,10 @@
 // One step of training, evaluation or prediction: the override points that
 // fit / evaluate / predict call once per batch, and the loss and metrics they use.
-#include "kiln/array_ops.h"
-#include "kiln/error.h"
-#include "kiln/gradient_tape.h"
-#include "kiln/math_ops.h"
-#include "kiln/model.h"
+#include "kiln/ops/array_ops.h"
+#include "kiln/core/error.h"
+#include "kiln/autodiff/gradient_tape.h"
+#include "kiln/ops/math_ops.h"
+#include "kiln/training/model.h"
 
 namespace kiln {
 

@@ -4,10 +4,10 @@
 #include <algorithm>
 #include <memory>
 
-#include "kiln/array_ops.h"
-#include "kiln/dataset.h"
-#include "kiln/error.h"
-#include "kiln/model.h"
+#include "kiln/ops/array_ops.h"
+#include "kiln/data/dataset.h"
+#include "kiln/core/error.h"
+#include "kiln/training/model.h"
 #include "training/data_adapter.h"
 #include "training/epoch_iterator.h"
 

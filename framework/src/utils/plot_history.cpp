@@ -10,7 +10,7 @@
 #include <set>
 #include <sstream>
 
-#include "kiln/error.h"
+#include "kiln/core/error.h"
 #include "kiln/utils/plot.h"
 
 namespace kiln::utils {

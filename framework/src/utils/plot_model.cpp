@@ -7,11 +7,11 @@
 #include <set>
 #include <sstream>
 
-#include "kiln/error.h"
-#include "kiln/input_layer.h"
-#include "kiln/model.h"
-#include "kiln/node.h"
-#include "kiln/sequential.h"
+#include "kiln/core/error.h"
+#include "kiln/nn/input_layer.h"
+#include "kiln/training/model.h"
+#include "kiln/nn/node.h"
+#include "kiln/training/sequential.h"
 #include "kiln/utils/plot.h"
 
 namespace kiln::utils {

@@ -7,7 +7,7 @@
 //   L::LeakyReLU, L::ELU, L::PReLU, L::Add, L::Subtract, L::Multiply, L::Average,
 //   L::Maximum, L::Minimum, L::Concatenate, L::Dot, L::Embedding, L::Lambda, L::Input.
 //
-// To add a layer: see "To add a layer" in kiln/layer.h; put the header in
+// To add a layer: see "To add a layer" in kiln/nn/layer.h; put the header in
 // layers/include/kiln/layers/, include it here, and register its from_config in
 // layers/src/register_layers.cpp.
 #include "kiln/layers/activation_layers.h"

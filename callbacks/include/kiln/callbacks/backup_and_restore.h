@@ -18,7 +18,7 @@
 // The model must be built before fit() (an Input layer, or build_for()).
 #include <string>
 
-#include "kiln/callback.h"
+#include "kiln/training/callback.h"
 
 namespace kiln::callbacks {
 

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "kiln/callback.h"
+#include "kiln/training/callback.h"
 
 namespace kiln::callbacks {
 

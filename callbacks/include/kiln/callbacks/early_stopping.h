@@ -20,8 +20,8 @@
 #include <string>
 #include <vector>
 
-#include "kiln/callback.h"
-#include "kiln/tensor.h"
+#include "kiln/training/callback.h"
+#include "kiln/core/tensor.h"
 
 namespace kiln::callbacks {
 

@@ -7,7 +7,7 @@
 //       .on_epoch_end = [&](int epoch, kiln::Logs& logs) { losses.push_back(logs.at("loss")); }});
 #include <functional>
 
-#include "kiln/callback.h"
+#include "kiln/training/callback.h"
 
 namespace kiln::callbacks {
 

@@ -10,7 +10,7 @@
 //   // Keras's old one-argument API works too: LearningRateScheduler([](int epoch) { return 0.01; });
 #include <functional>
 
-#include "kiln/callback.h"
+#include "kiln/training/callback.h"
 
 namespace kiln::callbacks {
 

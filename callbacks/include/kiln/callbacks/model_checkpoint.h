@@ -20,7 +20,7 @@
 #include <string>
 #include <variant>
 
-#include "kiln/callback.h"
+#include "kiln/training/callback.h"
 
 namespace kiln::callbacks {
 

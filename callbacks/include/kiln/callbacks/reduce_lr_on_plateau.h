@@ -14,7 +14,7 @@
 //   kiln::callbacks::ReduceLROnPlateau r({.monitor = "val_loss", .factor = 0.2, .patience = 5, .min_lr = 0.001});
 #include <string>
 
-#include "kiln/callback.h"
+#include "kiln/training/callback.h"
 
 namespace kiln::callbacks {
 

@@ -22,7 +22,7 @@
 #include <memory>
 #include <string>
 
-#include "kiln/callback.h"
+#include "kiln/training/callback.h"
 
 namespace kiln::callbacks {
 

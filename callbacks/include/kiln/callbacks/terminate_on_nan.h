@@ -6,7 +6,7 @@
 //   model.fit(x, y, {.epochs = 5, .callbacks = {kiln::callbacks::TerminateOnNaN()}});
 #include <optional>
 
-#include "kiln/callback.h"
+#include "kiln/training/callback.h"
 
 namespace kiln::callbacks {
 

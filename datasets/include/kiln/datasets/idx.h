@@ -22,7 +22,7 @@
 #include <string>
 
 #include "kiln/datasets/split.h"
-#include "kiln/tensor.h"
+#include "kiln/core/tensor.h"
 
 namespace kiln::datasets {
 

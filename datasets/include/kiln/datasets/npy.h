@@ -15,7 +15,7 @@
 #include <span>
 #include <string>
 
-#include "kiln/tensor.h"
+#include "kiln/core/tensor.h"
 
 namespace kiln::datasets {
 

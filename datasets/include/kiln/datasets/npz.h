@@ -10,7 +10,7 @@
 #include <map>
 #include <string>
 
-#include "kiln/tensor.h"
+#include "kiln/core/tensor.h"
 
 namespace kiln::datasets {
 

@@ -7,7 +7,7 @@
 //   train.x;              // uint8 (8000, 28, 28)
 //   train.y;              // int64 (8000,)
 //   auto [x_test, y_test] = test;
-#include "kiln/tensor.h"
+#include "kiln/core/tensor.h"
 
 namespace kiln::datasets {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "kiln/callback.h"
+#include "kiln/training/callback.h"
 
 namespace kiln {
 class Model;

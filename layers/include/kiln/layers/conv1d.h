@@ -10,8 +10,8 @@
 #include <optional>
 #include <string>
 
-#include "kiln/activations.h"
-#include "kiln/layer.h"
+#include "kiln/nn/activations.h"
+#include "kiln/nn/layer.h"
 
 namespace kiln::layers {
 

@@ -13,8 +13,8 @@
 #include <optional>
 #include <string>
 
-#include "kiln/activations.h"
-#include "kiln/layer.h"
+#include "kiln/nn/activations.h"
+#include "kiln/nn/layer.h"
 #include "kiln/layers/common.h"
 
 namespace kiln::layers {

@@ -7,7 +7,7 @@
 #include <optional>
 #include <string>
 
-#include "kiln/layer.h"
+#include "kiln/nn/layer.h"
 
 namespace kiln::layers {
 

@@ -4,8 +4,8 @@
 //   kiln::Sequential model({L::Input({28, 28, 1}), L::Flatten(), L::Dense(10)});
 //   L::Input in({3});  kiln::Tensor y = L::Dense(2)(in);   // converts to its symbolic tensor
 // The batch axis is None unless batch_size is given: (None, 28, 28, 1).
-#include "kiln/input_layer.h"
-#include "kiln/layer.h"
+#include "kiln/nn/input_layer.h"
+#include "kiln/nn/layer.h"
 
 namespace kiln::layers {
 

@@ -17,8 +17,8 @@
 #include <optional>
 #include <string>
 
-#include "kiln/layer.h"
-#include "kiln/reduce_ops.h"
+#include "kiln/nn/layer.h"
+#include "kiln/ops/reduce_ops.h"
 
 namespace kiln::layers {
 

@@ -13,7 +13,7 @@
 #include <optional>
 #include <string>
 
-#include "kiln/layer.h"
+#include "kiln/nn/layer.h"
 #include "kiln/layers/common.h"
 
 namespace kiln::layers {

@@ -1,6 +1,6 @@
 #pragma once
 // Layer registration: Keras class name -> factory building the layer from its config.
-// The table is the framework's (kiln/layer_registry.h); these are its layers-module
+// The table is the framework's (kiln/nn/layer_registry.h); these are its layers-module
 // entry points, and register_builtins() fills it with every built-in layer.
 //   kiln::LayerPtr l = kiln::layers::from_config(
 //       {{"class_name", "Dense"}, {"config", {{"units", 10}, {"activation", "relu"}}}});
@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
-#include "kiln/config.h"
-#include "kiln/layer.h"
-#include "kiln/layer_registry.h"
+#include "kiln/core/config.h"
+#include "kiln/nn/layer.h"
+#include "kiln/nn/layer_registry.h"
 
 namespace kiln::layers {
 

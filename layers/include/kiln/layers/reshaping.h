@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "kiln/layer.h"
+#include "kiln/nn/layer.h"
 #include "kiln/layers/common.h"
 
 namespace kiln::layers {

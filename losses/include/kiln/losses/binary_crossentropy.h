@@ -10,7 +10,7 @@
 //   kiln::losses::BinaryCrossentropy({.from_logits = true})(
 //       Tensor({0.f, 1.f, 0.f, 0.f}), Tensor({-18.6f, 0.51f, 2.94f, -12.8f}))   // 0.8654
 //   kiln::losses::binary_crossentropy({{0.f, 1.f}, {0.f, 0.f}}, {{0.6f, 0.4f}, {0.4f, 0.6f}})  // [0.916, 0.714]
-#include "kiln/loss.h"
+#include "kiln/training/loss.h"
 
 namespace kiln::losses {
 

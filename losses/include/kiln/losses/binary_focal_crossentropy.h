@@ -10,7 +10,7 @@
 // Shapes: (batch, ..., d) -> (batch, ...). Example (Keras docstring):
 //   kiln::losses::BinaryFocalCrossentropy({.gamma = 2, .from_logits = true})(
 //       Tensor({0.f, 1.f, 0.f, 0.f}), Tensor({-18.6f, 0.51f, 2.94f, -12.8f}))   // 0.691
-#include "kiln/loss.h"
+#include "kiln/training/loss.h"
 
 namespace kiln::losses {
 

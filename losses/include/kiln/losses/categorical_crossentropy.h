@@ -10,7 +10,7 @@
 //   kiln::losses::CategoricalCrossentropy()({{0.f, 1.f, 0.f}, {0.f, 0.f, 1.f}},
 //                                           {{0.05f, 0.95f, 0.f}, {0.1f, 0.8f, 0.1f}})   // 1.177
 //   kiln::losses::CategoricalCrossentropy({.from_logits = true})({{1.f, 0.f}}, {{-1.f, 3.f}})  // 4.01815
-#include "kiln/loss.h"
+#include "kiln/training/loss.h"
 
 namespace kiln::losses {
 

@@ -10,7 +10,7 @@
 //   kiln::losses::CategoricalFocalCrossentropy()({{0.f, 1.f, 0.f}, {0.f, 0.f, 1.f}},
 //                                                {{0.05f, 0.95f, 0.f}, {0.1f, 0.8f, 0.1f}})  // 0.23315276
 // alpha is one scalar here (Keras also accepts a per-class list).
-#include "kiln/loss.h"
+#include "kiln/training/loss.h"
 
 namespace kiln::losses {
 

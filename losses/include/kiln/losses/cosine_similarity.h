@@ -6,7 +6,7 @@
 // In [-1, 1]: -1 means the same direction, 0 orthogonal. A zero vector gives 0.
 // Shapes: (batch, ..., d) -> (batch, ...) for axis=-1. Example (Keras docstring):
 //   kiln::losses::CosineSimilarity({.axis = 1})({{0.f, 1.f}, {1.f, 1.f}}, {{1.f, 0.f}, {1.f, 1.f}})  // -0.5
-#include "kiln/loss.h"
+#include "kiln/training/loss.h"
 
 namespace kiln::losses {
 

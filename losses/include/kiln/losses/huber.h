@@ -7,7 +7,7 @@
 //
 // Shapes: (batch, ..., d) -> (batch, ...). Example (Keras docstring):
 //   kiln::losses::Huber()({{0.f, 1.f}, {0.f, 0.f}}, {{0.6f, 0.4f}, {0.4f, 0.6f}})  // 0.155
-#include "kiln/loss.h"
+#include "kiln/training/loss.h"
 
 namespace kiln::losses {
 

@@ -7,7 +7,7 @@
 // (batch, d0, ..., dN-1); the reduction (default "sum_over_batch_size", the
 // mean) then gives a scalar. Example (Keras docstring):
 //   kiln::losses::KLDivergence()({{0.f, 1.f}, {0.f, 0.f}}, {{0.6f, 0.4f}, {0.4f, 0.6f}})  // 0.458
-#include "kiln/loss.h"
+#include "kiln/training/loss.h"
 
 namespace kiln::losses {
 

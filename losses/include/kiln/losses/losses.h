@@ -17,7 +17,7 @@
 //      losses/src/register_losses.cpp, reading the config keys back.
 //   4. Tests in tests/losses/: the Keras docstring numbers, each reduction,
 //      sample weights, a float64 gradient check and the config round trip.
-#include "kiln/loss.h"
+#include "kiln/training/loss.h"
 #include "kiln/losses/binary_crossentropy.h"
 #include "kiln/losses/binary_focal_crossentropy.h"
 #include "kiln/losses/categorical_crossentropy.h"

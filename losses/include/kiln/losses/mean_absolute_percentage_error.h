@@ -7,7 +7,7 @@
 // (batch, d0, ..., dN-1); the reduction (default "sum_over_batch_size", the
 // mean) then gives a scalar. Example (Keras docstring):
 //   kiln::losses::MeanAbsolutePercentageError()({{2.f, 1.f}, {2.f, 3.f}}, {{1.f, 1.f}, {1.f, 0.f}})  // 50
-#include "kiln/loss.h"
+#include "kiln/training/loss.h"
 
 namespace kiln::losses {
 

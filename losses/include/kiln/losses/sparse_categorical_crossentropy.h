@@ -16,7 +16,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "kiln/loss.h"
+#include "kiln/training/loss.h"
 
 namespace kiln::losses {
 

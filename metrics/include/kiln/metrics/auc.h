@@ -14,7 +14,7 @@
 // result(): a float32 scalar. multi_label / label_weights are not supported.
 #include <vector>
 
-#include "kiln/metric.h"
+#include "kiln/training/metric.h"
 
 namespace kiln::metrics {
 

@@ -9,7 +9,7 @@
 // result(): a float32 scalar for one threshold, else shape (num_thresholds,).
 #include <vector>
 
-#include "kiln/metric.h"
+#include "kiln/training/metric.h"
 
 namespace kiln::metrics {
 

@@ -13,7 +13,7 @@
 //   m.update_state(Tensor({{1, 1, 1}, {1, 0, 0}}, ...), ...)  // [0.5, 0.8, 0.6666667]
 #include <optional>
 
-#include "kiln/metric.h"
+#include "kiln/training/metric.h"
 
 namespace kiln::metrics {
 

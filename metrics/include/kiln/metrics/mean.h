@@ -10,7 +10,7 @@
 //   m(Tensor({8.f, 9.f}));      // (0 + 5 + 8 + 9) / 4 = 5.5
 //   m.update_state(Tensor({1.f, 3.f}), Tensor({1.f, 0.f}));  // weighted
 // result(): a float32 scalar. State: "total", "count".
-#include "kiln/metric.h"
+#include "kiln/training/metric.h"
 
 namespace kiln::metrics {
 

@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "kiln/metric.h"
+#include "kiln/training/metric.h"
 
 namespace kiln::metrics {
 

@@ -8,7 +8,7 @@
 //   auto bce = kiln::metrics::MeanMetricWrapper::from_loss(kiln::losses::get("binary_crossentropy"),
 //                                                          "binary_crossentropy");
 // Accuracy, MeanSquaredError and the other per-sample metrics derive from it.
-#include "kiln/loss.h"
+#include "kiln/training/loss.h"
 #include "kiln/metrics/mean.h"
 
 namespace kiln::metrics {

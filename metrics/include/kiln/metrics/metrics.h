@@ -17,7 +17,7 @@
 //      metrics/src/register_metrics.cpp.
 //   4. Tests in tests/metrics/: the Keras docstring numbers, sample weights,
 //      reset_state and the config round trip.
-#include "kiln/metric.h"
+#include "kiln/training/metric.h"
 #include "kiln/metrics/accuracy.h"
 #include "kiln/metrics/auc.h"
 #include "kiln/metrics/binary_accuracy.h"

@@ -10,7 +10,7 @@
 #include <optional>
 #include <vector>
 
-#include "kiln/metric.h"
+#include "kiln/training/metric.h"
 
 namespace kiln::metrics {
 

@@ -7,7 +7,7 @@
 #include <optional>
 #include <vector>
 
-#include "kiln/metric.h"
+#include "kiln/training/metric.h"
 
 namespace kiln::metrics {
 

@@ -5,7 +5,7 @@
 //   m.update_state(Tensor({1.f, 3.f, 5.f, 7.f}));                           // 16
 //   m.update_state(Tensor({1.f, 3.f, 5.f, 7.f}), Tensor({1.f, 1.f, 0.f, 0.f}));  // + 4
 // result(): a float32 scalar. State: "total".
-#include "kiln/metric.h"
+#include "kiln/training/metric.h"
 
 namespace kiln::metrics {
 

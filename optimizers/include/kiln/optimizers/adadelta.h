@@ -7,7 +7,7 @@
 // Slots per variable: "<var>_accumulated_grad", "<var>_accumulated_delta_var".
 //
 //   kiln::optimizers::Adadelta opt({.learning_rate = 1.0});
-#include "kiln/optimizer.h"
+#include "kiln/training/optimizer.h"
 
 namespace kiln::optimizers {
 

@@ -5,7 +5,7 @@
 // Slots per variable: "<var>_accumulator".
 //
 //   kiln::optimizers::Adagrad opt({.learning_rate = 0.1});
-#include "kiln/optimizer.h"
+#include "kiln/training/optimizer.h"
 
 namespace kiln::optimizers {
 

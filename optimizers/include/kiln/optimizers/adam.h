@@ -9,7 +9,7 @@
 // Slots per variable, in order: "<var>_momentum", "<var>_velocity" (+ "<var>_velocity_hat").
 //
 //   kiln::optimizers::Adam opt({.learning_rate = 1e-3, .amsgrad = true});
-#include "kiln/optimizer.h"
+#include "kiln/training/optimizer.h"
 
 namespace kiln::optimizers {
 

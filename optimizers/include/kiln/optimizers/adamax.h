@@ -7,7 +7,7 @@
 // Slots per variable: "<var>_momentum", "<var>_norm".
 //
 //   kiln::optimizers::Adamax opt({.learning_rate = 2e-3});
-#include "kiln/optimizer.h"
+#include "kiln/training/optimizer.h"
 
 namespace kiln::optimizers {
 

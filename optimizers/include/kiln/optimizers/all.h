@@ -19,3 +19,9 @@
 #include "kiln/optimizers/rmsprop.h"
 #include "kiln/optimizers/schedules.h"
 #include "kiln/optimizers/sgd.h"
+
+namespace kiln::optimizers::detail {
+// Registers the built-ins in every program that includes this header (a static
+// library would otherwise drop an unreferenced registration object).
+inline const bool builtins_registered = (register_builtins(), true);
+}  // namespace kiln::optimizers::detail

@@ -10,7 +10,7 @@
 // Slots per variable: "<var>_accumulator", "<var>_linear".
 //
 //   kiln::optimizers::Ftrl opt({.learning_rate = 0.1, .l1_regularization_strength = 0.01});
-#include "kiln/optimizer.h"
+#include "kiln/training/optimizer.h"
 
 namespace kiln::optimizers {
 

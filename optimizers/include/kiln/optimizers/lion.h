@@ -5,7 +5,7 @@
 // Slots per variable: "<var>_momentum". beta_1 must be in (0, 1].
 //
 //   kiln::optimizers::Lion opt({.learning_rate = 1e-4});
-#include "kiln/optimizer.h"
+#include "kiln/training/optimizer.h"
 
 namespace kiln::optimizers {
 

@@ -10,7 +10,7 @@
 // "u_product" (dtype of the first variable) after all of them, as Keras tracks it.
 //
 //   kiln::optimizers::Nadam opt({.learning_rate = 2e-3});
-#include "kiln/optimizer.h"
+#include "kiln/training/optimizer.h"
 
 namespace kiln::optimizers {
 

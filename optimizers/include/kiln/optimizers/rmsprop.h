@@ -9,7 +9,7 @@
 // Keras docstring: RMSprop(lr=0.1) on w = 10 with g = w gives w = 9.683772.
 //
 //   kiln::optimizers::RMSprop opt({.learning_rate = 0.01, .centered = true});
-#include "kiln/optimizer.h"
+#include "kiln/training/optimizer.h"
 
 namespace kiln::optimizers {
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "kiln/optimizer.h"
+#include "kiln/training/optimizer.h"
 
 namespace kiln::optimizers::schedules {
 

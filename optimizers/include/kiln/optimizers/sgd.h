@@ -7,7 +7,7 @@
 //
 //   kiln::optimizers::SGD opt({.learning_rate = 0.1, .momentum = 0.9, .nesterov = true});
 //   opt.apply(grads, vars);
-#include "kiln/optimizer.h"
+#include "kiln/training/optimizer.h"
 
 namespace kiln::optimizers {
 

@@ -1,0 +1,117 @@
+#pragma once
+// GradientTape: records differentiable ops while it is in scope, in the
+// TensorFlow 2 sense. Trainable variables read inside it are watched
+// automatically; tensors are watched with watch().
+//
+//   kiln::Variable x(kiln::Tensor(3.0f));
+//   kiln::GradientTape tape;
+//   kiln::Tensor y = x * x;
+//   auto dy_dx = tape.gradient(y, x);   // 6.0
+//
+// Gradient rules are written with differentiable ops, so nested tapes give
+// higher-order gradients. Recording costs nothing when no tape is active.
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kiln/core/tensor.h"
+#include "kiln/autodiff/variable.h"
+
+namespace kiln {
+
+enum class UnconnectedGradients { None, Zero };
+
+/// A gradient source: a tensor or a variable.
+class Source {
+ public:
+  Source(const Tensor& t) : tensor_(t) {}
+  Source(const Variable& v) : tensor_(v.read_value_untracked()), variable_(v) {}
+  const Tensor& tensor() const { return tensor_; }
+  const std::optional<Variable>& variable() const { return variable_; }
+
+ private:
+  Tensor tensor_;
+  std::optional<Variable> variable_;
+};
+
+struct GradientTapeOptions {
+  bool persistent = false;
+  bool watch_accessed_variables = true;
+};
+
+struct TapeState;
+
+class GradientTape {
+ public:
+  explicit GradientTape(GradientTapeOptions options = {});
+  ~GradientTape();
+  GradientTape(const GradientTape&) = delete;
+  GradientTape& operator=(const GradientTape&) = delete;
+
+  void watch(const Tensor& t);
+  void watch(const Variable& v);
+  void watch(const std::vector<Variable>& vs);
+  /// Variables watched so far, in the order they were first watched.
+  std::vector<Variable> watched_variables() const;
+
+  /// d target / d source. A non-scalar target differentiates its sum. An
+  /// unconnected source gives nullopt, or zeros with UnconnectedGradients::Zero.
+  std::optional<Tensor> gradient(const Tensor& target, const Source& source,
+                                 UnconnectedGradients unconnected = UnconnectedGradients::None);
+  std::vector<std::optional<Tensor>> gradient(const Tensor& target, const std::vector<Source>& sources,
+                                              UnconnectedGradients unconnected = UnconnectedGradients::None);
+  std::vector<std::optional<Tensor>> gradient(const Tensor& target, const std::vector<Variable>& sources,
+                                              UnconnectedGradients unconnected = UnconnectedGradients::None);
+  std::map<std::string, std::optional<Tensor>> gradient(
+      const Tensor& target, const std::map<std::string, Source>& sources,
+      UnconnectedGradients unconnected = UnconnectedGradients::None);
+  /// Gradient with an explicit upstream gradient for the target.
+  std::vector<std::optional<Tensor>> gradient(const Tensor& target, const std::vector<Source>& sources,
+                                              const Tensor& output_gradient,
+                                              UnconnectedGradients unconnected = UnconnectedGradients::None);
+
+  /// Pauses recording until the returned guard is destroyed.
+  class StopRecording {
+   public:
+    explicit StopRecording(TapeState* s);
+    ~StopRecording();
+    StopRecording(const StopRecording&) = delete;
+
+   private:
+    TapeState* state_;
+  };
+  [[nodiscard]] StopRecording stop_recording();
+  /// Forgets everything recorded so far.
+  void reset();
+  bool persistent() const;
+
+ private:
+  std::unique_ptr<TapeState> state_;
+};
+
+/// The backward function of a custom gradient: upstream gradient -> one gradient per input.
+using CustomBackward = std::function<std::vector<Tensor>(const Tensor& upstream)>;
+struct CustomGradientResult {
+  Tensor value;
+  CustomBackward grad;
+};
+
+/// tf.custom_gradient: `f` computes the value and returns the backward function.
+/// The ops inside `f` are not recorded; only the returned rule is.
+///   auto log1pexp = kiln::custom_gradient([](const std::vector<Tensor>& in) {
+///     Tensor e = kiln::exp(in[0]);
+///     return CustomGradientResult{kiln::log(1.0 + e),
+///         [e](const Tensor& dy) { return std::vector<Tensor>{dy * (1.0 - 1.0 / (1.0 + e))}; }};
+///   });
+std::function<Tensor(const std::vector<Tensor>&)> custom_gradient(
+    std::function<CustomGradientResult(const std::vector<Tensor>&)> f);
+/// Single-input convenience form.
+std::function<Tensor(const Tensor&)> custom_gradient(std::function<CustomGradientResult(const Tensor&)> f);
+
+/// Whether any tape is recording on this thread.
+bool is_recording();
+
+}  // namespace kiln

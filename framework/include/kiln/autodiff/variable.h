@@ -1,0 +1,69 @@
+#pragma once
+// Variable: a named, mutable tensor with a `trainable` flag. Reading it inside
+// a GradientTape watches it (if trainable). Copies of a Variable handle alias
+// the same variable; constructing one from a tensor copies the tensor.
+//
+//   kiln::Variable w(kiln::ones({3, 2}), {.name = "w"});
+//   w.assign_sub(0.1 * grad);
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "kiln/core/tensor.h"
+
+namespace kiln {
+
+struct VariableOptions {
+  std::string name = "Variable";
+  bool trainable = true;
+  /// Applied by optimizers after each update (Keras's `constraint`).
+  std::function<Tensor(const Tensor&)> constraint = nullptr;
+};
+
+struct VariableImpl;
+
+class Variable {
+ public:
+  Variable() = default;
+  explicit Variable(const Tensor& initial_value, VariableOptions options = {});
+
+  bool defined() const { return impl_ != nullptr; }
+  const std::string& name() const;
+  /// Keras's variable path, e.g. "dense/kernel" (defaults to the name).
+  const std::string& path() const;
+  void set_path(const std::string& path);
+  bool trainable() const;
+  void set_trainable(bool trainable);
+  const std::function<Tensor(const Tensor&)>& constraint() const;
+  Shape shape() const;
+  DType dtype() const;
+  Device device() const;
+  uint64_t id() const;
+
+  /// The current value; inside an active tape this watches a trainable variable.
+  /// The result is a snapshot, as in TF: a later assign does not change it (the
+  /// variable moves to fresh storage when a snapshot still shares its buffer).
+  Tensor value() const;
+  operator Tensor() const { return value(); }
+  /// The current value without telling any tape: a live view that follows later assigns.
+  Tensor read_value_untracked() const;
+  /// For fused optimizer updates that write the buffer in place: the live view,
+  /// after moving the variable to its own storage if any snapshot shares it.
+  Tensor value_for_update();
+
+  /// Updates. The shape must match; errors name the variable and both shapes. They
+  /// write in place unless a snapshot (value()) still shares the buffer.
+  void assign(const Tensor& v);
+  void assign_add(const Tensor& v);
+  void assign_sub(const Tensor& v);
+  /// Moves storage to another device in place (model.to(device)).
+  void move_to(Device device);
+
+  bool same_as(const Variable& o) const { return impl_ == o.impl_; }
+  const std::shared_ptr<VariableImpl>& impl() const { return impl_; }
+
+ private:
+  std::shared_ptr<VariableImpl> impl_;
+};
+
+}  // namespace kiln

@@ -1,0 +1,144 @@
+#pragma once
+// Training checkpoints: the tf.train.Checkpoint / CheckpointManager analogue.
+// A Checkpoint names the objects whose state it saves (models or layers,
+// optimizers, single variables); save() writes them all to one HDF5 file
+// (atomically) and restore() puts the values back.
+//
+//   kiln::Checkpoint ckpt({{"model", model}, {"optimizer", model.optimizer()}});
+//   kiln::CheckpointManager manager(ckpt, "ckpts/", {.max_to_keep = 3});
+//   manager.save();                                   // ckpts/ckpt-1.h5, ckpt-2.h5, ...
+//   ckpt.restore(manager.latest_checkpoint());        // "" (no checkpoint yet) is a no-op
+//
+// File: "<prefix>-<n>.h5"; inside, /save_counter and one group per object
+// name. A model or layer uses Keras 3's weights layout under its group
+// (vars/<i>, layers/<snake>/vars/<i>); an optimizer stores vars/<i> in
+// optimizer.variables() order; a variable is one dataset.
+//
+// Deferred restore (as TensorFlow's): restore() may run before the variables
+// exist (a model not built yet, an optimizer before its first step). Those
+// values are kept and assigned as soon as the variables exist:
+//   * an unbuilt optimizer is built by restore() itself from the model in the
+//     same checkpoint (model.trainable_variables()), so its slots restore at once;
+//   * an unbuilt layer receives its values at the next run_restore_ops() on the
+//     returned status, or at the next save/write/restore of the Checkpoint, or
+//     from Checkpoint::restore_callback() at the start of fit() (the model must
+//     be built by then, e.g. with an Input layer or build_for()).
+// Shapes and counts are checked; mismatches throw ValueError naming the file,
+// the object and the variable.
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kiln/training/callback.h"
+#include "kiln/nn/layer.h"
+#include "kiln/training/model.h"
+#include "kiln/training/optimizer.h"
+#include "kiln/autodiff/variable.h"
+
+namespace kiln {
+
+/// One object a Checkpoint tracks: a layer or model (by reference or shared
+/// pointer; the checkpoint does not own a referenced object), an optimizer,
+/// or a variable.
+class CheckpointItem {
+ public:
+  CheckpointItem(Layer& layer) : layer_(&layer), keep_(layer.weak_from_this().lock()) {}
+  CheckpointItem(std::shared_ptr<Layer> layer) : layer_(layer.get()), keep_(std::move(layer)) {}
+  template <class L>
+    requires std::is_base_of_v<Layer, L>
+  CheckpointItem(std::shared_ptr<L> layer) : CheckpointItem(std::shared_ptr<Layer>(std::move(layer))) {}
+  template <class T>
+  CheckpointItem(const LayerHandle<T>& h) : CheckpointItem(std::shared_ptr<Layer>(h.ptr())) {}
+  CheckpointItem(OptimizerPtr optimizer) : optimizer_(std::move(optimizer)) {}
+  CheckpointItem(Variable variable) : variable_(std::move(variable)) {}
+
+  Layer* layer() const { return layer_; }
+  const OptimizerPtr& optimizer() const { return optimizer_; }
+  const Variable& variable() const { return variable_; }
+
+ private:
+  Layer* layer_ = nullptr;
+  std::shared_ptr<Layer> keep_;
+  OptimizerPtr optimizer_;
+  Variable variable_;
+};
+
+namespace detail {
+struct CheckpointState;
+}
+
+/// What restore() did; values for variables that did not exist yet are pending.
+class CheckpointStatus {
+ public:
+  CheckpointStatus() = default;
+  explicit CheckpointStatus(std::shared_ptr<detail::CheckpointState> s) : state_(std::move(s)) {}
+  /// Values waiting for variables that do not exist yet.
+  std::size_t pending() const;
+  /// Assigns pending values to variables created since restore(); returns how many remain.
+  std::size_t run_restore_ops() const;
+  /// Throws ValueError listing what is still pending (TF's assert_consumed).
+  void assert_consumed() const;
+
+ private:
+  std::shared_ptr<detail::CheckpointState> state_;
+};
+
+class Checkpoint {
+ public:
+  /// {{"model", model}, {"optimizer", model.optimizer()}, {"step", step_variable}}.
+  explicit Checkpoint(std::map<std::string, CheckpointItem> objects);
+
+  /// Writes "<file_prefix>-<n>.h5" with n = ++save_counter and returns that path.
+  std::string save(const std::string& file_prefix);
+  /// Writes exactly `path` (the counter is stored but not incremented).
+  std::string write(const std::string& path);
+  /// Restores from a file written by save()/write(). An empty path (no
+  /// checkpoint yet) restores nothing. Also restores save_counter.
+  CheckpointStatus restore(const std::string& path);
+  int64_t save_counter() const;
+  /// A callback that applies pending (deferred) values when fit() starts.
+  CallbackPtr restore_callback() const;
+
+ private:
+  std::shared_ptr<detail::CheckpointState> state_;
+};
+
+struct CheckpointManagerOptions {
+  /// Keep at most this many checkpoints (older ones are deleted); nullopt keeps all.
+  std::optional<int> max_to_keep = 5;
+  std::string checkpoint_name = "ckpt";
+};
+
+/// Numbered checkpoints in one folder, with a "checkpoint" index file
+/// (JSON: latest and all paths) written atomically after every save.
+class CheckpointManager {
+ public:
+  CheckpointManager(Checkpoint checkpoint, std::string directory, CheckpointManagerOptions options = {});
+  /// Saves "<directory>/<checkpoint_name>-<n>.h5" and returns its path; n is
+  /// `checkpoint_number` if given, else the checkpoint's save counter + 1.
+  std::string save(std::optional<int64_t> checkpoint_number = std::nullopt);
+  /// The newest checkpoint's path, or "" if there is none.
+  std::string latest_checkpoint() const;
+  /// Kept checkpoints, oldest first.
+  const std::vector<std::string>& checkpoints() const { return checkpoints_; }
+  /// Restores the latest checkpoint if there is one; returns its path or "".
+  std::string restore_or_initialize();
+  const std::string& directory() const { return directory_; }
+
+ private:
+  void write_index() const;
+  Checkpoint checkpoint_;
+  std::string directory_;
+  CheckpointManagerOptions options_;
+  std::vector<std::string> checkpoints_;
+};
+
+namespace checkpoint {
+/// The latest checkpoint recorded in `directory`'s index file, or "".
+std::string latest_checkpoint(const std::string& directory);
+}  // namespace checkpoint
+
+}  // namespace kiln

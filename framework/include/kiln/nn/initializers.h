@@ -1,0 +1,85 @@
+#pragma once
+// Weight initializers with Keras's names and defaults. Look one up by name
+// ("glorot_uniform", "he_normal", "zeros", ...) or construct it.
+// To add one: derive from Initializer, implement operator() and get_config,
+// and register it in framework/src/nn/initializers.cpp.
+//
+//   auto init = kiln::initializers::get("he_normal");     // or HeNormal(/*seed=*/42)
+//   Tensor w = (*init)({3, 3, 1, 32}, kiln::float32);     // fan_in = 9: stddev sqrt(2/9)
+//   Config c = kiln::initializers::serialize(*init);      // {"module": "keras.initializers", ...}
+//
+// Seeds: a seeded initializer returns the same values on every call; an
+// unseeded one draws from the global generator (kiln::random::set_seed), so
+// repeated calls differ but whole runs are reproducible.
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "kiln/core/config.h"
+#include "kiln/core/tensor.h"
+
+namespace kiln::initializers {
+
+class Initializer {
+ public:
+  virtual ~Initializer() = default;
+  virtual Tensor operator()(const Shape& shape, DType dtype) const = 0;
+  /// Keras class name, e.g. "GlorotUniform".
+  virtual std::string class_name() const = 0;
+  virtual Config get_config() const;
+};
+using InitializerPtr = std::shared_ptr<Initializer>;
+
+/// Resolves "glorot_uniform" / "GlorotUniform" / a {"class_name", "config"} object.
+/// Throws NotFoundError listing close matches for an unknown name.
+InitializerPtr get(const std::string& name);
+InitializerPtr from_config(const Config& c);
+/// {"module", "class_name", "config", "registered_name"} form used in Keras 3 configs.
+Config serialize(const Initializer& i);
+
+InitializerPtr Zeros();
+InitializerPtr Ones();
+InitializerPtr Constant(double value);
+InitializerPtr RandomNormal(double mean = 0.0, double stddev = 0.05, std::optional<uint64_t> seed = std::nullopt);
+InitializerPtr RandomUniform(double minval = -0.05, double maxval = 0.05, std::optional<uint64_t> seed = std::nullopt);
+InitializerPtr TruncatedNormal(double mean = 0.0, double stddev = 0.05, std::optional<uint64_t> seed = std::nullopt);
+/// stddev = sqrt(scale / n) (normal; truncated at 2 sd and divided by 0.87962566103423978 to
+/// compensate) or limit = sqrt(3 * scale / n) (uniform), n = fan_in, fan_out or their mean.
+/// mode: "fan_in" | "fan_out" | "fan_avg"; distribution: "truncated_normal" | "untruncated_normal" | "uniform".
+/// glorot_* = (1, fan_avg), he_* = (2, fan_in), lecun_* = (1, fan_in); *_uniform use "uniform".
+InitializerPtr VarianceScaling(double scale = 1.0, std::string mode = "fan_in",
+                               std::string distribution = "truncated_normal", std::optional<uint64_t> seed = std::nullopt);
+InitializerPtr GlorotUniform(std::optional<uint64_t> seed = std::nullopt);
+InitializerPtr GlorotNormal(std::optional<uint64_t> seed = std::nullopt);
+InitializerPtr HeUniform(std::optional<uint64_t> seed = std::nullopt);
+InitializerPtr HeNormal(std::optional<uint64_t> seed = std::nullopt);
+InitializerPtr LecunUniform(std::optional<uint64_t> seed = std::nullopt);
+InitializerPtr LecunNormal(std::optional<uint64_t> seed = std::nullopt);
+/// gain * Q from the QR decomposition of a normal (max(r, c), min(r, c)) matrix, with
+/// r = prod(shape[:-1]) and c = shape[-1]: orthonormal columns (or rows when r < c).
+/// Rank >= 2. Config {"gain", "seed"}; "OrthogonalInitializer" is accepted as a class name.
+InitializerPtr Orthogonal(double gain = 1.0, std::optional<uint64_t> seed = std::nullopt);
+/// gain * eye(shape[0], shape[1]); 2D shapes only.
+InitializerPtr Identity(double gain = 1.0);
+
+/// Keras fan computation: dense (in, out); conv (k..., in, out) -> receptive field × channels.
+std::pair<double, double> compute_fans(const Shape& shape);
+
+}  // namespace kiln::initializers
+
+namespace kiln {
+/// An initializer given by name or object: {.initializer = "zeros"} or an InitializerPtr.
+class InitializerArg {
+ public:
+  InitializerArg() = default;
+  InitializerArg(const char* name) : name_(name) {}
+  InitializerArg(std::string name) : name_(std::move(name)) {}
+  InitializerArg(initializers::InitializerPtr p) : ptr_(std::move(p)) {}
+  bool empty() const { return !ptr_ && name_.empty(); }
+  initializers::InitializerPtr resolve() const { return ptr_ ? ptr_ : initializers::get(name_); }
+
+ private:
+  std::string name_;
+  initializers::InitializerPtr ptr_;
+};
+}  // namespace kiln

@@ -1,0 +1,215 @@
+#pragma once
+// Layer: config in the constructor, weights in build() registered by name,
+// maths in call(). The non-virtual operator() checks the input spec, builds
+// once from the first input's shape, then calls call().
+//
+// To add a layer:
+//   1. Derive `FooImpl` from kiln::Layer: store config in the constructor,
+//      create weights in build() with add_weight("kernel", ...), compute in call().
+//   2. Override class_name() and get_config() (and compute_output_shape() if cheap).
+//   3. Add the handle `class Foo : public LayerHandle<FooImpl>` with Keras's constructor signature.
+//   4. Register it in layers/src/register_layers.cpp so configs and files can name it.
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kiln/core/config.h"
+#include "kiln/nn/constraints.h"
+#include "kiln/nn/initializers.h"
+#include "kiln/nn/regularizers.h"
+#include "kiln/core/tensor.h"
+#include "kiln/autodiff/variable.h"
+
+namespace kiln {
+
+class Node;
+
+/// Options of add_weight().
+struct WeightOptions {
+  InitializerArg initializer = "glorot_uniform";
+  regularizers::RegularizerPtr regularizer = nullptr;
+  constraints::ConstraintPtr constraint = nullptr;
+  bool trainable = true;
+  std::optional<DType> dtype;  // defaults to the layer's dtype
+};
+
+/// What inputs a layer accepts; checked before build() and call().
+struct InputSpec {
+  std::optional<int64_t> ndim;
+  std::optional<int64_t> min_ndim;
+  std::optional<int64_t> max_ndim;
+  std::map<int64_t, int64_t> axes;  // axis (may be negative) -> required size
+};
+
+/// Options every layer takes (Keras's base-layer kwargs).
+struct LayerOptions {
+  std::string name;
+  bool trainable = true;
+  DType dtype = DType::float32;
+};
+
+class Layer : public std::enable_shared_from_this<Layer> {
+ public:
+  explicit Layer(LayerOptions options = {});
+  virtual ~Layer();
+  Layer(const Layer&) = delete;
+  Layer& operator=(const Layer&) = delete;
+
+  /// Calls the layer: concrete tensors compute; symbolic tensors record a graph node.
+  Tensor operator()(const Tensor& x, bool training = false);
+  /// Multi-input form (merge layers, multi-input models).
+  std::vector<Tensor> operator()(const std::vector<Tensor>& xs, bool training = false);
+
+  /// Keras-style unique name; auto names come from the class name (dense, dense_1).
+  const std::string& name() const;
+  /// Keras class name (defaults to the demangled C++ class name without "Impl").
+  virtual std::string class_name() const;
+  bool built() const { return built_; }
+  bool trainable() const { return trainable_; }
+  virtual void set_trainable(bool t);
+  DType dtype() const { return dtype_; }
+
+  /// Weights in Keras order: own trainable, then sublayers'; see weights().
+  std::vector<Variable> trainable_variables() const;
+  std::vector<Variable> non_trainable_variables() const;
+  /// trainable then non-trainable, as Keras's layer.weights for saving.
+  std::vector<Variable> weights() const;
+  std::vector<Variable> trainable_weights() const { return trainable_variables(); }
+  std::vector<Variable> non_trainable_weights() const { return non_trainable_variables(); }
+  /// Own variables in creation order (not sublayers').
+  const std::vector<Variable>& own_variables() const { return variables_; }
+  int64_t count_params() const;
+  /// Regularization penalties of this layer and its sublayers (weights'
+  /// regularizers now, plus activity penalties from the last call).
+  std::vector<Tensor> losses() const;
+  /// Adds a penalty from inside call() (Keras's add_loss); cleared at each top-level call.
+  void add_loss(const Tensor& loss);
+  /// Tracked sublayers, in tracking order.
+  const std::vector<std::shared_ptr<Layer>>& sublayers() const { return sublayers_; }
+
+  std::vector<Tensor> get_weights() const;
+  void set_weights(const std::vector<Tensor>& ws);
+
+  /// Layer config as JSON (Keras's get_config(): name, trainable, dtype, ...).
+  virtual Config get_config() const;
+  /// Output shape for an input shape (None batch allowed). The default runs
+  /// call() on zeros with None replaced by 1.
+  virtual Shape compute_output_shape(const Shape& input_shape);
+  virtual std::vector<Shape> compute_output_shape(const std::vector<Shape>& input_shapes);
+
+  /// Builds weights for an input shape (idempotent); public so models can build eagerly.
+  void build_for(const Shape& input_shape);
+  void build_for(const std::vector<Shape>& input_shapes);
+
+  // ---- functional-graph access ----
+  /// Symbolic output of the layer's first call (throws if never called symbolically).
+  Tensor output() const;
+  Tensor input() const;
+  /// Graph nodes where this layer was called symbolically (weak: the graph owns them).
+  std::vector<std::shared_ptr<Node>> inbound_nodes() const;
+  void add_inbound_node(const std::shared_ptr<Node>& n) { inbound_nodes_.push_back(n); }
+  /// Multiple-input layers return true (merge layers, multi-input models).
+  virtual bool takes_list() const { return false; }
+  const std::optional<Shape>& build_input_shape() const { return build_shape_; }
+  const std::optional<std::vector<Shape>>& build_input_shapes() const { return build_shapes_; }
+  /// Batch input shape given in the config (Keras's batch_input_shape on the first layer).
+  std::optional<Shape> declared_input_shape;
+
+  /// Moves own and sublayers' variables to a device.
+  virtual void to(Device device);
+  /// Where this layer's weights live (weights created later go there too).
+  Device device() const { return device_; }
+
+ protected:
+  virtual void build(const Shape& input_shape);
+  virtual void build(const std::vector<Shape>& input_shapes);
+  virtual Tensor call(const Tensor& x, bool training);
+  virtual std::vector<Tensor> call(const std::vector<Tensor>& xs, bool training);
+
+  /// Creates and registers a weight named `name` (path "<layer>/<name>").
+  Variable add_weight(const std::string& name, const Shape& shape, WeightOptions options = {});
+  /// Registers a sublayer so its variables and losses are collected.
+  template <class T>
+  std::shared_ptr<T> track(std::shared_ptr<T> layer) {
+    track_layer(layer);
+    return layer;
+  }
+  void track_layer(std::shared_ptr<Layer> layer);
+  void set_input_spec(std::vector<InputSpec> spec) { input_spec_ = std::move(spec); }
+  void set_name(const std::string& n) { name_ = n; }
+  /// Common config entries (name, trainable, dtype) to start get_config() from.
+  Config base_config() const;
+  /// Activity-regularizer hook: penalties added here show up in losses().
+  regularizers::RegularizerPtr activity_regularizer;
+
+  friend class Model;
+  friend class Sequential;
+
+ private:
+  void check_input_spec(const std::vector<Tensor>& xs) const;
+  void collect_losses(std::vector<Tensor>& out, std::vector<const Layer*>& seen) const;
+  std::vector<Tensor> call_symbolic(const std::vector<Tensor>& xs, bool list_call, bool training);
+  void maybe_build(const std::vector<Tensor>& xs, bool list_call);
+
+  std::string name_;
+  bool trainable_ = true;
+  DType dtype_ = DType::float32;
+  bool built_ = false;
+  bool in_build_ = false;
+  std::vector<Variable> variables_;
+  std::vector<regularizers::RegularizerPtr> var_regularizers_;
+  std::vector<std::shared_ptr<Layer>> sublayers_;
+  std::vector<InputSpec> input_spec_;
+  std::vector<Tensor> call_losses_;
+  std::optional<Shape> build_shape_;
+  std::optional<std::vector<Shape>> build_shapes_;
+  std::vector<std::weak_ptr<Node>> inbound_nodes_;
+  mutable std::string lazy_name_;
+  std::vector<bool> var_trainable_;
+  Device device_ = Device::cpu();
+};
+
+using LayerPtr = std::shared_ptr<Layer>;
+
+/// A shared handle to a layer: copies refer to the same layer (and weights).
+///   kiln::layers::Dense d(64);  auto y = d(x);  d->kernel();
+template <class T>
+class LayerHandle {
+ public:
+  LayerHandle() = default;
+  explicit LayerHandle(std::shared_ptr<T> p) : ptr_(std::move(p)) {}
+  T* operator->() const { return ptr_.get(); }
+  T& operator*() const { return *ptr_; }
+  T* get() const { return ptr_.get(); }
+  const std::shared_ptr<T>& ptr() const { return ptr_; }
+  operator std::shared_ptr<Layer>() const { return ptr_; }
+  template <class U>
+  operator std::shared_ptr<U>() const { return ptr_; }
+  Tensor operator()(const Tensor& x, bool training = false) const { return (*ptr_)(x, training); }
+  /// Merge layers and multi-input models take a list.
+  Tensor operator()(const std::vector<Tensor>& xs, bool training = false) const {
+    auto out = (*ptr_)(xs, training);
+    return out.at(0);
+  }
+  std::vector<Tensor> call_multi(const std::vector<Tensor>& xs, bool training = false) const {
+    return (*ptr_)(xs, training);
+  }
+
+ private:
+  std::shared_ptr<T> ptr_;
+};
+
+/// make_layer<MyLayer>(args...): a custom layer owned by a handle.
+template <class T, class... A>
+LayerHandle<T> make_layer(A&&... args) {
+  return LayerHandle<T>(std::make_shared<T>(std::forward<A>(args)...));
+}
+
+/// Resets the automatic layer-name counters (Keras's clear_session()).
+void clear_session();
+/// "dense", "dense_1", ...: a process-unique name from a base.
+std::string unique_name(const std::string& base);
+
+}  // namespace kiln

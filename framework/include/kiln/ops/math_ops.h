@@ -1,0 +1,92 @@
+#pragma once
+// Element-wise maths with NumPy broadcasting, comparisons and matmul.
+// Every op checks its inputs (full shapes in the message), computes through
+// the backend of its inputs' device and records its gradient on active tapes.
+// Python numbers mixed with tensors take the tensor's dtype (TF weak typing):
+//   Tensor y = 2.0 * x + 1.0;   // same dtype as x
+#include "kiln/core/tensor.h"
+
+namespace kiln {
+
+Tensor add(const Tensor& a, const Tensor& b);
+Tensor subtract(const Tensor& a, const Tensor& b);
+Tensor multiply(const Tensor& a, const Tensor& b);
+/// True division, as keras.ops.divide: integer (and bool) operands give float32.
+Tensor divide(const Tensor& a, const Tensor& b);
+/// floor(a / b), as keras.ops.floor_divide and Python's //: integers stay integers
+/// (dividing an integer by zero throws ValueError). It has no gradient.
+Tensor floor_divide(const Tensor& a, const Tensor& b);
+/// a ** b, element-wise.
+Tensor pow(const Tensor& a, const Tensor& b);
+Tensor pow(const Tensor& a, double exponent);
+Tensor maximum(const Tensor& a, const Tensor& b);
+Tensor minimum(const Tensor& a, const Tensor& b);
+/// min(max(x, lo), hi); the gradient passes where lo <= x <= hi.
+Tensor clip(const Tensor& x, double lo, double hi);
+
+Tensor neg(const Tensor& x);
+Tensor abs(const Tensor& x);
+Tensor sign(const Tensor& x);
+Tensor exp(const Tensor& x);
+Tensor log(const Tensor& x);
+Tensor log1p(const Tensor& x);
+Tensor expm1(const Tensor& x);
+Tensor sqrt(const Tensor& x);
+Tensor rsqrt(const Tensor& x);
+Tensor square(const Tensor& x);
+Tensor sin(const Tensor& x);
+Tensor cos(const Tensor& x);
+Tensor tanh(const Tensor& x);
+Tensor erf(const Tensor& x);
+/// 1 / (1 + exp(-x))
+Tensor sigmoid(const Tensor& x);
+/// max(x, 0)
+Tensor relu(const Tensor& x);
+/// log(1 + exp(x)), computed stably; its derivative is sigmoid(x).
+Tensor softplus(const Tensor& x);
+Tensor floor(const Tensor& x);
+Tensor round(const Tensor& x);
+/// x where finite: bool tensors.
+Tensor isnan(const Tensor& x);
+Tensor isfinite(const Tensor& x);
+
+// Comparisons return bool tensors and have no gradient.
+Tensor equal(const Tensor& a, const Tensor& b);
+Tensor not_equal(const Tensor& a, const Tensor& b);
+Tensor less(const Tensor& a, const Tensor& b);
+Tensor less_equal(const Tensor& a, const Tensor& b);
+Tensor greater(const Tensor& a, const Tensor& b);
+Tensor greater_equal(const Tensor& a, const Tensor& b);
+Tensor logical_and(const Tensor& a, const Tensor& b);
+Tensor logical_or(const Tensor& a, const Tensor& b);
+Tensor logical_not(const Tensor& x);
+
+/// Batched matrix product of the last two axes through BLAS (sgemm/dgemm).
+/// a: (..., M, K), b: (..., K, N) -> (..., M, N); batch axes broadcast.
+Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a = false, bool transpose_b = false);
+
+Tensor operator+(const Tensor& a, const Tensor& b);
+Tensor operator-(const Tensor& a, const Tensor& b);
+Tensor operator*(const Tensor& a, const Tensor& b);
+Tensor operator/(const Tensor& a, const Tensor& b);
+Tensor operator-(const Tensor& a);
+Tensor operator+(const Tensor& a, double b);
+Tensor operator-(const Tensor& a, double b);
+Tensor operator*(const Tensor& a, double b);
+Tensor operator/(const Tensor& a, double b);
+Tensor operator+(double a, const Tensor& b);
+Tensor operator-(double a, const Tensor& b);
+Tensor operator*(double a, const Tensor& b);
+Tensor operator/(double a, const Tensor& b);
+Tensor operator==(const Tensor& a, const Tensor& b);
+Tensor operator!=(const Tensor& a, const Tensor& b);
+Tensor operator<(const Tensor& a, const Tensor& b);
+Tensor operator<=(const Tensor& a, const Tensor& b);
+Tensor operator>(const Tensor& a, const Tensor& b);
+Tensor operator>=(const Tensor& a, const Tensor& b);
+Tensor operator<(const Tensor& a, double b);
+Tensor operator>(const Tensor& a, double b);
+Tensor operator<=(const Tensor& a, double b);
+Tensor operator>=(const Tensor& a, double b);
+
+}  // namespace kiln

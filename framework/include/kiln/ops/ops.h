@@ -1,0 +1,7 @@
+#pragma once
+// All tensor ops. Naming follows keras.ops (sum, mean, max, ... not reduce_*).
+#include "kiln/ops/array_ops.h"
+#include "kiln/ops/math_ops.h"
+#include "kiln/ops/nn_ops.h"
+#include "kiln/ops/random.h"
+#include "kiln/ops/reduce_ops.h"

@@ -1,0 +1,37 @@
+#pragma once
+// Reductions over any set of axes, with keepdims, named as in keras.ops:
+// sum, mean, max, min, prod, argmax, argmin (not reduce_*).
+//   kiln::sum(x)               // everything -> scalar
+//   kiln::mean(x, {0, 1}, true)
+#include <optional>
+#include <vector>
+
+#include "kiln/core/tensor.h"
+
+namespace kiln {
+
+/// Axes to reduce over; default-constructed means "all axes". Negative axes count from the end.
+struct Axes {
+  std::optional<std::vector<int>> axes;
+  Axes() = default;
+  Axes(int a) : axes(std::vector<int>{a}) {}
+  Axes(std::initializer_list<int> a) : axes(std::vector<int>(a)) {}
+  Axes(std::vector<int> a) : axes(std::move(a)) {}
+};
+
+Tensor sum(const Tensor& x, Axes axes = {}, bool keepdims = false);
+/// Integer and bool inputs give float32; the mean over no elements is nan.
+Tensor mean(const Tensor& x, Axes axes = {}, bool keepdims = false);
+Tensor max(const Tensor& x, Axes axes = {}, bool keepdims = false);
+Tensor min(const Tensor& x, Axes axes = {}, bool keepdims = false);
+Tensor prod(const Tensor& x, Axes axes = {}, bool keepdims = false);
+/// Population variance (divides by N), like keras.ops.var.
+Tensor var(const Tensor& x, Axes axes = {}, bool keepdims = false);
+Tensor std(const Tensor& x, Axes axes = {}, bool keepdims = false);
+/// log(sum(exp(x))) computed stably.
+Tensor logsumexp(const Tensor& x, Axes axes = {}, bool keepdims = false);
+/// Index of the largest value along one axis (int64; first one on ties).
+Tensor argmax(const Tensor& x, int axis = -1);
+Tensor argmin(const Tensor& x, int axis = -1);
+
+}  // namespace kiln

@@ -1,0 +1,141 @@
+#pragma once
+// Loss base (Keras semantics): call() gives per-sample losses, operator()
+// applies sample weights and the reduction. Argument order: y_true, y_pred.
+// To add a loss: derive from Loss, implement call(), class_name(),
+// get_config(); register it in losses/src/register_losses.cpp.
+#include <functional>
+#include <initializer_list>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "kiln/core/config.h"
+#include "kiln/core/tensor.h"
+
+namespace kiln {
+
+/// "sum_over_batch_size" (default, the mean), "sum", "mean_with_sample_weight" or "none".
+struct LossOptions {
+  std::string reduction = "sum_over_batch_size";
+  std::string name;
+};
+
+class Loss {
+ public:
+  Loss(std::string default_name, LossOptions options);
+  virtual ~Loss() = default;
+  /// Weighted, reduced loss. sample_weight broadcasts against the per-sample losses.
+  Tensor operator()(const Tensor& y_true, const Tensor& y_pred, const Tensor& sample_weight = Tensor()) const;
+  /// Per-sample losses (the last axis reduced where the loss does so).
+  virtual Tensor call(const Tensor& y_true, const Tensor& y_pred) const = 0;
+  virtual std::string class_name() const = 0;
+  virtual Config get_config() const;
+  /// Optional per-sample mask (1 = keep) merged into the sample weights before
+  /// the reduction, like Keras's `_keras_mask` on the losses. An undefined
+  /// tensor (the default) means no mask. SparseCategoricalCrossentropy's
+  /// ignore_class uses it, so the mean divides by the number of kept entries.
+  virtual Tensor compute_mask(const Tensor& y_true, const Tensor& y_pred) const;
+  const std::string& name() const { return name_; }
+  const std::string& reduction() const { return reduction_; }
+
+ protected:
+  Config base_config() const;
+
+ private:
+  std::string name_;
+  std::string reduction_;
+};
+using LossPtr = std::shared_ptr<Loss>;
+using LossFn = std::function<Tensor(const Tensor& y_true, const Tensor& y_pred)>;
+
+/// Applies Keras's reduction to per-sample losses with optional sample weights.
+///   "sum_over_batch_size" / "mean": sum(values * sw) / num_elements(values)
+///   "sum": sum(values * sw);  "none": values * sw
+///   "mean_with_sample_weight": sum(values * sw) / sum(sw)  (0 when sum(sw) == 0)
+/// sample_weight is squeezed or expanded by one trailing axis to the rank of
+/// `values` (Keras's squeeze_or_expand_to_same_rank), then broadcast.
+/// Scalar and empty `values` are returned as they are (Keras does the same).
+Tensor reduce_weighted_loss(const Tensor& values, const Tensor& sample_weight, const std::string& reduction);
+/// As above with a mask (1 = keep, 0 = drop) merged into the sample weights;
+/// for the mean reductions the kept entries are rescaled by total/kept so the
+/// mean is over the kept entries only (keras.losses.loss.apply_mask).
+Tensor reduce_weighted_loss(const Tensor& values, const Tensor& sample_weight, const std::string& reduction,
+                            const Tensor& mask);
+/// Keras's squeeze_or_expand_to_same_rank: when the ranks differ by exactly one
+/// and the longer tensor's last axis is 1, squeeze it (or, if the shorter one
+/// has rank 1 and expand_rank_1, expand the shorter one instead).
+std::pair<Tensor, Tensor> squeeze_or_expand_to_same_rank(const Tensor& x1, const Tensor& x2, bool expand_rank_1 = true);
+/// "none" for "" (Keras's None); throws ValueError for unknown reductions.
+std::string standardize_reduction(const std::string& reduction);
+
+namespace losses {
+/// By Keras name ("mse", "sparse_categorical_crossentropy", "huber", ...) or class name.
+LossPtr get(const std::string& name);
+LossPtr from_config(const Config& c);
+void register_loss(const std::string& name, std::function<LossPtr(const Config&)> factory);
+/// Wraps a function (y_true, y_pred) -> per-sample loss as a Loss.
+LossPtr from_function(LossFn fn, const std::string& name = "custom_loss");
+/// Keras's serialize format: {"module", "class_name", "config", "registered_name"}.
+/// from_config accepts it (and a bare name string).
+Config serialize(const Loss& loss);
+/// Every registered name (class names, snake_case names and aliases).
+std::vector<std::string> names();
+
+namespace detail {
+/// Called once by get()/from_config()/names() before the first lookup. The
+/// losses module points it at kiln::losses::register_builtins() (kiln::init
+/// and losses::register_builtins() itself set it), so the registry fills
+/// itself even when the linker dropped the static registration objects.
+extern void (*builtins_hook)();
+}  // namespace detail
+}  // namespace losses
+
+/// One loss: a name, a Loss object or a function.
+class LossArg {
+ public:
+  LossArg() = default;
+  LossArg(const char* name) : name_(name) {}
+  LossArg(std::string name) : name_(std::move(name)) {}
+  LossArg(LossPtr p) : ptr_(std::move(p)) {}
+  template <class L>
+    requires std::is_base_of_v<Loss, L>
+  LossArg(L l) : ptr_(std::make_shared<L>(std::move(l))) {}
+  LossArg(LossFn fn) : ptr_(losses::from_function(std::move(fn))) {}
+  bool empty() const { return !ptr_ && name_.empty(); }
+  const std::string& name() const { return name_; }
+  LossPtr resolve() const { return ptr_ ? ptr_ : losses::get(name_); }
+
+ private:
+  std::string name_;
+  LossPtr ptr_;
+};
+
+/// compile()'s loss: one for all outputs, one per output by name, or by position.
+class LossConfig {
+ public:
+  LossConfig() = default;
+  LossConfig(const char* name) : single_(name) {}
+  LossConfig(std::string name) : single_(std::move(name)) {}
+  LossConfig(LossPtr p) : single_(std::move(p)) {}
+  template <class L>
+    requires std::is_base_of_v<Loss, L>
+  LossConfig(L l) : single_(std::move(l)) {}
+  LossConfig(LossFn fn) : single_(std::move(fn)) {}
+  LossConfig(std::initializer_list<std::pair<const std::string, LossArg>> by_name) : by_name_(by_name) {}
+  LossConfig(std::map<std::string, LossArg> by_name) : by_name_(std::move(by_name)) {}
+  LossConfig(std::vector<LossArg> by_position) : by_position_(std::move(by_position)) {}
+
+  const LossArg& single() const { return single_; }
+  const std::map<std::string, LossArg>& by_name() const { return by_name_; }
+  const std::vector<LossArg>& by_position() const { return by_position_; }
+  bool empty() const { return single_.empty() && by_name_.empty() && by_position_.empty(); }
+
+ private:
+  LossArg single_;
+  std::map<std::string, LossArg> by_name_;
+  std::vector<LossArg> by_position_;
+};
+
+}  // namespace kiln

@@ -1,0 +1,116 @@
+#pragma once
+// Metric base: stateful, with update_state / result / reset_state. State lives
+// in non-trainable Variables so it can be saved. Concrete metrics live in metrics/.
+// To add a metric: derive from Metric (or MeanMetricWrapper for a per-sample
+// function), create state with add_state(), register it in metrics/src/register_metrics.cpp.
+#include <functional>
+#include <initializer_list>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "kiln/core/config.h"
+#include "kiln/core/tensor.h"
+#include "kiln/autodiff/variable.h"
+
+namespace kiln {
+
+struct MetricOptions {
+  std::string name;
+  DType dtype = DType::float32;
+};
+
+class Metric {
+ public:
+  Metric(std::string default_name, MetricOptions options);
+  virtual ~Metric() = default;
+  virtual void update_state(const Tensor& y_true, const Tensor& y_pred, const Tensor& sample_weight = Tensor()) = 0;
+  virtual Tensor result() const = 0;
+  /// Sets every state variable back to its initial value.
+  virtual void reset_state();
+  /// update_state then result (calling a metric accumulates, as in Keras).
+  Tensor operator()(const Tensor& y_true, const Tensor& y_pred, const Tensor& sample_weight = Tensor());
+  virtual std::string class_name() const = 0;
+  virtual Config get_config() const;
+  const std::string& name() const { return name_; }
+  void set_name(const std::string& n) { name_ = n; }
+  DType dtype() const { return dtype_; }
+  const std::vector<Variable>& variables() const { return state_; }
+  /// A fresh metric of the same class and config (empty state).
+  virtual std::shared_ptr<Metric> clone() const = 0;
+
+ protected:
+  Variable add_state(const std::string& name, const Shape& shape, double init = 0.0);
+  Config base_config() const;
+
+ private:
+  std::string name_;
+  DType dtype_;
+  std::vector<Variable> state_;
+  std::vector<double> init_;
+};
+using MetricPtr = std::shared_ptr<Metric>;
+using MetricFn = std::function<Tensor(const Tensor& y_true, const Tensor& y_pred)>;
+
+namespace metrics {
+/// By Keras name ("accuracy" is resolved by Model::compile from shapes; here
+/// "sparse_categorical_accuracy", "auc", "mae", ...) or class name.
+MetricPtr get(const std::string& name);
+MetricPtr from_config(const Config& c);
+void register_metric(const std::string& name, std::function<MetricPtr(const Config&)> factory);
+/// Wraps a per-sample function (or loss) as a mean metric (MeanMetricWrapper).
+/// Needs the metrics module (kiln::metrics::register_builtins(), which kiln::init calls).
+MetricPtr from_function(MetricFn fn, const std::string& name);
+/// Keras's serialize format: {"module", "class_name", "config", "registered_name"}.
+/// from_config accepts it (and a bare name string).
+Config serialize(const Metric& metric);
+/// Every registered name (class names, snake_case names and aliases).
+std::vector<std::string> names();
+
+namespace detail {
+/// Called once by get()/from_config()/from_function()/names() before the first
+/// lookup; the metrics module points it at kiln::metrics::register_builtins()
+/// (kiln::init and metrics::register_builtins() itself set it).
+extern void (*builtins_hook)();
+/// Builds a kiln::metrics::MeanMetricWrapper for from_function (set by the metrics module).
+extern MetricPtr (*function_metric_factory)(MetricFn fn, const std::string& name);
+}  // namespace detail
+}  // namespace metrics
+
+/// One metric: a name, an object or a named function.
+class MetricArg {
+ public:
+  MetricArg(const char* name) : name_(name) {}
+  MetricArg(std::string name) : name_(std::move(name)) {}
+  MetricArg(MetricPtr p) : ptr_(std::move(p)) {}
+  template <class M>
+    requires std::is_base_of_v<Metric, M>
+  MetricArg(M m) : ptr_(std::make_shared<M>(std::move(m))) {}
+  const std::string& name() const { return name_; }
+  const MetricPtr& ptr() const { return ptr_; }
+
+ private:
+  std::string name_;
+  MetricPtr ptr_;
+};
+
+/// compile()'s metrics: one list for every output, or lists per output name.
+class MetricsConfig {
+ public:
+  MetricsConfig() = default;
+  MetricsConfig(std::initializer_list<MetricArg> all) : all_(all) {}
+  MetricsConfig(std::vector<MetricArg> all) : all_(std::move(all)) {}
+  MetricsConfig(std::initializer_list<std::pair<const std::string, std::vector<MetricArg>>> by_name) : by_name_(by_name) {}
+  MetricsConfig(std::map<std::string, std::vector<MetricArg>> by_name) : by_name_(std::move(by_name)) {}
+  const std::vector<MetricArg>& all() const { return all_; }
+  const std::map<std::string, std::vector<MetricArg>>& by_name() const { return by_name_; }
+  bool empty() const { return all_.empty() && by_name_.empty(); }
+
+ private:
+  std::vector<MetricArg> all_;
+  std::map<std::string, std::vector<MetricArg>> by_name_;
+};
+
+}  // namespace kiln

@@ -1,0 +1,214 @@
+#pragma once
+// Model = Layer + training. Three ways to build one:
+//   * Sequential (kiln/training/sequential.h);
+//   * functional: kiln::Model model(inputs, outputs);
+//   * subclassing: derive from kiln::Model, track sublayers, override call().
+// fit() is only the loop around train_step(); override train_step/test_step to
+// customise training, as in Keras's "customizing fit" guide.
+#include <functional>
+#include <iosfwd>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kiln/training/callback.h"
+#include "kiln/data/data.h"
+#include "kiln/nn/layer.h"
+#include "kiln/training/logs.h"
+#include "kiln/training/loss.h"
+#include "kiln/training/metric.h"
+#include "kiln/training/optimizer.h"
+
+namespace kiln {
+
+class Dataset;
+
+struct CompileOptions {
+  OptimizerArg optimizer = "rmsprop";
+  LossConfig loss;
+  /// Per-output weights, by output name or by position.
+  std::map<std::string, double> loss_weights;
+  std::vector<double> loss_weights_list;
+  MetricsConfig metrics;
+  MetricsConfig weighted_metrics;
+  bool run_eagerly = false;
+  int steps_per_execution = 1;
+};
+
+struct ValidationData {
+  Data x;
+  Data y;
+  Tensor sample_weight;
+};
+
+struct FitOptions {
+  std::optional<int> batch_size;  // 32 when unset (arrays only)
+  int epochs = 1;
+  int verbose = 1;                 // 0 silent, 1 progress bar, 2 one line per epoch
+  std::vector<CallbackArg> callbacks;
+  double validation_split = 0.0;   // the LAST fraction, taken before shuffling
+  std::optional<ValidationData> validation_data;
+  std::shared_ptr<Dataset> validation_dataset;
+  bool shuffle = true;
+  std::map<int, double> class_weight;
+  Tensor sample_weight;
+  int initial_epoch = 0;
+  std::optional<int> steps_per_epoch;
+  std::optional<int> validation_steps;
+  std::optional<int> validation_batch_size;
+  int validation_freq = 1;
+};
+
+struct EvaluateOptions {
+  std::optional<int> batch_size;
+  int verbose = 1;
+  Tensor sample_weight;
+  std::optional<int> steps;
+  std::vector<CallbackArg> callbacks;
+};
+
+struct PredictOptions {
+  std::optional<int> batch_size;
+  int verbose = 0;
+  std::optional<int> steps;
+  std::vector<CallbackArg> callbacks;
+};
+
+class Model : public Layer {
+ public:
+  /// For subclassed models.
+  explicit Model(LayerOptions options = {});
+  /// Functional model from symbolic inputs to outputs (any DAG).
+  Model(const Tensor& input, const Tensor& output, LayerOptions options = {});
+  Model(const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs, LayerOptions options = {});
+  Model(const std::vector<Tensor>& inputs, const Tensor& output, LayerOptions options = {});
+  Model(const Tensor& input, const std::vector<Tensor>& outputs, LayerOptions options = {});
+  ~Model() override;
+
+  std::string class_name() const override;
+
+  // ---- training configuration ----
+  void compile(CompileOptions options);
+  bool compiled() const { return compiled_; }
+  const OptimizerPtr& optimizer() const { return optimizer_; }
+
+  // ---- the loops ----
+  History fit(const Data& x, const Data& y = {}, FitOptions options = {});
+  History fit(const Dataset& dataset, FitOptions options = {});
+  /// The loss, then the metrics in compile order.
+  std::vector<float> evaluate(const Data& x, const Data& y = {}, EvaluateOptions options = {});
+  std::vector<float> evaluate(const Dataset& dataset, EvaluateOptions options = {});
+  /// Same as evaluate, as name -> value.
+  Logs evaluate_logs(const Data& x, const Data& y = {}, EvaluateOptions options = {});
+  /// Single-output models: the predictions as one tensor (on the CPU).
+  Tensor predict(const Data& x, PredictOptions options = {});
+  Tensor predict(const Dataset& dataset, PredictOptions options = {});
+  /// All outputs, in output order.
+  std::vector<Tensor> predict_outputs(const Data& x, PredictOptions options = {});
+  Logs train_on_batch(const Data& x, const Data& y = {}, const Tensor& sample_weight = Tensor());
+  Logs test_on_batch(const Data& x, const Data& y = {}, const Tensor& sample_weight = Tensor());
+  Tensor predict_on_batch(const Data& x);
+
+  // ---- override points ----
+  /// One optimisation step: forward under a tape, compute_loss, apply gradients, update metrics.
+  virtual Logs train_step(const Batch& batch);
+  virtual Logs test_step(const Batch& batch);
+  virtual std::vector<Tensor> predict_step(const std::vector<Tensor>& x);
+  /// Compiled losses (weighted per output) plus this model's regularization losses.
+  virtual Tensor compute_loss(const Batch& batch, const std::vector<Tensor>& y_pred);
+  /// Updates the loss tracker and compiled metrics; returns the current logs.
+  virtual Logs compute_metrics(const Batch& batch, const std::vector<Tensor>& y_pred, const Tensor& loss);
+  /// Runs the model (all outputs) on concrete inputs.
+  std::vector<Tensor> call_outputs(const std::vector<Tensor>& x, bool training);
+
+  /// Loss tracker first, then compiled metrics (per output), as Keras's model.metrics.
+  std::vector<MetricPtr> metrics() const;
+  std::vector<std::string> metrics_names() const;
+  void reset_metrics();
+  bool stop_training = false;
+  /// Set by a callback in on_train_begin to resume at that epoch (Keras's
+  /// model._initial_epoch, used by BackupAndRestore); fit() clears it.
+  std::optional<int> initial_epoch_override;
+
+  // ---- structure ----
+  /// Sequential: its layers; functional: every layer in topological order
+  /// (inputs included); subclassed: tracked sublayers.
+  virtual std::vector<LayerPtr> layers() const;
+  LayerPtr get_layer(const std::string& name) const;
+  LayerPtr get_layer(int index) const;
+  const std::vector<Tensor>& inputs() const { return inputs_; }
+  const std::vector<Tensor>& outputs() const { return outputs_; }
+  std::vector<std::string> input_names() const;
+  std::vector<std::string> output_names() const;
+  bool is_functional() const { return !outputs_.empty(); }
+  int num_outputs() const;
+
+  /// Prints the tf.keras summary; line_length 65 (98 with "Connected to").
+  void summary(std::ostream& os, int line_length = 0) const;
+  void summary() const;
+  std::string summary_string(int line_length = 0) const;
+
+  Config get_config() const override;
+  /// Rebuilds a model from {"class_name": "Sequential"|"Functional"|..., "config": ...}
+  /// (layers by registered class name; see kiln/nn/layer_registry.h).
+  static std::shared_ptr<Model> from_config(const Config& config);
+
+  // ---- saving (kiln/io/saving.h has load_model) ----
+  /// ".keras" (Keras 3 zip) or ".h5"/".hdf5" (legacy HDF5). Written to a temporary
+  /// file in the same folder, synced, then renamed: a failed save never destroys the old file.
+  void save(const std::string& path) const;
+  /// ".weights.h5" (Keras 3 layout) or other ".h5" (legacy layout).
+  void save_weights(const std::string& path) const;
+  struct LoadWeightsOptions {
+    bool skip_mismatch = false;
+    bool by_name = false;
+  };
+  void load_weights(const std::string& path, LoadWeightsOptions options);
+  void load_weights(const std::string& path) { load_weights(path, LoadWeightsOptions{}); }
+
+  void to(Device device) override;
+  const CompileOptions& compile_options() const { return compile_options_; }
+  /// Compile arguments as Keras's training_config JSON.
+  Config compile_config() const;
+
+  std::vector<Shape> compute_output_shape(const std::vector<Shape>& input_shapes) override;
+  using Layer::compute_output_shape;
+  bool takes_list() const override { return inputs_.size() > 1; }
+
+ protected:
+  Tensor call(const Tensor& x, bool training) override;
+  std::vector<Tensor> call(const std::vector<Tensor>& xs, bool training) override;
+  void build(const Shape& input_shape) override;
+  /// Resolved output-name -> losses/metrics (built at compile or on first data).
+  void resolve_compile(const std::vector<Tensor>& y_true, const std::vector<Tensor>& y_pred);
+  /// The layers summary() shows, with their output-shape text.
+  virtual std::vector<std::pair<LayerPtr, std::string>> summary_rows() const;
+  virtual bool summary_sequential_like() const;
+
+  std::vector<Tensor> inputs_, outputs_;
+  std::vector<std::shared_ptr<Node>> nodes_;  // functional: execution order
+  std::vector<LayerPtr> graph_layers_;        // functional: topological order
+
+ private:
+  void init_graph(const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs);
+
+  bool compiled_ = false;
+  bool compile_resolved_ = false;
+  CompileOptions compile_options_;
+  OptimizerPtr optimizer_;
+  struct OutputLoss {
+    LossPtr loss;
+    double weight = 1.0;
+    MetricPtr tracker;  // "<output>_loss" mean, multi-output only
+  };
+  std::vector<OutputLoss> output_losses_;
+  std::vector<std::vector<MetricPtr>> output_metrics_;
+  std::vector<std::vector<MetricPtr>> output_weighted_metrics_;
+  MetricPtr loss_tracker_;
+};
+
+using ModelPtr = std::shared_ptr<Model>;
+
+}  // namespace kiln

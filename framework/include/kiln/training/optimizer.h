@@ -1,0 +1,198 @@
+#pragma once
+// Optimizer base (Keras 3 semantics). Concrete optimizers live in optimizers/.
+// apply() = skip missing gradients -> clip gradients -> weight decay
+// (var -= var * weight_decay * lr) -> update_step per variable -> EMA update
+// (and overwrite every ema_overwrite_frequency steps) -> iterations += 1 ->
+// variable constraints, in keras/src/optimizers/base_optimizer.py's order.
+// Slots are created lazily by build() on the first apply(). No tape records
+// any of it.
+//
+// To add an optimizer:
+//   1. Derive from kiln::Optimizer; take an options struct that embeds OptimizerOptions.
+//   2. build_slots(): for each variable, add_slot(var, "momentum"), ... (all slots
+//      of one variable before the next: the order Keras 3 files store them in).
+//   3. update_step(grad, var, lr, index): Keras's exact formula with ops + var.assign*.
+//   4. class_name()/get_config(); register it in optimizers/src/register_optimizers.cpp.
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "kiln/core/config.h"
+#include "kiln/core/tensor.h"
+#include "kiln/autodiff/variable.h"
+
+namespace kiln {
+
+namespace optimizers {
+/// A learning rate that depends on the step (optimizer.iterations).
+class LearningRateSchedule {
+ public:
+  virtual ~LearningRateSchedule() = default;
+  virtual double operator()(int64_t step) const = 0;
+  virtual std::string class_name() const = 0;
+  virtual Config get_config() const = 0;
+};
+using SchedulePtr = std::shared_ptr<LearningRateSchedule>;
+/// Rebuilds a schedule from {"class_name", "config"} (registered in optimizers/).
+SchedulePtr schedule_from_config(const Config& c);
+void register_schedule(const std::string& class_name, std::function<SchedulePtr(const Config&)> factory);
+}  // namespace optimizers
+
+/// A float or a schedule: {.learning_rate = 1e-3} or {.learning_rate = ExponentialDecay(...)}.
+class LearningRate {
+ public:
+  LearningRate(double v) : value_(v) {}
+  LearningRate(optimizers::SchedulePtr s) : schedule_(std::move(s)) {}
+  template <class S>
+    requires std::is_base_of_v<optimizers::LearningRateSchedule, S>
+  LearningRate(S s) : schedule_(std::make_shared<S>(std::move(s))) {}
+  double at(int64_t step) const { return schedule_ ? (*schedule_)(step) : value_; }
+  const optimizers::SchedulePtr& schedule() const { return schedule_; }
+  double value() const { return value_; }
+
+ private:
+  double value_ = 0.001;
+  optimizers::SchedulePtr schedule_;
+};
+
+/// Arguments every Keras optimizer takes. At most one of the clips may be set.
+struct OptimizerOptions {
+  std::optional<double> weight_decay;
+  std::optional<double> clipnorm;
+  std::optional<double> clipvalue;
+  std::optional<double> global_clipnorm;
+  bool use_ema = false;
+  double ema_momentum = 0.99;
+  std::optional<int> ema_overwrite_frequency;
+  std::string name;
+};
+
+class Optimizer {
+ public:
+  Optimizer(std::string default_name, LearningRate lr, OptimizerOptions options);
+  virtual ~Optimizer() = default;
+
+  /// Applies one step. grads[i] may be nullopt (skipped, like Keras's None).
+  void apply(const std::vector<std::optional<Tensor>>& grads, const std::vector<Variable>& vars);
+  void apply_gradients(const std::vector<std::pair<std::optional<Tensor>, Variable>>& grads_and_vars);
+  /// Creates the slots for `vars` (called lazily by apply()).
+  void build(const std::vector<Variable>& vars);
+  bool built() const { return built_; }
+
+  int64_t iterations() const;
+  /// Current learning rate (the schedule evaluated at `iterations`).
+  double learning_rate() const;
+  /// Sets a float learning rate (replaces a schedule).
+  void set_learning_rate(double lr);
+  const LearningRate& learning_rate_arg() const { return lr_; }
+  const std::string& name() const { return name_; }
+  const OptimizerOptions& options() const { return options_; }
+
+  /// Keras 3 order: iterations, learning_rate, then slots in build order.
+  std::vector<Variable> variables() const;
+  /// The tracked model variables, in the order build() saw them.
+  const std::vector<Variable>& tracked_variables() const { return tracked_; }
+  /// Slots of model variable i, in creation order.
+  std::vector<Variable> slots_for(std::size_t i) const;
+
+  // EMA (use_ema): finalize_variable_values overwrites `vars` with their moving
+  // averages (what fit() does after the last epoch); swap_ema_weights exchanges
+  // the values of `vars` and the averages (Keras's SwapEMAWeights callback;
+  // calling it twice restores the weights). Both throw ValueError unless
+  // use_ema is set and `vars` matches the tracked variables in number.
+  void finalize_variable_values(const std::vector<Variable>& vars);
+  void swap_ema_weights(const std::vector<Variable>& vars);
+  /// The EMA slot of model variable i (undefined Variable without use_ema).
+  Variable ema_variable(std::size_t i) const;
+
+  /// Keras's exclude_from_weight_decay: call before the optimizer is built.
+  /// Variables in `vars`, or whose name contains one of `var_names`, get no weight decay.
+  void exclude_from_weight_decay(const std::vector<Variable>& vars = {},
+                                 const std::vector<std::string>& var_names = {});
+
+  virtual std::string class_name() const = 0;
+  /// Keras config: name, learning_rate (float or schedule object), weight_decay, clips, EMA, plus subclass keys.
+  virtual Config get_config() const;
+  /// Moves the optimizer's variables to a device.
+  void to(Device device);
+
+ protected:
+  virtual void build_slots(const std::vector<Variable>& vars) = 0;
+  virtual void update_step(const Tensor& grad, Variable& var, double lr, std::size_t index) = 0;
+  /// A zero-initialised (or `init`-filled) slot shaped like `var`, named
+  /// "<var path with / as _>_<slot>" as Keras 3 does.
+  Variable add_slot(const Variable& var, const std::string& slot, double init = 0.0);
+  /// Slot `k` (creation order within this variable) of variable `index`.
+  Variable& slot(std::size_t index, std::size_t k);
+  /// The local step t = iterations + 1 used by bias corrections.
+  int64_t local_step() const { return iterations() + 1; }
+  Config base_config() const;
+  /// Called once per apply(), after clipping and weight decay, before the
+  /// update_step() calls (Keras's `_backend_update_step` override point;
+  /// Nadam advances its u_product here).
+  virtual void prepare_update_steps(double lr) { (void)lr; }
+  /// A non-slot optimizer variable (e.g. Nadam's u_product), appended to
+  /// variables() in creation order. Call from build_slots().
+  Variable add_optimizer_variable(const std::string& name, const Tensor& initial);
+
+ private:
+  std::string name_;
+  LearningRate lr_;
+  OptimizerOptions options_;
+  bool built_ = false;
+  Variable iterations_;
+  Variable learning_rate_var_;
+  std::vector<Variable> tracked_;
+  std::vector<std::vector<Variable>> slots_;
+  std::vector<Variable> slot_order_;
+  std::vector<Variable> ema_;
+  std::size_t building_index_ = 0;
+  std::vector<uint64_t> wd_excluded_ids_;
+  std::vector<std::string> wd_excluded_names_;
+
+  /// The float learning rate: the exact double given by the user unless the
+  /// float32 `learning_rate` variable was assigned since (e.g. loaded weights).
+  double float_learning_rate() const;
+  bool use_weight_decay(const Variable& v) const;
+  std::size_t index_of(const Variable& v) const;
+};
+
+using OptimizerPtr = std::shared_ptr<Optimizer>;
+
+namespace optimizers {
+/// "adam", "sgd", "rmsprop", ... or a Keras class name; error lists close matches.
+OptimizerPtr get(const std::string& name);
+OptimizerPtr from_config(const Config& c);  // {"class_name", "config"}
+void register_optimizer(const std::string& name, std::function<OptimizerPtr(const Config&)> factory);
+/// {"module": "keras.optimizers", "class_name", "config", "registered_name": null}.
+Config serialize(const Optimizer& o);
+
+namespace detail {
+/// Registers the built-in optimizers and schedules (set by optimizers/, see
+/// kiln/optimizers/register.h). get(), from_config() and schedule_from_config()
+/// run it once before their first lookup. A static library may drop the TU
+/// that sets it, so kiln::optimizers::register_builtins() also sets and runs it.
+extern void (*builtins_hook)();
+}  // namespace detail
+}  // namespace optimizers
+
+/// compile({.optimizer = "adam"}) or an object.
+class OptimizerArg {
+ public:
+  OptimizerArg(const char* name) : name_(name) {}
+  OptimizerArg(std::string name) : name_(std::move(name)) {}
+  OptimizerArg(OptimizerPtr p) : ptr_(std::move(p)) {}
+  template <class O>
+    requires std::is_base_of_v<Optimizer, O>
+  OptimizerArg(O o) : ptr_(std::make_shared<O>(std::move(o))) {}
+  OptimizerPtr resolve() const { return ptr_ ? ptr_ : optimizers::get(name_); }
+
+ private:
+  std::string name_;
+  OptimizerPtr ptr_;
+};
+
+}  // namespace kiln

@@ -1,0 +1,300 @@
+// The tape. Each active tape keeps the ids it tracks (watched tensors and the
+// outputs of ops recorded from them) and a list of entries in recording
+// order, which is already a topological order. gradient() walks it backwards.
+#include "kiln/autodiff/gradient_tape.h"
+
+#include <algorithm>
+#include <iostream>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "autodiff/autodiff.h"
+#include "backend/backend.h"
+#include "kiln/ops/array_ops.h"
+#include "kiln/core/error.h"
+#include "kiln/ops/math_ops.h"
+#include "kiln/ops/reduce_ops.h"
+#include "core/tensor_impl.h"
+
+namespace kiln {
+
+struct TapeEntry {
+  const char* op;
+  std::vector<Tensor> inputs;         // kept for shapes/dtypes and ids
+  std::vector<uint64_t> output_ids;
+  std::vector<Shape> output_shapes;
+  std::vector<DType> output_dtypes;
+  autodiff::BackwardFn backward;      // null means "no gradient defined"
+};
+
+struct TapeState {
+  GradientTapeOptions options;
+  bool recording = true;
+  bool used = false;
+  std::unordered_set<uint64_t> tracked;
+  std::vector<TapeEntry> entries;
+  std::vector<Variable> watched_vars;
+  std::unordered_set<uint64_t> watched_var_ids;
+};
+
+namespace {
+thread_local std::vector<TapeState*> t_tapes;
+
+void set_recording(TapeState* s, bool on) {
+  if (s->recording == on) return;
+  s->recording = on;
+  autodiff::active_count() += on ? 1 : -1;
+}
+}  // namespace
+
+namespace autodiff {
+
+int& active_count() {
+  thread_local int n = 0;
+  return n;
+}
+
+static bool trackable(const Tensor& t) { return t.defined() && is_floating(t.dtype()); }
+
+void record(const char* op, const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs, BackwardFn backward) {
+  for (TapeState* s : t_tapes) {
+    if (!s->recording) continue;
+    bool any = false;
+    for (const auto& in : inputs)
+      if (trackable(in) && s->tracked.count(in.id())) { any = true; break; }
+    if (!any) continue;
+    TapeEntry e{op, inputs, {}, {}, {}, backward};
+    for (const auto& o : outputs) {
+      e.output_ids.push_back(o.id());
+      e.output_shapes.push_back(o.shape());
+      e.output_dtypes.push_back(o.dtype());
+      if (trackable(o)) s->tracked.insert(o.id());
+    }
+    s->entries.push_back(std::move(e));
+  }
+}
+
+void record_no_gradient(const char* op, const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs) {
+  record(op, inputs, outputs, nullptr);
+}
+
+void variable_read(const Variable& v) {
+  for (TapeState* s : t_tapes) {
+    if (!s->recording || !s->options.watch_accessed_variables || !v.trainable()) continue;
+    if (s->watched_var_ids.insert(v.id()).second) {
+      s->watched_vars.push_back(v);
+      s->tracked.insert(v.id());
+    }
+  }
+}
+
+namespace {
+thread_local std::vector<std::vector<bool>> t_paused_flags;
+}
+Pause::Pause() : saved_(active_count()) {
+  std::vector<bool> flags;
+  for (TapeState* s : t_tapes) {
+    flags.push_back(s->recording);
+    s->recording = false;
+  }
+  t_paused_flags.push_back(std::move(flags));
+  active_count() = 0;
+}
+Pause::~Pause() {
+  // Restore exactly the flags saved, so tapes paused for other reasons stay paused.
+  auto flags = std::move(t_paused_flags.back());
+  t_paused_flags.pop_back();
+  for (std::size_t i = 0; i < t_tapes.size() && i < flags.size(); ++i) t_tapes[i]->recording = flags[i];
+  active_count() = saved_;
+}
+
+}  // namespace autodiff
+
+GradientTape::GradientTape(GradientTapeOptions o) : state_(std::make_unique<TapeState>()) {
+  state_->options = o;
+  t_tapes.push_back(state_.get());
+  autodiff::active_count() += 1;
+}
+
+GradientTape::~GradientTape() {
+  if (state_->recording) autodiff::active_count() -= 1;
+  t_tapes.erase(std::remove(t_tapes.begin(), t_tapes.end(), state_.get()), t_tapes.end());
+}
+
+void GradientTape::watch(const Tensor& t) {
+  if (!is_floating(t.dtype())) {
+    std::cerr << "WARNING: The dtype of the watched tensor must be floating (e.g. float32), got " << dtype_name(t.dtype())
+              << "\n";
+    return;
+  }
+  state_->tracked.insert(t.id());
+}
+void GradientTape::watch(const Variable& v) {
+  if (state_->watched_var_ids.insert(v.id()).second) state_->watched_vars.push_back(v);
+  state_->tracked.insert(v.id());
+}
+void GradientTape::watch(const std::vector<Variable>& vs) {
+  for (const auto& v : vs) watch(v);
+}
+std::vector<Variable> GradientTape::watched_variables() const { return state_->watched_vars; }
+bool GradientTape::persistent() const { return state_->options.persistent; }
+
+GradientTape::StopRecording::StopRecording(TapeState* s) : state_(s) { set_recording(s, false); }
+GradientTape::StopRecording::~StopRecording() { set_recording(state_, true); }
+GradientTape::StopRecording GradientTape::stop_recording() { return StopRecording(state_.get()); }
+
+void GradientTape::reset() {
+  state_->entries.clear();
+  state_->tracked.clear();
+  state_->watched_vars.clear();
+  state_->watched_var_ids.clear();
+  state_->used = false;
+}
+
+namespace {
+/// Sums a gradient down to `shape` (undoing broadcasting).
+Tensor unbroadcast(const Tensor& g, const Shape& shape) {
+  if (g.shape() == shape) return g;
+  const int64_t gr = g.rank(), r = shape.rank();
+  std::vector<int> axes;
+  for (int64_t i = 0; i < gr; ++i) {
+    int64_t j = i - (gr - r);
+    if (j < 0 || (shape.dims()[j] == 1 && g.shape().dims()[i] != 1)) axes.push_back(static_cast<int>(i));
+  }
+  Tensor s = axes.empty() ? g : sum(g, Axes(axes), true);
+  return reshape(s, shape);
+}
+}  // namespace
+
+std::vector<std::optional<Tensor>> GradientTape::gradient(const Tensor& target, const std::vector<Source>& sources,
+                                                          const Tensor& output_gradient,
+                                                          UnconnectedGradients unconnected) {
+  TapeState& s = *state_;
+  if (s.used && !s.options.persistent)
+    throw RuntimeError(
+        "A non-persistent GradientTape can only be used to compute one set of gradients (or jacobians); "
+        "create it with {.persistent = true} to call gradient() more than once");
+  if (output_gradient.defined() && !(output_gradient.shape() == target.shape()))
+    throw ShapeError("GradientTape.gradient: output_gradient has shape " + output_gradient.shape().to_string() +
+                     " but the target has shape " + target.shape().to_string());
+  s.used = true;
+  // This tape must not record its own backward pass; outer tapes still do.
+  const bool was_recording = s.recording;
+  set_recording(&s, false);
+
+  std::unordered_map<uint64_t, Tensor> grads;
+  if (is_floating(target.dtype()) && s.tracked.count(target.id()))
+    grads[target.id()] = output_gradient.defined() ? output_gradient : ones_like(target);
+
+  std::unordered_set<uint64_t> wanted;
+  for (const auto& src : sources) wanted.insert(src.tensor().id());
+
+  for (auto it = s.entries.rbegin(); it != s.entries.rend(); ++it) {
+    TapeEntry& e = *it;
+    bool any = false;
+    std::vector<Tensor> dys(e.output_ids.size());
+    for (std::size_t k = 0; k < e.output_ids.size(); ++k) {
+      auto g = grads.find(e.output_ids[k]);
+      if (g != grads.end()) {
+        dys[k] = g->second;
+        any = true;
+      }
+    }
+    if (!any) continue;
+    for (std::size_t k = 0; k < dys.size(); ++k)
+      if (!dys[k].defined()) dys[k] = zeros(e.output_shapes[k], e.output_dtypes[k]);
+    std::vector<bool> needs(e.inputs.size());
+    bool need_any = false;
+    for (std::size_t i = 0; i < e.inputs.size(); ++i) {
+      needs[i] = autodiff::trackable(e.inputs[i]) && s.tracked.count(e.inputs[i].id());
+      need_any = need_any || needs[i];
+    }
+    if (!need_any) continue;
+    if (!e.backward) {
+      set_recording(&s, was_recording);
+      throw LookupError(std::string("No gradient defined for operation '") + e.op +
+                        "'; wrap it in stop_gradient() or give it a custom_gradient");
+    }
+    std::vector<Tensor> gin = e.backward(dys, needs);
+    for (std::size_t i = 0; i < e.inputs.size() && i < gin.size(); ++i) {
+      if (!needs[i] || !gin[i].defined()) continue;
+      Tensor g = unbroadcast(gin[i], e.inputs[i].shape());
+      if (g.dtype() != e.inputs[i].dtype()) g = cast(g, e.inputs[i].dtype());
+      auto [pos, inserted] = grads.emplace(e.inputs[i].id(), g);
+      if (!inserted) pos->second = add(pos->second, g);
+    }
+    // Free what this entry saved as soon as it has been used.
+    if (!s.options.persistent) e.backward = nullptr, e.inputs.clear();
+  }
+  if (!s.options.persistent) s.entries.clear();
+
+  std::vector<std::optional<Tensor>> out;
+  for (const auto& src : sources) {
+    const Tensor& t = src.tensor();
+    if (!is_floating(t.dtype())) {
+      std::cerr << "WARNING: The dtype of the source tensor must be floating (e.g. float32) when calling "
+                   "GradientTape.gradient, got "
+                << dtype_name(t.dtype()) << "\n";
+      out.emplace_back(std::nullopt);
+      continue;
+    }
+    auto g = grads.find(t.id());
+    if (g != grads.end()) out.emplace_back(g->second);
+    else if (unconnected == UnconnectedGradients::Zero) out.emplace_back(zeros_like(t));
+    else out.emplace_back(std::nullopt);
+  }
+  set_recording(&s, was_recording);
+  return out;
+}
+
+std::vector<std::optional<Tensor>> GradientTape::gradient(const Tensor& target, const std::vector<Source>& sources,
+                                                          UnconnectedGradients u) {
+  return gradient(target, sources, Tensor(), u);
+}
+std::optional<Tensor> GradientTape::gradient(const Tensor& target, const Source& source, UnconnectedGradients u) {
+  return gradient(target, std::vector<Source>{source}, Tensor(), u)[0];
+}
+std::vector<std::optional<Tensor>> GradientTape::gradient(const Tensor& target, const std::vector<Variable>& sources,
+                                                          UnconnectedGradients u) {
+  std::vector<Source> s(sources.begin(), sources.end());
+  return gradient(target, s, Tensor(), u);
+}
+std::map<std::string, std::optional<Tensor>> GradientTape::gradient(const Tensor& target,
+                                                                    const std::map<std::string, Source>& sources,
+                                                                    UnconnectedGradients u) {
+  std::vector<Source> s;
+  for (const auto& [k, v] : sources) s.push_back(v);
+  auto g = gradient(target, s, Tensor(), u);
+  std::map<std::string, std::optional<Tensor>> out;
+  std::size_t i = 0;
+  for (const auto& [k, v] : sources) out[k] = g[i++];
+  return out;
+}
+
+bool is_recording() { return autodiff::active(); }
+
+std::function<Tensor(const std::vector<Tensor>&)> custom_gradient(
+    std::function<CustomGradientResult(const std::vector<Tensor>&)> f) {
+  return [f](const std::vector<Tensor>& inputs) {
+    CustomGradientResult r;
+    {
+      autodiff::Pause pause;  // the inner ops are replaced by the user's rule
+      r = f(inputs);
+    }
+    Tensor out = alias_with_shape(r.value, r.value.shape());
+    if (autodiff::active()) {
+      auto grad = r.grad;
+      autodiff::record("CustomGradient", inputs, {out},
+                       [grad](const autodiff::Grads& dys, const autodiff::Needs&) { return grad(dys[0]); });
+    }
+    return out;
+  };
+}
+
+std::function<Tensor(const Tensor&)> custom_gradient(std::function<CustomGradientResult(const Tensor&)> f) {
+  auto multi = custom_gradient(std::function<CustomGradientResult(const std::vector<Tensor>&)>(
+      [f](const std::vector<Tensor>& in) { return f(in[0]); }));
+  return [multi](const Tensor& x) { return multi({x}); };
+}
+
+}  // namespace kiln

@@ -1,0 +1,118 @@
+#include "kiln/autodiff/variable.h"
+
+#include "autodiff/autodiff.h"
+#include "backend/backend.h"
+#include "core/tensor_impl.h"
+#include "kiln/core/error.h"
+
+namespace kiln {
+
+struct VariableImpl {
+  Tensor value;  // its id stays fixed: assign writes in place, so tapes can key on it
+  std::string name;
+  std::string path;
+  bool trainable = true;
+  std::function<Tensor(const Tensor&)> constraint;
+};
+
+static VariableImpl& need(const std::shared_ptr<VariableImpl>& p) {
+  if (!p) throw ValueError("Operation on an undefined Variable (default-constructed handle)");
+  return *p;
+}
+
+Variable::Variable(const Tensor& initial, VariableOptions o) : impl_(std::make_shared<VariableImpl>()) {
+  if (!initial.defined() || initial.is_symbolic())
+    throw ValueError("Variable '" + o.name + "': the initial value must be a concrete tensor");
+  impl_->value = initial.clone();
+  impl_->name = o.name;
+  impl_->path = o.name;
+  impl_->trainable = o.trainable;
+  impl_->constraint = std::move(o.constraint);
+}
+
+const std::string& Variable::name() const { return need(impl_).name; }
+const std::string& Variable::path() const { return need(impl_).path; }
+void Variable::set_path(const std::string& p) { need(impl_).path = p; }
+bool Variable::trainable() const { return need(impl_).trainable; }
+void Variable::set_trainable(bool t) { need(impl_).trainable = t; }
+const std::function<Tensor(const Tensor&)>& Variable::constraint() const { return need(impl_).constraint; }
+Shape Variable::shape() const { return need(impl_).value.shape(); }
+DType Variable::dtype() const { return need(impl_).value.dtype(); }
+Device Variable::device() const { return need(impl_).value.device(); }
+uint64_t Variable::id() const { return need(impl_).value.id(); }
+
+Tensor Variable::value() const {
+  const Tensor& v = need(impl_).value;
+  if (autodiff::active()) autodiff::variable_read(*this);
+  // A new handle on the same buffer with the variable's id (tapes key on it).
+  // Holding the buffer is what makes it a snapshot: see unique_storage().
+  auto snap = std::make_shared<TensorImpl>(*v.impl());
+  return Tensor(snap);
+}
+Tensor Variable::read_value_untracked() const { return need(impl_).value; }
+
+namespace {
+bool shared(const Tensor& t) { return t.impl()->storage.use_count() > 1; }
+
+// Copy-on-write: when a snapshot holds the buffer, give the variable a fresh one
+// (with the current contents when keep is set), so the snapshot keeps its values.
+void unique_storage(Tensor& value, bool keep) {
+  if (!shared(value)) return;
+  Tensor fresh = Tensor::empty(value.shape(), value.dtype(), value.device());
+  if (keep) backend::backend_for(value.device()).copy_from(value, fresh);
+  value.impl()->storage = fresh.impl()->storage;
+}
+}  // namespace
+
+Tensor Variable::value_for_update() {
+  auto& v = need(impl_);
+  unique_storage(v.value, true);
+  return v.value;
+}
+
+static void check_assign(const VariableImpl& v, const Tensor& t, const char* op) {
+  if (!(t.shape() == v.value.shape()))
+    throw ShapeError(std::string(op) + ": cannot assign a tensor of shape " + t.shape().to_string() +
+                     " to variable '" + v.path + "' of shape " + v.value.shape().to_string());
+  if (t.device() != v.value.device())
+    throw ValueError(std::string(op) + ": variable '" + v.path + "' is on " + v.value.device().to_string() +
+                     " but the value is on " + t.device().to_string());
+}
+
+void Variable::assign(const Tensor& t) {
+  auto& v = need(impl_);
+  check_assign(v, t, "assign");
+  Tensor src = t.dtype() == v.value.dtype() ? t : t.cast(v.value.dtype());
+  if (src.same_as(v.value) || src.raw_data() == v.value.raw_data()) return;
+  unique_storage(v.value, false);
+  backend::backend_for(v.value.device()).copy_from(src, v.value);
+}
+
+namespace {
+void update_in_place(VariableImpl& v, const Tensor& t, backend::BinaryOp op, const char* name) {
+  check_assign(v, t, name);
+  Tensor src = t.dtype() == v.value.dtype() ? t : t.cast(v.value.dtype());
+  auto& be = backend::backend_for(v.value.device());
+  if (shared(v.value)) {  // a snapshot holds the buffer: write the result to a fresh one
+    Tensor fresh = Tensor::empty(v.value.shape(), v.value.dtype(), v.value.device());
+    be.binary(op, v.value, src, fresh);
+    v.value.impl()->storage = fresh.impl()->storage;
+    return;
+  }
+  be.binary(op, v.value, src, v.value);
+}
+}  // namespace
+
+void Variable::assign_add(const Tensor& t) { update_in_place(need(impl_), t, backend::BinaryOp::add, "assign_add"); }
+void Variable::assign_sub(const Tensor& t) { update_in_place(need(impl_), t, backend::BinaryOp::sub, "assign_sub"); }
+
+void Variable::move_to(Device d) {
+  auto& v = need(impl_);
+  if (v.value.device() == d) return;
+  // Keep the same TensorImpl (and id) so tapes and optimizers keep working.
+  Tensor moved = v.value.to(d);
+  v.value.impl()->storage = moved.impl()->storage;
+  v.value.impl()->device = d;
+}
+
+}  // namespace kiln

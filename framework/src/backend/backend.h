@@ -1,0 +1,142 @@
+#pragma once
+// Private: the primitive set every device backend implements. Ops check their
+// inputs, allocate outputs and call one of these; layers, losses, optimizers
+// and gradient rules never see a device. To add a backend: implement this
+// interface and return it from backend_for().
+#include <array>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/tensor_impl.h"
+
+namespace kiln::backend {
+
+enum class UnaryOp {
+  neg, abs, sign, exp, log, log1p, expm1, sqrt, rsqrt, square, sin, cos, tanh, erf,
+  sigmoid, relu, softplus, floor, round, isnan, isfinite, logical_not
+};
+enum class BinaryOp {
+  add, sub, mul, div, pow, maximum, minimum, eq, ne, lt, le, gt, ge, logical_and, logical_or,
+  // Gradient helpers: relu_grad(x, dy) = dy * (x > 0), etc. Fused to save passes.
+  relu_grad
+};
+enum class ReduceOp { sum, max, min, prod };
+
+struct Conv2DParams {
+  int64_t n, h, w, c_in;        // input NHWC
+  int64_t kh, kw, c_out;        // kernel HWIO
+  int64_t oh, ow;               // output spatial size
+  int stride_h, stride_w, dil_h, dil_w;
+  int64_t pad_top, pad_left;    // padding before; the rest is after
+};
+struct Pool2DParams {
+  int64_t n, h, w, c, oh, ow;
+  int pool_h, pool_w, stride_h, stride_w;
+  int64_t pad_top, pad_left;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual Device device() const = 0;
+  virtual std::shared_ptr<Storage> allocate(std::size_t nbytes) = 0;
+
+  virtual void fill(Tensor& out, double value) = 0;
+  virtual void cast(const Tensor& x, Tensor& out) = 0;
+  /// dst[dst_off + i·dst_strides] (+)= src[src_off + i·src_strides] for every index i of `shape`.
+  /// Covers copy, transpose, slicing, broadcasting, concat and their gradients.
+  virtual void strided_copy(const Tensor& src, int64_t src_off, const std::vector<int64_t>& src_strides,
+                            Tensor& dst, int64_t dst_off, const std::vector<int64_t>& dst_strides,
+                            const Shape& shape, bool accumulate) = 0;
+  virtual void unary(UnaryOp op, const Tensor& x, Tensor& out) = 0;
+  /// out has the broadcast shape of a and b.
+  virtual void binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& out) = 0;
+  /// out has x's rank with reduced axes set to 1 (keepdims layout).
+  virtual void reduce(ReduceOp op, const Tensor& x, Tensor& out) = 0;
+  virtual void arg_reduce(bool is_max, const Tensor& x, int axis, Tensor& out) = 0;
+  virtual void where(const Tensor& cond, const Tensor& x, const Tensor& y, Tensor& out) = 0;
+  /// params (outer, n, inner), indices flat -> out (outer, k, inner)
+  virtual void gather(const Tensor& params, const Tensor& indices, int axis, Tensor& out) = 0;
+  /// Adds updates into out along axis at indices (gradient of gather).
+  virtual void scatter_add(Tensor& out, const Tensor& indices, const Tensor& updates, int axis) = 0;
+  virtual void one_hot(const Tensor& indices, int64_t depth, Tensor& out) = 0;
+  /// a: (B, M, K) or (B, K, M) with transpose; b likewise; out (B, M, N). B of a or b may be 1 (broadcast).
+  virtual void matmul(const Tensor& a, const Tensor& b, Tensor& out, bool ta, bool tb) = 0;
+  virtual void softmax(const Tensor& x, int axis, bool log, Tensor& out) = 0;
+  /// loss (N), probs (N, C) softmax of logits; labels int32/int64 (N).
+  virtual void sparse_xent(const Tensor& labels, const Tensor& logits, Tensor& loss, Tensor& probs) = 0;
+  virtual void conv2d(const Tensor& x, const Tensor& w, const Conv2DParams& p, Tensor& out) = 0;
+  virtual void conv2d_backward_input(const Tensor& dy, const Tensor& w, const Conv2DParams& p, Tensor& dx) = 0;
+  virtual void conv2d_backward_filter(const Tensor& x, const Tensor& dy, const Conv2DParams& p, Tensor& dw) = 0;
+  virtual void max_pool2d(const Tensor& x, const Pool2DParams& p, Tensor& out, Tensor& argmax) = 0;
+  virtual void max_pool2d_backward(const Tensor& dy, const Tensor& argmax, const Pool2DParams& p, Tensor& dx) = 0;
+  virtual void avg_pool2d(const Tensor& x, const Pool2DParams& p, Tensor& out) = 0;
+  virtual void avg_pool2d_backward(const Tensor& dy, const Pool2DParams& p, Tensor& dx) = 0;
+  /// Inverted dropout; mask holds 0 or 1/(1-rate).
+  virtual void dropout(const Tensor& x, double rate, uint64_t seed, Tensor& out, Tensor& mask) = 0;
+  /// Copies a whole tensor across devices (host <-> device).
+  virtual void copy_from(const Tensor& src, Tensor& dst) = 0;
+  /// out = x + bias (bias along the last axis), then max(., 0) when relu.
+  /// Backends fuse it into one pass; this default takes two.
+  virtual void bias_add(const Tensor& x, const Tensor& bias, bool relu, Tensor& out) {
+    binary(BinaryOp::add, x, bias, out);
+    if (relu) unary(UnaryOp::relu, out, out);
+  }
+  /// The gradient of bias_add: dx = relu ? dy·(y > 0) : dy, where y is bias_add's output (dx is written
+  /// only when relu; otherwise it is dy itself), and db = Σ dx over every axis but the last.
+  virtual void bias_add_backward(const Tensor& dy, const Tensor& y, bool relu, Tensor& dx, Tensor& db) {
+    if (relu) binary(BinaryOp::relu_grad, y, dy, dx);
+    std::vector<int64_t> keep(static_cast<std::size_t>(dy.rank()), 1);
+    keep.back() = db.size();
+    Tensor db_view = alias_with_shape(db, Shape(keep));
+    reduce(ReduceOp::sum, relu ? dx : dy, db_view);
+  }
+  /// out = conv2d(x, w) + bias, then max(., 0) when relu. Backends fuse the bias and
+  /// activation into the convolution's output pass; this default takes three passes.
+  virtual void conv2d_bias(const Tensor& x, const Tensor& w, const Tensor& bias, bool relu, const Conv2DParams& p,
+                           Tensor& out) {
+    conv2d(x, w, p, out);
+    Tensor tmp = Tensor::empty(out.shape(), out.dtype(), out.device());
+    bias_add(out, bias, relu, tmp);
+    out = tmp;
+  }
+  /// Training-mode batch normalization over every axis but the last (x viewed as (rows, C)): writes the
+  /// batch mean and population variance (C,) and y = (x − mean)·rsqrt(var + eps)·gamma + beta. gamma and
+  /// beta may be null (scale / center off). Returns false when the backend has no fused kernel; the op
+  /// then composes it from the other primitives.
+  virtual bool batch_norm_training(const Tensor& x, const Tensor* gamma, const Tensor* beta, double eps, Tensor& y,
+                                   Tensor& mean, Tensor& var) {
+    (void)x, (void)gamma, (void)beta, (void)eps, (void)y, (void)mean, (void)var;
+    return false;
+  }
+  /// Its gradient from dy (the mean and variance outputs carry none, as in TF's FusedBatchNorm):
+  /// dx, and dgamma / dbeta where non-null. Returns false when there is no fused kernel.
+  virtual bool batch_norm_training_backward(const Tensor& dy, const Tensor& x, const Tensor& mean, const Tensor& var,
+                                            const Tensor* gamma, double eps, Tensor& dx, Tensor* dgamma, Tensor* dbeta) {
+    (void)dy, (void)x, (void)mean, (void)var, (void)gamma, (void)eps, (void)dx, (void)dgamma, (void)dbeta;
+    return false;
+  }
+  /// One Keras Adam step in place over a variable w and its slots m, v (and v_hat for amsgrad, else null),
+  /// all of w's dtype and shape (kiln/ops/fused_updates.h gives the formula). one_b1 and one_b2 are 1 − β,
+  /// rounded to the dtype once, as the composed ops round their scalar. Returns false when the backend has no
+  /// fused kernel; the op then composes the step from the other primitives.
+  virtual bool adam_update(Tensor& w, Tensor& m, Tensor& v, Tensor* v_hat, const Tensor& g, double alpha,
+                           double one_b1, double one_b2, double eps) {
+    (void)w, (void)m, (void)v, (void)v_hat, (void)g, (void)alpha, (void)one_b1, (void)one_b2, (void)eps;
+    return false;
+  }
+  /// The kernel and bias gradients of conv2d_bias (output y) when its input needs no gradient.
+  /// Backends use the masked gradient on the fly; this default stores it first.
+  virtual void conv2d_bias_backward_filter(const Tensor& x, const Tensor& dy, const Tensor& y, bool relu,
+                                           const Conv2DParams& p, Tensor& dw, Tensor& db) {
+    Tensor dz = relu ? Tensor::empty(dy.shape(), dy.dtype(), dy.device()) : dy;
+    bias_add_backward(dy, y, relu, dz, db);
+    conv2d_backward_filter(x, dz, p, dw);
+  }
+};
+
+Backend& backend_for(Device device);
+Backend& cpu_backend();
+
+}  // namespace kiln::backend

@@ -1,0 +1,56 @@
+#pragma once
+// Private: the CPU backend (xtensor for element-wise maths, OpenBLAS for GEMM).
+#include "backend/backend.h"
+
+namespace kiln::cpu {
+
+class CpuBackend final : public backend::Backend {
+ public:
+  Device device() const override { return Device::cpu(); }
+  std::shared_ptr<Storage> allocate(std::size_t nbytes) override;
+  void fill(Tensor& out, double value) override;
+  void cast(const Tensor& x, Tensor& out) override;
+  void strided_copy(const Tensor& src, int64_t src_off, const std::vector<int64_t>& src_strides, Tensor& dst,
+                    int64_t dst_off, const std::vector<int64_t>& dst_strides, const Shape& shape,
+                    bool accumulate) override;
+  void unary(backend::UnaryOp op, const Tensor& x, Tensor& out) override;
+  void binary(backend::BinaryOp op, const Tensor& a, const Tensor& b, Tensor& out) override;
+  void reduce(backend::ReduceOp op, const Tensor& x, Tensor& out) override;
+  void arg_reduce(bool is_max, const Tensor& x, int axis, Tensor& out) override;
+  void where(const Tensor& cond, const Tensor& x, const Tensor& y, Tensor& out) override;
+  void gather(const Tensor& params, const Tensor& indices, int axis, Tensor& out) override;
+  void scatter_add(Tensor& out, const Tensor& indices, const Tensor& updates, int axis) override;
+  void one_hot(const Tensor& indices, int64_t depth, Tensor& out) override;
+  void matmul(const Tensor& a, const Tensor& b, Tensor& out, bool ta, bool tb) override;
+  void softmax(const Tensor& x, int axis, bool log, Tensor& out) override;
+  void sparse_xent(const Tensor& labels, const Tensor& logits, Tensor& loss, Tensor& probs) override;
+  void conv2d(const Tensor& x, const Tensor& w, const backend::Conv2DParams& p, Tensor& out) override;
+  void conv2d_backward_input(const Tensor& dy, const Tensor& w, const backend::Conv2DParams& p, Tensor& dx) override;
+  void conv2d_backward_filter(const Tensor& x, const Tensor& dy, const backend::Conv2DParams& p, Tensor& dw) override;
+  void max_pool2d(const Tensor& x, const backend::Pool2DParams& p, Tensor& out, Tensor& argmax) override;
+  void max_pool2d_backward(const Tensor& dy, const Tensor& argmax, const backend::Pool2DParams& p, Tensor& dx) override;
+  void avg_pool2d(const Tensor& x, const backend::Pool2DParams& p, Tensor& out) override;
+  void avg_pool2d_backward(const Tensor& dy, const backend::Pool2DParams& p, Tensor& dx) override;
+  void dropout(const Tensor& x, double rate, uint64_t seed, Tensor& out, Tensor& mask) override;
+  void copy_from(const Tensor& src, Tensor& dst) override;
+  void bias_add(const Tensor& x, const Tensor& bias, bool relu, Tensor& out) override;
+  void bias_add_backward(const Tensor& dy, const Tensor& y, bool relu, Tensor& dx, Tensor& db) override;
+  void conv2d_bias(const Tensor& x, const Tensor& w, const Tensor& bias, bool relu, const backend::Conv2DParams& p,
+                   Tensor& out) override;
+  bool batch_norm_training(const Tensor& x, const Tensor* gamma, const Tensor* beta, double eps, Tensor& y, Tensor& mean,
+                           Tensor& var) override;
+  bool batch_norm_training_backward(const Tensor& dy, const Tensor& x, const Tensor& mean, const Tensor& var,
+                                    const Tensor* gamma, double eps, Tensor& dx, Tensor* dgamma, Tensor* dbeta) override;
+  void conv2d_bias_backward_filter(const Tensor& x, const Tensor& dy, const Tensor& y, bool relu,
+                                   const backend::Conv2DParams& p, Tensor& dw, Tensor& db) override;
+  bool adam_update(Tensor& w, Tensor& m, Tensor& v, Tensor* v_hat, const Tensor& g, double alpha, double one_b1,
+                   double one_b2, double eps) override;
+};
+
+/// C = op(A)·op(B) for row-major float/double through BLAS.
+void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, const float* b, float* c, float beta);
+void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const double* a, const double* b, double* c, double beta);
+/// x += bias along the last axis, then max(., 0) when relu; in place.
+void bias_add_inplace(Tensor& x, const Tensor& bias, bool relu);
+
+}  // namespace kiln::cpu

@@ -1,0 +1,440 @@
+// CPU element-wise kernels: fill, cast, strided copies, unary maths (through
+// xtensor), broadcasting binary ops, where, reductions and indexing.
+#include <xtensor/xadapt.hpp>
+#include <xtensor/xmath.hpp>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "backend/cpu/cpu_backend.h"
+#include "backend/cpu/parallel.h"
+#include "backend/cpu/strided.h"
+#include "core/dispatch.h"
+
+namespace kiln::cpu {
+
+using backend::BinaryOp;
+using backend::ReduceOp;
+using backend::UnaryOp;
+
+void CpuBackend::fill(Tensor& out, double value) {
+  dispatch_dtype(out.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    T* p = static_cast<T*>(out.raw_data());
+    const T v = static_cast<T>(value);
+    std::fill(p, p + out.size(), v);
+  });
+}
+
+void CpuBackend::copy_from(const Tensor& src, Tensor& dst) {
+  std::memcpy(dst.raw_data(), src.raw_data(), static_cast<std::size_t>(src.size()) * dtype_size(src.dtype()));
+}
+
+void CpuBackend::cast(const Tensor& x, Tensor& out) {
+  dispatch_dtype(x.dtype(), [&](auto ti) {
+    using S = decltype(ti);
+    dispatch_dtype(out.dtype(), [&](auto to) {
+      using D = decltype(to);
+      const S* s = static_cast<const S*>(x.raw_data());
+      D* d = static_cast<D*>(out.raw_data());
+      const int64_t n = x.size();
+      for (int64_t i = 0; i < n; ++i) {
+        if constexpr (std::is_same_v<D, bool>) d[i] = s[i] != S(0);
+        else d[i] = static_cast<D>(s[i]);
+      }
+    });
+  });
+}
+
+void CpuBackend::strided_copy(const Tensor& src, int64_t src_off, const std::vector<int64_t>& src_strides,
+                              Tensor& dst, int64_t dst_off, const std::vector<int64_t>& dst_strides,
+                              const Shape& shape, bool accumulate) {
+  dispatch_dtype(src.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* s = static_cast<const T*>(src.raw_data());
+    T* d = static_cast<T*>(dst.raw_data());
+    strided_for<2>(shape.dims(), {dst_strides, src_strides}, {dst_off, src_off},
+                   [&](std::array<int64_t, 2> off, int64_t n, std::array<int64_t, 2> st) {
+                     T* dp = d + off[0];
+                     const T* sp = s + off[1];
+                     if (accumulate) {
+                       if constexpr (std::is_same_v<T, bool>) {
+                         for (int64_t i = 0; i < n; ++i) dp[i * st[0]] = dp[i * st[0]] || sp[i * st[1]];
+                       } else {
+                         for (int64_t i = 0; i < n; ++i) dp[i * st[0]] += sp[i * st[1]];
+                       }
+                     } else if (st[0] == 1 && st[1] == 1) {
+                       std::memcpy(dp, sp, static_cast<std::size_t>(n) * sizeof(T));
+                     } else {
+                       for (int64_t i = 0; i < n; ++i) dp[i * st[0]] = sp[i * st[1]];
+                     }
+                   });
+  });
+}
+
+namespace {
+template <class T>
+void unary_float(UnaryOp op, const T* x, T* o, std::size_t n) {
+  std::array<std::size_t, 1> sh{n};
+  auto xa = xt::adapt(x, n, xt::no_ownership(), sh);
+  auto oa = xt::adapt(o, n, xt::no_ownership(), sh);
+  switch (op) {
+    case UnaryOp::neg: oa = -xa; break;
+    case UnaryOp::abs: oa = xt::abs(xa); break;
+    case UnaryOp::sign: oa = xt::sign(xa); break;
+    case UnaryOp::exp: oa = xt::exp(xa); break;
+    case UnaryOp::log: oa = xt::log(xa); break;
+    case UnaryOp::log1p: oa = xt::log1p(xa); break;
+    case UnaryOp::expm1: oa = xt::expm1(xa); break;
+    case UnaryOp::sqrt: oa = xt::sqrt(xa); break;
+    case UnaryOp::rsqrt: oa = T(1) / xt::sqrt(xa); break;
+    case UnaryOp::square: oa = xa * xa; break;
+    case UnaryOp::sin: oa = xt::sin(xa); break;
+    case UnaryOp::cos: oa = xt::cos(xa); break;
+    case UnaryOp::tanh: oa = xt::tanh(xa); break;
+    case UnaryOp::erf: oa = xt::erf(xa); break;
+    case UnaryOp::floor: oa = xt::floor(xa); break;
+    case UnaryOp::round: oa = xt::nearbyint(xa); break;  // banker's rounding, like tf.round
+    case UnaryOp::sigmoid:
+      for (std::size_t i = 0; i < n; ++i) {
+        T v = x[i];
+        // Split by sign so exp never overflows.
+        if (v >= 0) o[i] = T(1) / (T(1) + std::exp(-v));
+        else { T e = std::exp(v); o[i] = e / (T(1) + e); }
+      }
+      break;
+    case UnaryOp::relu:
+      for (std::size_t i = 0; i < n; ++i) o[i] = x[i] > T(0) ? x[i] : T(0);
+      break;
+    case UnaryOp::softplus:
+      // log(1 + e^x) = max(x, 0) + log1p(e^-|x|): exact for large |x|.
+      for (std::size_t i = 0; i < n; ++i) o[i] = std::max(x[i], T(0)) + std::log1p(std::exp(-std::abs(x[i])));
+      break;
+    default: throw TypeError("unary op not defined for floats");
+  }
+}
+}  // namespace
+
+void CpuBackend::unary(UnaryOp op, const Tensor& x, Tensor& out) {
+  const std::size_t n = static_cast<std::size_t>(x.size());
+  if (op == UnaryOp::isnan || op == UnaryOp::isfinite) {
+    dispatch_dtype(x.dtype(), [&](auto tag) {
+      using T = decltype(tag);
+      const T* p = static_cast<const T*>(x.raw_data());
+      bool* o = out.data<bool>();
+      for (std::size_t i = 0; i < n; ++i) {
+        if constexpr (std::is_floating_point_v<T>) o[i] = op == UnaryOp::isnan ? std::isnan(p[i]) : std::isfinite(p[i]);
+        else o[i] = op != UnaryOp::isnan;
+      }
+    });
+    return;
+  }
+  if (op == UnaryOp::logical_not) {
+    const bool* p = x.data<bool>();
+    bool* o = out.data<bool>();
+    for (std::size_t i = 0; i < n; ++i) o[i] = !p[i];
+    return;
+  }
+  if (x.dtype() == DType::float32) return unary_float(op, x.data<float>(), out.data<float>(), n);
+  if (x.dtype() == DType::float64) return unary_float(op, x.data<double>(), out.data<double>(), n);
+  // Integer tensors: the ops that make sense on integers.
+  dispatch_dtype(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (!std::is_same_v<T, bool>) {
+      const T* p = static_cast<const T*>(x.raw_data());
+      T* o = static_cast<T*>(out.raw_data());
+      for (std::size_t i = 0; i < n; ++i) {
+        switch (op) {
+          case UnaryOp::neg: o[i] = static_cast<T>(-p[i]); break;
+          case UnaryOp::abs: o[i] = p[i] < 0 ? static_cast<T>(-p[i]) : p[i]; break;
+          case UnaryOp::sign: o[i] = static_cast<T>((p[i] > 0) - (p[i] < 0)); break;
+          case UnaryOp::square: o[i] = static_cast<T>(p[i] * p[i]); break;
+          case UnaryOp::relu: o[i] = p[i] > 0 ? p[i] : T(0); break;
+          case UnaryOp::floor:
+          case UnaryOp::round: o[i] = p[i]; break;
+          default: throw TypeError("op not defined for integer tensors of dtype " + dtype_name(x.dtype()));
+        }
+      }
+    } else {
+      throw TypeError("op not defined for bool tensors");
+    }
+  });
+}
+
+namespace {
+template <class T, class R, class F>
+void binary_loop(const T* a, const T* b, R* o, const std::vector<int64_t>& shape, const std::vector<int64_t>& sa,
+                 const std::vector<int64_t>& sb, const std::vector<int64_t>& so, F f) {
+  // Large same-shape operands (gradient masks, optimizer maths): split the flat
+  // range over the pool. These passes are memory-bound, and a second core
+  // nearly doubles the bandwidth.
+  if (sa == so && sb == so) {
+    int64_t total = 1;
+    for (int64_t d : shape) total *= d;
+    if (total >= (int64_t(1) << 16)) {
+      parallel_for(
+          total,
+          [&](int64_t i0, int64_t i1) {
+            for (int64_t i = i0; i < i1; ++i) o[i] = f(a[i], b[i]);
+          },
+          int64_t(1) << 15);
+      return;
+    }
+  }
+  strided_for<3>(shape, {so, sa, sb}, {0, 0, 0}, [&](std::array<int64_t, 3> off, int64_t n, std::array<int64_t, 3> st) {
+    R* op = o + off[0];
+    const T* ap = a + off[1];
+    const T* bp = b + off[2];
+    // Specialised inner loops so the compiler vectorises the common cases.
+    if (st[0] == 1 && st[1] == 1 && st[2] == 1) {
+      for (int64_t i = 0; i < n; ++i) op[i] = f(ap[i], bp[i]);
+    } else if (st[0] == 1 && st[1] == 1 && st[2] == 0) {
+      const T bv = *bp;
+      for (int64_t i = 0; i < n; ++i) op[i] = f(ap[i], bv);
+    } else if (st[0] == 1 && st[1] == 0 && st[2] == 1) {
+      const T av = *ap;
+      for (int64_t i = 0; i < n; ++i) op[i] = f(av, bp[i]);
+    } else {
+      for (int64_t i = 0; i < n; ++i) op[i * st[0]] = f(ap[i * st[1]], bp[i * st[2]]);
+    }
+  });
+}
+}  // namespace
+
+void CpuBackend::binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& out) {
+  const auto& os = out.shape().dims();
+  auto sa = broadcast_strides(a.shape().dims(), os);
+  auto sb = broadcast_strides(b.shape().dims(), os);
+  auto so = contiguous_strides(out.shape());
+  const bool cmp = op == BinaryOp::eq || op == BinaryOp::ne || op == BinaryOp::lt || op == BinaryOp::le ||
+                   op == BinaryOp::gt || op == BinaryOp::ge || op == BinaryOp::logical_and ||
+                   op == BinaryOp::logical_or;
+  dispatch_dtype(a.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* ap = static_cast<const T*>(a.raw_data());
+    const T* bp = static_cast<const T*>(b.raw_data());
+    if (cmp) {
+      bool* o = out.data<bool>();
+      switch (op) {
+        case BinaryOp::eq: binary_loop(ap, bp, o, os, sa, sb, so, [](T x, T y) { return x == y; }); break;
+        case BinaryOp::ne: binary_loop(ap, bp, o, os, sa, sb, so, [](T x, T y) { return x != y; }); break;
+        case BinaryOp::lt: binary_loop(ap, bp, o, os, sa, sb, so, [](T x, T y) { return x < y; }); break;
+        case BinaryOp::le: binary_loop(ap, bp, o, os, sa, sb, so, [](T x, T y) { return x <= y; }); break;
+        case BinaryOp::gt: binary_loop(ap, bp, o, os, sa, sb, so, [](T x, T y) { return x > y; }); break;
+        case BinaryOp::ge: binary_loop(ap, bp, o, os, sa, sb, so, [](T x, T y) { return x >= y; }); break;
+        case BinaryOp::logical_and: binary_loop(ap, bp, o, os, sa, sb, so, [](T x, T y) { return x && y; }); break;
+        case BinaryOp::logical_or: binary_loop(ap, bp, o, os, sa, sb, so, [](T x, T y) { return x || y; }); break;
+        default: break;
+      }
+      return;
+    }
+    if constexpr (std::is_same_v<T, bool>) {
+      throw TypeError("arithmetic is not defined for bool tensors");
+    } else {
+      T* o = static_cast<T*>(out.raw_data());
+      switch (op) {
+        case BinaryOp::add: binary_loop(ap, bp, o, os, sa, sb, so, [](T x, T y) { return static_cast<T>(x + y); }); break;
+        case BinaryOp::sub: binary_loop(ap, bp, o, os, sa, sb, so, [](T x, T y) { return static_cast<T>(x - y); }); break;
+        case BinaryOp::mul: binary_loop(ap, bp, o, os, sa, sb, so, [](T x, T y) { return static_cast<T>(x * y); }); break;
+        case BinaryOp::div:
+          if constexpr (std::is_floating_point_v<T>)
+            binary_loop(ap, bp, o, os, sa, sb, so, [](T x, T y) { return x / y; });
+          else  // integer division floors, like Python's //
+            binary_loop(ap, bp, o, os, sa, sb, so, [](T x, T y) {
+              if (y == 0) throw ValueError("divide: integer division by zero");
+              T q = static_cast<T>(x / y);
+              if ((x % y != 0) && ((x < 0) != (y < 0))) --q;
+              return q;
+            });
+          break;
+        case BinaryOp::pow:
+          binary_loop(ap, bp, o, os, sa, sb, so, [](T x, T y) { return static_cast<T>(std::pow(x, y)); });
+          break;
+        case BinaryOp::maximum:
+          binary_loop(ap, bp, o, os, sa, sb, so, [](T x, T y) { return x >= y || x != x ? x : y; });
+          break;
+        case BinaryOp::minimum:
+          binary_loop(ap, bp, o, os, sa, sb, so, [](T x, T y) { return x <= y || x != x ? x : y; });
+          break;
+        case BinaryOp::relu_grad:  // a = forward input x, b = dy
+          binary_loop(ap, bp, o, os, sa, sb, so, [](T x, T dy) { return x > T(0) ? dy : T(0); });
+          break;
+        default: break;
+      }
+    }
+  });
+}
+
+void CpuBackend::where(const Tensor& cond, const Tensor& x, const Tensor& y, Tensor& out) {
+  const auto& os = out.shape().dims();
+  auto sc = broadcast_strides(cond.shape().dims(), os);
+  auto sx = broadcast_strides(x.shape().dims(), os);
+  auto sy = broadcast_strides(y.shape().dims(), os);
+  auto so = contiguous_strides(out.shape());
+  const bool* c = cond.data<bool>();
+  dispatch_dtype(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* xp = static_cast<const T*>(x.raw_data());
+    const T* yp = static_cast<const T*>(y.raw_data());
+    T* o = static_cast<T*>(out.raw_data());
+    strided_for<4>(os, {so, sc, sx, sy}, {0, 0, 0, 0}, [&](std::array<int64_t, 4> off, int64_t n, std::array<int64_t, 4> st) {
+      for (int64_t i = 0; i < n; ++i)
+        o[off[0] + i * st[0]] = c[off[1] + i * st[1]] ? xp[off[2] + i * st[2]] : yp[off[3] + i * st[3]];
+    });
+  });
+}
+
+namespace {
+struct SumOp { template <class T> static T apply(T a, T v) { return a + v; } };
+struct ProdOp { template <class T> static T apply(T a, T v) { return a * v; } };
+struct MaxOp { template <class T> static T apply(T a, T v) { return (v > a || v != v) ? v : a; } };
+struct MinOp { template <class T> static T apply(T a, T v) { return (v < a || v != v) ? v : a; } };
+
+// out[o] = Op(out[o], x[i]) over x's shape; reduced axes have output stride 0.
+// The op is a template parameter so the inner loops vectorise.
+template <class Op, class T>
+void reduce_into(const T* p, T* o, const std::vector<int64_t>& xs, const std::vector<int64_t>& so,
+                 const std::vector<int64_t>& sx) {
+  strided_for<2>(xs, {so, sx}, {0, 0}, [&](std::array<int64_t, 2> off, int64_t n, std::array<int64_t, 2> st) {
+    T* __restrict op_ = o + off[0];
+    const T* __restrict xp = p + off[1];
+    if (st[0] == 0) {
+      T acc = *op_;
+      if (st[1] == 1)
+        for (int64_t i = 0; i < n; ++i) acc = Op::apply(acc, xp[i]);
+      else
+        for (int64_t i = 0; i < n; ++i) acc = Op::apply(acc, xp[i * st[1]]);
+      *op_ = acc;
+    } else if (st[0] == 1 && st[1] == 1) {
+      for (int64_t i = 0; i < n; ++i) op_[i] = Op::apply(op_[i], xp[i]);
+    } else {
+      for (int64_t i = 0; i < n; ++i) op_[i * st[0]] = Op::apply(op_[i * st[0]], xp[i * st[1]]);
+    }
+  });
+}
+}  // namespace
+
+void CpuBackend::reduce(ReduceOp op, const Tensor& x, Tensor& out) {
+  const auto& xs = x.shape().dims();
+  auto so = broadcast_strides(out.shape().dims(), xs);  // reduced axes get stride 0
+  auto sx = contiguous_strides(x.shape());
+  dispatch_dtype(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_same_v<T, bool>) {
+      throw TypeError("reductions are not defined for bool tensors; cast to an integer type first");
+    } else {
+      T init = op == ReduceOp::sum ? T(0)
+               : op == ReduceOp::prod ? T(1)
+               : op == ReduceOp::max ? std::numeric_limits<T>::lowest()
+                                     : std::numeric_limits<T>::max();
+      if constexpr (std::is_floating_point_v<T>) {
+        if (op == ReduceOp::max) init = -std::numeric_limits<T>::infinity();
+        if (op == ReduceOp::min) init = std::numeric_limits<T>::infinity();
+      }
+      T* o = static_cast<T*>(out.raw_data());
+      std::fill(o, o + out.size(), init);
+      const T* p = static_cast<const T*>(x.raw_data());
+      switch (op) {
+        case ReduceOp::sum: reduce_into<SumOp>(p, o, xs, so, sx); break;
+        case ReduceOp::prod: reduce_into<ProdOp>(p, o, xs, so, sx); break;
+        case ReduceOp::max: reduce_into<MaxOp>(p, o, xs, so, sx); break;
+        case ReduceOp::min: reduce_into<MinOp>(p, o, xs, so, sx); break;
+      }
+    }
+  });
+}
+
+void CpuBackend::arg_reduce(bool is_max, const Tensor& x, int axis, Tensor& out) {
+  const auto& d = x.shape().dims();
+  int64_t outer = 1, inner = 1, n = d[axis];
+  for (int i = 0; i < axis; ++i) outer *= d[i];
+  for (std::size_t i = axis + 1; i < d.size(); ++i) inner *= d[i];
+  int64_t* o = out.data<int64_t>();
+  dispatch_dtype(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* p = static_cast<const T*>(x.raw_data());
+    for (int64_t a = 0; a < outer; ++a)
+      for (int64_t c = 0; c < inner; ++c) {
+        const T* base = p + a * n * inner + c;
+        int64_t best = 0;
+        T bv = base[0];
+        for (int64_t i = 1; i < n; ++i) {
+          T v = base[i * inner];
+          if (is_max ? v > bv : v < bv) { bv = v; best = i; }
+        }
+        o[a * inner + c] = best;
+      }
+  });
+}
+
+namespace {
+template <class F>
+void for_each_index(const Tensor& indices, F f) {
+  const int64_t n = indices.size();
+  if (indices.dtype() == DType::int64) {
+    const int64_t* p = indices.data<int64_t>();
+    for (int64_t i = 0; i < n; ++i) f(i, p[i]);
+  } else if (indices.dtype() == DType::int32) {
+    const int32_t* p = indices.data<int32_t>();
+    for (int64_t i = 0; i < n; ++i) f(i, static_cast<int64_t>(p[i]));
+  } else if (indices.dtype() == DType::uint8) {
+    const uint8_t* p = indices.data<uint8_t>();
+    for (int64_t i = 0; i < n; ++i) f(i, static_cast<int64_t>(p[i]));
+  } else {
+    throw TypeError("indices must be an integer tensor, but received " + dtype_name(indices.dtype()));
+  }
+}
+}  // namespace
+
+void CpuBackend::gather(const Tensor& params, const Tensor& indices, int axis, Tensor& out) {
+  const auto& d = params.shape().dims();
+  int64_t outer = 1, inner = 1, n = d[axis];
+  for (int i = 0; i < axis; ++i) outer *= d[i];
+  for (std::size_t i = axis + 1; i < d.size(); ++i) inner *= d[i];
+  const int64_t k = indices.size();
+  const std::size_t es = dtype_size(params.dtype());
+  const char* src = static_cast<const char*>(params.raw_data());
+  char* dst = static_cast<char*>(out.raw_data());
+  for_each_index(indices, [&](int64_t j, int64_t idx) {
+    if (idx < 0) idx += n;
+    if (idx < 0 || idx >= n)
+      throw IndexError("gather: index " + std::to_string(idx) + " is out of range [0, " + std::to_string(n) +
+                       ") for axis " + std::to_string(axis) + " of params with shape " + params.shape().to_string());
+    for (int64_t a = 0; a < outer; ++a)
+      std::memcpy(dst + ((a * k + j) * inner) * es, src + ((a * n + idx) * inner) * es, static_cast<std::size_t>(inner) * es);
+  });
+}
+
+void CpuBackend::scatter_add(Tensor& out, const Tensor& indices, const Tensor& updates, int axis) {
+  const auto& d = out.shape().dims();
+  int64_t outer = 1, inner = 1, n = d[axis];
+  for (int i = 0; i < axis; ++i) outer *= d[i];
+  for (std::size_t i = axis + 1; i < d.size(); ++i) inner *= d[i];
+  const int64_t k = indices.size();
+  dispatch_dtype(out.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (!std::is_same_v<T, bool>) {
+      T* o = static_cast<T*>(out.raw_data());
+      const T* u = static_cast<const T*>(updates.raw_data());
+      for_each_index(indices, [&](int64_t j, int64_t idx) {
+        if (idx < 0) idx += n;
+        for (int64_t a = 0; a < outer; ++a)
+          for (int64_t c = 0; c < inner; ++c) o[(a * n + idx) * inner + c] += u[(a * k + j) * inner + c];
+      });
+    }
+  });
+}
+
+void CpuBackend::one_hot(const Tensor& indices, int64_t depth, Tensor& out) {
+  fill(out, 0.0);
+  dispatch_dtype(out.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    T* o = static_cast<T*>(out.raw_data());
+    for_each_index(indices, [&](int64_t j, int64_t idx) {
+      if (idx >= 0 && idx < depth) o[j * depth + idx] = T(1);  // out-of-range gives a zero row, like TF
+    });
+  });
+}
+
+}  // namespace kiln::cpu

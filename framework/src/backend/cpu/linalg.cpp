@@ -1,0 +1,481 @@
+// CPU matmul and convolution. Convolution is im2col + sgemm: the patch matrix
+// (N·OH·OW, KH·KW·C_in) times the HWIO kernel viewed as (KH·KW·C_in, C_out)
+// gives the NHWC output directly, with no transposes.
+#include <cblas.h>
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "backend/cpu/cpu_backend.h"
+#include "backend/cpu/parallel.h"
+#include "backend/cpu/reference.h"
+#include "backend/cpu/simd.h"
+#include "core/dispatch.h"
+
+namespace kiln::cpu {
+
+namespace {
+// Kiln owns the threading: OpenBLAS runs single-threaded and big GEMMs are
+// split by rows over Kiln's pool. With OpenBLAS's own threads, its idle
+// workers spin (sched_yield) while Kiln's kernels run, and on a 2-core
+// machine that steals a third of the time.
+struct BlasThreads {
+  BlasThreads() { openblas_set_num_threads(1); }
+};
+void ensure_single_threaded_blas() { static BlasThreads once; }
+
+template <class T>
+void blas_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b, int64_t ldb,
+               T* c, int64_t ldc, T beta) {
+  if constexpr (std::is_same_v<T, float>)
+    cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (int)m, (int)n, (int)k,
+                1.0f, a, (int)lda, b, (int)ldb, beta, c, (int)ldc);
+  else
+    cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (int)m, (int)n, (int)k,
+                1.0, a, (int)lda, b, (int)ldb, beta, c, (int)ldc);
+}
+
+template <class T>
+void gemm_impl(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, const T* b, T* c, T beta) {
+  if (m == 0 || n == 0) return;
+  if (k == 0) {
+    if (beta == 0) std::memset(c, 0, sizeof(T) * m * n);
+    return;
+  }
+  ensure_single_threaded_blas();
+  const int64_t lda = ta ? m : k, ldb = tb ? k : n, ldc = n;
+  const int threads = num_threads();
+  const double flops = 2.0 * static_cast<double>(m) * n * k;
+  if (threads <= 1 || flops < 4e5) {
+    blas_gemm(ta, tb, m, n, k, a, lda, b, ldb, c, ldc, beta);
+    return;
+  }
+  if (m >= n) {
+    // Row blocks of C: rows of A (or columns when A is transposed).
+    parallel_for_parts(m, threads, [&](int, int64_t r0, int64_t r1) {
+      const T* ab = ta ? a + r0 : a + r0 * lda;
+      blas_gemm(ta, tb, r1 - r0, n, k, ab, lda, b, ldb, c + r0 * ldc, ldc, beta);
+    });
+  } else {
+    // Column blocks of C: columns of B (or rows when B is transposed).
+    parallel_for_parts(n, threads, [&](int, int64_t c0, int64_t c1) {
+      const T* bb = tb ? b + c0 * ldb : b + c0;
+      blas_gemm(ta, tb, m, c1 - c0, k, a, lda, bb, ldb, c + c0, ldc, beta);
+    });
+  }
+}
+}  // namespace
+
+void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, const float* b, float* c, float beta) {
+  gemm_impl<float>(ta, tb, m, n, k, a, b, c, beta);
+}
+void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const double* a, const double* b, double* c, double beta) {
+  gemm_impl<double>(ta, tb, m, n, k, a, b, c, beta);
+}
+
+void CpuBackend::matmul(const Tensor& a, const Tensor& b, Tensor& out, bool ta, bool tb) {
+  // a: (Ba, r, c), b: (Bb, r, c), out: (B, M, N)
+  const auto& ad = a.shape().dims();
+  const auto& bd = b.shape().dims();
+  const int64_t B = out.shape()[0], M = out.shape()[1], N = out.shape()[2];
+  const int64_t K = ta ? ad[1] : ad[2];
+  const int64_t a_step = ad[0] == 1 ? 0 : ad[1] * ad[2];
+  const int64_t b_step = bd[0] == 1 ? 0 : bd[1] * bd[2];
+  dispatch_dtype(a.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* ap = static_cast<const T*>(a.raw_data());
+    const T* bp = static_cast<const T*>(b.raw_data());
+    T* op = static_cast<T*>(out.raw_data());
+    for (int64_t i = 0; i < B; ++i) {
+      const T* A = ap + i * a_step;
+      const T* Bm = bp + i * b_step;
+      T* C = op + i * M * N;
+      if constexpr (std::is_floating_point_v<T>) {
+        gemm(ta, tb, M, N, K, A, Bm, C, T(0));
+      } else if constexpr (!std::is_same_v<T, bool>) {
+        for (int64_t r = 0; r < M; ++r)
+          for (int64_t c = 0; c < N; ++c) {
+            T acc = 0;
+            for (int64_t k = 0; k < K; ++k)
+              acc += (ta ? A[k * M + r] : A[r * K + k]) * (tb ? Bm[c * K + k] : Bm[k * N + c]);
+            C[r * N + c] = acc;
+          }
+      } else {
+        throw TypeError("matmul is not defined for bool tensors");
+      }
+    }
+  });
+}
+
+namespace {
+// Rows: one per output pixel (n, oy, ox); columns: (ky, kx, c) in HWIO order.
+template <class T>
+void im2col(const T* x, const backend::Conv2DParams& p, T* col) {
+  const int64_t K = p.kh * p.kw * p.c_in;
+  for (int64_t n = 0; n < p.n; ++n)
+    for (int64_t oy = 0; oy < p.oh; ++oy)
+      for (int64_t ox = 0; ox < p.ow; ++ox) {
+        T* row = col + ((n * p.oh + oy) * p.ow + ox) * K;
+        for (int64_t ky = 0; ky < p.kh; ++ky) {
+          const int64_t iy = oy * p.stride_h + ky * p.dil_h - p.pad_top;
+          for (int64_t kx = 0; kx < p.kw; ++kx) {
+            const int64_t ix = ox * p.stride_w + kx * p.dil_w - p.pad_left;
+            T* dst = row + (ky * p.kw + kx) * p.c_in;
+            if (iy < 0 || iy >= p.h || ix < 0 || ix >= p.w) {
+              std::memset(dst, 0, sizeof(T) * p.c_in);
+            } else {
+              const T* src = x + ((n * p.h + iy) * p.w + ix) * p.c_in;
+              if (p.c_in == 1) *dst = *src;
+              else std::memcpy(dst, src, sizeof(T) * p.c_in);
+            }
+          }
+        }
+      }
+}
+template <class T>
+void col2im(const T* col, const backend::Conv2DParams& p, T* dx) {
+  const int64_t K = p.kh * p.kw * p.c_in;
+  std::memset(dx, 0, sizeof(T) * p.n * p.h * p.w * p.c_in);
+  for (int64_t n = 0; n < p.n; ++n)
+    for (int64_t oy = 0; oy < p.oh; ++oy)
+      for (int64_t ox = 0; ox < p.ow; ++ox) {
+        const T* row = col + ((n * p.oh + oy) * p.ow + ox) * K;
+        for (int64_t ky = 0; ky < p.kh; ++ky) {
+          const int64_t iy = oy * p.stride_h + ky * p.dil_h - p.pad_top;
+          if (iy < 0 || iy >= p.h) continue;
+          for (int64_t kx = 0; kx < p.kw; ++kx) {
+            const int64_t ix = ox * p.stride_w + kx * p.dil_w - p.pad_left;
+            if (ix < 0 || ix >= p.w) continue;
+            const T* src = row + (ky * p.kw + kx) * p.c_in;
+            T* dst = dx + ((n * p.h + iy) * p.w + ix) * p.c_in;
+            for (int64_t c = 0; c < p.c_in; ++c) dst[c] += src[c];
+          }
+        }
+      }
+}
+bool is_pointwise(const backend::Conv2DParams& p) {
+  return p.kh == 1 && p.kw == 1 && p.stride_h == 1 && p.stride_w == 1 && p.pad_top == 0 && p.pad_left == 0;
+}
+// Direct convolution for a small patch (K = kh·kw·c_in, e.g. 9 for the first
+// conv of an MNIST CNN). GEMM packing dominates at such K, so instead each
+// output pixel accumulates K rows of the kernel, vectorised over c_out.
+constexpr int64_t kDirectMaxK = 32;
+bool use_direct(const backend::Conv2DParams& p) { return p.kh * p.kw * p.c_in <= kDirectMaxK; }
+
+// Gathers the K = kh·kw·c_in input values under one output pixel (zeros in the
+// padding). Windows fully inside the image (all of them for "valid") take the
+// branch-free path through precomputed offsets.
+template <class T>
+struct PatchGatherer {
+  const backend::Conv2DParams& p;
+  int64_t off[kDirectMaxK];
+  explicit PatchGatherer(const backend::Conv2DParams& q) : p(q) {
+    int64_t k = 0;
+    for (int64_t ky = 0; ky < p.kh; ++ky)
+      for (int64_t kx = 0; kx < p.kw; ++kx)
+        for (int64_t ci = 0; ci < p.c_in; ++ci) off[k++] = (ky * p.dil_h * p.w + kx * p.dil_w) * p.c_in + ci;
+  }
+  inline void operator()(const T* __restrict x, int64_t n, int64_t oy, int64_t ox, T* __restrict patch) const {
+    const int64_t iy0 = oy * p.stride_h - p.pad_top, ix0 = ox * p.stride_w - p.pad_left;
+    const int64_t K = p.kh * p.kw * p.c_in;
+    if (iy0 >= 0 && ix0 >= 0 && iy0 + (p.kh - 1) * p.dil_h < p.h && ix0 + (p.kw - 1) * p.dil_w < p.w) {
+      const T* base = x + ((n * p.h + iy0) * p.w + ix0) * p.c_in;
+      for (int64_t k = 0; k < K; ++k) patch[k] = base[off[k]];
+      return;
+    }
+    int64_t k = 0;
+    for (int64_t ky = 0; ky < p.kh; ++ky) {
+      const int64_t iy = iy0 + ky * p.dil_h;
+      for (int64_t kx = 0; kx < p.kw; ++kx) {
+        const int64_t ix = ix0 + kx * p.dil_w;
+        const bool inside = iy >= 0 && iy < p.h && ix >= 0 && ix < p.w;
+        const T* xv = x + ((n * p.h + iy) * p.w + ix) * p.c_in;
+        for (int64_t ci = 0; ci < p.c_in; ++ci) patch[k++] = inside ? xv[ci] : T(0);
+      }
+    }
+  }
+};
+
+using namespace simd;
+
+// Forward, general: out[pixel, :] = patch · W, 16 output channels per register pair.
+template <class T>
+void conv_direct(const T* __restrict x, const T* __restrict w, const backend::Conv2DParams& p, T* __restrict out,
+                 int64_t n0, int64_t n1) {
+  const int64_t co = p.c_out, K = p.kh * p.kw * p.c_in;
+  T patch[kDirectMaxK];
+  const PatchGatherer<T> gather(p);
+  for (int64_t n = n0; n < n1; ++n)
+    for (int64_t oy = 0; oy < p.oh; ++oy)
+      for (int64_t ox = 0; ox < p.ow; ++ox) {
+        gather(x, n, oy, ox, patch);
+        T* o = out + ((n * p.oh + oy) * p.ow + ox) * co;
+        int64_t c0 = 0;
+        if constexpr (std::is_same_v<T, float>) {
+          for (; c0 + 16 <= co; c0 += 16) {
+            v8f a0 = {}, a1 = {};
+            for (int64_t k = 0; k < K; ++k) {
+              const float* wr = w + k * co + c0;
+              a0 += patch[k] * load8(wr);
+              a1 += patch[k] * load8(wr + 8);
+            }
+            store8(o + c0, a0);
+            store8(o + c0 + 8, a1);
+          }
+          for (; c0 + 8 <= co; c0 += 8) {
+            v8f acc = {};
+            for (int64_t k = 0; k < K; ++k) acc += patch[k] * load8(w + k * co + c0);
+            store8(o + c0, acc);
+          }
+        }
+        for (; c0 < co; ++c0) {
+          T acc = 0;
+          for (int64_t k = 0; k < K; ++k) acc += patch[k] * w[k * co + c0];
+          o[c0] = acc;
+        }
+      }
+}
+
+// Forward, float with c_out a multiple of 16: one output row at a time. The
+// row's patches are gathered once into a small buffer; then 4 pixels × 16
+// channels accumulate in 8 registers, so each kernel row loaded from L1 feeds
+// 8 FMAs. The bias and relu are applied before the single store. Per pixel and
+// channel the sum runs over k in the same order as conv_direct, so results are
+// identical to it (and the bias is added after the sum, as a separate bias_add would).
+template <int KT>
+void conv_direct_rows(const float* __restrict x, const float* __restrict w, const float* __restrict bias, bool relu,
+                      const backend::Conv2DParams& p, float* __restrict out, int64_t r0, int64_t r1) {
+  const int64_t co = p.c_out, K = KT > 0 ? KT : p.kh * p.kw * p.c_in, OW = p.ow;
+  thread_local std::vector<float> patches;
+  patches.resize(static_cast<std::size_t>(OW * K));
+  float* __restrict pt = patches.data();
+  const PatchGatherer<float> gather(p);
+  auto finish = [&](v8f a, int64_t c) {
+    if (bias) a += load8(bias + c);
+    if (relu) a = a > v8f{} ? a : v8f{};
+    return a;
+  };
+  for (int64_t row = r0; row < r1; ++row) {  // row = n·oh + oy
+    const int64_t n = row / p.oh, oy = row % p.oh;
+    for (int64_t ox = 0; ox < OW; ++ox) gather(x, n, oy, ox, pt + ox * K);
+    float* orow = out + row * OW * co;
+    int64_t ox = 0;
+    for (; ox + 4 <= OW; ox += 4) {
+      const float* p0 = pt + ox * K;
+      for (int64_t c0 = 0; c0 < co; c0 += 16) {
+        v8f a[4][2] = {};
+        for (int64_t k = 0; k < K; ++k) {
+          const v8f w0 = load8(w + k * co + c0), w1 = load8(w + k * co + c0 + 8);
+          for (int q = 0; q < 4; ++q) {
+            const float b = p0[q * K + k];
+            a[q][0] += b * w0;
+            a[q][1] += b * w1;
+          }
+        }
+        for (int q = 0; q < 4; ++q) {
+          store8(orow + (ox + q) * co + c0, finish(a[q][0], c0));
+          store8(orow + (ox + q) * co + c0 + 8, finish(a[q][1], c0 + 8));
+        }
+      }
+    }
+    for (; ox < OW; ++ox) {
+      const float* p0 = pt + ox * K;
+      for (int64_t c0 = 0; c0 < co; c0 += 16) {
+        v8f a0 = {}, a1 = {};
+        for (int64_t k = 0; k < K; ++k) {
+          a0 += p0[k] * load8(w + k * co + c0);
+          a1 += p0[k] * load8(w + k * co + c0 + 8);
+        }
+        store8(orow + ox * co + c0, finish(a0, c0));
+        store8(orow + ox * co + c0 + 8, finish(a1, c0 + 8));
+      }
+    }
+  }
+}
+
+// Filter gradient: dW[k, :] += patch[k] · dY[pixel, :] over this thread's
+// images. Float, K = 9 (a 3×3 kernel on one channel): image by image, the
+// image's patches are gathered once, then for each block of 8 output channels
+// all K accumulators stay in registers while the image's pixels stream past;
+// the image's dY (86 KB for 26×26×32) stays in L2 across the blocks.
+// With Bias, the same pass also sums the bias gradient, and with Relu it masks
+// dY by y > 0 on the fly (the fused conv2d_bias backward: no masked copy of dY).
+template <int K, bool Bias, bool Relu>
+void conv_direct_backward_filter_f32(const float* __restrict x, const float* __restrict dy, const float* __restrict y,
+                                     const backend::Conv2DParams& p, float* __restrict dw, float* __restrict db,
+                                     int64_t n0, int64_t n1) {
+  const int64_t co = p.c_out, pixels = p.oh * p.ow;
+  std::fill(dw, dw + K * co, 0.0f);
+  if constexpr (Bias) std::fill(db, db + co, 0.0f);
+  thread_local std::vector<float> patches;
+  patches.resize(static_cast<std::size_t>(pixels * K));
+  float* __restrict pt = patches.data();
+  const PatchGatherer<float> gather(p);
+  for (int64_t n = n0; n < n1; ++n) {
+    for (int64_t oy = 0; oy < p.oh; ++oy)
+      for (int64_t ox = 0; ox < p.ow; ++ox) gather(x, n, oy, ox, pt + (oy * p.ow + ox) * K);
+    const float* dyn = dy + n * pixels * co;
+    const float* yn = Relu ? y + n * pixels * co : nullptr;
+    for (int64_t c0 = 0; c0 < co; c0 += 8) {
+      v8f acc[K];
+      for (int k = 0; k < K; ++k) acc[k] = v8f{};
+      v8f bacc = {};
+      for (int64_t i = 0; i < pixels; ++i) {
+        v8f g = load8(dyn + i * co + c0);
+        if constexpr (Relu) g = load8(yn + i * co + c0) > v8f{} ? g : v8f{};
+        if constexpr (Bias) bacc += g;
+        for (int k = 0; k < K; ++k) acc[k] += pt[i * K + k] * g;
+      }
+      for (int k = 0; k < K; ++k) store8(dw + k * co + c0, load8(dw + k * co + c0) + acc[k]);
+      if constexpr (Bias) store8(db + c0, load8(db + c0) + bacc);
+    }
+  }
+}
+
+// Any dtype, K and c_out: per pixel, dW[k, c] += patch[k] · dY[pixel, c].
+template <class T>
+void conv_direct_backward_filter(const T* __restrict x, const T* __restrict dy, const backend::Conv2DParams& p,
+                                 T* __restrict dw, int64_t n0, int64_t n1) {
+  const int64_t co = p.c_out, K = p.kh * p.kw * p.c_in;
+  if constexpr (std::is_same_v<T, float>) {
+    if (K == 9 && co % 8 == 0)
+      return conv_direct_backward_filter_f32<9, false, false>(x, dy, nullptr, p, dw, nullptr, n0, n1);
+  }
+  std::fill(dw, dw + K * co, T(0));
+  const PatchGatherer<T> gather(p);
+  T patch[kDirectMaxK];
+  for (int64_t n = n0; n < n1; ++n)
+    for (int64_t oy = 0; oy < p.oh; ++oy)
+      for (int64_t ox = 0; ox < p.ow; ++ox) {
+        gather(x, n, oy, ox, patch);
+        const T* __restrict g = dy + ((n * p.oh + oy) * p.ow + ox) * co;
+        for (int64_t k = 0; k < K; ++k)
+          for (int64_t c = 0; c < co; ++c) dw[k * co + c] += patch[k] * g[c];
+      }
+}
+
+template <class T>
+std::vector<T>& scratch() {
+  thread_local std::vector<T> buf;
+  return buf;
+}
+}  // namespace
+
+namespace {
+// The fused forward: conv, then bias (if given) and relu, in the direct
+// kernel's epilogue where it applies, else as one in-place pass afterwards.
+template <class T>
+void conv2d_fused(const Tensor& x, const Tensor& w, const Tensor* bias, bool relu, const backend::Conv2DParams& p,
+                  Tensor& out) {
+  const int64_t rows = p.n * p.oh * p.ow, K = p.kh * p.kw * p.c_in;
+  const T* xp = static_cast<const T*>(x.raw_data());
+  const T* wp = static_cast<const T*>(w.raw_data());
+  T* op = static_cast<T*>(out.raw_data());
+  if (reference_kernels()) {
+    reference::conv2d(xp, wp, p, op);
+  } else if (use_direct(p) && !is_pointwise(p)) {
+    if constexpr (std::is_same_v<T, float>) {
+      if (p.c_out % 16 == 0) {
+        const float* bp = bias ? static_cast<const float*>(bias->raw_data()) : nullptr;
+        parallel_for(
+            p.n * p.oh,
+            [&](int64_t r0, int64_t r1) {
+              if (K == 9) conv_direct_rows<9>(xp, wp, bp, relu, p, op, r0, r1);
+              else conv_direct_rows<0>(xp, wp, bp, relu, p, op, r0, r1);
+            },
+            4);
+        return;
+      }
+    }
+    parallel_for(p.n, [&](int64_t n0, int64_t n1) { conv_direct(xp, wp, p, op, n0, n1); });
+  } else {
+    const T* col = xp;
+    if (!is_pointwise(p)) {
+      auto& buf = scratch<T>();
+      buf.resize(static_cast<std::size_t>(rows * K));
+      im2col(xp, p, buf.data());
+      col = buf.data();
+    }
+    gemm(false, false, rows, p.c_out, K, col, wp, op, T(0));
+  }
+  if (bias) bias_add_inplace(out, *bias, relu);
+}
+}  // namespace
+
+void CpuBackend::conv2d(const Tensor& x, const Tensor& w, const backend::Conv2DParams& p, Tensor& out) {
+  dispatch_float(x.dtype(), "conv2d", [&](auto tag) { conv2d_fused<decltype(tag)>(x, w, nullptr, false, p, out); });
+}
+
+void CpuBackend::conv2d_bias(const Tensor& x, const Tensor& w, const Tensor& bias, bool relu,
+                             const backend::Conv2DParams& p, Tensor& out) {
+  dispatch_float(x.dtype(), "conv2d", [&](auto tag) { conv2d_fused<decltype(tag)>(x, w, &bias, relu, p, out); });
+}
+
+void CpuBackend::conv2d_backward_input(const Tensor& dy, const Tensor& w, const backend::Conv2DParams& p, Tensor& dx) {
+  dispatch_float(dy.dtype(), "conv2d_backward_input", [&](auto tag) {
+    using T = decltype(tag);
+    const int64_t rows = p.n * p.oh * p.ow, K = p.kh * p.kw * p.c_in;
+    if (is_pointwise(p)) {
+      gemm(false, true, rows, K, p.c_out, static_cast<const T*>(dy.raw_data()), static_cast<const T*>(w.raw_data()),
+           static_cast<T*>(dx.raw_data()), T(0));
+      return;
+    }
+    auto& buf = scratch<T>();
+    buf.resize(static_cast<std::size_t>(rows * K));
+    // dcol = dY (rows, C_out) · Wᵀ (C_out, K)
+    gemm(false, true, rows, K, p.c_out, static_cast<const T*>(dy.raw_data()), static_cast<const T*>(w.raw_data()),
+         buf.data(), T(0));
+    col2im(buf.data(), p, static_cast<T*>(dx.raw_data()));
+  });
+}
+
+void CpuBackend::conv2d_backward_filter(const Tensor& x, const Tensor& dy, const backend::Conv2DParams& p, Tensor& dw) {
+  dispatch_float(x.dtype(), "conv2d_backward_filter", [&](auto tag) {
+    using T = decltype(tag);
+    const int64_t rows = p.n * p.oh * p.ow, K = p.kh * p.kw * p.c_in;
+    const T* xp = static_cast<const T*>(x.raw_data());
+    if (reference_kernels()) {
+      reference::conv2d_backward_filter(xp, static_cast<const T*>(dy.raw_data()), p, static_cast<T*>(dw.raw_data()));
+      return;
+    }
+    if (use_direct(p) && !is_pointwise(p)) {
+      // Each thread sums its share of the batch into its own buffer; then add them.
+      const T* dyp = static_cast<const T*>(dy.raw_data());
+      T* dwp = static_cast<T*>(dw.raw_data());
+      const int64_t size = K * p.c_out;
+      parallel_sum<T>(p.n, num_threads(), size, dwp,
+                      [&](int64_t n0, int64_t n1, T* buf) { conv_direct_backward_filter(xp, dyp, p, buf, n0, n1); });
+      return;
+    }
+    const T* col = xp;
+    if (!is_pointwise(p)) {
+      auto& buf = scratch<T>();
+      buf.resize(static_cast<std::size_t>(rows * K));
+      im2col(xp, p, buf.data());
+      col = buf.data();
+    }
+    // dW (K, C_out) = colᵀ (K, rows) · dY (rows, C_out)
+    gemm(true, false, K, p.c_out, rows, col, static_cast<const T*>(dy.raw_data()), static_cast<T*>(dw.raw_data()), T(0));
+  });
+}
+
+void CpuBackend::conv2d_bias_backward_filter(const Tensor& x, const Tensor& dy, const Tensor& y, bool relu,
+                                             const backend::Conv2DParams& p, Tensor& dw, Tensor& db) {
+  const int64_t K = p.kh * p.kw * p.c_in, co = p.c_out;
+  if (reference_kernels() || x.dtype() != DType::float32 || !use_direct(p) || is_pointwise(p) || K != 9 || co % 8 != 0)
+    return Backend::conv2d_bias_backward_filter(x, dy, y, relu, p, dw, db);
+  // Each thread sums its images into its own dW and db (parallel_sum); then they are added.
+  const float* xp = x.data<float>();
+  const float* dyp = dy.data<float>();
+  const float* yp = y.data<float>();
+  std::vector<float> sums(static_cast<std::size_t>(K * co + co));  // dW then db
+  parallel_sum<float>(p.n, num_threads(), K * co + co, sums.data(), [&](int64_t n0, int64_t n1, float* buf) {
+    if (relu) conv_direct_backward_filter_f32<9, true, true>(xp, dyp, yp, p, buf, buf + K * co, n0, n1);
+    else conv_direct_backward_filter_f32<9, true, false>(xp, dyp, nullptr, p, buf, buf + K * co, n0, n1);
+  });
+  std::copy(sums.begin(), sums.begin() + K * co, dw.data<float>());
+  std::copy(sums.begin() + K * co, sums.end(), db.data<float>());
+}
+
+}  // namespace kiln::cpu

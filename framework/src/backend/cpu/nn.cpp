@@ -1,0 +1,361 @@
+// CPU kernels for softmax, the fused sparse softmax cross-entropy, pooling and dropout.
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "backend/cpu/cpu_backend.h"
+#include "backend/cpu/parallel.h"
+#include "backend/cpu/reference.h"
+#include "backend/cpu/simd.h"
+#include "core/dispatch.h"
+
+namespace kiln::cpu {
+
+void CpuBackend::softmax(const Tensor& x, int axis, bool log, Tensor& out) {
+  const auto& d = x.shape().dims();
+  int64_t outer = 1, inner = 1, n = d[axis];
+  for (int i = 0; i < axis; ++i) outer *= d[i];
+  for (std::size_t i = axis + 1; i < d.size(); ++i) inner *= d[i];
+  dispatch_float(x.dtype(), "softmax", [&](auto tag) {
+    using T = decltype(tag);
+    const T* p = static_cast<const T*>(x.raw_data());
+    T* o = static_cast<T*>(out.raw_data());
+    for (int64_t a = 0; a < outer; ++a)
+      for (int64_t c = 0; c < inner; ++c) {
+        const T* xp = p + a * n * inner + c;
+        T* op = o + a * n * inner + c;
+        T m = -std::numeric_limits<T>::infinity();
+        for (int64_t i = 0; i < n; ++i) m = std::max(m, xp[i * inner]);
+        if (!std::isfinite(m)) m = 0;
+        T s = 0;
+        for (int64_t i = 0; i < n; ++i) s += std::exp(xp[i * inner] - m);
+        if (log) {
+          const T ls = std::log(s) + m;
+          for (int64_t i = 0; i < n; ++i) op[i * inner] = xp[i * inner] - ls;
+        } else {
+          const T inv = T(1) / s;
+          for (int64_t i = 0; i < n; ++i) op[i * inner] = std::exp(xp[i * inner] - m) * inv;
+        }
+      }
+  });
+}
+
+void CpuBackend::sparse_xent(const Tensor& labels, const Tensor& logits, Tensor& loss, Tensor& probs) {
+  const int64_t C = logits.shape()[-1];
+  const int64_t N = logits.size() / std::max<int64_t>(C, 1);
+  std::vector<int64_t> lab(static_cast<std::size_t>(N));
+  if (labels.dtype() == DType::int64) std::memcpy(lab.data(), labels.raw_data(), sizeof(int64_t) * N);
+  else lab = labels.to_vector<int64_t>();
+  for (int64_t i = 0; i < N; ++i)
+    if (lab[i] < 0 || lab[i] >= C)
+      throw ValueError("sparse_categorical_crossentropy: received a label value of " + std::to_string(lab[i]) +
+                       " which is outside the valid range of [0, " + std::to_string(C) + ") for logits with shape " +
+                       logits.shape().to_string());
+  dispatch_float(logits.dtype(), "sparse_softmax_cross_entropy_with_logits", [&](auto tag) {
+    using T = decltype(tag);
+    const T* x = static_cast<const T*>(logits.raw_data());
+    T* l = static_cast<T*>(loss.raw_data());
+    T* pr = static_cast<T*>(probs.raw_data());
+    for (int64_t i = 0; i < N; ++i) {
+      const T* row = x + i * C;
+      T* prow = pr + i * C;
+      T m = row[0];
+      for (int64_t c = 1; c < C; ++c) m = std::max(m, row[c]);
+      T s = 0;
+      for (int64_t c = 0; c < C; ++c) {
+        prow[c] = std::exp(row[c] - m);
+        s += prow[c];
+      }
+      const T inv = T(1) / s;
+      for (int64_t c = 0; c < C; ++c) prow[c] *= inv;
+      l[i] = std::log(s) + m - row[lab[i]];
+    }
+  });
+}
+
+namespace {
+using namespace simd;
+
+bool is_pool_2x2(const backend::Pool2DParams& p) {
+  return p.pool_h == 2 && p.pool_w == 2 && p.stride_h == 2 && p.stride_w == 2 && p.pad_top == 0 && p.pad_left == 0 &&
+         p.h >= 2 * p.oh && p.w >= 2 * p.ow;
+}
+
+// The common 2×2 stride-2 valid window: the four inputs compared directly,
+// 8 channels at a time, images split over the pool. Same tie and NaN rule as
+// the reference: a later element wins only when strictly greater.
+template <class T>
+void max_pool_2x2(const T* x, const backend::Pool2DParams& p, T* out, int32_t* am, int64_t n0, int64_t n1) {
+  const int64_t C = p.c;
+  for (int64_t n = n0; n < n1; ++n)
+    for (int64_t oy = 0; oy < p.oh; ++oy)
+      for (int64_t ox = 0; ox < p.ow; ++ox) {
+        const int64_t b0 = ((n * p.h + 2 * oy) * p.w + 2 * ox) * C;
+        const int64_t base[4] = {b0, b0 + C, b0 + p.w * C, b0 + p.w * C + C};
+        const int64_t o = ((n * p.oh + oy) * p.ow + ox) * C;
+        int64_t c = 0;
+        if constexpr (std::is_same_v<T, float>) {
+          for (; c + 8 <= C; c += 8) {
+            v8f v = load8(x + base[0] + c);
+            v8i i = static_cast<int32_t>(base[0] + c) + lane_index();
+            for (int k = 1; k < 4; ++k) {
+              const v8f u = load8(x + base[k] + c);
+              const v8i take = u > v;
+              v = take ? u : v;
+              i = take ? static_cast<int32_t>(base[k] + c) + lane_index() : i;
+            }
+            store8(out + o + c, v);
+            store8(am + o + c, i);
+          }
+        }
+        for (; c < C; ++c) {
+          T v = x[base[0] + c];
+          int32_t i = static_cast<int32_t>(base[0] + c);
+          for (int k = 1; k < 4; ++k)
+            if (x[base[k] + c] > v) v = x[base[k] + c], i = static_cast<int32_t>(base[k] + c);
+          out[o + c] = v;
+          am[o + c] = i;
+        }
+      }
+}
+
+// Backward of the 2×2 case: every input element is written exactly once (the
+// gradient where it was the window's maximum, else 0), so no zeroing pass.
+template <class T>
+void max_pool_2x2_backward(const T* dy, const int32_t* am, const backend::Pool2DParams& p, T* dx, int64_t n0,
+                           int64_t n1) {
+  const int64_t C = p.c;
+  for (int64_t n = n0; n < n1; ++n) {
+    if (p.h > 2 * p.oh || p.w > 2 * p.ow)  // rows/columns no window covers
+      std::memset(dx + n * p.h * p.w * C, 0, sizeof(T) * p.h * p.w * C);
+    for (int64_t oy = 0; oy < p.oh; ++oy)
+      for (int64_t ox = 0; ox < p.ow; ++ox) {
+        const int64_t b0 = ((n * p.h + 2 * oy) * p.w + 2 * ox) * C;
+        const int64_t base[4] = {b0, b0 + C, b0 + p.w * C, b0 + p.w * C + C};
+        const int64_t o = ((n * p.oh + oy) * p.ow + ox) * C;
+        int64_t c = 0;
+        if constexpr (std::is_same_v<T, float>) {
+          for (; c + 8 <= C; c += 8) {
+            const v8f g = load8(dy + o + c);
+            const v8i i = load8(am + o + c);
+            for (int k = 0; k < 4; ++k)
+              store8(dx + base[k] + c, i == static_cast<int32_t>(base[k] + c) + lane_index() ? g : v8f{});
+          }
+        }
+        for (; c < C; ++c)
+          for (int k = 0; k < 4; ++k) dx[base[k] + c] = am[o + c] == base[k] + c ? dy[o + c] : T(0);
+      }
+  }
+}
+}  // namespace
+
+void CpuBackend::max_pool2d(const Tensor& x, const backend::Pool2DParams& p, Tensor& out, Tensor& argmax) {
+  dispatch_float(x.dtype(), "max_pool2d", [&](auto tag) {
+    using T = decltype(tag);
+    const T* xp = static_cast<const T*>(x.raw_data());
+    T* op = static_cast<T*>(out.raw_data());
+    int32_t* am = argmax.data<int32_t>();
+    if (is_pool_2x2(p) && !reference_kernels()) {
+      parallel_for(p.n, [&](int64_t n0, int64_t n1) { max_pool_2x2(xp, p, op, am, n0, n1); });
+      return;
+    }
+    reference::max_pool2d(xp, p, op, am);
+  });
+}
+
+void CpuBackend::max_pool2d_backward(const Tensor& dy, const Tensor& argmax, const backend::Pool2DParams& p, Tensor& dx) {
+  dispatch_float(dy.dtype(), "max_pool2d_backward", [&](auto tag) {
+    using T = decltype(tag);
+    T* d = static_cast<T*>(dx.raw_data());
+    const T* g = static_cast<const T*>(dy.raw_data());
+    const int32_t* am = argmax.data<int32_t>();
+    if (is_pool_2x2(p) && !reference_kernels()) {
+      parallel_for(p.n, [&](int64_t n0, int64_t n1) { max_pool_2x2_backward(g, am, p, d, n0, n1); });
+      return;
+    }
+    reference::max_pool2d_backward(g, am, dy.size(), dx.size(), d);
+  });
+}
+
+namespace {
+template <class T, bool Backward>
+void avg_pool(const backend::Pool2DParams& p, const T* in, T* out) {
+  for (int64_t n = 0; n < p.n; ++n)
+    for (int64_t oy = 0; oy < p.oh; ++oy)
+      for (int64_t ox = 0; ox < p.ow; ++ox) {
+        const int64_t y0 = std::max<int64_t>(oy * p.stride_h - p.pad_top, 0);
+        const int64_t y1 = std::min<int64_t>(oy * p.stride_h - p.pad_top + p.pool_h, p.h);
+        const int64_t x0 = std::max<int64_t>(ox * p.stride_w - p.pad_left, 0);
+        const int64_t x1 = std::min<int64_t>(ox * p.stride_w - p.pad_left + p.pool_w, p.w);
+        const T inv = T(1) / static_cast<T>(std::max<int64_t>((y1 - y0) * (x1 - x0), 1));
+        const int64_t o = ((n * p.oh + oy) * p.ow + ox) * p.c;
+        if constexpr (!Backward) {
+          for (int64_t c = 0; c < p.c; ++c) out[o + c] = 0;
+          for (int64_t iy = y0; iy < y1; ++iy)
+            for (int64_t ix = x0; ix < x1; ++ix) {
+              const T* s = in + ((n * p.h + iy) * p.w + ix) * p.c;
+              for (int64_t c = 0; c < p.c; ++c) out[o + c] += s[c];
+            }
+          for (int64_t c = 0; c < p.c; ++c) out[o + c] *= inv;
+        } else {  // in = dy, out = dx
+          for (int64_t iy = y0; iy < y1; ++iy)
+            for (int64_t ix = x0; ix < x1; ++ix) {
+              T* d = out + ((n * p.h + iy) * p.w + ix) * p.c;
+              for (int64_t c = 0; c < p.c; ++c) d[c] += in[o + c] * inv;
+            }
+        }
+      }
+}
+}  // namespace
+
+void CpuBackend::avg_pool2d(const Tensor& x, const backend::Pool2DParams& p, Tensor& out) {
+  dispatch_float(x.dtype(), "avg_pool2d", [&](auto tag) {
+    using T = decltype(tag);
+    avg_pool<T, false>(p, static_cast<const T*>(x.raw_data()), static_cast<T*>(out.raw_data()));
+  });
+}
+
+void CpuBackend::avg_pool2d_backward(const Tensor& dy, const backend::Pool2DParams& p, Tensor& dx) {
+  dispatch_float(dy.dtype(), "avg_pool2d_backward", [&](auto tag) {
+    using T = decltype(tag);
+    std::memset(dx.raw_data(), 0, sizeof(T) * dx.size());
+    avg_pool<T, true>(p, static_cast<const T*>(dy.raw_data()), static_cast<T*>(dx.raw_data()));
+  });
+}
+
+void CpuBackend::dropout(const Tensor& x, double rate, uint64_t seed, Tensor& out, Tensor& mask) {
+  dispatch_float(x.dtype(), "dropout", [&](auto tag) {
+    using T = decltype(tag);
+    const T* xp = static_cast<const T*>(x.raw_data());
+    T* op = static_cast<T*>(out.raw_data());
+    T* mp = static_cast<T*>(mask.raw_data());
+    const int64_t n = x.size();
+    if (reference_kernels()) {
+      reference::dropout(xp, n, rate, seed, op, mp);
+      return;
+    }
+    // The same counter-based stream as the reference: one 64-bit draw per pair of
+    // elements, so each thread generates its own range of the mask.
+    const T scale = static_cast<T>(1.0 / (1.0 - rate));
+    const uint32_t threshold = dropout_threshold(rate);
+    parallel_for(
+        (n + 1) / 2,
+        [&](int64_t j0, int64_t j1) {
+          int64_t j = j0;
+          if constexpr (std::is_same_v<T, float>) {
+            // Four draws at a time: the four 64-bit results, read as eight 32-bit
+            // halves, are the uniforms of eight consecutive elements in order.
+            typedef uint64_t v4u64 __attribute__((vector_size(32)));
+            typedef uint32_t v8u32 __attribute__((vector_size(32)));
+            const uint64_t golden = 0x9E3779B97F4A7C15ULL;
+            const v8u32 thr = {threshold, threshold, threshold, threshold, threshold, threshold, threshold, threshold};
+            const v8f sc = splat(scale);
+            for (; j + 4 <= j1 && 2 * j + 8 <= n; j += 4) {
+              v4u64 z = v4u64{uint64_t(j) + 1, uint64_t(j) + 2, uint64_t(j) + 3, uint64_t(j) + 4} * golden + seed;
+              z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+              z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+              z ^= z >> 31;
+              v8u32 r;
+              __builtin_memcpy(&r, &z, sizeof r);
+              const v8f m = r >= thr ? sc : v8f{};
+              store8(mp + 2 * j, m);
+              store8(op + 2 * j, load8(xp + 2 * j) * m);
+            }
+          }
+          for (; j < j1; ++j) {
+            const uint64_t z = splitmix64_at(seed, static_cast<uint64_t>(j));
+            const int64_t i = 2 * j;
+            mp[i] = static_cast<uint32_t>(z) >= threshold ? scale : T(0);
+            op[i] = xp[i] * mp[i];
+            if (i + 1 < n) {
+              mp[i + 1] = static_cast<uint32_t>(z >> 32) >= threshold ? scale : T(0);
+              op[i + 1] = xp[i + 1] * mp[i + 1];
+            }
+          }
+        },
+        8192);
+  });
+}
+
+namespace {
+// out may alias x (the fused conv's epilogue adds the bias in place).
+template <class T>
+void bias_add_rows(const T* x, const T* __restrict bias, int64_t rows, int64_t c, bool relu, T* out) {
+  parallel_for(
+      rows,
+      [&](int64_t r0, int64_t r1) {
+        for (int64_t r = r0; r < r1; ++r) {
+          const T* xr = x + r * c;
+          T* orow = out + r * c;
+          if (relu)
+            for (int64_t j = 0; j < c; ++j) {
+              const T v = xr[j] + bias[j];
+              orow[j] = v > T(0) ? v : T(0);
+            }
+          else
+            for (int64_t j = 0; j < c; ++j) orow[j] = xr[j] + bias[j];
+        }
+      },
+      std::max<int64_t>(1, 16384 / std::max<int64_t>(c, 1)));
+}
+}  // namespace
+
+void bias_add_inplace(Tensor& x, const Tensor& bias, bool relu) {
+  dispatch_float(x.dtype(), "bias_add", [&](auto tag) {
+    using T = decltype(tag);
+    T* xp = static_cast<T*>(x.raw_data());
+    const T* bp = static_cast<const T*>(bias.raw_data());
+    const int64_t c = bias.size(), rows = c > 0 ? x.size() / c : 0;
+    if (reference_kernels()) reference::bias_add(xp, bp, rows, c, relu, xp);
+    else bias_add_rows(xp, bp, rows, c, relu, xp);
+  });
+}
+
+void CpuBackend::bias_add(const Tensor& x, const Tensor& bias, bool relu, Tensor& out) {
+  dispatch_float(x.dtype(), "bias_add", [&](auto tag) {
+    using T = decltype(tag);
+    const T* xp = static_cast<const T*>(x.raw_data());
+    const T* bp = static_cast<const T*>(bias.raw_data());
+    T* op = static_cast<T*>(out.raw_data());
+    const int64_t c = bias.size(), rows = c > 0 ? x.size() / c : 0;
+    if (reference_kernels()) reference::bias_add(xp, bp, rows, c, relu, op);
+    else bias_add_rows(xp, bp, rows, c, relu, op);
+  });
+}
+
+void CpuBackend::bias_add_backward(const Tensor& dy, const Tensor& y, bool relu, Tensor& dx, Tensor& db) {
+  dispatch_float(dy.dtype(), "bias_add_backward", [&](auto tag) {
+    using T = decltype(tag);
+    const T* g = static_cast<const T*>(dy.raw_data());
+    const T* yp = relu ? static_cast<const T*>(y.raw_data()) : nullptr;
+    T* dxp = relu ? static_cast<T*>(dx.raw_data()) : nullptr;
+    T* dbp = static_cast<T*>(db.raw_data());
+    const int64_t c = db.size(), rows = c > 0 ? dy.size() / c : 0;
+    if (reference_kernels()) {
+      reference::bias_add_backward(g, yp, rows, c, relu, dxp, dbp);
+      return;
+    }
+    // One pass: mask the gradient and sum its columns (per thread, then added).
+    const int parts = rows * c >= 32768 ? num_threads() : 1;
+    parallel_sum<T>(rows, parts, c, dbp, [&](int64_t r0, int64_t r1, T* __restrict acc) {
+      for (int64_t r = r0; r < r1; ++r) {
+        const T* __restrict gr = g + r * c;
+        if (relu) {
+          const T* __restrict yr = yp + r * c;
+          T* __restrict dr = dxp + r * c;
+          for (int64_t j = 0; j < c; ++j) {
+            const T v = yr[j] > T(0) ? gr[j] : T(0);
+            dr[j] = v;
+            acc[j] += v;
+          }
+        } else {
+          for (int64_t j = 0; j < c; ++j) acc[j] += gr[j];
+        }
+      }
+    });
+  });
+}
+
+}  // namespace kiln::cpu

@@ -1,0 +1,163 @@
+#include "backend/cpu/parallel.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace kiln::cpu {
+namespace {
+
+// Workers spin briefly before sleeping: a training step opens dozens of
+// parallel regions a few hundred microseconds apart, and waking a sleeping
+// thread through the kernel costs tens of microseconds each time. The spin is
+// bounded (kSpin), so an idle pool costs nothing. With more threads than cores
+// (KILN_NUM_THREADS set high) spinning would steal the cores the work needs, so
+// the pool then sleeps at once.
+constexpr auto kSpin = std::chrono::microseconds(200);
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+// Spins until pred() or the spin budget runs out; returns pred().
+template <class Pred>
+bool spin_until(Pred pred, bool spin) {
+  if (!spin) return pred();
+  const auto deadline = std::chrono::steady_clock::now() + kSpin;
+  while (true) {
+    for (int i = 0; i < 64; ++i) {
+      if (pred()) return true;
+      cpu_relax();
+    }
+    if (std::chrono::steady_clock::now() >= deadline) return pred();
+  }
+}
+
+class Pool {
+ public:
+  explicit Pool(int workers)
+      : spin_(workers + 1 <= static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))) {
+    for (int i = 0; i < workers; ++i) threads_.emplace_back([this, i] { loop(i + 1); });
+  }
+  ~Pool() {
+    {
+      std::lock_guard<std::mutex> l(mu_);
+      stop_.store(true);
+    }
+    cv_.notify_all();
+    for (auto& t : threads_) t.join();
+  }
+  int size() const { return static_cast<int>(threads_.size()) + 1; }
+
+  void run(int parts, const std::function<void(int)>& task) {
+    std::unique_lock<std::mutex> run_lock(run_mu_);  // one parallel region at a time
+    task_ = &task;
+    error_ = nullptr;
+    pending_.store(parts - 1, std::memory_order_relaxed);
+    bool wake;
+    {
+      // Under mu_, so a worker about to sleep either sees the new generation or is counted.
+      std::lock_guard<std::mutex> l(mu_);
+      // The part count travels in the same word as the generation, so a worker
+      // never pairs one region's generation with another region's part count.
+      const uint64_t next = (generation_.load(std::memory_order_relaxed) >> 32) + 1;
+      generation_.store(next << 32 | static_cast<uint32_t>(parts), std::memory_order_release);
+      wake = sleepers_ > 0;
+    }
+    if (wake) cv_.notify_all();
+    try {
+      task(0);
+    } catch (...) {
+      std::lock_guard<std::mutex> l(mu_);
+      if (!error_) error_ = std::current_exception();
+    }
+    auto done = [&] { return pending_.load(std::memory_order_acquire) == 0; };
+    if (!spin_until(done, spin_)) {
+      std::unique_lock<std::mutex> l(mu_);
+      done_cv_.wait(l, done);
+    }
+    task_ = nullptr;
+    if (error_) std::rethrow_exception(error_);
+  }
+
+ private:
+  void loop(int index) {
+    uint64_t seen = 0;
+    while (true) {
+      auto news = [&] { return stop_.load(std::memory_order_acquire) || generation_.load(std::memory_order_acquire) != seen; };
+      if (!spin_until(news, spin_)) {
+        std::unique_lock<std::mutex> l(mu_);
+        ++sleepers_;
+        cv_.wait(l, news);
+        --sleepers_;
+      }
+      if (stop_.load(std::memory_order_acquire)) return;
+      seen = generation_.load(std::memory_order_acquire);
+      // Workers beyond this region's parts sit it out. A worker that takes part
+      // reads task_ safely: run() waits for it before touching task_ again.
+      if (index >= static_cast<int>(static_cast<uint32_t>(seen))) continue;
+      try {
+        (*task_)(index);
+      } catch (...) {
+        std::lock_guard<std::mutex> l(mu_);
+        if (!error_) error_ = std::current_exception();
+      }
+      if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+        std::lock_guard<std::mutex> l(mu_);  // pairs with the caller's check under mu_
+        done_cv_.notify_one();
+      }
+    }
+  }
+
+  std::vector<std::thread> threads_;
+  std::mutex mu_, run_mu_;
+  std::condition_variable cv_, done_cv_;
+  const std::function<void(int)>* task_ = nullptr;
+  int sleepers_ = 0;  // guarded by mu_
+  std::atomic<int> pending_{0};
+  std::atomic<uint64_t> generation_{0};  // region count << 32 | the region's part count
+  std::atomic<bool> stop_{false};
+  const bool spin_;  // false when the pool has more threads than cores
+  std::exception_ptr error_;
+};
+
+int configured_threads() {
+  if (const char* e = std::getenv("KILN_NUM_THREADS")) {
+    int n = std::atoi(e);
+    if (n > 0) return n;
+  }
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+Pool& pool() {
+  static Pool* p = new Pool(configured_threads() - 1);  // leaked: must outlive static destructors
+  return *p;
+}
+
+}  // namespace
+
+int num_threads() { return pool().size(); }
+
+void parallel_for_parts(int64_t n, int parts, const std::function<void(int, int64_t, int64_t)>& fn) {
+  parts = std::max(1, std::min<int>(parts, pool().size()));
+  if (n <= 0) return;
+  if (parts > n) parts = static_cast<int>(n);
+  if (parts <= 1) {
+    fn(0, 0, n);
+    return;
+  }
+  pool().run(parts, [&](int part) {
+    const int64_t b = n * part / parts, e = n * (part + 1) / parts;
+    fn(part, b, e);
+  });
+}
+
+}  // namespace kiln::cpu

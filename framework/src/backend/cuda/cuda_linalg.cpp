@@ -1,0 +1,458 @@
+// The CUDA backend's matmul (cuBLAS) and 2-D convolution (cuDNN, with a GEMM
+// fallback).
+//
+// Convolution: Kiln keeps NHWC activations and HWIO kernels (Keras's layout).
+// cuDNN takes NHWC activations as they are, but its filters must be KRSC
+// (= OHWI), so the kernel is transposed on the way in and dW on the way out;
+// kernels are small, so this costs little. TF's 'same' padding puts any odd
+// pixel at the bottom/right, which cuDNN's symmetric padding cannot express;
+// then the input is zero-padded explicitly into scratch memory first.
+// float64, and any float32 geometry cuDNN declines, go through im2col + cuBLAS
+// GEMM exactly as the CPU backend does.
+#include <algorithm>
+#include <climits>
+#include <memory>
+#include <string>
+
+#include "backend/cuda/cuda_backend.h"
+#include "backend/cuda/kernels.h"
+#include "backend/cuda/plan.h"
+
+namespace kiln::cuda {
+
+namespace {
+
+void check_int(const char* op, int64_t v) {
+  if (v > INT_MAX)
+    throw ValueError(std::string(op) + ": dimension " + std::to_string(v) + " exceeds cuBLAS's 32-bit limit");
+}
+
+/// cuDNN cannot run this geometry; the caller falls back to GEMM.
+struct CudnnUnsupported {};
+
+/// Like KILN_CUDNN_CHECK, but CUDNN_STATUS_NOT_SUPPORTED selects the GEMM path.
+#define KILN_CUDNN_TRY(expr)                                                                    \
+  do {                                                                                          \
+    cudnnStatus_t kiln_s_ = (expr);                                                             \
+    if (kiln_s_ == CUDNN_STATUS_NOT_SUPPORTED) throw CudnnUnsupported{};                        \
+    if (kiln_s_ != CUDNN_STATUS_SUCCESS) ::kiln::cuda::throw_cudnn(kiln_s_, #expr, __FILE__, __LINE__); \
+  } while (0)
+
+template <class T, cudnnStatus_t (*Create)(T*), cudnnStatus_t (*Destroy)(T)>
+class Desc {
+ public:
+  Desc() { KILN_CUDNN_CHECK(Create(&d_)); }
+  ~Desc() { Destroy(d_); }
+  Desc(const Desc&) = delete;
+  Desc& operator=(const Desc&) = delete;
+  operator T() const { return d_; }
+
+ private:
+  T d_{};
+};
+using TensorDesc = Desc<cudnnTensorDescriptor_t, cudnnCreateTensorDescriptor, cudnnDestroyTensorDescriptor>;
+using FilterDesc = Desc<cudnnFilterDescriptor_t, cudnnCreateFilterDescriptor, cudnnDestroyFilterDescriptor>;
+using ConvDesc = Desc<cudnnConvolutionDescriptor_t, cudnnCreateConvolutionDescriptor, cudnnDestroyConvolutionDescriptor>;
+
+/// The geometry handed to cuDNN: the input as given with symmetric padding, or
+/// explicitly padded to (hp, wp) with no padding when TF's padding is asymmetric.
+struct CudnnGeom {
+  bool explicit_pad = false;
+  int64_t hp = 0, wp = 0;
+  int pad_h = 0, pad_w = 0;
+};
+
+CudnnGeom cudnn_geometry(const backend::Conv2DParams& p) {
+  const int64_t ekh = static_cast<int64_t>(p.dil_h) * (p.kh - 1) + 1;
+  const int64_t ekw = static_cast<int64_t>(p.dil_w) * (p.kw - 1) + 1;
+  auto out_dim = [](int64_t in, int64_t pad, int64_t ek, int64_t s) {
+    const int64_t span = in + 2 * pad - ek;
+    return span < 0 ? int64_t(0) : span / s + 1;
+  };
+  CudnnGeom g;
+  g.hp = p.h;
+  g.wp = p.w;
+  g.pad_h = static_cast<int>(p.pad_top);
+  g.pad_w = static_cast<int>(p.pad_left);
+  // Symmetric padding is exact whenever it yields the requested output size:
+  // output pixel o still starts at o·stride - pad, and rows past the input
+  // read as zeros either way.
+  if (out_dim(p.h, p.pad_top, ekh, p.stride_h) == p.oh && out_dim(p.w, p.pad_left, ekw, p.stride_w) == p.ow) return g;
+  g.explicit_pad = true;
+  g.hp = (p.oh - 1) * p.stride_h + ekh;
+  g.wp = (p.ow - 1) * p.stride_w + ekw;
+  g.pad_h = g.pad_w = 0;
+  return g;
+}
+
+k::ConvDims conv_dims(const backend::Conv2DParams& p) {
+  return k::ConvDims{p.n,       p.h,        p.w,        p.c_in,  p.kh,    p.kw,     p.c_out, p.oh,
+                     p.ow,      p.stride_h, p.stride_w, p.dil_h, p.dil_w, p.pad_top, p.pad_left};
+}
+
+bool is_pointwise(const backend::Conv2DParams& p) {
+  return p.kh == 1 && p.kw == 1 && p.stride_h == 1 && p.stride_w == 1 && p.pad_top == 0 && p.pad_left == 0 &&
+         p.oh == p.h && p.ow == p.w;
+}
+
+/// Copies the (n, rows, cols, c) region between an NHWC tensor of spatial size
+/// (h, w) and one of (hp, wp) whose region starts at (top, left).
+void copy_region(DeviceContext& ctx, k::DT dt, const void* src, void* dst, bool into_padded, int64_t n, int64_t h,
+                 int64_t w, int64_t hp, int64_t wp, int64_t c, int64_t top, int64_t left) {
+  const int64_t rows = std::min(h, hp - top), cols = std::min(w, wp - left);
+  if (rows <= 0 || cols <= 0) return;
+  const std::vector<int64_t> small{h * w * c, w * c, c, 1}, big{hp * wp * c, wp * c, c, 1};
+  const int64_t off = (top * wp + left) * c;
+  k::Plan pl = into_padded ? make_plan<2>({n, rows, cols, c}, {big, small}) : make_plan<2>({n, rows, cols, c}, {small, big});
+  k::strided_copy(dt, src, into_padded ? 0 : off, dst, into_padded ? off : 0, pl, false, false, ctx.stream);
+}
+
+using V = std::vector<int64_t>;
+
+/// HWIO (kh, kw, ci, co) <-> KRSC (co, kh, kw, ci).
+void hwio_to_krsc(DeviceContext& ctx, k::DT dt, const void* w, void* wt, const backend::Conv2DParams& p) {
+  const int64_t kh = p.kh, kw = p.kw, ci = p.c_in, co = p.c_out;
+  k::Plan pl = make_plan<2>({co, kh, kw, ci}, {V{kh * kw * ci, kw * ci, ci, 1}, V{1, kw * ci * co, ci * co, co}});
+  k::strided_copy(dt, w, 0, wt, 0, pl, false, false, ctx.stream);
+}
+void krsc_to_hwio(DeviceContext& ctx, k::DT dt, const void* wt, void* w, const backend::Conv2DParams& p) {
+  const int64_t kh = p.kh, kw = p.kw, ci = p.c_in, co = p.c_out;
+  k::Plan pl = make_plan<2>({kh, kw, ci, co}, {V{kw * ci * co, ci * co, co, 1}, V{kw * ci, ci, 1, kh * kw * ci}});
+  k::strided_copy(dt, wt, 0, w, 0, pl, false, false, ctx.stream);
+}
+
+constexpr std::size_t kWorkspaceLimit = std::size_t(512) << 20;
+
+/// Descriptors of one convolution in cuDNN's terms.
+struct CudnnConv {
+  TensorDesc x, y;
+  FilterDesc w;
+  ConvDesc conv;
+  CudnnGeom geom;
+  std::vector<int64_t> key;
+  CudnnConv(const backend::Conv2DParams& p, int direction) : geom(cudnn_geometry(p)) {
+    for (int64_t v : {p.n, geom.hp, geom.wp, p.c_in, p.kh, p.kw, p.c_out, p.oh, p.ow})
+      if (v > INT_MAX) throw CudnnUnsupported{};
+    const cudnnDataType_t f = CUDNN_DATA_FLOAT;
+    KILN_CUDNN_TRY(cudnnSetTensor4dDescriptor(x, CUDNN_TENSOR_NHWC, f, (int)p.n, (int)p.c_in, (int)geom.hp, (int)geom.wp));
+    KILN_CUDNN_TRY(cudnnSetTensor4dDescriptor(y, CUDNN_TENSOR_NHWC, f, (int)p.n, (int)p.c_out, (int)p.oh, (int)p.ow));
+    KILN_CUDNN_TRY(cudnnSetFilter4dDescriptor(w, f, CUDNN_TENSOR_NHWC, (int)p.c_out, (int)p.c_in, (int)p.kh, (int)p.kw));
+    KILN_CUDNN_TRY(cudnnSetConvolution2dDescriptor(conv, geom.pad_h, geom.pad_w, p.stride_h, p.stride_w, p.dil_h,
+                                                     p.dil_w, CUDNN_CROSS_CORRELATION, f));
+    const bool tf32 = tf32_allowed();
+    KILN_CUDNN_TRY(cudnnSetConvolutionMathType(conv, tf32 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH));
+    int n = 0, c = 0, h = 0, wd = 0;
+    KILN_CUDNN_TRY(cudnnGetConvolution2dForwardOutputDim(conv, x, w, &n, &c, &h, &wd));
+    if (n != p.n || c != p.c_out || h != p.oh || wd != p.ow) throw CudnnUnsupported{};
+    key = {direction, p.n,     geom.hp,    geom.wp,    p.c_in,  p.kh,    p.kw,        p.c_out,
+           p.oh,      p.ow,    p.stride_h, p.stride_w, p.dil_h, p.dil_w, geom.pad_h,  geom.pad_w,
+           tf32 ? 1 : 0};
+  }
+};
+
+/// Picks an algorithm from cuDNN's perf results (sorted best first): the first
+/// that ran (or, for heuristics, is supported) within the workspace limit.
+template <class Perf>
+ConvAlgo first_usable(const Perf* perf, int count) {
+  for (int i = 0; i < count; ++i)
+    if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].memory <= kWorkspaceLimit)
+      return ConvAlgo{static_cast<int>(perf[i].algo), perf[i].memory, perf[i].mathType};
+  throw CudnnUnsupported{};
+}
+
+/// first_usable, or the marker algo -1 (cached: "use GEMM for this geometry").
+template <class Perf>
+ConvAlgo usable_or_gemm(const Perf* perf, int count) {
+  try {
+    return first_usable(perf, count);
+  } catch (const CudnnUnsupported&) {
+    return ConvAlgo{-1, 0, CUDNN_DEFAULT_MATH};
+  }
+}
+
+/// Scratch for cudnnFind*Ex: as much of the limit as the device can spare.
+std::unique_ptr<Scratch> find_workspace(DeviceContext& ctx, std::size_t& size) {
+  for (size = kWorkspaceLimit; size >= (std::size_t(1) << 20); size /= 4) {
+    try {
+      return std::make_unique<Scratch>(ctx, size);
+    } catch (const RuntimeError&) {
+    }
+  }
+  size = 0;
+  return nullptr;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- matmul
+
+void CudaBackend::gemm(DType dt, bool ta, bool tb, int64_t m, int64_t n, int64_t k, const void* a, int64_t a_step,
+                       const void* b, int64_t b_step, void* c, int64_t batch, double beta) {
+  if (m == 0 || n == 0 || batch == 0) return;
+  if (k == 0) {
+    if (beta == 0)
+      KILN_CUDA_CHECK(cudaMemsetAsync(c, 0, static_cast<std::size_t>(batch * m * n) * dtype_size(dt), ctx_.stream));
+    return;
+  }
+  for (int64_t v : {m, n, k, batch}) check_int("matmul", v);
+  // Row-major C = op(A)·op(B) is column-major Cᵀ = op(B)ᵀ·op(A)ᵀ: pass B first, no copies.
+  const cublasOperation_t opb = tb ? CUBLAS_OP_T : CUBLAS_OP_N, opa = ta ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const int ldb = static_cast<int>(tb ? k : n), lda = static_cast<int>(ta ? m : k), ldc = static_cast<int>(n);
+  std::lock_guard<std::mutex> lock(ctx_.lib_mu);
+  if (dt == DType::float32) {
+    KILN_CUBLAS_CHECK(cublasSetMathMode(ctx_.cublas, tf32_allowed() ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH));
+    const float alpha = 1.0f, bt = static_cast<float>(beta);
+    KILN_CUBLAS_CHECK(cublasSgemmStridedBatched(ctx_.cublas, opb, opa, (int)n, (int)m, (int)k, &alpha,
+                                                static_cast<const float*>(b), ldb, b_step,
+                                                static_cast<const float*>(a), lda, a_step, &bt, static_cast<float*>(c),
+                                                ldc, m * n, (int)batch));
+  } else {
+    const double alpha = 1.0;
+    KILN_CUBLAS_CHECK(cublasDgemmStridedBatched(ctx_.cublas, opb, opa, (int)n, (int)m, (int)k, &alpha,
+                                                static_cast<const double*>(b), ldb, b_step,
+                                                static_cast<const double*>(a), lda, a_step, &beta,
+                                                static_cast<double*>(c), ldc, m * n, (int)batch));
+  }
+}
+
+void CudaBackend::matmul(const Tensor& a, const Tensor& b, Tensor& out, bool ta, bool tb) {
+  expect_here("matmul", {&a, &b, &out});
+  const auto& ad = a.shape().dims();
+  const auto& bd = b.shape().dims();
+  const int64_t B = out.shape()[0], M = out.shape()[1], N = out.shape()[2];
+  const int64_t K = ta ? ad[1] : ad[2];
+  const int64_t a_step = ad[0] == 1 ? 0 : ad[1] * ad[2];
+  const int64_t b_step = bd[0] == 1 ? 0 : bd[1] * bd[2];
+  DeviceGuard g(index_);
+  if (is_floating(a.dtype())) {
+    gemm(a.dtype(), ta, tb, M, N, K, a.raw_data(), a_step, b.raw_data(), b_step, out.raw_data(), B, 0.0);
+    return;
+  }
+  if (a.dtype() == DType::bool_) throw TypeError("matmul is not defined for bool tensors");
+  k::int_matmul(to_dt(a.dtype()), a.raw_data(), b.raw_data(), out.raw_data(), B, M, N, K, ta, tb, a_step, b_step,
+                ctx_.stream);
+  KILN_CUDA_LAUNCHED("int_matmul");
+}
+
+// ---------------------------------------------------------------- convolution: GEMM path
+
+void CudaBackend::conv_gemm_forward(const Tensor& x, const Tensor& w, const backend::Conv2DParams& p, Tensor& out) {
+  const int64_t rows = p.n * p.oh * p.ow, K = p.kh * p.kw * p.c_in;
+  if (is_pointwise(p)) {
+    gemm(x.dtype(), false, false, rows, p.c_out, K, x.raw_data(), 0, w.raw_data(), 0, out.raw_data(), 1, 0.0);
+    return;
+  }
+  Scratch col(ctx_, static_cast<std::size_t>(rows * K) * dtype_size(x.dtype()));
+  k::im2col(to_dt(x.dtype()), x.raw_data(), col.get(), conv_dims(p), ctx_.stream);
+  KILN_CUDA_LAUNCHED("im2col");
+  gemm(x.dtype(), false, false, rows, p.c_out, K, col.get(), 0, w.raw_data(), 0, out.raw_data(), 1, 0.0);
+}
+
+void CudaBackend::conv_gemm_backward_input(const Tensor& dy, const Tensor& w, const backend::Conv2DParams& p,
+                                           Tensor& dx) {
+  const int64_t rows = p.n * p.oh * p.ow, K = p.kh * p.kw * p.c_in;
+  if (is_pointwise(p)) {  // dX = dY · Wᵀ
+    gemm(dy.dtype(), false, true, rows, K, p.c_out, dy.raw_data(), 0, w.raw_data(), 0, dx.raw_data(), 1, 0.0);
+    return;
+  }
+  Scratch dcol(ctx_, static_cast<std::size_t>(rows * K) * dtype_size(dy.dtype()));
+  gemm(dy.dtype(), false, true, rows, K, p.c_out, dy.raw_data(), 0, w.raw_data(), 0, dcol.get(), 1, 0.0);
+  k::col2im(to_dt(dy.dtype()), dcol.get(), dx.raw_data(), conv_dims(p), ctx_.stream);
+  KILN_CUDA_LAUNCHED("col2im");
+}
+
+void CudaBackend::conv_gemm_backward_filter(const Tensor& x, const Tensor& dy, const backend::Conv2DParams& p,
+                                            Tensor& dw) {
+  const int64_t rows = p.n * p.oh * p.ow, K = p.kh * p.kw * p.c_in;
+  if (is_pointwise(p)) {  // dW = Xᵀ · dY
+    gemm(x.dtype(), true, false, K, p.c_out, rows, x.raw_data(), 0, dy.raw_data(), 0, dw.raw_data(), 1, 0.0);
+    return;
+  }
+  Scratch col(ctx_, static_cast<std::size_t>(rows * K) * dtype_size(x.dtype()));
+  k::im2col(to_dt(x.dtype()), x.raw_data(), col.get(), conv_dims(p), ctx_.stream);
+  KILN_CUDA_LAUNCHED("im2col");
+  gemm(x.dtype(), true, false, K, p.c_out, rows, col.get(), 0, dy.raw_data(), 0, dw.raw_data(), 1, 0.0);
+}
+
+// ---------------------------------------------------------------- convolution: cuDNN path
+
+namespace {
+bool cudnn_eligible(const Tensor& t, const backend::Conv2DParams& p) {
+  return t.dtype() == DType::float32 && p.n > 0 && p.oh > 0 && p.ow > 0 && p.c_in > 0 && p.c_out > 0;
+}
+}  // namespace
+
+void CudaBackend::conv2d(const Tensor& x, const Tensor& w, const backend::Conv2DParams& p, Tensor& out) {
+  expect_here("conv2d", {&x, &w, &out});
+  if (!is_floating(x.dtype())) throw TypeError("conv2d: expected a float32 or float64 tensor, but received " + dtype_name(x.dtype()));
+  DeviceGuard g(index_);
+  if (cudnn_eligible(x, p)) {
+    try {
+      CudnnConv c(p, 0);
+      const k::DT dt = to_dt(x.dtype());
+      const std::size_t es = dtype_size(x.dtype());
+      std::unique_ptr<Scratch> xp;
+      const void* xin = x.raw_data();
+      if (c.geom.explicit_pad) {
+        xp = std::make_unique<Scratch>(ctx_, static_cast<std::size_t>(p.n * c.geom.hp * c.geom.wp * p.c_in) * es);
+        k::fill(dt, xp->get(), p.n * c.geom.hp * c.geom.wp * p.c_in, 0.0, ctx_.stream);
+        copy_region(ctx_, dt, x.raw_data(), xp->get(), true, p.n, p.h, p.w, c.geom.hp, c.geom.wp, p.c_in, p.pad_top,
+                    p.pad_left);
+        xin = xp->get();
+      }
+      Scratch wt(ctx_, static_cast<std::size_t>(w.size()) * es);
+      hwio_to_krsc(ctx_, dt, w.raw_data(), wt.get(), p);
+      KILN_CUDA_LAUNCHED("conv2d layout");
+      std::lock_guard<std::mutex> lock(ctx_.lib_mu);
+      cudnnHandle_t h = ctx_.cudnn();
+      auto it = ctx_.conv_algos.find(c.key);
+      if (it == ctx_.conv_algos.end()) {
+        cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+        int n = 0;
+        if (cudnn_benchmark_enabled()) {
+          std::size_t ws = 0;
+          auto buf = find_workspace(ctx_, ws);
+          KILN_CUDNN_TRY(cudnnFindConvolutionForwardAlgorithmEx(h, c.x, xin, c.w, wt.get(), c.conv, c.y,
+                                                                  out.raw_data(), CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &n,
+                                                                  perf, buf ? buf->get() : nullptr, ws));
+        } else {
+          KILN_CUDNN_TRY(cudnnGetConvolutionForwardAlgorithm_v7(h, c.x, c.w, c.conv, c.y,
+                                                                  CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &n, perf));
+        }
+        it = ctx_.conv_algos.emplace(c.key, usable_or_gemm(perf, n)).first;
+      }
+      const ConvAlgo a = it->second;
+      if (a.algo < 0) throw CudnnUnsupported{};
+      KILN_CUDNN_TRY(cudnnSetConvolutionMathType(c.conv, a.math));
+      Scratch ws(ctx_, a.workspace);
+      const float alpha = 1.0f, beta = 0.0f;
+      KILN_CUDNN_TRY(cudnnConvolutionForward(h, &alpha, c.x, xin, c.w, wt.get(), c.conv,
+                                               static_cast<cudnnConvolutionFwdAlgo_t>(a.algo), ws.get(), a.workspace,
+                                               &beta, c.y, out.raw_data()));
+      return;
+    } catch (const CudnnUnsupported&) {
+      // fall through to the GEMM path
+    }
+  }
+  conv_gemm_forward(x, w, p, out);
+}
+
+void CudaBackend::conv2d_backward_input(const Tensor& dy, const Tensor& w, const backend::Conv2DParams& p, Tensor& dx) {
+  expect_here("conv2d_backward_input", {&dy, &w, &dx});
+  if (!is_floating(dy.dtype())) throw TypeError("conv2d_backward_input: expected a float32 or float64 tensor, but received " + dtype_name(dy.dtype()));
+  DeviceGuard g(index_);
+  if (cudnn_eligible(dy, p)) {
+    try {
+      CudnnConv c(p, 1);
+      const k::DT dt = to_dt(dy.dtype());
+      const std::size_t es = dtype_size(dy.dtype());
+      Scratch wt(ctx_, static_cast<std::size_t>(w.size()) * es);
+      hwio_to_krsc(ctx_, dt, w.raw_data(), wt.get(), p);
+      KILN_CUDA_LAUNCHED("conv2d layout");
+      std::unique_ptr<Scratch> dxp;
+      void* dxout = dx.raw_data();
+      const int64_t padded = p.n * c.geom.hp * c.geom.wp * p.c_in;
+      if (c.geom.explicit_pad) {
+        dxp = std::make_unique<Scratch>(ctx_, static_cast<std::size_t>(padded) * es);
+        dxout = dxp->get();
+      }
+      {
+        std::lock_guard<std::mutex> lock(ctx_.lib_mu);
+        cudnnHandle_t h = ctx_.cudnn();
+        auto it = ctx_.conv_algos.find(c.key);
+        if (it == ctx_.conv_algos.end()) {
+          cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
+          int n = 0;
+          if (cudnn_benchmark_enabled()) {
+            std::size_t ws = 0;
+            auto buf = find_workspace(ctx_, ws);
+            KILN_CUDNN_TRY(cudnnFindConvolutionBackwardDataAlgorithmEx(
+                h, c.w, wt.get(), c.y, dy.raw_data(), c.conv, c.x, dxout, CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &n,
+                perf, buf ? buf->get() : nullptr, ws));
+          } else {
+            KILN_CUDNN_TRY(cudnnGetConvolutionBackwardDataAlgorithm_v7(h, c.w, c.y, c.conv, c.x,
+                                                                         CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &n, perf));
+          }
+          it = ctx_.conv_algos.emplace(c.key, usable_or_gemm(perf, n)).first;
+        }
+        const ConvAlgo a = it->second;
+      if (a.algo < 0) throw CudnnUnsupported{};
+        KILN_CUDNN_TRY(cudnnSetConvolutionMathType(c.conv, a.math));
+        Scratch ws(ctx_, a.workspace);
+        const float alpha = 1.0f, beta = 0.0f;
+        KILN_CUDNN_TRY(cudnnConvolutionBackwardData(h, &alpha, c.w, wt.get(), c.y, dy.raw_data(), c.conv,
+                                                      static_cast<cudnnConvolutionBwdDataAlgo_t>(a.algo), ws.get(),
+                                                      a.workspace, &beta, c.x, dxout));
+      }
+      if (c.geom.explicit_pad) {
+        // Input pixels no output reads (past the padded extent) get zero gradient.
+        k::fill(dt, dx.raw_data(), dx.size(), 0.0, ctx_.stream);
+        copy_region(ctx_, dt, dxout, dx.raw_data(), false, p.n, p.h, p.w, c.geom.hp, c.geom.wp, p.c_in, p.pad_top,
+                    p.pad_left);
+        KILN_CUDA_LAUNCHED("conv2d unpad");
+      }
+      return;
+    } catch (const CudnnUnsupported&) {
+    }
+  }
+  conv_gemm_backward_input(dy, w, p, dx);
+}
+
+void CudaBackend::conv2d_backward_filter(const Tensor& x, const Tensor& dy, const backend::Conv2DParams& p, Tensor& dw) {
+  expect_here("conv2d_backward_filter", {&x, &dy, &dw});
+  if (!is_floating(x.dtype())) throw TypeError("conv2d_backward_filter: expected a float32 or float64 tensor, but received " + dtype_name(x.dtype()));
+  DeviceGuard g(index_);
+  if (cudnn_eligible(x, p)) {
+    try {
+      CudnnConv c(p, 2);
+      const k::DT dt = to_dt(x.dtype());
+      const std::size_t es = dtype_size(x.dtype());
+      std::unique_ptr<Scratch> xp;
+      const void* xin = x.raw_data();
+      if (c.geom.explicit_pad) {
+        xp = std::make_unique<Scratch>(ctx_, static_cast<std::size_t>(p.n * c.geom.hp * c.geom.wp * p.c_in) * es);
+        k::fill(dt, xp->get(), p.n * c.geom.hp * c.geom.wp * p.c_in, 0.0, ctx_.stream);
+        copy_region(ctx_, dt, x.raw_data(), xp->get(), true, p.n, p.h, p.w, c.geom.hp, c.geom.wp, p.c_in, p.pad_top,
+                    p.pad_left);
+        xin = xp->get();
+        KILN_CUDA_LAUNCHED("conv2d pad");
+      }
+      Scratch dwt(ctx_, static_cast<std::size_t>(dw.size()) * es);
+      {
+        std::lock_guard<std::mutex> lock(ctx_.lib_mu);
+        cudnnHandle_t h = ctx_.cudnn();
+        auto it = ctx_.conv_algos.find(c.key);
+        if (it == ctx_.conv_algos.end()) {
+          cudnnConvolutionBwdFilterAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
+          int n = 0;
+          if (cudnn_benchmark_enabled()) {
+            std::size_t ws = 0;
+            auto buf = find_workspace(ctx_, ws);
+            KILN_CUDNN_TRY(cudnnFindConvolutionBackwardFilterAlgorithmEx(
+                h, c.x, xin, c.y, dy.raw_data(), c.conv, c.w, dwt.get(), CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &n,
+                perf, buf ? buf->get() : nullptr, ws));
+          } else {
+            KILN_CUDNN_TRY(cudnnGetConvolutionBackwardFilterAlgorithm_v7(
+                h, c.x, c.y, c.conv, c.w, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &n, perf));
+          }
+          it = ctx_.conv_algos.emplace(c.key, usable_or_gemm(perf, n)).first;
+        }
+        const ConvAlgo a = it->second;
+      if (a.algo < 0) throw CudnnUnsupported{};
+        KILN_CUDNN_TRY(cudnnSetConvolutionMathType(c.conv, a.math));
+        Scratch ws(ctx_, a.workspace);
+        const float alpha = 1.0f, beta = 0.0f;
+        KILN_CUDNN_TRY(cudnnConvolutionBackwardFilter(h, &alpha, c.x, xin, c.y, dy.raw_data(), c.conv,
+                                                        static_cast<cudnnConvolutionBwdFilterAlgo_t>(a.algo), ws.get(),
+                                                        a.workspace, &beta, c.w, dwt.get()));
+      }
+      krsc_to_hwio(ctx_, dt, dwt.get(), dw.raw_data(), p);
+      KILN_CUDA_LAUNCHED("conv2d layout");
+      return;
+    } catch (const CudnnUnsupported&) {
+    }
+  }
+  conv_gemm_backward_filter(x, dy, p, dw);
+}
+
+}  // namespace kiln::cuda

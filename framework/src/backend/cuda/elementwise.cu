@@ -1,0 +1,265 @@
+// CUDA kernels: fill, cast, strided copies, unary maths, broadcasting binary
+// ops and where. Each mirrors the CPU backend (cpu/elementwise.cpp) element for
+// element; comments note where the GPU must differ.
+#include <cmath>
+
+#include "backend/cuda/common.cuh"
+#include "backend/cuda/kernels.h"
+
+namespace kiln::cuda::k {
+namespace {
+
+template <class T>
+__global__ void fill_kernel(T* out, int64_t n, T v) {
+  KILN_GRID_STRIDE(i, n) out[i] = v;
+}
+
+template <class S, class D>
+__global__ void cast_kernel(const S* x, D* out, int64_t n) {
+  KILN_GRID_STRIDE(i, n) {
+    if constexpr (std::is_same_v<D, bool>) out[i] = x[i] != S(0);
+    else out[i] = static_cast<D>(x[i]);
+  }
+}
+
+template <class T>
+__global__ void strided_copy_kernel(const T* src, T* dst, const __grid_constant__ Plan p, bool accumulate,
+                                    bool atomic) {
+  KILN_GRID_STRIDE(i, p.n) {
+    int64_t off[2];
+    plan_offsets<2>(p, i, off);
+    const T v = src[off[1]];
+    if (!accumulate) {
+      dst[off[0]] = v;
+    } else if (atomic) {
+      atomic_add_any(dst + off[0], v);
+    } else if constexpr (std::is_same_v<T, bool>) {
+      dst[off[0]] = dst[off[0]] || v;
+    } else {
+      dst[off[0]] = static_cast<T>(dst[off[0]] + v);
+    }
+  }
+}
+
+// ---- unary ----
+template <class T>
+__device__ __forceinline__ T unary_float(Un op, T v) {
+  constexpr bool F = std::is_same_v<T, float>;
+  switch (op) {
+    case Un::neg: return -v;
+    case Un::abs: return F ? fabsf(v) : fabs(v);
+    case Un::sign: return v > T(0) ? T(1) : (v < T(0) ? T(-1) : T(0));
+    case Un::exp: return F ? expf(v) : exp(v);
+    case Un::log: return F ? logf(v) : log(v);
+    case Un::log1p: return F ? log1pf(v) : log1p(v);
+    case Un::expm1: return F ? expm1f(v) : expm1(v);
+    case Un::sqrt: return F ? sqrtf(v) : sqrt(v);
+    case Un::rsqrt: return T(1) / (F ? sqrtf(v) : sqrt(v));  // not rsqrtf: match 1/sqrt rounding
+    case Un::square: return v * v;
+    case Un::sin: return F ? sinf(v) : sin(v);
+    case Un::cos: return F ? cosf(v) : cos(v);
+    case Un::tanh: return F ? tanhf(v) : tanh(v);
+    case Un::erf: return F ? erff(v) : erf(v);
+    case Un::sigmoid:
+      // Split by sign so exp never overflows (as the CPU backend).
+      if (v >= T(0)) return T(1) / (T(1) + (F ? expf(-v) : exp(-v)));
+      else {
+        const T e = F ? expf(v) : exp(v);
+        return e / (T(1) + e);
+      }
+    case Un::relu: return v > T(0) ? v : T(0);
+    case Un::softplus: {
+      const T a = F ? fabsf(v) : fabs(v);
+      return (v > T(0) ? v : T(0)) + (F ? log1pf(expf(-a)) : log1p(exp(-a)));
+    }
+    case Un::floor: return F ? floorf(v) : floor(v);
+    case Un::round: return F ? rintf(v) : rint(v);  // half to even, like tf.round
+    default: return v;
+  }
+}
+
+template <class T>
+__device__ __forceinline__ T unary_int(Un op, T v) {
+  switch (op) {
+    case Un::neg: return static_cast<T>(-v);
+    case Un::abs: return v < T(0) ? static_cast<T>(-v) : v;
+    case Un::sign: return static_cast<T>((v > T(0)) - (v < T(0)));
+    case Un::square: return static_cast<T>(v * v);
+    case Un::relu: return v > T(0) ? v : T(0);
+    default: return v;  // floor, round
+  }
+}
+
+template <class T>
+__global__ void unary_kernel(Un op, const T* x, T* out, int64_t n) {
+  KILN_GRID_STRIDE(i, n) {
+    if constexpr (std::is_floating_point_v<T>) out[i] = unary_float(op, x[i]);
+    else if constexpr (std::is_same_v<T, bool>) out[i] = !x[i];
+    else out[i] = unary_int(op, x[i]);
+  }
+}
+
+template <class T>
+__global__ void classify_kernel(bool is_nan, const T* x, bool* out, int64_t n) {
+  KILN_GRID_STRIDE(i, n) {
+    if constexpr (std::is_floating_point_v<T>) out[i] = is_nan ? isnan(x[i]) : isfinite(x[i]);
+    else out[i] = !is_nan;
+  }
+}
+
+// ---- binary ----
+template <class T>
+__device__ __forceinline__ bool compare(Bin op, T x, T y) {
+  switch (op) {
+    case Bin::eq: return x == y;
+    case Bin::ne: return x != y;
+    case Bin::lt: return x < y;
+    case Bin::le: return x <= y;
+    case Bin::gt: return x > y;
+    case Bin::ge: return x >= y;
+    case Bin::logical_and: return x && y;
+    case Bin::logical_or: return x || y;
+    default: return false;
+  }
+}
+
+template <class T>
+__device__ __forceinline__ T arith(Bin op, T x, T y) {
+  switch (op) {
+    case Bin::add: return static_cast<T>(x + y);
+    case Bin::sub: return static_cast<T>(x - y);
+    case Bin::mul: return static_cast<T>(x * y);
+    case Bin::div:
+      if constexpr (std::is_floating_point_v<T>) {
+        return x / y;
+      } else {
+        // Floor division like Python's //. The CPU backend throws on a zero
+        // divisor; a kernel cannot throw, so the GPU writes 0 there.
+        if (y == T(0)) return T(0);
+        T q = static_cast<T>(x / y);
+        if ((x % y != 0) && ((x < T(0)) != (y < T(0)))) --q;
+        return q;
+      }
+    case Bin::pow:
+      if constexpr (std::is_same_v<T, float>) return powf(x, y);
+      else return static_cast<T>(pow(static_cast<double>(x), static_cast<double>(y)));
+    case Bin::maximum: return (x >= y || x != x) ? x : y;
+    case Bin::minimum: return (x <= y || x != x) ? x : y;
+    case Bin::relu_grad: return x > T(0) ? y : T(0);  // a = forward input, b = dy
+    default: return x;
+  }
+}
+
+template <class T, class R>
+__global__ void binary_kernel(Bin op, const T* a, const T* b, R* out, const __grid_constant__ Plan p) {
+  KILN_GRID_STRIDE(i, p.n) {
+    int64_t off[3];
+    plan_offsets<3>(p, i, off);
+    if constexpr (std::is_same_v<R, bool>) out[off[0]] = compare(op, a[off[1]], b[off[2]]);
+    else out[off[0]] = arith(op, a[off[1]], b[off[2]]);
+  }
+}
+
+// Same-shape contiguous fast path: no index arithmetic at all.
+template <class T, class R>
+__global__ void binary_flat_kernel(Bin op, const T* a, const T* b, R* out, int64_t n) {
+  KILN_GRID_STRIDE(i, n) {
+    if constexpr (std::is_same_v<R, bool>) out[i] = compare(op, a[i], b[i]);
+    else out[i] = arith(op, a[i], b[i]);
+  }
+}
+
+template <class T>
+__global__ void where_kernel(const bool* c, const T* x, const T* y, T* out, const __grid_constant__ Plan p) {
+  KILN_GRID_STRIDE(i, p.n) {
+    int64_t off[4];
+    plan_offsets<4>(p, i, off);
+    out[off[0]] = c[off[1]] ? x[off[2]] : y[off[3]];
+  }
+}
+
+bool is_compare(Bin op) {
+  return op == Bin::eq || op == Bin::ne || op == Bin::lt || op == Bin::le || op == Bin::gt || op == Bin::ge ||
+         op == Bin::logical_and || op == Bin::logical_or;
+}
+
+bool is_flat(const Plan& p) {
+  return p.rank == 1 && p.stride[0][0] == 1 && p.stride[1][0] == 1 && p.stride[2][0] == 1;
+}
+
+}  // namespace
+
+void fill(DT dt, void* out, int64_t n, double value, cudaStream_t s) {
+  if (n <= 0) return;
+  dispatch_all(dt, [&](auto tag) {
+    using T = decltype(tag);
+    fill_kernel<T><<<grid_for(n), kThreads, 0, s>>>(static_cast<T*>(out), n, static_cast<T>(value));
+  });
+}
+
+void cast(DT src, DT dst, const void* x, void* out, int64_t n, cudaStream_t s) {
+  if (n <= 0) return;
+  dispatch_all(src, [&](auto ts) {
+    using S = decltype(ts);
+    dispatch_all(dst, [&](auto td) {
+      using D = decltype(td);
+      cast_kernel<S, D><<<grid_for(n), kThreads, 0, s>>>(static_cast<const S*>(x), static_cast<D*>(out), n);
+    });
+  });
+}
+
+void strided_copy(DT dt, const void* src, int64_t src_off, void* dst, int64_t dst_off, const Plan& p, bool accumulate,
+                  bool atomic, cudaStream_t s) {
+  if (p.n <= 0) return;
+  dispatch_all(dt, [&](auto tag) {
+    using T = decltype(tag);
+    strided_copy_kernel<T><<<grid_for(p.n), kThreads, 0, s>>>(static_cast<const T*>(src) + src_off,
+                                                              static_cast<T*>(dst) + dst_off, p, accumulate, atomic);
+  });
+}
+
+void unary(Un op, DT dt, const void* x, void* out, int64_t n, cudaStream_t s) {
+  if (n <= 0) return;
+  if (op == Un::isnan || op == Un::isfinite) {
+    dispatch_all(dt, [&](auto tag) {
+      using T = decltype(tag);
+      classify_kernel<T><<<grid_for(n), kThreads, 0, s>>>(op == Un::isnan, static_cast<const T*>(x),
+                                                          static_cast<bool*>(out), n);
+    });
+    return;
+  }
+  dispatch_all(dt, [&](auto tag) {
+    using T = decltype(tag);
+    unary_kernel<T><<<grid_for(n), kThreads, 0, s>>>(op, static_cast<const T*>(x), static_cast<T*>(out), n);
+  });
+}
+
+void binary(Bin op, DT dt, const void* a, const void* b, void* out, const Plan& p, cudaStream_t s) {
+  if (p.n <= 0) return;
+  const bool flat = is_flat(p);
+  dispatch_all(dt, [&](auto tag) {
+    using T = decltype(tag);
+    const T* ap = static_cast<const T*>(a);
+    const T* bp = static_cast<const T*>(b);
+    if (is_compare(op)) {
+      bool* o = static_cast<bool*>(out);
+      if (flat) binary_flat_kernel<T, bool><<<grid_for(p.n), kThreads, 0, s>>>(op, ap, bp, o, p.n);
+      else binary_kernel<T, bool><<<grid_for(p.n), kThreads, 0, s>>>(op, ap, bp, o, p);
+    } else if constexpr (!std::is_same_v<T, bool>) {
+      T* o = static_cast<T*>(out);
+      if (flat) binary_flat_kernel<T, T><<<grid_for(p.n), kThreads, 0, s>>>(op, ap, bp, o, p.n);
+      else binary_kernel<T, T><<<grid_for(p.n), kThreads, 0, s>>>(op, ap, bp, o, p);
+    }
+  });
+}
+
+void where(DT dt, const bool* cond, const void* x, const void* y, void* out, const Plan& p, cudaStream_t s) {
+  if (p.n <= 0) return;
+  dispatch_all(dt, [&](auto tag) {
+    using T = decltype(tag);
+    where_kernel<T><<<grid_for(p.n), kThreads, 0, s>>>(cond, static_cast<const T*>(x), static_cast<const T*>(y),
+                                                       static_cast<T*>(out), p);
+  });
+}
+
+}  // namespace k

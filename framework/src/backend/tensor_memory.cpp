@@ -1,0 +1,61 @@
+// Where a tensor's memory comes from: the backend of its device allocates,
+// fills and copies it. (The Tensor class itself is core; these members are
+// the part of it that needs a backend.)
+#include "backend/backend.h"
+#include "kiln/core/error.h"
+#include "kiln/core/tensor.h"
+
+namespace kiln {
+
+Tensor Tensor::empty(const Shape& shape, DType dtype, Device device) {
+  auto impl = std::make_shared<TensorImpl>();
+  impl->shape = shape;
+  impl->dtype = dtype;
+  impl->device = device;
+  int64_t n = shape.num_elements();
+  if (n < 0) throw ValueError("Tensor::empty: negative dimension in shape " + shape.to_string());
+  impl->storage = backend::backend_for(device).allocate(static_cast<std::size_t>(n) * dtype_size(dtype));
+  return Tensor(impl);
+}
+
+Tensor Tensor::clone() const {
+  Tensor out = Tensor::empty(shape(), dtype(), device());
+  if (size() > 0) {
+    auto& be = backend::backend_for(device());
+    be.copy_from(*this, out);
+  }
+  return out;
+}
+
+Tensor Tensor::to(Device d) const {
+  if (device() == d) return *this;
+  Tensor out = Tensor::empty(shape(), dtype(), d);
+  auto& be = backend::backend_for(d.is_cpu() ? device() : d);
+  be.copy_from(*this, out);
+  return out;
+}
+
+Tensor fill(const Shape& shape, double value, DType dtype) {
+  Tensor t = Tensor::empty(shape, dtype);
+  backend::backend_for(t.device()).fill(t, value);
+  return t;
+}
+Tensor zeros(const Shape& shape, DType dtype) { return fill(shape, 0.0, dtype); }
+Tensor ones(const Shape& shape, DType dtype) { return fill(shape, 1.0, dtype); }
+Tensor zeros_like(const Tensor& t) {
+  Tensor o = Tensor::empty(t.shape(), t.dtype(), t.device());
+  backend::backend_for(o.device()).fill(o, 0.0);
+  return o;
+}
+Tensor ones_like(const Tensor& t) {
+  Tensor o = Tensor::empty(t.shape(), t.dtype(), t.device());
+  backend::backend_for(o.device()).fill(o, 1.0);
+  return o;
+}
+Tensor scalar_like(double v, const Tensor& like) {
+  Tensor o = Tensor::empty(Shape{}, like.dtype(), like.device());
+  backend::backend_for(o.device()).fill(o, v);
+  return o;
+}
+
+}  // namespace kiln

@@ -1,0 +1,397 @@
+// Layer base: naming, lazy build, input-spec checks, weight registration,
+// losses, and symbolic calls that record functional-graph nodes.
+#include "kiln/nn/layer.h"
+
+#include <cxxabi.h>
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <typeinfo>
+
+#include "autodiff/autodiff.h"
+#include "kiln/ops/array_ops.h"
+#include "kiln/core/error.h"
+#include "kiln/nn/node.h"
+#include "kiln/core/registry.h"
+#include "core/tensor_impl.h"
+
+namespace kiln {
+
+namespace {
+std::mutex g_names_mu;
+std::map<std::string, int>& name_counts() {
+  static std::map<std::string, int> m;
+  return m;
+}
+}  // namespace
+
+std::string unique_name(const std::string& base) {
+  std::lock_guard<std::mutex> l(g_names_mu);
+  int& c = name_counts()[base];
+  std::string n = c == 0 ? base : base + "_" + std::to_string(c);
+  ++c;
+  return n;
+}
+
+void clear_session() {
+  std::lock_guard<std::mutex> l(g_names_mu);
+  name_counts().clear();
+}
+
+// ---- Node / KerasHistory ----
+std::vector<Tensor> Node::output_tensors() const {
+  std::vector<Tensor> out;
+  for (const auto& w : outputs) {
+    auto p = w.lock();
+    out.push_back(p ? Tensor(p) : Tensor());
+  }
+  return out;
+}
+const KerasHistory* keras_history(const Tensor& t) {
+  if (!t.defined()) return nullptr;
+  return t.impl()->keras_history.get();
+}
+void set_keras_history(const Tensor& t, std::shared_ptr<Node> node, int index) {
+  auto h = std::make_shared<KerasHistory>();
+  h->node = std::move(node);
+  h->index = index;
+  t.impl()->keras_history = h;
+}
+
+// ---- Layer ----
+Layer::Layer(LayerOptions o) : name_(o.name), trainable_(o.trainable), dtype_(o.dtype) {}
+Layer::~Layer() = default;
+
+std::string Layer::class_name() const {
+  int status = 0;
+  char* dem = abi::__cxa_demangle(typeid(*this).name(), nullptr, nullptr, &status);
+  std::string n = status == 0 && dem ? dem : typeid(*this).name();
+  std::free(dem);
+  auto pos = n.rfind("::");
+  if (pos != std::string::npos) n = n.substr(pos + 2);
+  if (n.size() > 4 && n.compare(n.size() - 4, 4, "Impl") == 0) n = n.substr(0, n.size() - 4);
+  return n;
+}
+
+const std::string& Layer::name() const {
+  if (name_.empty()) const_cast<Layer*>(this)->name_ = unique_name(to_snake_case(class_name()));
+  return name_;
+}
+
+void Layer::set_trainable(bool t) {
+  trainable_ = t;
+  for (std::size_t i = 0; i < variables_.size(); ++i) variables_[i].set_trainable(t && var_trainable_[i]);
+  for (auto& s : sublayers_) s->set_trainable(t);
+}
+
+namespace {
+template <class F>
+void collect(const Layer& l, std::vector<Variable>& out, std::set<const void*>& seen, F pred) {
+  for (const auto& v : l.own_variables())
+    if (pred(v) && seen.insert(v.impl().get()).second) out.push_back(v);
+  for (const auto& s : l.sublayers()) collect(*s, out, seen, pred);
+}
+}  // namespace
+
+std::vector<Variable> Layer::trainable_variables() const {
+  std::vector<Variable> out;
+  std::set<const void*> seen;
+  collect(*this, out, seen, [](const Variable& v) { return v.trainable(); });
+  return out;
+}
+std::vector<Variable> Layer::non_trainable_variables() const {
+  std::vector<Variable> out;
+  std::set<const void*> seen;
+  collect(*this, out, seen, [](const Variable& v) { return !v.trainable(); });
+  return out;
+}
+std::vector<Variable> Layer::weights() const {
+  auto t = trainable_variables();
+  auto n = non_trainable_variables();
+  t.insert(t.end(), n.begin(), n.end());
+  return t;
+}
+int64_t Layer::count_params() const {
+  int64_t n = 0;
+  for (const auto& v : weights()) n += v.shape().num_elements();
+  return n;
+}
+
+std::vector<Tensor> Layer::losses() const {
+  std::vector<Tensor> out;
+  std::vector<const Layer*> seen;
+  collect_losses(out, seen);
+  return out;
+}
+
+void Layer::collect_losses(std::vector<Tensor>& out, std::vector<const Layer*>& seen) const {
+  if (std::find(seen.begin(), seen.end(), this) != seen.end()) return;
+  seen.push_back(this);
+  // Weight penalties are recomputed from the current values, so inside a tape
+  // they are differentiable.
+  for (std::size_t i = 0; i < variables_.size(); ++i)
+    if (var_regularizers_[i]) out.push_back((*var_regularizers_[i])(variables_[i].value()));
+  out.insert(out.end(), call_losses_.begin(), call_losses_.end());
+  for (const auto& s : sublayers_) s->collect_losses(out, seen);
+}
+
+void Layer::add_loss(const Tensor& loss) { call_losses_.push_back(loss); }
+
+std::vector<std::shared_ptr<Node>> Layer::inbound_nodes() const {
+  std::vector<std::shared_ptr<Node>> out;
+  for (const auto& w : inbound_nodes_)
+    if (auto p = w.lock()) out.push_back(p);
+  return out;
+}
+
+std::vector<Tensor> Layer::get_weights() const {
+  std::vector<Tensor> out;
+  for (const auto& v : weights()) out.push_back(v.read_value_untracked().to(Device::cpu()).clone());
+  return out;
+}
+
+void Layer::set_weights(const std::vector<Tensor>& ws) {
+  auto vars = weights();
+  if (ws.size() != vars.size())
+    throw ValueError("Layer '" + name() + "' (" + class_name() + ") expects " + std::to_string(vars.size()) +
+                     " weights, but set_weights() received " + std::to_string(ws.size()));
+  for (std::size_t i = 0; i < ws.size(); ++i) {
+    if (!(ws[i].shape() == vars[i].shape()))
+      throw ShapeError("Layer '" + name() + "': weight " + std::to_string(i) + " ('" + vars[i].path() + "') has shape " +
+                       vars[i].shape().to_string() + ", but set_weights() received shape " + ws[i].shape().to_string());
+  }
+  for (std::size_t i = 0; i < ws.size(); ++i) vars[i].assign(ws[i].to(vars[i].device()));
+}
+
+Config Layer::base_config() const {
+  Config c = Config::object();
+  c["name"] = name();
+  c["trainable"] = trainable_;
+  c["dtype"] = dtype_name(dtype_);
+  return c;
+}
+Config Layer::get_config() const { return base_config(); }
+
+Variable Layer::add_weight(const std::string& wname, const Shape& shape, WeightOptions o) {
+  DType dt = o.dtype.value_or(dtype_);
+  Tensor init = o.initializer.resolve()->operator()(shape, dt);
+  VariableOptions vo;
+  vo.name = wname;
+  vo.trainable = o.trainable && trainable_;
+  if (o.constraint) {
+    auto c = o.constraint;
+    vo.constraint = [c](const Tensor& w) { return (*c)(w); };
+  }
+  Variable v(init, vo);
+  if (!(device_ == Device::cpu())) v.move_to(device_);
+  v.set_path(name() + "/" + wname);
+  variables_.push_back(v);
+  var_trainable_.push_back(o.trainable);
+  var_regularizers_.push_back(o.regularizer);
+  return v;
+}
+
+void Layer::track_layer(std::shared_ptr<Layer> layer) {
+  if (!layer) throw ValueError("Layer '" + name() + "': cannot track a null sublayer");
+  for (const auto& s : sublayers_)
+    if (s == layer) return;
+  sublayers_.push_back(std::move(layer));
+}
+
+void Layer::build(const Shape&) {}
+void Layer::build(const std::vector<Shape>& shapes) {
+  if (shapes.size() == 1) build(shapes[0]);
+}
+Tensor Layer::call(const Tensor& x, bool) { return x; }
+std::vector<Tensor> Layer::call(const std::vector<Tensor>& xs, bool training) {
+  if (xs.size() != 1)
+    throw ValueError("Layer '" + name() + "' (" + class_name() + ") takes a single input, but was called with " +
+                     std::to_string(xs.size()) + " inputs");
+  return {call(xs[0], training)};
+}
+
+void Layer::build_for(const Shape& s) {
+  if (built_) return;
+  build_shape_ = s;
+  build(s);
+  built_ = true;
+}
+void Layer::build_for(const std::vector<Shape>& s) {
+  if (built_) return;
+  build_shapes_ = s;
+  if (s.size() == 1 && !takes_list()) build_shape_ = s[0];
+  build(s);
+  built_ = true;
+}
+
+void Layer::check_input_spec(const std::vector<Tensor>& xs) const {
+  for (std::size_t i = 0; i < input_spec_.size() && i < xs.size(); ++i) {
+    const InputSpec& spec = input_spec_[i];
+    const Shape& s = xs[i].shape();
+    auto fail = [&](const std::string& what) {
+      throw ShapeError("Input " + std::to_string(i) + " of layer '" + name() + "' is incompatible with the layer: " +
+                       what + ", but received input with shape " + s.to_string());
+    };
+    if (spec.ndim && s.rank() != *spec.ndim)
+      fail("expected ndim=" + std::to_string(*spec.ndim) + ", found ndim=" + std::to_string(s.rank()));
+    if (spec.min_ndim && s.rank() < *spec.min_ndim)
+      fail("expected min_ndim=" + std::to_string(*spec.min_ndim) + ", found ndim=" + std::to_string(s.rank()));
+    if (spec.max_ndim && s.rank() > *spec.max_ndim)
+      fail("expected max_ndim=" + std::to_string(*spec.max_ndim) + ", found ndim=" + std::to_string(s.rank()));
+    for (const auto& [axis, size] : spec.axes) {
+      int64_t a = axis < 0 ? axis + s.rank() : axis;
+      if (a < 0 || a >= s.rank()) continue;
+      if (s.dims()[a] >= 0 && s.dims()[a] != size)
+        fail("expected axis " + std::to_string(axis) + " of input shape to have value " + std::to_string(size));
+    }
+  }
+}
+
+void Layer::maybe_build(const std::vector<Tensor>& xs, bool list_call) {
+  if (built_) return;
+  if (list_call || takes_list()) {
+    std::vector<Shape> shapes;
+    for (const auto& x : xs) shapes.push_back(x.shape());
+    build_for(shapes);
+  } else {
+    build_for(xs[0].shape());
+  }
+}
+
+Tensor Layer::operator()(const Tensor& x, bool training) {
+  if (!x.defined()) throw ValueError("Layer '" + name() + "' was called on an undefined tensor");
+  if (x.is_symbolic()) return call_symbolic({x}, false, training)[0];
+  check_input_spec({x});
+  maybe_build({x}, false);
+  call_losses_.clear();
+  Tensor y = call(x, training);
+  if (activity_regularizer) add_loss((*activity_regularizer)(y));
+  return y;
+}
+
+std::vector<Tensor> Layer::operator()(const std::vector<Tensor>& xs, bool training) {
+  if (xs.empty()) throw ValueError("Layer '" + name() + "' was called with an empty list of inputs");
+  bool any_sym = false, all_sym = true;
+  for (const auto& x : xs) {
+    if (!x.defined()) throw ValueError("Layer '" + name() + "' was called on an undefined tensor");
+    any_sym = any_sym || x.is_symbolic();
+    all_sym = all_sym && x.is_symbolic();
+  }
+  if (any_sym && !all_sym)
+    throw ValueError("Layer '" + name() + "' was called on a mix of symbolic and concrete tensors");
+  if (any_sym) return call_symbolic(xs, true, training);
+  check_input_spec(xs);
+  maybe_build(xs, true);
+  call_losses_.clear();
+  std::vector<Tensor> ys = takes_list() ? call(xs, training) : std::vector<Tensor>{call(xs.at(0), training)};
+  if (activity_regularizer)
+    for (const auto& y : ys) add_loss((*activity_regularizer)(y));
+  return ys;
+}
+
+Shape Layer::compute_output_shape(const Shape& input_shape) {
+  return compute_output_shape(std::vector<Shape>{input_shape}).at(0);
+}
+
+std::vector<Shape> Layer::compute_output_shape(const std::vector<Shape>& input_shapes) {
+  // Default: run call() on zeros with unknown dims set to 1, without recording.
+  std::vector<Tensor> dummies;
+  std::vector<bool> batch_none;
+  for (const auto& s : input_shapes) {
+    Shape c = s;
+    batch_none.push_back(s.rank() > 0 && s.dims()[0] < 0);
+    for (auto& d : c.dims())
+      if (d < 0) d = 1;
+    dummies.push_back(zeros(c, dtype_));
+  }
+  autodiff::Pause pause;
+  std::vector<Tensor> outs;
+  if (takes_list() || input_shapes.size() > 1) {
+    maybe_build(dummies, true);
+    outs = call(dummies, false);
+  } else {
+    maybe_build(dummies, false);
+    outs = {call(dummies[0], false)};
+  }
+  std::vector<Shape> shapes;
+  for (const auto& o : outs) {
+    Shape s = o.shape();
+    if (!batch_none.empty() && batch_none[0] && s.rank() > 0) s.dims()[0] = None;
+    shapes.push_back(s);
+  }
+  return shapes;
+}
+
+std::vector<Tensor> Layer::call_symbolic(const std::vector<Tensor>& xs, bool list_call, bool) {
+  std::shared_ptr<Layer> self;
+  try {
+    self = shared_from_this();
+  } catch (const std::bad_weak_ptr&) {
+    throw ValueError("Layer '" + name() +
+                     "' was called on a symbolic tensor but is not owned by a shared pointer; create it with "
+                     "kiln::make_layer<T>(...) or a layer handle such as kiln::layers::Dense(...)");
+  }
+  check_input_spec(xs);
+  std::vector<Shape> in_shapes;
+  for (const auto& x : xs) in_shapes.push_back(x.shape());
+  std::vector<Shape> out_shapes;
+  try {
+    if (!built_) {
+      if (list_call || takes_list()) build_for(in_shapes);
+      else build_for(in_shapes[0]);
+    }
+    out_shapes = (list_call || takes_list()) ? compute_output_shape(in_shapes)
+                                             : std::vector<Shape>{compute_output_shape(in_shapes[0])};
+  } catch (const ShapeError& e) {
+    throw;
+  } catch (const ValueError& e) {
+    std::string shapes;
+    for (std::size_t i = 0; i < in_shapes.size(); ++i) shapes += (i ? ", " : "") + in_shapes[i].to_string();
+    throw ShapeError("Layer '" + name() + "' (" + class_name() + ") cannot be called on inputs with shapes " + shapes +
+                     ": " + e.what());
+  }
+  auto node = std::make_shared<Node>();
+  node->layer = self;
+  node->inputs = xs;
+  node->list_call = list_call;
+  std::vector<Tensor> outs;
+  // Outputs keep the input dtype, except that a layer with float weights fed
+  // integers (Embedding on token ids) produces its own float dtype.
+  DType out_dtype = xs[0].dtype();
+  if (!is_floating(out_dtype) && !variables_.empty() && is_floating(variables_[0].dtype()))
+    out_dtype = variables_[0].dtype();
+  for (std::size_t i = 0; i < out_shapes.size(); ++i) {
+    Tensor t = Tensor::symbolic(out_shapes[i], out_dtype);
+    set_keras_history(t, node, static_cast<int>(i));
+    node->outputs.push_back(t.impl());
+    outs.push_back(t);
+  }
+  inbound_nodes_.push_back(node);
+  return outs;
+}
+
+Tensor Layer::output() const {
+  auto nodes = inbound_nodes();
+  if (nodes.empty())
+    throw ValueError("Layer '" + name() + "' has never been called on a symbolic input, so it has no defined output");
+  auto outs = nodes[0]->output_tensors();
+  if (outs.empty() || !outs[0].defined()) throw ValueError("Layer '" + name() + "': its output tensor no longer exists");
+  return outs[0];
+}
+Tensor Layer::input() const {
+  auto nodes = inbound_nodes();
+  if (nodes.empty() || nodes[0]->inputs.empty())
+    throw ValueError("Layer '" + name() + "' has never been called on a symbolic input, so it has no defined input");
+  return nodes[0]->inputs[0];
+}
+
+void Layer::to(Device d) {
+  device_ = d;
+  for (auto& v : variables_) v.move_to(d);
+  for (auto& s : sublayers_) s->to(d);
+}
+
+}  // namespace kiln

@@ -1,0 +1,85 @@
+#include "kiln/ops/random.h"
+
+#include <algorithm>
+#include <cmath>
+#include <mutex>
+#include <random>
+
+#include "core/dispatch.h"
+#include "kiln/ops/array_ops.h"
+#include "kiln/core/error.h"
+
+namespace kiln::random {
+namespace {
+struct Global {
+  std::mutex mu;
+  std::mt19937_64 gen{0x6b696c6e};  // "kiln": fixed default so runs are reproducible
+};
+Global& global() {
+  static Global g;
+  return g;
+}
+std::mt19937_64 make_gen(std::optional<uint64_t> seed) { return std::mt19937_64(seed ? *seed : next_seed()); }
+
+template <class Draw>
+Tensor generate(const Shape& shape, DType dtype, std::optional<uint64_t> seed, Draw draw) {
+  auto gen = make_gen(seed);
+  Tensor t = Tensor::empty(shape, dtype);
+  dispatch_dtype(dtype, [&](auto tag) {
+    using T = decltype(tag);
+    T* p = static_cast<T*>(t.raw_data());
+    for (int64_t i = 0; i < t.size(); ++i) p[i] = static_cast<T>(draw(gen));
+  });
+  return t;
+}
+}  // namespace
+
+void set_seed(uint64_t seed) {
+  std::lock_guard<std::mutex> l(global().mu);
+  global().gen.seed(seed);
+}
+
+uint64_t next_seed() {
+  std::lock_guard<std::mutex> l(global().mu);
+  return global().gen();
+}
+
+Tensor normal(const Shape& shape, double mean, double stddev, DType dtype, std::optional<uint64_t> seed) {
+  if (!is_floating(dtype)) throw TypeError("random::normal: dtype must be float32 or float64, got " + dtype_name(dtype));
+  std::normal_distribution<double> d(mean, stddev);
+  return generate(shape, dtype, seed, [&](auto& g) { return d(g); });
+}
+
+Tensor uniform(const Shape& shape, double minval, double maxval, DType dtype, std::optional<uint64_t> seed) {
+  if (maxval <= minval && !(is_floating(dtype) && maxval == minval))
+    throw ValueError("random::uniform: maxval (" + std::to_string(maxval) + ") must be greater than minval (" +
+                     std::to_string(minval) + ")");
+  if (is_floating(dtype)) {
+    std::uniform_real_distribution<double> d(minval, maxval);
+    return generate(shape, dtype, seed, [&](auto& g) { return d(g); });
+  }
+  if (dtype == DType::bool_) throw TypeError("random::uniform: bool is not supported");
+  std::uniform_int_distribution<int64_t> d(static_cast<int64_t>(minval), static_cast<int64_t>(maxval) - 1);
+  return generate(shape, dtype, seed, [&](auto& g) { return static_cast<double>(d(g)); });
+}
+
+Tensor truncated_normal(const Shape& shape, double mean, double stddev, DType dtype, std::optional<uint64_t> seed) {
+  if (!is_floating(dtype)) throw TypeError("random::truncated_normal: dtype must be float, got " + dtype_name(dtype));
+  std::normal_distribution<double> d(0.0, 1.0);
+  return generate(shape, dtype, seed, [&](auto& g) {
+    double v;
+    do v = d(g);
+    while (std::abs(v) > 2.0);
+    return mean + stddev * v;
+  });
+}
+
+Tensor permutation(int64_t n, std::optional<uint64_t> seed) {
+  auto gen = make_gen(seed);
+  std::vector<int64_t> v(static_cast<std::size_t>(n));
+  for (int64_t i = 0; i < n; ++i) v[i] = i;
+  std::shuffle(v.begin(), v.end(), gen);
+  return Tensor(v, Shape{n});
+}
+
+}  // namespace kiln::random

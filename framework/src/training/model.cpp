@@ -1,0 +1,225 @@
+// Model construction: functional graphs (topological order of nodes), calls,
+// and structure queries. Training lives in training/, summary in summary.cpp.
+#include "kiln/training/model.h"
+
+#include <algorithm>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <unordered_map>
+
+#include "kiln/core/error.h"
+#include "kiln/nn/input_layer.h"
+#include "kiln/nn/node.h"
+#include "core/tensor_impl.h"
+
+namespace kiln {
+
+Model::Model(LayerOptions o) : Layer(std::move(o)) {}
+Model::Model(const Tensor& input, const Tensor& output, LayerOptions o) : Layer(std::move(o)) {
+  init_graph({input}, {output});
+}
+Model::Model(const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs, LayerOptions o)
+    : Layer(std::move(o)) {
+  init_graph(inputs, outputs);
+}
+Model::Model(const std::vector<Tensor>& inputs, const Tensor& output, LayerOptions o) : Layer(std::move(o)) {
+  init_graph(inputs, {output});
+}
+Model::Model(const Tensor& input, const std::vector<Tensor>& outputs, LayerOptions o) : Layer(std::move(o)) {
+  init_graph({input}, outputs);
+}
+Model::~Model() = default;
+
+std::string Model::class_name() const {
+  if (is_functional()) return "Functional";
+  return Layer::class_name();
+}
+
+void Model::init_graph(const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs) {
+  if (inputs.empty() || outputs.empty()) throw ValueError("Model: inputs and outputs must not be empty");
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const auto* h = keras_history(inputs[i]);
+    if (!inputs[i].is_symbolic() || !h || !dynamic_cast<InputLayerImpl*>(h->node->layer.get()))
+      throw ValueError("Model: input " + std::to_string(i) +
+                       " must be a symbolic tensor created by kiln::Input(), but received " + to_string(inputs[i]));
+  }
+  for (std::size_t i = 0; i < outputs.size(); ++i)
+    if (!outputs[i].is_symbolic() || !keras_history(outputs[i]))
+      throw ValueError("Model: output " + std::to_string(i) +
+                       " must be a symbolic tensor produced by calling layers on kiln::Input() tensors");
+  inputs_ = inputs;
+  outputs_ = outputs;
+  std::set<uint64_t> input_ids;
+  for (const auto& t : inputs) input_ids.insert(t.id());
+
+  // Depth-first post-order from the outputs gives a topological order of nodes.
+  std::vector<std::shared_ptr<Node>> order;
+  std::set<Node*> done, active;
+  std::function<void(const Tensor&, int)> visit = [&](const Tensor& t, int out_index) {
+    const KerasHistory* h = keras_history(t);
+    if (!h) throw ValueError("Model: a tensor in the graph has no layer history");
+    Node* n = h->node.get();
+    if (done.count(n)) return;
+    if (active.count(n)) throw ValueError("Model: the graph has a cycle");
+    active.insert(n);
+    if (n->inputs.empty()) {
+      // An InputLayer node: it must be one of the model's inputs.
+      if (!input_ids.count(t.id()))
+        throw ValueError("Model: output " + std::to_string(out_index) + " is not connected to the model's inputs: " +
+                         "it depends on input layer '" + n->layer->name() + "', which was not passed to Model()");
+    }
+    for (const auto& in : n->inputs) visit(in, out_index);
+    active.erase(n);
+    done.insert(n);
+    order.push_back(h->node);
+  };
+  for (std::size_t i = 0; i < outputs.size(); ++i) visit(outputs[i], static_cast<int>(i));
+  // Inputs not reached by any output still belong to the model.
+  for (const auto& t : inputs) {
+    Node* n = keras_history(t)->node.get();
+    if (!done.count(n)) {
+      done.insert(n);
+      order.insert(order.begin(), keras_history(t)->node);
+    }
+  }
+  // Keep input nodes first, in the order the inputs were given.
+  std::stable_partition(order.begin(), order.end(), [](const std::shared_ptr<Node>& n) { return n->inputs.empty(); });
+  nodes_ = order;
+  std::set<Layer*> seen;
+  for (const auto& n : nodes_)
+    if (seen.insert(n->layer.get()).second) {
+      graph_layers_.push_back(n->layer);
+      if (!n->inputs.empty()) track_layer(n->layer);
+    }
+  // The model is built: its weights exist already.
+  std::vector<Shape> shapes;
+  for (const auto& t : inputs) shapes.push_back(t.shape());
+  build_shapes_ = shapes;
+  if (shapes.size() == 1) build_shape_ = shapes[0];
+  built_ = true;
+}
+
+int Model::num_outputs() const { return outputs_.empty() ? 1 : static_cast<int>(outputs_.size()); }
+
+std::vector<std::string> Model::input_names() const {
+  std::vector<std::string> n;
+  for (const auto& t : inputs_) n.push_back(keras_history(t)->node->layer->name());
+  return n;
+}
+std::vector<std::string> Model::output_names() const {
+  std::vector<std::string> n;
+  if (outputs_.empty()) {
+    n.push_back("output");
+    return n;
+  }
+  for (const auto& t : outputs_) n.push_back(keras_history(t)->node->layer->name());
+  return n;
+}
+
+std::vector<Tensor> Model::call_outputs(const std::vector<Tensor>& x, bool training) {
+  if (!is_functional()) {
+    if (x.size() == 1) return {Layer::operator()(x[0], training)};
+    return Layer::operator()(x, training);
+  }
+  return Layer::operator()(x, training);
+}
+
+Tensor Model::call(const Tensor& x, bool training) {
+  if (!is_functional())
+    throw ValueError("Model '" + name() + "' is subclassed but does not override call()");
+  auto out = call(std::vector<Tensor>{x}, training);
+  if (out.size() != 1)
+    throw ValueError("Model '" + name() + "' has " + std::to_string(out.size()) +
+                     " outputs; call it with a list or use call_outputs()");
+  return out[0];
+}
+
+std::vector<Tensor> Model::call(const std::vector<Tensor>& xs, bool training) {
+  if (!is_functional()) {
+    if (xs.size() != 1)
+      throw ValueError("Model '" + name() + "' takes one input but was called with " + std::to_string(xs.size()));
+    return {call(xs[0], training)};
+  }
+  if (xs.size() != inputs_.size())
+    throw ValueError("Model '" + name() + "' expects " + std::to_string(inputs_.size()) + " input(s), but received " +
+                     std::to_string(xs.size()));
+  std::unordered_map<uint64_t, Tensor> values;
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    const Shape& want = inputs_[i].shape();
+    const Shape& got = xs[i].shape();
+    bool ok = want.rank() == got.rank();
+    for (int64_t d = 0; ok && d < want.rank(); ++d)
+      if (want.dims()[d] >= 0 && want.dims()[d] != got.dims()[d]) ok = false;
+    if (!ok)
+      throw ShapeError("Input " + std::to_string(i) + " of layer '" + name() +
+                       "' is incompatible with the layer: expected shape=" + want.to_string() +
+                       ", found shape=" + got.to_string());
+    Tensor v = xs[i];
+    if (is_floating(inputs_[i].dtype()) && v.dtype() != inputs_[i].dtype() && !v.is_symbolic()) v = v.cast(inputs_[i].dtype());
+    values[inputs_[i].id()] = v;
+  }
+  for (const auto& n : nodes_) {
+    if (n->inputs.empty()) continue;
+    std::vector<Tensor> args;
+    for (const auto& in : n->inputs) {
+      auto it = values.find(in.id());
+      if (it == values.end()) throw ValueError("Model '" + name() + "': graph input missing while running layer '" + n->layer->name() + "'");
+      args.push_back(it->second);
+    }
+    std::vector<Tensor> outs = n->list_call ? (*n->layer)(args, training) : std::vector<Tensor>{(*n->layer)(args[0], training)};
+    auto ids = n->output_tensors();
+    for (std::size_t k = 0; k < ids.size() && k < outs.size(); ++k)
+      if (ids[k].defined()) values[ids[k].id()] = outs[k];
+  }
+  std::vector<Tensor> result;
+  for (const auto& o : outputs_) result.push_back(values.at(o.id()));
+  return result;
+}
+
+void Model::build(const Shape& input_shape) {
+  // Functional models are built at construction; subclassed models build their
+  // sublayers lazily on the first call (load_model calls them on zeros).
+  (void)input_shape;
+}
+
+std::vector<Shape> Model::compute_output_shape(const std::vector<Shape>& input_shapes) {
+  if (is_functional()) {
+    std::vector<Shape> out;
+    for (const auto& o : outputs_) {
+      Shape s = o.shape();
+      if (!input_shapes.empty() && input_shapes[0].rank() > 0 && s.rank() > 0) s.dims()[0] = input_shapes[0].dims()[0];
+      out.push_back(s);
+    }
+    return out;
+  }
+  return Layer::compute_output_shape(input_shapes);
+}
+
+std::vector<LayerPtr> Model::layers() const {
+  if (is_functional()) return graph_layers_;
+  return sublayers();
+}
+
+LayerPtr Model::get_layer(const std::string& n) const {
+  for (const auto& l : layers())
+    if (l->name() == n) return l;
+  std::string known;
+  for (const auto& l : layers()) known += (known.empty() ? "" : ", ") + l->name();
+  throw ValueError("No such layer: " + n + ". Existing layers are: [" + known + "]");
+}
+LayerPtr Model::get_layer(int index) const {
+  auto ls = layers();
+  if (index < 0 || index >= static_cast<int>(ls.size()))
+    throw IndexError("get_layer: index " + std::to_string(index) + " is out of range; the model has " +
+                     std::to_string(ls.size()) + " layers");
+  return ls[index];
+}
+
+void Model::to(Device d) {
+  Layer::to(d);
+  for (const auto& l : graph_layers_) l->to(d);
+  if (optimizer_) optimizer_->to(d);
+}
+
+}  // namespace kiln

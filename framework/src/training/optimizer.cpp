@@ -1,0 +1,430 @@
+// Optimizer base: Keras 3's BaseOptimizer.apply() pipeline (see optimizer.h).
+#include "kiln/training/optimizer.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "autodiff/autodiff.h"
+#include "kiln/ops/array_ops.h"
+#include "kiln/core/error.h"
+#include "kiln/ops/math_ops.h"
+#include "kiln/ops/reduce_ops.h"
+#include "kiln/core/registry.h"
+
+namespace kiln {
+
+namespace optimizers::detail {
+void (*builtins_hook)() = nullptr;
+}  // namespace optimizers::detail
+
+namespace {
+
+std::string opt_str(const std::optional<double>& v) {
+  if (!v) return "None";
+  std::ostringstream os;
+  os << *v;
+  return os.str();
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// Runs the builtins hook once it is set (it may be set after a first lookup).
+void ensure_builtins() {
+  static std::mutex mu;
+  static bool done = false;
+  std::lock_guard<std::mutex> lock(mu);
+  if (done || optimizers::detail::builtins_hook == nullptr) return;
+  done = true;
+  optimizers::detail::builtins_hook();
+}
+
+Registry<std::function<OptimizerPtr(const Config&)>>& optimizer_registry() {
+  static Registry<std::function<OptimizerPtr(const Config&)>> r("optimizer");
+  return r;
+}
+Registry<std::function<optimizers::SchedulePtr(const Config&)>>& schedule_registry() {
+  static Registry<std::function<optimizers::SchedulePtr(const Config&)>> r("learning rate schedule");
+  return r;
+}
+
+Tensor cast_to(const Tensor& t, DType d) { return t.dtype() == d ? t : t.cast(d); }
+
+}  // namespace
+
+// ---------------------------------------------------------------- construction
+
+Optimizer::Optimizer(std::string default_name, LearningRate lr, OptimizerOptions options)
+    : name_(options.name.empty() ? std::move(default_name) : options.name),
+      lr_(std::move(lr)),
+      options_(std::move(options)) {
+  const int clips = int(options_.clipnorm.has_value()) + int(options_.clipvalue.has_value()) +
+                    int(options_.global_clipnorm.has_value());
+  if (clips > 1)
+    throw ValueError("Optimizer '" + name_ +
+                     "': only one of `clipnorm`, `clipvalue` and `global_clipnorm` can be set. Received: clipnorm=" +
+                     opt_str(options_.clipnorm) + ", clipvalue=" + opt_str(options_.clipvalue) +
+                     ", global_clipnorm=" + opt_str(options_.global_clipnorm));
+  if (options_.use_ema) {
+    if (options_.ema_momentum > 1 || options_.ema_momentum < 0)
+      throw ValueError("Optimizer '" + name_ + "': `ema_momentum` must be in the range [0, 1]. Received: ema_momentum=" +
+                       std::to_string(options_.ema_momentum));
+    if (options_.ema_overwrite_frequency && *options_.ema_overwrite_frequency < 1)
+      throw ValueError("Optimizer '" + name_ +
+                       "': `ema_overwrite_frequency` must be an integer >= 1 or None. Received: "
+                       "ema_overwrite_frequency=" +
+                       std::to_string(*options_.ema_overwrite_frequency));
+  }
+  if (!lr_.schedule() && !std::isfinite(lr_.value()))
+    throw ValueError("Optimizer '" + name_ + "': `learning_rate` must be a finite float or a schedule");
+  iterations_ = Variable(Tensor(int64_t{0}), {.name = "iteration", .trainable = false});
+  iterations_.set_path(name_ + "/iteration");
+  // Keras stores a float learning rate in a floatx (float32) variable; with a
+  // schedule there is no such variable in `variables()`.
+  learning_rate_var_ = Variable(Tensor(static_cast<float>(lr_.schedule() ? 0.0 : lr_.value())),
+                                {.name = "learning_rate", .trainable = false});
+  learning_rate_var_.set_path(name_ + "/learning_rate");
+}
+
+// ---------------------------------------------------------------- state
+
+int64_t Optimizer::iterations() const { return iterations_.read_value_untracked().item<int64_t>(); }
+
+double Optimizer::float_learning_rate() const {
+  const float stored = learning_rate_var_.read_value_untracked().item<float>();
+  return static_cast<float>(lr_.value()) == stored ? lr_.value() : static_cast<double>(stored);
+}
+
+double Optimizer::learning_rate() const {
+  if (lr_.schedule()) return (*lr_.schedule())(iterations());
+  return float_learning_rate();
+}
+
+void Optimizer::set_learning_rate(double lr) {
+  if (!std::isfinite(lr))
+    throw ValueError("Optimizer '" + name_ + "': set_learning_rate expects a finite float, received " +
+                     std::to_string(lr));
+  // Keras raises TypeError when a schedule is replaced by a float; the Kiln
+  // contract (optimizer.h) is to replace it, so the float variable comes back.
+  lr_ = LearningRate(lr);
+  learning_rate_var_.assign(Tensor(static_cast<float>(lr)));
+}
+
+std::vector<Variable> Optimizer::variables() const {
+  std::vector<Variable> out{iterations_};
+  if (!lr_.schedule()) out.push_back(learning_rate_var_);
+  out.insert(out.end(), slot_order_.begin(), slot_order_.end());
+  return out;
+}
+
+std::vector<Variable> Optimizer::slots_for(std::size_t i) const {
+  if (i >= slots_.size())
+    throw IndexError("Optimizer '" + name_ + "': slots_for(" + std::to_string(i) + ") but it tracks " +
+                     std::to_string(slots_.size()) + " variables");
+  return slots_[i];
+}
+
+Variable Optimizer::ema_variable(std::size_t i) const { return i < ema_.size() ? ema_[i] : Variable(); }
+
+std::size_t Optimizer::index_of(const Variable& v) const {
+  for (std::size_t i = 0; i < tracked_.size(); ++i)
+    if (tracked_[i].same_as(v)) return i;
+  throw ValueError("Optimizer '" + name_ + "': unknown variable '" + v.path() +
+                   "'. This optimizer can only be called for the variables it was originally built with. "
+                   "When working with a new set of variables, you should recreate a new optimizer instance.");
+}
+
+// ---------------------------------------------------------------- build
+
+void Optimizer::build(const std::vector<Variable>& vars) {
+  if (built_) return;
+  tracked_ = vars;
+  slots_.assign(vars.size(), {});
+  if (options_.use_ema) {
+    // Keras's base build() creates the averages before the subclass's slots.
+    ema_.clear();
+    for (const auto& v : vars) {
+      std::string n = v.path();
+      std::replace(n.begin(), n.end(), '/', '_');
+      Variable avg(zeros(v.shape(), v.dtype()).to(v.device()), {.name = n + "_average", .trainable = false});
+      avg.set_path(name_ + "/" + n + "_average");
+      ema_.push_back(avg);
+      slot_order_.push_back(avg);
+    }
+  }
+  build_slots(vars);
+  built_ = true;
+}
+
+Variable Optimizer::add_slot(const Variable& var, const std::string& slot, double init) {
+  const std::size_t i = index_of(var);
+  std::string n = var.path();
+  std::replace(n.begin(), n.end(), '/', '_');
+  n += "_" + slot;
+  Tensor value = init == 0.0 ? zeros(var.shape(), var.dtype()) : fill(var.shape(), init, var.dtype());
+  Variable s(value.to(var.device()), {.name = n, .trainable = false});
+  s.set_path(name_ + "/" + n);
+  slots_[i].push_back(s);
+  slot_order_.push_back(s);
+  return s;
+}
+
+Variable Optimizer::add_optimizer_variable(const std::string& name, const Tensor& initial) {
+  Variable v(initial, {.name = name, .trainable = false});
+  v.set_path(name_ + "/" + name);
+  slot_order_.push_back(v);
+  return v;
+}
+
+Variable& Optimizer::slot(std::size_t index, std::size_t k) {
+  if (index >= slots_.size() || k >= slots_[index].size())
+    throw IndexError("Optimizer '" + name_ + "': no slot " + std::to_string(k) + " for variable " +
+                     std::to_string(index));
+  return slots_[index][k];
+}
+
+// ---------------------------------------------------------------- weight decay
+
+void Optimizer::exclude_from_weight_decay(const std::vector<Variable>& vars,
+                                          const std::vector<std::string>& var_names) {
+  if (built_)
+    throw ValueError("Optimizer '" + name_ +
+                     "': `exclude_from_weight_decay()` can only be configured before the optimizer is built.");
+  wd_excluded_ids_.clear();
+  for (const auto& v : vars) wd_excluded_ids_.push_back(v.id());
+  wd_excluded_names_ = var_names;
+}
+
+bool Optimizer::use_weight_decay(const Variable& v) const {
+  if (std::find(wd_excluded_ids_.begin(), wd_excluded_ids_.end(), v.id()) != wd_excluded_ids_.end()) return false;
+  for (const auto& n : wd_excluded_names_)
+    if (!n.empty() && v.name().find(n) != std::string::npos) return false;
+  return true;
+}
+
+// ---------------------------------------------------------------- apply
+
+void Optimizer::apply_gradients(const std::vector<std::pair<std::optional<Tensor>, Variable>>& grads_and_vars) {
+  std::vector<std::optional<Tensor>> g;
+  std::vector<Variable> v;
+  for (const auto& [gi, vi] : grads_and_vars) {
+    g.push_back(gi);
+    v.push_back(vi);
+  }
+  apply(g, v);
+}
+
+void Optimizer::apply(const std::vector<std::optional<Tensor>>& grads_in, const std::vector<Variable>& vars_in) {
+  if (grads_in.empty()) return;
+  if (grads_in.size() != vars_in.size())
+    throw ValueError("Optimizer '" + name_ + "': apply() received " + std::to_string(grads_in.size()) +
+                     " gradients for " + std::to_string(vars_in.size()) + " variables");
+  if (!built_) build(vars_in);
+
+  // Optimizer updates are never differentiated.
+  autodiff::Pause pause;
+
+  // Drop missing gradients (Keras's None); all missing is an error.
+  std::vector<Tensor> grads;
+  std::vector<Variable> vars;
+  std::vector<std::size_t> idx;
+  for (std::size_t k = 0; k < grads_in.size(); ++k) {
+    const std::size_t i = index_of(vars_in[k]);
+    if (!grads_in[k] || !grads_in[k]->defined()) continue;
+    const Tensor& g = *grads_in[k];
+    if (!(g.shape() == vars_in[k].shape()))
+      throw ShapeError("Optimizer '" + name_ + "': gradient for variable '" + vars_in[k].path() + "' has shape " +
+                       g.shape().to_string() + " but the variable has shape " + vars_in[k].shape().to_string());
+    grads.push_back(cast_to(g, vars_in[k].dtype()));
+    vars.push_back(vars_in[k]);
+    idx.push_back(i);
+  }
+  if (grads.empty()) throw ValueError("Optimizer '" + name_ + "': no gradients provided for any variable.");
+
+  // Gradient clipping (at most one kind is set; zero or negative disables it, as in Keras).
+  if (options_.clipnorm && *options_.clipnorm > 0) {
+    const double c = *options_.clipnorm;
+    for (auto& g : grads) {
+      Tensor norm = sqrt(sum(square(g)));
+      g = g * c / maximum(norm, scalar_like(c, norm));
+    }
+  } else if (options_.global_clipnorm && *options_.global_clipnorm > 0) {
+    const double c = *options_.global_clipnorm;
+    double sq = 0;
+    for (const auto& g : grads) sq += sum(square(g)).item<double>();
+    const double norm = std::sqrt(sq);
+    // clip * min(1/norm, 1/clip), plus (norm - norm) so a non-finite norm gives NaN.
+    const double scale = c * std::min(1.0 / norm, 1.0 / c) + (norm - norm);
+    for (auto& g : grads) g = g * scale;
+  } else if (options_.clipvalue && *options_.clipvalue > 0) {
+    const double c = *options_.clipvalue;
+    for (auto& g : grads) g = clip(g, -c, c);
+  }
+
+  const double lr = learning_rate();
+
+  // Decoupled weight decay: var -= var * wd * lr (Keras _apply_weight_decay).
+  if (options_.weight_decay) {
+    const double wd = *options_.weight_decay;
+    for (auto& v : vars) {
+      if (!use_weight_decay(v)) continue;
+      Tensor x = v.read_value_untracked();
+      v.assign(x - x * wd * lr);
+    }
+  }
+
+  prepare_update_steps(lr);
+  for (std::size_t k = 0; k < vars.size(); ++k) update_step(grads[k], vars[k], lr, idx[k]);
+
+  if (options_.use_ema) {
+    // The first step copies the weights (momentum 0), later ones average.
+    const int64_t it = iterations();
+    const double m = it == 0 ? 0.0 : options_.ema_momentum;
+    for (std::size_t i = 0; i < tracked_.size(); ++i) {
+      Tensor avg = ema_[i].read_value_untracked();
+      Tensor x = tracked_[i].read_value_untracked();
+      ema_[i].assign(avg * m + x * (1.0 - m));
+    }
+    if (options_.ema_overwrite_frequency && (it + 1) % *options_.ema_overwrite_frequency == 0)
+      for (std::size_t i = 0; i < tracked_.size(); ++i) tracked_[i].assign(ema_[i].read_value_untracked());
+  }
+
+  iterations_.assign(Tensor(int64_t{iterations() + 1}));
+
+  for (auto& v : vars)
+    if (v.constraint()) v.assign(v.constraint()(v.read_value_untracked()));
+}
+
+// ---------------------------------------------------------------- EMA
+
+void Optimizer::finalize_variable_values(const std::vector<Variable>& vars) {
+  if (!options_.use_ema) return;
+  if (vars.size() != ema_.size())
+    throw ValueError("Optimizer '" + name_ + "': the length of model variables (" + std::to_string(vars.size()) +
+                     ") to override does not match the length of model variables stored in the optimizer (" +
+                     std::to_string(ema_.size()) + "). Please check if the optimizer was called on your model.");
+  autodiff::Pause pause;
+  for (std::size_t i = 0; i < vars.size(); ++i) {
+    Variable v = vars[i];
+    v.assign(ema_[i].read_value_untracked());
+  }
+}
+
+void Optimizer::swap_ema_weights(const std::vector<Variable>& vars) {
+  if (!options_.use_ema)
+    throw ValueError("Optimizer '" + name_ +
+                     "': swapping EMA weights requires `use_ema=true` on the optimizer (SwapEMAWeights).");
+  if (vars.size() != ema_.size())
+    throw ValueError("Optimizer '" + name_ + "': cannot swap " + std::to_string(vars.size()) +
+                     " variables with the " + std::to_string(ema_.size()) + " moving averages it tracks");
+  autodiff::Pause pause;
+  for (std::size_t i = 0; i < vars.size(); ++i) {
+    Variable v = vars[i];
+    Tensor tmp = v.read_value_untracked().clone();  // assign writes in place: copy first
+    v.assign(ema_[i].read_value_untracked());
+    ema_[i].assign(tmp);
+  }
+}
+
+void Optimizer::to(Device device) {
+  // iterations and learning_rate are host scalars read every step; they stay on the CPU.
+  for (auto& s : slot_order_) s.move_to(device);
+}
+
+// ---------------------------------------------------------------- config
+
+Config Optimizer::base_config() const {
+  Config c = Config::object();
+  c["name"] = name_;
+  if (lr_.schedule()) {
+    c["learning_rate"] = {{"module", "keras.optimizers.schedules"},
+                          {"class_name", lr_.schedule()->class_name()},
+                          {"config", lr_.schedule()->get_config()},
+                          {"registered_name", nullptr}};
+  } else {
+    c["learning_rate"] = float_learning_rate();
+  }
+  auto opt = [](const std::optional<double>& v) { return v ? Config(*v) : Config(nullptr); };
+  c["weight_decay"] = opt(options_.weight_decay);
+  c["clipnorm"] = opt(options_.clipnorm);
+  c["global_clipnorm"] = opt(options_.global_clipnorm);
+  c["clipvalue"] = opt(options_.clipvalue);
+  c["use_ema"] = options_.use_ema;
+  c["ema_momentum"] = options_.ema_momentum;
+  c["ema_overwrite_frequency"] =
+      options_.ema_overwrite_frequency ? Config(*options_.ema_overwrite_frequency) : Config(nullptr);
+  c["loss_scale_factor"] = nullptr;
+  c["gradient_accumulation_steps"] = nullptr;
+  return c;
+}
+
+Config Optimizer::get_config() const { return base_config(); }
+
+// ---------------------------------------------------------------- registries
+
+namespace optimizers {
+
+void register_optimizer(const std::string& name, std::function<OptimizerPtr(const Config&)> factory) {
+  optimizer_registry().add(name, std::move(factory));
+}
+
+void register_schedule(const std::string& class_name, std::function<SchedulePtr(const Config&)> factory) {
+  schedule_registry().add(class_name, std::move(factory));
+}
+
+namespace {
+template <class R>
+auto lookup(R& reg, const std::string& name, const std::string& kind) {
+  if (auto* f = reg.find(name)) return *f;
+  // Keras matches optimizer identifiers case-insensitively ("Adam", "adam", "ADAM").
+  const std::string key = lower(name);
+  for (const auto& n : reg.names())
+    if (lower(n) == key) return *reg.find(n);
+  // Suggest only the snake_case spellings to keep the message short.
+  std::vector<std::string> candidates;
+  for (const auto& n : reg.names())
+    if (n == lower(n)) candidates.push_back(n);
+  if (candidates.empty()) candidates = reg.names();
+  throw_unknown(kind, name, candidates);
+}
+}  // namespace
+
+OptimizerPtr get(const std::string& name) {
+  ensure_builtins();
+  return lookup(optimizer_registry(), name, "optimizer")(Config::object());
+}
+
+OptimizerPtr from_config(const Config& c) {
+  ensure_builtins();
+  if (c.is_string()) return get(c.get<std::string>());
+  if (!c.is_object() || !c.contains("class_name"))
+    throw ValueError("optimizers::from_config expects {\"class_name\": ..., \"config\": {...}}, received " + c.dump());
+  const Config cfg = c.contains("config") && !c["config"].is_null() ? c["config"] : Config::object();
+  return lookup(optimizer_registry(), c["class_name"].get<std::string>(), "optimizer")(cfg);
+}
+
+Config serialize(const Optimizer& o) {
+  return {{"module", "keras.optimizers"},
+          {"class_name", o.class_name()},
+          {"config", o.get_config()},
+          {"registered_name", nullptr}};
+}
+
+SchedulePtr schedule_from_config(const Config& c) {
+  ensure_builtins();
+  if (!c.is_object() || !c.contains("class_name"))
+    throw ValueError("schedule_from_config expects {\"class_name\": ..., \"config\": {...}}, received " + c.dump());
+  const Config cfg = c.contains("config") && !c["config"].is_null() ? c["config"] : Config::object();
+  const std::string cls = c["class_name"].get<std::string>();
+  if (auto* f = schedule_registry().find(cls)) return (*f)(cfg);
+  throw_unknown("learning rate schedule", cls, schedule_registry().names());
+}
+
+}  // namespace optimizers
+}  // namespace kiln
