@@ -25,7 +25,7 @@ namespace {
 /// kiln::check_gradients' method with f evaluated on `device`: central
 /// differences in float64 of sum(f(x)·r) against the tape's gradient there.
 /// (The public checker perturbs inputs through Tensor::data(), which is host
-/// only; see the report for the two-line change that would let it take device inputs.)
+/// only.)
 k::GradientCheckResult device_check_gradients(const Fn& f, const Ins& inputs_cpu, k::Device device, double eps = 1e-6,
                                               double atol = 1e-6, double rtol = 1e-4) {
   Ins inputs;
