@@ -2,7 +2,7 @@
 // plot_model (DOT with every layer and edge; SVG/PNG only when Graphviz is there).
 #include <doctest/doctest.h>
 
-#include "test_tools.h"
+#include "test_util.h"
 
 #include <cmath>
 #include <limits>

@@ -3,7 +3,7 @@
 // Python decoder that checks every CRC and parses the protobufs itself.
 #include <doctest/doctest.h>
 
-#include "test_tools.h"
+#include "test_util.h"
 
 #include <cfloat>
 #include <cmath>

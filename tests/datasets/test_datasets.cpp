@@ -7,7 +7,7 @@
 // is exercised by the shipped .gz files (same inflate code in zlib).
 #include <doctest/doctest.h>
 
-#include "test_tools.h"
+#include "test_util.h"
 
 #include <array>
 #include <atomic>
@@ -28,6 +28,8 @@
 
 namespace fs = std::filesystem;
 using Bytes = std::vector<uint8_t>;
+
+using kiln_test::contains;
 
 namespace {
 
@@ -204,9 +206,6 @@ std::string io_error_of(F&& f) {
   return {};
 }
 
-bool contains(const std::string& haystack, const std::string& needle) {
-  return haystack.find(needle) != std::string::npos;
-}
 
 void check_mnist_like(const kiln::datasets::Split& s, int64_t n) {
   CHECK(s.x.shape().to_string() == "(" + std::to_string(n) + ", 28, 28)");

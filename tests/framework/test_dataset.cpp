@@ -2,6 +2,8 @@
 // computes them, shuffle reproducibility, cache, prefetch shutdown and errors.
 #include <doctest/doctest.h>
 
+#include "test_util.h"
+
 #include <algorithm>
 #include <atomic>
 #include <numeric>
@@ -19,6 +21,9 @@
 namespace k = kiln;
 using k::Dataset;
 using k::Element;
+
+using kiln_test::message_of;
+using kiln_test::contains;
 
 namespace {
 // x: (10, 2) float32 with x[i] = {2i, 2i+1}; y: (10,) int64 with y[i] = i.
@@ -39,17 +44,6 @@ std::vector<int64_t> iota(int64_t from, int64_t to) {
   std::iota(v.begin(), v.end(), from);
   return v;
 }
-// The message of the E thrown by f ("" if none was thrown).
-template <class E, class F>
-std::string error_of(F f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  }
-  return "";
-}
-bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 }  // namespace
 
 TEST_CASE("Dataset from_tensor_slices gives rows of each component") {
@@ -349,7 +343,7 @@ TEST_CASE("Dataset exceptions in map propagate through prefetch") {
     REQUIRE(e.has_value());
     CHECK((*e)[0].item<int64_t>() == i);
   }
-  CHECK(error_of<k::ValueError>([&] { pull(); }) == "map failed on element 3");
+  CHECK(message_of<k::ValueError>([&] { pull(); }) == "map failed on element 3");
   CHECK_FALSE(pull().has_value());  // the pass is over after the error
   // Range-for sees it too (from begin() or from ++), also through batch.
   CHECK_THROWS_AS(values(bad), k::ValueError);
@@ -361,23 +355,23 @@ TEST_CASE("Dataset exceptions in map propagate through prefetch") {
 }
 
 TEST_CASE("Dataset errors name the argument and the shapes") {
-  std::string msg = error_of<k::ShapeError>(
+  std::string msg = message_of<k::ShapeError>(
       [] { Dataset::from_tensor_slices({k::zeros({10, 2}), k::zeros({9}, k::int64)}); });
   CHECK(contains(msg, "(10, 2)"));
   CHECK(contains(msg, "(9,)"));
   CHECK(contains(msg, "first dimension"));
-  CHECK(contains(error_of<k::ShapeError>([] { Dataset::from_tensor_slices(k::Tensor(1.0f)); }), "()"));
+  CHECK(contains(message_of<k::ShapeError>([] { Dataset::from_tensor_slices(k::Tensor(1.0f)); }), "()"));
   CHECK_THROWS_AS(Dataset::from_tensor_slices(std::vector<k::Tensor>{}), k::ValueError);
 
   for (int64_t bad : {0, -1, -32}) {
-    msg = error_of<k::ValueError>([&] { xy().batch(bad); });
+    msg = message_of<k::ValueError>([&] { xy().batch(bad); });
     CHECK(contains(msg, "batch_size"));
     CHECK(contains(msg, std::to_string(bad)));
   }
-  CHECK(contains(error_of<k::ValueError>([] { xy().shuffle(0); }), "buffer_size"));
-  CHECK(contains(error_of<k::ValueError>([] { xy().shuffle(-5, 1); }), "buffer_size"));
-  CHECK(contains(error_of<k::ValueError>([] { xy().prefetch(0); }), "buffer_size"));
-  CHECK(contains(error_of<k::ValueError>([] { xy().prefetch(-3); }), "buffer_size"));
+  CHECK(contains(message_of<k::ValueError>([] { xy().shuffle(0); }), "buffer_size"));
+  CHECK(contains(message_of<k::ValueError>([] { xy().shuffle(-5, 1); }), "buffer_size"));
+  CHECK(contains(message_of<k::ValueError>([] { xy().prefetch(0); }), "buffer_size"));
+  CHECK(contains(message_of<k::ValueError>([] { xy().prefetch(-3); }), "buffer_size"));
 
   // Elements whose shapes differ cannot be batched.
   Dataset ragged = Dataset::from_generator([] {
@@ -386,7 +380,7 @@ TEST_CASE("Dataset errors name the argument and the shapes") {
       return Element{k::zeros({int64_t(2 + i++)})};
     };
   });
-  msg = error_of<k::ShapeError>([&] { values(ragged.batch(2)); });
+  msg = message_of<k::ShapeError>([&] { values(ragged.batch(2)); });
   CHECK(contains(msg, "(2,)"));
   CHECK(contains(msg, "(3,)"));
   // Batch of one never compares shapes.

@@ -2,6 +2,8 @@
 // a message that names the op and shows the full shapes.
 #include <doctest/doctest.h>
 
+#include "test_util.h"
+
 #include <functional>
 #include <string>
 #include <vector>
@@ -15,23 +17,10 @@
 namespace k = kiln;
 using T = k::Tensor;
 
+using kiln_test::message_of;
+using kiln_test::contains;
+
 namespace {
-/// Runs f, expects an exception of type E and returns its message ("" if none was thrown).
-template <class E>
-std::string message_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const E& e) {
-    return e.what();
-  } catch (const std::exception& e) {
-    FAIL_CHECK("wrong exception type: ", e.what());
-    return "";
-  }
-  FAIL_CHECK("no exception thrown");
-  return "";
-}
-bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
-#define CHECK_HAS(msg, part) CHECK_MESSAGE(has(msg, part), "message \"", msg, "\" lacks \"", part, "\"")
 }  // namespace
 
 TEST_CASE("errors: the hierarchy") {
@@ -334,4 +323,24 @@ TEST_CASE("errors: GradientTape") {
   CHECK_HAS(m, "(3,)");
   CHECK_HAS(m, "(2,)");
   CHECK_NOTHROW(tape.gradient(y, std::vector<k::Source>{x}, T({1.0, 2.0})));
+}
+
+TEST_CASE("errors: dtype rules are checked by the op, naming it and the full shapes") {
+  const T b = k::cast(k::ones({2, 3}), k::DType::bool_);
+  const T i = k::cast(k::ones({4}), k::DType::int32);
+  std::string m = message_of<k::TypeError>([&] { k::add(b, b); });
+  CHECK_HAS(m, "add: arithmetic is not defined for bool tensors");
+  CHECK_HAS(m, "a tensor of shape (2, 3) and dtype bool");
+  m = message_of<k::TypeError>([&] { k::neg(b); });
+  CHECK_HAS(m, "neg: expected a numeric tensor");
+  CHECK_HAS(m, "(2, 3)");
+  m = message_of<k::TypeError>([&] { k::exp(i); });
+  CHECK_HAS(m, "exp: expected a float32 or float64 tensor");
+  CHECK_HAS(m, "shape (4,) and dtype int32");
+  m = message_of<k::TypeError>([&] { k::matmul(b, b); });
+  CHECK_HAS(m, "matmul: not defined for bool tensors");
+  // The rules allow what they should: comparisons and logical ops on bool, integer neg.
+  CHECK(k::equal(b, b).dtype() == k::DType::bool_);
+  CHECK(k::logical_and(b, b).to_vector<bool>() == std::vector<bool>(6, true));
+  CHECK(k::neg(i).to_vector<int32_t>() == std::vector<int32_t>(4, -1));
 }

@@ -1,6 +1,8 @@
 // Merge layers: values, shape inference and Keras-style errors.
 #include <doctest/doctest.h>
 
+#include "test_util.h"
+
 #include <cmath>
 #include <string>
 
@@ -11,19 +13,13 @@
 namespace k = kiln;
 namespace L = kiln::layers;
 
+using kiln_test::message_of;
+
 namespace {
 void check_values(const k::Tensor& t, const std::vector<double>& expected, double eps = 1e-6) {
   auto got = t.to_vector<double>();
   REQUIRE(got.size() == expected.size());
   for (std::size_t i = 0; i < got.size(); ++i) CHECK(got[i] == doctest::Approx(expected[i]).epsilon(eps));
-}
-std::string message_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "";
 }
 }  // namespace
 

@@ -3,7 +3,7 @@
 // test digits, >= 89 % on Fashion-MNIST's 10,000 test images).
 #include <doctest/doctest.h>
 
-#include "test_tools.h"
+#include "test_util.h"
 #include <kiln/kiln.h>
 
 #include <filesystem>

@@ -208,3 +208,17 @@ TEST_CASE("progress bar prints the tf.keras format") {
   // Not a terminal: exactly one bar line per epoch.
   CHECK(std::count(s.begin(), s.end(), '\n') == 4);
 }
+
+TEST_CASE("fit with y of the wrong width names the loss and both shapes") {
+  k::Sequential m({L::Input({4}), L::Dense(3)});
+  m.compile({.optimizer = "sgd", .loss = "mean_squared_error"});
+  std::string msg;
+  try {
+    m.fit(k::ones({8, 4}), k::ones({8, 5}), {.batch_size = 8, .epochs = 1, .verbose = 0});
+  } catch (const k::ShapeError& e) {
+    msg = e.what();
+  }
+  CHECK_MESSAGE(msg.find("Loss 'mean_squared_error'") != std::string::npos, msg);
+  CHECK_MESSAGE(msg.find("y_true of shape (8, 5)") != std::string::npos, msg);
+  CHECK_MESSAGE(msg.find("y_pred of shape (8, 3)") != std::string::npos, msg);
+}

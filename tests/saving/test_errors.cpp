@@ -1,6 +1,8 @@
 // Bad files give clear errors naming the file and the layer/variable, never a
 // crash or a hang; every save is atomic (a killed save leaves the old file).
 #include <doctest/doctest.h>
+
+#include "test_util.h"
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -16,18 +18,11 @@ namespace L = kiln::layers;
 using saving_test::data;
 using saving_test::tmp;
 
+using kiln_test::message_of;
+using kiln_test::contains;
+
 namespace {
 
-std::string message_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "<no exception>";
-}
-
-bool has(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
 
 void write_bytes(const std::string& path, const std::vector<char>& bytes) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
@@ -49,18 +44,18 @@ std::shared_ptr<Sequential> small_model(int units = 4) {
 TEST_CASE("missing, empty, wrong-format, truncated and corrupt files give IOError naming the file") {
   saving_test::ensure_layers();
   const std::string missing = tmp("nope.keras");
-  CHECK(has(message_of([&] { models::load_model(missing); }), missing));
+  CHECK(contains(message_of([&] { models::load_model(missing); }), missing));
   CHECK_THROWS_AS(models::load_model(missing), IOError);
 
   write_bytes(tmp("empty.h5"), {});
   auto msg = message_of([&] { models::load_model(tmp("empty.h5")); });
-  CHECK(has(msg, "empty.h5"));
-  CHECK(has(msg, "empty"));
+  CHECK(contains(msg, "empty.h5"));
+  CHECK(contains(msg, "empty"));
 
   write_bytes(tmp("text.keras"), {'h', 'e', 'l', 'l', 'o'});
   msg = message_of([&] { models::load_model(tmp("text.keras")); });
-  CHECK(has(msg, "text.keras"));
-  CHECK(has(msg, "unknown file format"));
+  CHECK(contains(msg, "text.keras"));
+  CHECK(contains(msg, "unknown file format"));
 
   auto m = small_model();
   m->save(tmp("good.keras"));
@@ -76,7 +71,7 @@ TEST_CASE("missing, empty, wrong-format, truncated and corrupt files give IOErro
       CAPTURE(frac);
       CAPTURE(name);
       msg = message_of([&] { models::load_model(p); });
-      CHECK(has(msg, p));
+      CHECK(contains(msg, p));
       CHECK_THROWS_AS(models::load_model(p), Error);
     }
     for (std::size_t at : {bytes.size() / 3, bytes.size() / 2, bytes.size() * 3 / 4}) {
@@ -87,19 +82,19 @@ TEST_CASE("missing, empty, wrong-format, truncated and corrupt files give IOErro
       try {
         models::load_model(p);  // may survive if only padding was hit
       } catch (const Error& e) {
-        CHECK(has(e.what(), p));
+        CHECK(contains(e.what(), p));
       }
     }
   }
   // A weights-only file given to load_model, and a .keras given a JSON file.
   m->save_weights(tmp("only.weights.h5"));
   msg = message_of([&] { models::load_model(tmp("only.weights.h5")); });
-  CHECK(has(msg, "weights-only"));
+  CHECK(contains(msg, "weights-only"));
   write_bytes(tmp("cfg.json"), {'{', '}'});
-  CHECK(has(message_of([&] { models::load_model(tmp("cfg.json")); }), "model_from_json"));
+  CHECK(contains(message_of([&] { models::load_model(tmp("cfg.json")); }), "model_from_json"));
   // Wrong extension for saving.
-  CHECK(has(message_of([&] { m->save(tmp("x.pt")); }), "extension"));
-  CHECK(has(message_of([&] { m->save_weights(tmp("x.keras")); }), ".weights.h5"));
+  CHECK(contains(message_of([&] { m->save(tmp("x.pt")); }), "extension"));
+  CHECK(contains(message_of([&] { m->save_weights(tmp("x.keras")); }), ".weights.h5"));
 }
 
 TEST_CASE("a corrupt HDF5 global heap is refused before HDF5 can hang on it (fuzzer finding)") {
@@ -117,8 +112,8 @@ TEST_CASE("a corrupt HDF5 global heap is refused before HDF5 can hang on it (fuz
   for (std::size_t k = 0; k < 16; ++k) bytes[first_obj + k] = 0;
   write_bytes(tmp("heap_bad.h5"), bytes);
   auto msg = message_of([&] { models::load_model(tmp("heap_bad.h5")); });
-  CHECK(has(msg, "heap_bad.h5"));
-  CHECK(has(msg, "global heap"));
+  CHECK(contains(msg, "heap_bad.h5"));
+  CHECK(contains(msg, "global heap"));
 }
 
 TEST_CASE("weight count and shape mismatches name the file, the layer and the variable") {
@@ -128,21 +123,21 @@ TEST_CASE("weight count and shape mismatches name the file, the layer and the va
   m->save_weights(tmp("four.h5"));
   auto other = small_model(5);
   auto msg = message_of([&] { other->load_weights(tmp("four.weights.h5")); });
-  CHECK(has(msg, "four.weights.h5"));
-  CHECK(has(msg, "hidden"));
-  CHECK(has(msg, "(3, 5)"));
-  CHECK(has(msg, "(3, 4)"));
+  CHECK(contains(msg, "four.weights.h5"));
+  CHECK(contains(msg, "hidden"));
+  CHECK(contains(msg, "(3, 5)"));
+  CHECK(contains(msg, "(3, 4)"));
   msg = message_of([&] { other->load_weights(tmp("four.h5")); });
-  CHECK(has(msg, "four.h5"));
-  CHECK(has(msg, "hidden"));
-  CHECK(has(msg, "kernel"));
+  CHECK(contains(msg, "four.h5"));
+  CHECK(contains(msg, "hidden"));
+  CHECK(contains(msg, "kernel"));
   // A model with more layers than the file.
   Sequential deeper({L::Input({3}), L::Dense(4), L::Dense(2), L::Dense(2)});
   msg = message_of([&] { deeper.load_weights(tmp("four.h5")); });
-  CHECK(has(msg, "2 layers"));
-  CHECK(has(msg, "3 layers"));
+  CHECK(contains(msg, "2 layers"));
+  CHECK(contains(msg, "3 layers"));
   msg = message_of([&] { deeper.load_weights(tmp("four.weights.h5")); });
-  CHECK(has(msg, "dense_2"));  // the third Dense has no store in the file
+  CHECK(contains(msg, "dense_2"));  // the third Dense has no store in the file
   // A failed load leaves the model unchanged.
   const Tensor before = other->get_layer("hidden")->get_weights()[0].clone();
   CHECK_THROWS(other->load_weights(tmp("four.h5")));
@@ -157,7 +152,7 @@ TEST_CASE("a file using a layer class Kiln lacks names the class") {
   const std::string from = "\"class_name\":\"Dense\"";
   json.replace(json.find(from), from.size(), "\"class_name\":\"QuantumDense\"");
   auto msg = message_of([&] { models::model_from_json(json); });
-  CHECK(has(msg, "QuantumDense"));
+  CHECK(contains(msg, "QuantumDense"));
 }
 
 TEST_CASE("a save killed half-way leaves the previous file intact and loadable") {

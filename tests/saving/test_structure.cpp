@@ -3,7 +3,7 @@
 // HDF5 wrapper where Python is not needed.
 #include <doctest/doctest.h>
 
-#include "test_tools.h"
+#include "test_util.h"
 
 #include <cstdlib>
 #include <fstream>

@@ -5,6 +5,7 @@
 
 #include "kiln/ops/array_ops.h"
 #include "kiln/ops/reduce_ops.h"
+#include "core/check.h"
 #include "ops/op_util.h"
 #include "core/tensor_impl.h"
 
@@ -16,11 +17,9 @@ using namespace ops;
 
 namespace {
 
-Tensor unary_forward(UnaryOp op, const Tensor& x, const char* name, bool float_only = true) {
+Tensor unary_forward(UnaryOp op, const Tensor& x, const char* name) {
   check_concrete(name, x);
-  if (float_only && !is_floating(x.dtype()))
-    throw TypeError(std::string(name) + ": expected a float32 or float64 tensor, but received " +
-                    dtype_name(x.dtype()) + " with shape " + x.shape().to_string());
+  check_unary_dtype(name, op, x);
   DType od = (op == UnaryOp::isnan || op == UnaryOp::isfinite || op == UnaryOp::logical_not) ? DType::bool_ : x.dtype();
   Tensor y = Tensor::empty(x.shape(), od, x.device());
   be(x).unary(op, x, y);
@@ -36,7 +35,7 @@ Tensor binary_forward(BinaryOp op, const Tensor& a, const Tensor& b, const char*
   check_concrete(name, a);
   check_concrete(name, b);
   common_device(name, {a, b});
-  check_same_dtype(name, a, b);
+  check_binary_dtype(name, op, a, b);
   Shape s = broadcast_shapes(a.shape(), b.shape(), name);
   Tensor y = Tensor::empty(s, is_comparison(op) ? DType::bool_ : a.dtype(), a.device());
   be(a).binary(op, a, b, y);
@@ -152,24 +151,18 @@ Tensor clip(const Tensor& x, double lo, double hi) {
 }
 
 Tensor neg(const Tensor& x) {
-  check_concrete("neg", x);
-  Tensor y = Tensor::empty(x.shape(), x.dtype(), x.device());
-  be(x).unary(UnaryOp::neg, x, y);
+  Tensor y = unary_forward(UnaryOp::neg, x, "neg");
   if (autodiff::active()) autodiff::record("Neg", {x}, {y}, [](const Grads& dy, const Needs&) { return Grads{neg(dy[0])}; });
   return y;
 }
 Tensor abs(const Tensor& x) {
-  check_concrete("abs", x);
-  Tensor y = Tensor::empty(x.shape(), x.dtype(), x.device());
-  be(x).unary(UnaryOp::abs, x, y);
+  Tensor y = unary_forward(UnaryOp::abs, x, "abs");
   if (autodiff::active())
     autodiff::record("Abs", {x}, {y}, [x](const Grads& dy, const Needs&) { return Grads{multiply(dy[0], sign(x))}; });
   return y;
 }
 Tensor sign(const Tensor& x) {
-  check_concrete("sign", x);
-  Tensor y = Tensor::empty(x.shape(), x.dtype(), x.device());
-  be(x).unary(UnaryOp::sign, x, y);
+  Tensor y = unary_forward(UnaryOp::sign, x, "sign");
   if (autodiff::active()) autodiff::record("Sign", {x}, {y}, [](const Grads& dy, const Needs&) { return Grads{zeros_like(dy[0])}; });
   return y;
 }
@@ -197,9 +190,7 @@ Tensor rsqrt(const Tensor& x) {
   });
 }
 Tensor square(const Tensor& x) {
-  check_concrete("square", x);
-  Tensor y = Tensor::empty(x.shape(), x.dtype(), x.device());
-  be(x).unary(UnaryOp::square, x, y);
+  Tensor y = unary_forward(UnaryOp::square, x, "square");
   if (autodiff::active())
     autodiff::record("Square", {x}, {y}, [x](const Grads& dy, const Needs&) {
       return Grads{multiply(dy[0], multiply(x, scalar_like(2, x)))};
@@ -228,9 +219,7 @@ Tensor sigmoid(const Tensor& x) {
   });
 }
 Tensor relu(const Tensor& x) {
-  check_concrete("relu", x);
-  Tensor y = Tensor::empty(x.shape(), x.dtype(), x.device());
-  be(x).unary(UnaryOp::relu, x, y);
+  Tensor y = unary_forward(UnaryOp::relu, x, "relu");
   if (autodiff::active())
     autodiff::record("Relu", {x}, {y}, [x](const Grads& dy, const Needs&) { return Grads{relu_backward(x, dy[0])}; });
   return y;
@@ -245,8 +234,8 @@ Tensor floor(const Tensor& x) {
 Tensor round(const Tensor& x) {
   return unary_op(UnaryOp::round, x, "round", [](const Tensor&, const Tensor&, const Tensor& dy) { return zeros_like(dy); });
 }
-Tensor isnan(const Tensor& x) { return unary_forward(UnaryOp::isnan, x, "isnan", false); }
-Tensor isfinite(const Tensor& x) { return unary_forward(UnaryOp::isfinite, x, "isfinite", false); }
+Tensor isnan(const Tensor& x) { return unary_forward(UnaryOp::isnan, x, "isnan"); }
+Tensor isfinite(const Tensor& x) { return unary_forward(UnaryOp::isfinite, x, "isfinite"); }
 
 Tensor equal(const Tensor& a, const Tensor& b) { return binary_forward(BinaryOp::eq, a, b, "equal"); }
 Tensor not_equal(const Tensor& a, const Tensor& b) { return binary_forward(BinaryOp::ne, a, b, "not_equal"); }
@@ -260,7 +249,7 @@ Tensor logical_and(const Tensor& a, const Tensor& b) {
 Tensor logical_or(const Tensor& a, const Tensor& b) {
   return binary_forward(BinaryOp::logical_or, cast(a, DType::bool_), cast(b, DType::bool_), "logical_or");
 }
-Tensor logical_not(const Tensor& x) { return unary_forward(UnaryOp::logical_not, cast(x, DType::bool_), "logical_not", false); }
+Tensor logical_not(const Tensor& x) { return unary_forward(UnaryOp::logical_not, cast(x, DType::bool_), "logical_not"); }
 
 // ---- matmul ----
 Tensor matmul(const Tensor& a, const Tensor& b, bool ta, bool tb) {
@@ -268,6 +257,8 @@ Tensor matmul(const Tensor& a, const Tensor& b, bool ta, bool tb) {
   check_concrete("matmul", b);
   common_device("matmul", {a, b});
   check_same_dtype("matmul", a, b);
+  KILN_CHECK(a.dtype() != DType::bool_, TypeError,
+             "matmul: not defined for bool tensors, but received " << describe(a) << " and " << describe(b));
   if (a.rank() < 2 || b.rank() < 2)
     throw ShapeError("matmul: expected inputs of rank >= 2, but received shapes " + a.shape().to_string() + " and " +
                      b.shape().to_string());

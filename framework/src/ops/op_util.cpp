@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/check.h"
+
 namespace kiln::ops {
 
 void check_concrete(const char* op, const Tensor& t) {
@@ -40,6 +42,46 @@ void check_same_dtype(const char* op, const Tensor& a, const Tensor& b) {
     throw TypeError(std::string(op) + ": expected both inputs to have the same dtype, but received " +
                     dtype_name(a.dtype()) + " with shape " + a.shape().to_string() + " and " + dtype_name(b.dtype()) +
                     " with shape " + b.shape().to_string() + "; use cast()");
+}
+
+std::string describe(const Tensor& t) {
+  return "a tensor of shape " + t.shape().to_string() + " and dtype " + dtype_name(t.dtype());
+}
+
+void check_unary_dtype(const char* op, backend::UnaryOp u, const Tensor& x) {
+  using backend::UnaryOp;
+  const DType d = x.dtype();
+  switch (u) {
+    case UnaryOp::isnan:
+    case UnaryOp::isfinite: return;
+    case UnaryOp::logical_not:
+      KILN_CHECK(d == DType::bool_, TypeError, op << ": expected a bool tensor, but received " << describe(x));
+      return;
+    case UnaryOp::neg:
+    case UnaryOp::abs:
+    case UnaryOp::sign:
+    case UnaryOp::square:
+    case UnaryOp::relu:
+    case UnaryOp::floor:
+    case UnaryOp::round:
+      KILN_CHECK(d != DType::bool_, TypeError,
+                 op << ": expected a numeric tensor, but received " << describe(x) << "; cast it first");
+      return;
+    default:
+      KILN_CHECK(is_floating(d), TypeError,
+                 op << ": expected a float32 or float64 tensor, but received " << describe(x));
+  }
+}
+
+void check_binary_dtype(const char* op, backend::BinaryOp b, const Tensor& x, const Tensor& y) {
+  using backend::BinaryOp;
+  check_same_dtype(op, x, y);
+  const bool arithmetic = !(b == BinaryOp::eq || b == BinaryOp::ne || b == BinaryOp::lt || b == BinaryOp::le ||
+                            b == BinaryOp::gt || b == BinaryOp::ge || b == BinaryOp::logical_and ||
+                            b == BinaryOp::logical_or);
+  KILN_CHECK(!arithmetic || x.dtype() != DType::bool_, TypeError,
+             op << ": arithmetic is not defined for bool tensors, but received " << describe(x) << " and "
+                << describe(y) << "; cast them to a numeric dtype first");
 }
 
 int normalize_axis(const char* op, int axis, int64_t rank) {

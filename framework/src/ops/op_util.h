@@ -20,6 +20,15 @@ void check_concrete(const char* op, const Tensor& t);
 Device common_device(const char* op, const std::vector<Tensor>& ts);
 /// Throws unless a and b share a dtype.
 void check_same_dtype(const char* op, const Tensor& a, const Tensor& b);
+/// "a tensor of shape (2, 3) and dtype bool", for messages.
+std::string describe(const Tensor& t);
+/// The dtype rules of the element-wise primitives, checked once here so that no
+/// backend has to: float-only maths needs a float tensor; integers take neg,
+/// abs, sign, square, relu, floor and round; bool takes only logical_not,
+/// isnan and isfinite; arithmetic (all but comparisons and logical ops) is not
+/// defined for bool.
+void check_unary_dtype(const char* op, backend::UnaryOp u, const Tensor& x);
+void check_binary_dtype(const char* op, backend::BinaryOp b, const Tensor& x, const Tensor& y);
 /// Normalises a possibly negative axis against `rank`; throws IndexError naming the op.
 int normalize_axis(const char* op, int axis, int64_t rank);
 inline backend::Backend& be(const Tensor& t) { return backend::backend_for(t.device()); }

@@ -125,7 +125,14 @@ Tensor Loss::operator()(const Tensor& y_true, const Tensor& y_pred, const Tensor
   // float64 (tight gradient checks) and bring y_true to y_pred's dtype.
   Tensor yp = is_floating(y_pred.dtype()) ? y_pred : cast(y_pred, DType::float32);
   Tensor yt = y_true.dtype() == yp.dtype() ? y_true : cast(y_true, yp.dtype());
-  Tensor values = call(yt, yp);
+  Tensor values;
+  try {
+    values = call(yt, yp);
+  } catch (const ShapeError& e) {
+    // The op that failed knows only its own operands; say which loss it was computing, on what.
+    throw ShapeError("Loss '" + name_ + "' cannot compare y_true of shape " + y_true.shape().to_string() +
+                     " with y_pred of shape " + y_pred.shape().to_string() + ": " + e.what());
+  }
   Tensor mask = compute_mask(yt, yp);
   return reduce_weighted_loss(values, sample_weight, reduction_, mask);
 }

@@ -111,7 +111,7 @@ void unary_float(UnaryOp op, const T* x, T* o, std::size_t n) {
       // log(1 + e^x) = max(x, 0) + log1p(e^-|x|): exact for large |x|.
       for (std::size_t i = 0; i < n; ++i) o[i] = std::max(x[i], T(0)) + std::log1p(std::exp(-std::abs(x[i])));
       break;
-    default: throw TypeError("unary op not defined for floats");
+    default: break;  // the op checked the dtype rules
   }
 }
 }  // namespace
@@ -153,11 +153,9 @@ void CpuBackend::unary(UnaryOp op, const Tensor& x, Tensor& out) {
           case UnaryOp::relu: o[i] = p[i] > 0 ? p[i] : T(0); break;
           case UnaryOp::floor:
           case UnaryOp::round: o[i] = p[i]; break;
-          default: throw TypeError("op not defined for integer tensors of dtype " + dtype_name(x.dtype()));
+          default: break;  // the op checked the dtype rules
         }
       }
-    } else {
-      throw TypeError("op not defined for bool tensors");
     }
   });
 }
@@ -229,9 +227,7 @@ void CpuBackend::binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& o
       }
       return;
     }
-    if constexpr (std::is_same_v<T, bool>) {
-      throw TypeError("arithmetic is not defined for bool tensors");
-    } else {
+    if constexpr (!std::is_same_v<T, bool>) {  // the op rejects arithmetic on bool
       T* o = static_cast<T*>(out.raw_data());
       switch (op) {
         case BinaryOp::add: binary_loop(ap, bp, o, os, sa, sb, so, [](T x, T y) { return static_cast<T>(x + y); }); break;
@@ -321,9 +317,7 @@ void CpuBackend::reduce(ReduceOp op, const Tensor& x, Tensor& out) {
   auto sx = contiguous_strides(x.shape());
   dispatch_dtype(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    if constexpr (std::is_same_v<T, bool>) {
-      throw TypeError("reductions are not defined for bool tensors; cast to an integer type first");
-    } else {
+    if constexpr (!std::is_same_v<T, bool>) {  // the op rejects reductions of bool
       T init = op == ReduceOp::sum ? T(0)
                : op == ReduceOp::prod ? T(1)
                : op == ReduceOp::max ? std::numeric_limits<T>::lowest()
@@ -381,8 +375,6 @@ void for_each_index(const Tensor& indices, F f) {
   } else if (indices.dtype() == DType::uint8) {
     const uint8_t* p = indices.data<uint8_t>();
     for (int64_t i = 0; i < n; ++i) f(i, static_cast<int64_t>(p[i]));
-  } else {
-    throw TypeError("indices must be an integer tensor, but received " + dtype_name(indices.dtype()));
   }
 }
 }  // namespace

@@ -101,8 +101,6 @@ void CpuBackend::matmul(const Tensor& a, const Tensor& b, Tensor& out, bool ta, 
               acc += (ta ? A[k * M + r] : A[r * K + k]) * (tb ? Bm[c * K + k] : Bm[k * N + c]);
             C[r * N + c] = acc;
           }
-      } else {
-        throw TypeError("matmul is not defined for bool tensors");
       }
     }
   });

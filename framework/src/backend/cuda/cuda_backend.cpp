@@ -250,21 +250,6 @@ void CudaBackend::strided_copy(const Tensor& src, int64_t src_off, const std::ve
 void CudaBackend::unary(UnaryOp op, const Tensor& x, Tensor& out) {
   expect_here("unary op", {&x, &out});
   const DType dt = x.dtype();
-  // The same dtype rules (and error types) as the CPU backend, checked before anything is queued.
-  if (op == UnaryOp::logical_not) {
-    if (dt != DType::bool_)
-      throw TypeError("logical_not: expected a bool tensor, but received " + dtype_name(dt) + " with shape " +
-                      x.shape().to_string());
-  } else if (op != UnaryOp::isnan && op != UnaryOp::isfinite) {
-    if (dt == DType::bool_) throw TypeError("op not defined for bool tensors");
-    if (is_integer(dt)) {
-      switch (op) {
-        case UnaryOp::neg: case UnaryOp::abs: case UnaryOp::sign: case UnaryOp::square:
-        case UnaryOp::relu: case UnaryOp::floor: case UnaryOp::round: break;
-        default: throw TypeError("op not defined for integer tensors of dtype " + dtype_name(dt));
-      }
-    }
-  }
   DeviceGuard g(index_);
   k::unary(static_cast<k::Un>(op), to_dt(dt), x.raw_data(), out.raw_data(), x.size(), ctx_.stream);
   KILN_CUDA_LAUNCHED("unary");
@@ -272,10 +257,6 @@ void CudaBackend::unary(UnaryOp op, const Tensor& x, Tensor& out) {
 
 void CudaBackend::binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& out) {
   expect_here("binary op", {&a, &b, &out});
-  const bool cmp = op == BinaryOp::eq || op == BinaryOp::ne || op == BinaryOp::lt || op == BinaryOp::le ||
-                   op == BinaryOp::gt || op == BinaryOp::ge || op == BinaryOp::logical_and ||
-                   op == BinaryOp::logical_or;
-  if (!cmp && a.dtype() == DType::bool_) throw TypeError("arithmetic is not defined for bool tensors");
   const auto& os = out.shape().dims();
   k::Plan p = make_plan<3>(os, {contiguous_strides(out.shape()), cpu::broadcast_strides(a.shape().dims(), os),
                                 cpu::broadcast_strides(b.shape().dims(), os)});
@@ -286,8 +267,6 @@ void CudaBackend::binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& 
 
 void CudaBackend::where(const Tensor& cond, const Tensor& x, const Tensor& y, Tensor& out) {
   expect_here("where", {&cond, &x, &y, &out});
-  if (cond.dtype() != DType::bool_)
-    throw TypeError("where: condition must be a bool tensor, but received " + dtype_name(cond.dtype()));
   const auto& os = out.shape().dims();
   k::Plan p = make_plan<4>(os, {contiguous_strides(out.shape()), cpu::broadcast_strides(cond.shape().dims(), os),
                                 cpu::broadcast_strides(x.shape().dims(), os),
@@ -302,8 +281,6 @@ void CudaBackend::where(const Tensor& cond, const Tensor& x, const Tensor& y, Te
 
 void CudaBackend::reduce(ReduceOp op, const Tensor& x, Tensor& out) {
   expect_here("reduce", {&x, &out});
-  if (x.dtype() == DType::bool_)
-    throw TypeError("reductions are not defined for bool tensors; cast to an integer type first");
   k::ReducePlan p = make_reduce_plan(x.shape().dims(), out.shape().dims());
   DeviceGuard g(index_);
   Scratch scratch(ctx_, static_cast<std::size_t>(k::reduce_scratch_elems(p)) * dtype_size(x.dtype()));
@@ -311,13 +288,6 @@ void CudaBackend::reduce(ReduceOp op, const Tensor& x, Tensor& out) {
   KILN_CUDA_LAUNCHED("reduce");
 }
 
-namespace {
-void check_indices(const char* op, const Tensor& indices) {
-  if (!is_integer(indices.dtype()))
-    throw TypeError(std::string(op) + ": indices must be an integer tensor, but received " +
-                    dtype_name(indices.dtype()));
-}
-}  // namespace
 
 void CudaBackend::arg_reduce(bool is_max, const Tensor& x, int axis, Tensor& out) {
   expect_here(is_max ? "argmax" : "argmin", {&x, &out});
@@ -332,7 +302,6 @@ void CudaBackend::arg_reduce(bool is_max, const Tensor& x, int axis, Tensor& out
 
 void CudaBackend::gather(const Tensor& params, const Tensor& indices, int axis, Tensor& out) {
   expect_here("gather", {&params, &indices, &out});
-  check_indices("gather", indices);
   const AxisSplit s = split_at(params.shape(), axis);
   DeviceGuard g(index_);
   k::gather(dtype_size(params.dtype()), params.raw_data(), to_dt(indices.dtype()), indices.raw_data(), indices.size(),
@@ -342,7 +311,6 @@ void CudaBackend::gather(const Tensor& params, const Tensor& indices, int axis, 
 
 void CudaBackend::scatter_add(Tensor& out, const Tensor& indices, const Tensor& updates, int axis) {
   expect_here("scatter_add", {&out, &indices, &updates});
-  check_indices("scatter_add", indices);
   if (out.dtype() == DType::bool_) return;  // as the CPU backend: nothing to add
   const AxisSplit s = split_at(out.shape(), axis);
   DeviceGuard g(index_);
@@ -353,7 +321,6 @@ void CudaBackend::scatter_add(Tensor& out, const Tensor& indices, const Tensor& 
 
 void CudaBackend::one_hot(const Tensor& indices, int64_t depth, Tensor& out) {
   expect_here("one_hot", {&indices, &out});
-  check_indices("one_hot", indices);
   DeviceGuard g(index_);
   k::fill(to_dt(out.dtype()), out.raw_data(), out.size(), 0.0, ctx_.stream);
   k::one_hot(to_dt(out.dtype()), to_dt(indices.dtype()), indices.raw_data(), indices.size(), depth, out.raw_data(),

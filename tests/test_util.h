@@ -1,4 +1,10 @@
 #pragma once
+// Helpers shared by the test suites.
+//
+// message_of<E>(f) runs f and returns the message of the E it throws; the
+// check fails when f throws something else or nothing. contains(s, part) and
+// CHECK_HAS(msg, part) check that an error message says what it should.
+//
 // Tests that need a program or data set from outside Kiln (python3 with h5py,
 // Graphviz's dot, Debian's Fashion-MNIST) check for it with
 // KILN_REQUIRE_TOOL(available, "what"). scripts/test.sh installs every such
@@ -9,13 +15,35 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <exception>
+#include <string>
+#include <utility>
 
 namespace kiln_test {
+
+template <class E = std::exception, class F>
+std::string message_of(F&& f) {
+  try {
+    std::forward<F>(f)();
+  } catch (const std::exception& e) {
+    if (dynamic_cast<const E*>(&e)) return e.what();
+    FAIL_CHECK("wrong exception type: ", e.what());
+    return "";
+  }
+  FAIL_CHECK("no exception thrown");
+  return "";
+}
+
+inline bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+
 inline bool tools_required() {
   const char* v = std::getenv("KILN_TEST_REQUIRE_TOOLS");
   return v && std::strcmp(v, "1") == 0;
 }
 }  // namespace kiln_test
+
+#define CHECK_HAS(msg, part) \
+  CHECK_MESSAGE(::kiln_test::contains(msg, part), "message \"", msg, "\" lacks \"", part, "\"")
 
 #define KILN_REQUIRE_TOOL(available, what)                                                  \
   do {                                                                                      \
