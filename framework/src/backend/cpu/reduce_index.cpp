@@ -1,0 +1,164 @@
+// CPU reductions (sum, max, min, prod, argmax/argmin) and the indexing
+// primitives (gather, scatter_add, one_hot).
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "backend/cpu/cpu_backend.h"
+#include "backend/cpu/parallel.h"
+#include "backend/cpu/strided.h"
+#include "core/dispatch.h"
+
+namespace kiln::cpu {
+
+using backend::ReduceOp;
+
+namespace {
+struct SumOp { template <class T> static T apply(T a, T v) { return a + v; } };
+struct ProdOp { template <class T> static T apply(T a, T v) { return a * v; } };
+struct MaxOp { template <class T> static T apply(T a, T v) { return (v > a || v != v) ? v : a; } };
+struct MinOp { template <class T> static T apply(T a, T v) { return (v < a || v != v) ? v : a; } };
+
+// out[o] = Op(out[o], x[i]) over x's shape; reduced axes have output stride 0.
+// The op is a template parameter so the inner loops vectorise.
+template <class Op, class T>
+void reduce_into(const T* p, T* o, const std::vector<int64_t>& xs, const std::vector<int64_t>& so,
+                 const std::vector<int64_t>& sx) {
+  strided_for<2>(xs, {so, sx}, {0, 0}, [&](std::array<int64_t, 2> off, int64_t n, std::array<int64_t, 2> st) {
+    T* __restrict op_ = o + off[0];
+    const T* __restrict xp = p + off[1];
+    if (st[0] == 0) {
+      T acc = *op_;
+      if (st[1] == 1)
+        for (int64_t i = 0; i < n; ++i) acc = Op::apply(acc, xp[i]);
+      else
+        for (int64_t i = 0; i < n; ++i) acc = Op::apply(acc, xp[i * st[1]]);
+      *op_ = acc;
+    } else if (st[0] == 1 && st[1] == 1) {
+      for (int64_t i = 0; i < n; ++i) op_[i] = Op::apply(op_[i], xp[i]);
+    } else {
+      for (int64_t i = 0; i < n; ++i) op_[i * st[0]] = Op::apply(op_[i * st[0]], xp[i * st[1]]);
+    }
+  });
+}
+}  // namespace
+
+void CpuBackend::reduce(ReduceOp op, const Tensor& x, Tensor& out) {
+  const auto& xs = x.shape().dims();
+  auto so = broadcast_strides(out.shape().dims(), xs);  // reduced axes get stride 0
+  auto sx = contiguous_strides(x.shape());
+  dispatch_dtype(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (!std::is_same_v<T, bool>) {  // the op rejects reductions of bool
+      T init = op == ReduceOp::sum ? T(0)
+               : op == ReduceOp::prod ? T(1)
+               : op == ReduceOp::max ? std::numeric_limits<T>::lowest()
+                                     : std::numeric_limits<T>::max();
+      if constexpr (std::is_floating_point_v<T>) {
+        if (op == ReduceOp::max) init = -std::numeric_limits<T>::infinity();
+        if (op == ReduceOp::min) init = std::numeric_limits<T>::infinity();
+      }
+      T* o = static_cast<T*>(out.raw_data());
+      std::fill(o, o + out.size(), init);
+      const T* p = static_cast<const T*>(x.raw_data());
+      switch (op) {
+        case ReduceOp::sum: reduce_into<SumOp>(p, o, xs, so, sx); break;
+        case ReduceOp::prod: reduce_into<ProdOp>(p, o, xs, so, sx); break;
+        case ReduceOp::max: reduce_into<MaxOp>(p, o, xs, so, sx); break;
+        case ReduceOp::min: reduce_into<MinOp>(p, o, xs, so, sx); break;
+      }
+    }
+  });
+}
+
+void CpuBackend::arg_reduce(bool is_max, const Tensor& x, int axis, Tensor& out) {
+  const auto& d = x.shape().dims();
+  int64_t outer = 1, inner = 1, n = d[axis];
+  for (int i = 0; i < axis; ++i) outer *= d[i];
+  for (std::size_t i = axis + 1; i < d.size(); ++i) inner *= d[i];
+  int64_t* o = out.data<int64_t>();
+  dispatch_dtype(x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    const T* p = static_cast<const T*>(x.raw_data());
+    for (int64_t a = 0; a < outer; ++a)
+      for (int64_t c = 0; c < inner; ++c) {
+        const T* base = p + a * n * inner + c;
+        int64_t best = 0;
+        T bv = base[0];
+        for (int64_t i = 1; i < n; ++i) {
+          T v = base[i * inner];
+          if (is_max ? v > bv : v < bv) { bv = v; best = i; }
+        }
+        o[a * inner + c] = best;
+      }
+  });
+}
+
+namespace {
+template <class F>
+void for_each_index(const Tensor& indices, F f) {
+  const int64_t n = indices.size();
+  if (indices.dtype() == DType::int64) {
+    const int64_t* p = indices.data<int64_t>();
+    for (int64_t i = 0; i < n; ++i) f(i, p[i]);
+  } else if (indices.dtype() == DType::int32) {
+    const int32_t* p = indices.data<int32_t>();
+    for (int64_t i = 0; i < n; ++i) f(i, static_cast<int64_t>(p[i]));
+  } else if (indices.dtype() == DType::uint8) {
+    const uint8_t* p = indices.data<uint8_t>();
+    for (int64_t i = 0; i < n; ++i) f(i, static_cast<int64_t>(p[i]));
+  }
+}
+}  // namespace
+
+void CpuBackend::gather(const Tensor& params, const Tensor& indices, int axis, Tensor& out) {
+  const auto& d = params.shape().dims();
+  int64_t outer = 1, inner = 1, n = d[axis];
+  for (int i = 0; i < axis; ++i) outer *= d[i];
+  for (std::size_t i = axis + 1; i < d.size(); ++i) inner *= d[i];
+  const int64_t k = indices.size();
+  const std::size_t es = dtype_size(params.dtype());
+  const char* src = static_cast<const char*>(params.raw_data());
+  char* dst = static_cast<char*>(out.raw_data());
+  for_each_index(indices, [&](int64_t j, int64_t idx) {
+    if (idx < 0) idx += n;
+    if (idx < 0 || idx >= n)
+      throw IndexError("gather: index " + std::to_string(idx) + " is out of range [0, " + std::to_string(n) +
+                       ") for axis " + std::to_string(axis) + " of params with shape " + params.shape().to_string());
+    for (int64_t a = 0; a < outer; ++a)
+      std::memcpy(dst + ((a * k + j) * inner) * es, src + ((a * n + idx) * inner) * es, static_cast<std::size_t>(inner) * es);
+  });
+}
+
+void CpuBackend::scatter_add(Tensor& out, const Tensor& indices, const Tensor& updates, int axis) {
+  const auto& d = out.shape().dims();
+  int64_t outer = 1, inner = 1, n = d[axis];
+  for (int i = 0; i < axis; ++i) outer *= d[i];
+  for (std::size_t i = axis + 1; i < d.size(); ++i) inner *= d[i];
+  const int64_t k = indices.size();
+  dispatch_dtype(out.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (!std::is_same_v<T, bool>) {
+      T* o = static_cast<T*>(out.raw_data());
+      const T* u = static_cast<const T*>(updates.raw_data());
+      for_each_index(indices, [&](int64_t j, int64_t idx) {
+        if (idx < 0) idx += n;
+        for (int64_t a = 0; a < outer; ++a)
+          for (int64_t c = 0; c < inner; ++c) o[(a * n + idx) * inner + c] += u[(a * k + j) * inner + c];
+      });
+    }
+  });
+}
+
+void CpuBackend::one_hot(const Tensor& indices, int64_t depth, Tensor& out) {
+  fill(out, 0.0);
+  dispatch_dtype(out.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    T* o = static_cast<T*>(out.raw_data());
+    for_each_index(indices, [&](int64_t j, int64_t idx) {
+      if (idx >= 0 && idx < depth) o[j * depth + idx] = T(1);  // out-of-range gives a zero row, like TF
+    });
+  });
+}
+
+}  // namespace kiln::cpu
