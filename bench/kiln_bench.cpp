@@ -41,6 +41,7 @@
 #include <sstream>
 #include <string>
 #include <vector>
+#include "guide_cnn.h"
 
 namespace k = kiln;
 namespace L = kiln::layers;
@@ -130,18 +131,8 @@ Data load_fashion(const Args& args, long n_train) {
 }
 
 /// The TensorFlow guide's CNN (KERAS.md): 347,274 parameters.
-k::Sequential guide_cnn() {
-  return k::Sequential({
-      L::Input({28, 28, 1}),
-      L::Conv2D(32, 3, {.activation = "relu"}),
-      L::MaxPooling2D(),
-      L::Flatten(),
-      L::Dropout(0.1),
-      L::Dense(64, {.activation = "relu"}),
-      L::BatchNormalization(),
-      L::Dense(10),
-  });
-}
+// As the peers build it: no kernel regularizer.
+k::Sequential guide_cnn() { return k::examples::guide_cnn(/*kernel_l2=*/0); }
 
 /// The larger CNN of the TF "Convolutional Neural Network" tutorial, on 28x28x1.
 k::Sequential big_cnn() {

@@ -126,7 +126,8 @@ if(KILN_BUILD_TESTS)
   target_link_libraries(test_cuda PRIVATE kiln::kiln doctest::doctest)
   add_dependencies(test_cuda kiln_cuda)
   # Host-only tests read the backend's std-only private headers (size classes, Philox, plans).
-  target_include_directories(test_cuda PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/tests ${CMAKE_CURRENT_SOURCE_DIR}/framework/src)
+  target_include_directories(test_cuda PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/tests ${CMAKE_CURRENT_SOURCE_DIR}/framework/src
+                                               ${CMAKE_CURRENT_SOURCE_DIR}/examples)
   target_compile_definitions(test_cuda PRIVATE KILN_SOURCE_DIR="${CMAKE_CURRENT_SOURCE_DIR}")
   add_test(NAME cuda COMMAND test_cuda WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/tests/cuda)
 endif()

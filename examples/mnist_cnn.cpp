@@ -10,6 +10,7 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include "guide_cnn.h"
 
 namespace k = kiln;
 namespace L = kiln::layers;
@@ -31,16 +32,7 @@ int main(int argc, char** argv) {
     k::Tensor x_train = k::expand_dims(k::cast(train.x, k::float32) / 255.0f, -1);  // (N, 28, 28, 1)
     k::Tensor x_test = k::expand_dims(k::cast(test.x, k::float32) / 255.0f, -1);
 
-    k::Sequential model({
-        L::Input({28, 28, 1}),
-        L::Conv2D(32, 3, {.activation = "relu", .kernel_regularizer = k::regularizers::L2(0.02)}),
-        L::MaxPooling2D(),
-        L::Flatten(),
-        L::Dropout(0.1),
-        L::Dense(64, {.activation = "relu"}),
-        L::BatchNormalization(),
-        L::Dense(10),
-    });
+    k::Sequential model = k::examples::guide_cnn();  // guide_cnn.h: the guide's layers, one by one
     model.summary();
     model.compile({.optimizer = "adam",
                    .loss = k::losses::SparseCategoricalCrossentropy({.from_logits = true}),

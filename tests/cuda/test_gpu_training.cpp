@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "gpu_test_util.h"
+#include "guide_cnn.h"
 
 namespace k = kiln;
 namespace L = kiln::layers;
@@ -89,16 +90,7 @@ Tensor rn(const k::Shape& s, uint64_t seed) { return k::random::normal(s, 0, 1, 
 
 /// The TensorFlow guide's MNIST CNN (examples/mnist_cnn.cpp).
 std::shared_ptr<k::Sequential> guide_cnn() {
-  return std::make_shared<k::Sequential>(std::vector<k::LayerPtr>{
-      L::Input({28, 28, 1}),
-      L::Conv2D(32, 3, {.activation = "relu"}),
-      L::MaxPooling2D(),
-      L::Flatten(),
-      L::Dropout(0.1),
-      L::Dense(64, {.activation = "relu"}),
-      L::BatchNormalization(),
-      L::Dense(10),
-  });
+  return std::make_shared<k::Sequential>(k::examples::guide_cnn_layers(/*kernel_l2=*/0));
 }
 
 /// A custom training loop (batches moved to `device` by hand), then test accuracy.

@@ -7,23 +7,13 @@
 #include <kiln/kiln.h>
 
 #include <filesystem>
+#include "guide_cnn.h"
 
 namespace k = kiln;
 namespace L = kiln::layers;
 
 namespace {
-k::Sequential guide_cnn() {
-  return k::Sequential({
-      L::Input({28, 28, 1}),
-      L::Conv2D(32, 3, {.activation = "relu", .kernel_regularizer = k::regularizers::L2(0.02)}),
-      L::MaxPooling2D(),
-      L::Flatten(),
-      L::Dropout(0.1),
-      L::Dense(64, {.activation = "relu"}),
-      L::BatchNormalization(),
-      L::Dense(10),
-  });
-}
+k::Sequential guide_cnn() { return k::examples::guide_cnn(); }
 
 std::vector<float> train_and_evaluate(const k::datasets::TrainTest& data, double validation_split) {
   k::clear_session();
