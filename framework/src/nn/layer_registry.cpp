@@ -1,6 +1,5 @@
 #include "kiln/nn/layer_registry.h"
 
-#include <mutex>
 #include <nlohmann/json.hpp>
 
 #include "kiln/core/error.h"
@@ -8,29 +7,19 @@
 
 namespace kiln {
 namespace {
-std::mutex g_mu;
-std::map<std::string, LayerFactory>& table() {
-  static std::map<std::string, LayerFactory> t;
-  return t;
+Registry<LayerFactory>& table() {
+  static Registry<LayerFactory> r("layer class");
+  return r;
 }
 }  // namespace
 
 void register_layer_class(const std::string& class_name, LayerFactory factory) {
-  std::lock_guard<std::mutex> l(g_mu);
-  table()[class_name] = std::move(factory);
+  table().add(class_name, std::move(factory));
 }
 
-bool is_layer_class_registered(const std::string& class_name) {
-  std::lock_guard<std::mutex> l(g_mu);
-  return table().count(class_name) > 0;
-}
+bool is_layer_class_registered(const std::string& class_name) { return table().contains(class_name); }
 
-std::vector<std::string> registered_layer_classes() {
-  std::lock_guard<std::mutex> l(g_mu);
-  std::vector<std::string> n;
-  for (const auto& [k, v] : table()) n.push_back(k);
-  return n;
-}
+std::vector<std::string> registered_layer_classes() { return table().names(); }
 
 LayerPtr layer_from_config(const Config& entry) {
   if (!entry.is_object() || !entry.contains("class_name"))
@@ -43,17 +32,7 @@ LayerPtr layer_from_config(const Config& entry) {
     if (is_layer_class_registered(reg)) cls = reg;
   }
   Config config = entry.contains("config") ? entry.at("config") : Config::object();
-  LayerFactory f;
-  {
-    std::lock_guard<std::mutex> l(g_mu);
-    auto it = table().find(cls);
-    if (it != table().end()) f = it->second;
-  }
-  if (!f) {
-    std::vector<std::string> known = registered_layer_classes();
-    throw_unknown("layer class", cls, known);
-  }
-  return f(config);
+  return table().get(cls)(config);  // unknown: NotFoundError listing close matches
 }
 
 }  // namespace kiln

@@ -2,8 +2,6 @@
 // the loss registry, and LossFunctionWrapper for plain functions.
 #include "kiln/training/loss.h"
 
-#include <atomic>
-#include <mutex>
 #include <nlohmann/json.hpp>
 
 #include "kiln/ops/array_ops.h"
@@ -162,26 +160,9 @@ namespace {
 
 using Factory = std::function<LossPtr(const Config&)>;
 
-std::mutex& registry_mutex() {
-  static std::mutex m;
-  return m;
-}
 Registry<Factory>& registry() {
-  static Registry<Factory> r("loss");
+  static Registry<Factory> r("loss", &detail::builtins_hook);
   return r;
-}
-
-void ensure_builtins() {
-  static std::atomic<bool> done{false};
-  static std::mutex once_mu;
-  if (done.load(std::memory_order_acquire)) return;
-  std::lock_guard<std::mutex> l(once_mu);
-  if (done.load(std::memory_order_relaxed)) return;
-  if (detail::builtins_hook) {
-    // Mark done first: the hook registers through register_loss, which must not recurse here.
-    done.store(true, std::memory_order_release);
-    detail::builtins_hook();
-  }
 }
 
 // LossFunctionWrapper: a (y_true, y_pred) -> per-sample function as a Loss.
@@ -201,40 +182,23 @@ class FunctionLoss : public Loss {
 }  // namespace
 
 void register_loss(const std::string& name, std::function<LossPtr(const Config&)> factory) {
-  std::lock_guard<std::mutex> l(registry_mutex());
   registry().add(name, std::move(factory));
 }
 
-std::vector<std::string> names() {
-  ensure_builtins();
-  std::lock_guard<std::mutex> l(registry_mutex());
-  return registry().names();
-}
+std::vector<std::string> names() { return registry().names(); }
 
 LossPtr get(const std::string& name) {
-  ensure_builtins();
-  Factory f;
-  {
-    std::lock_guard<std::mutex> l(registry_mutex());
-    f = registry().get(name);  // throws NotFoundError listing close matches
-  }
-  return f(Config::object());
+  return registry().get(name)(Config::object());  // unknown: NotFoundError listing close matches
 }
 
 LossPtr from_config(const Config& c) {
-  ensure_builtins();
   if (c.is_string()) return get(c.get<std::string>());
   if (!c.is_object() || !c.contains("class_name") || !c["class_name"].is_string())
     throw ValueError("losses::from_config: expected {\"class_name\": ..., \"config\": {...}} or a name, received " +
                      c.dump());
   const std::string cls = c["class_name"].get<std::string>();
   Config inner = c.contains("config") && c["config"].is_object() ? c["config"] : Config::object();
-  Factory f;
-  {
-    std::lock_guard<std::mutex> l(registry_mutex());
-    f = registry().get(cls);
-  }
-  return f(inner);
+  return registry().get(cls)(inner);
 }
 
 LossPtr from_function(LossFn fn, const std::string& name) {

@@ -1,9 +1,7 @@
 // Metric base: state variables, reset, calling, config, and the metric registry.
 #include "kiln/training/metric.h"
 
-#include <atomic>
 #include <cctype>
-#include <mutex>
 #include <nlohmann/json.hpp>
 
 #include "kiln/core/error.h"
@@ -54,31 +52,9 @@ namespace {
 
 using Factory = std::function<MetricPtr(const Config&)>;
 
-std::mutex& registry_mutex() {
-  static std::mutex m;
-  return m;
-}
 Registry<Factory>& registry() {
-  static Registry<Factory> r("metric");
+  static Registry<Factory> r("metric", &detail::builtins_hook);
   return r;
-}
-
-void ensure_builtins() {
-  static std::atomic<bool> done{false};
-  static std::mutex once_mu;
-  if (done.load(std::memory_order_acquire)) return;
-  std::lock_guard<std::mutex> l(once_mu);
-  if (done.load(std::memory_order_relaxed)) return;
-  if (detail::builtins_hook) {
-    // Mark done first: the hook registers through register_metric, which must not recurse here.
-    done.store(true, std::memory_order_release);
-    detail::builtins_hook();
-  }
-}
-
-Factory find_factory(const std::string& name) {
-  std::lock_guard<std::mutex> l(registry_mutex());
-  return registry().get(name);  // throws NotFoundError listing close matches
 }
 
 bool has_upper(const std::string& s) {
@@ -90,19 +66,13 @@ bool has_upper(const std::string& s) {
 }  // namespace
 
 void register_metric(const std::string& name, std::function<MetricPtr(const Config&)> factory) {
-  std::lock_guard<std::mutex> l(registry_mutex());
   registry().add(name, std::move(factory));
 }
 
-std::vector<std::string> names() {
-  ensure_builtins();
-  std::lock_guard<std::mutex> l(registry_mutex());
-  return registry().names();
-}
+std::vector<std::string> names() { return registry().names(); }
 
 MetricPtr get(const std::string& name) {
-  ensure_builtins();
-  MetricPtr m = find_factory(name)(Config::object());
+  MetricPtr m = registry().get(name)(Config::object());  // unknown: NotFoundError listing close matches
   // A function-style name ("acc", "mse", "sparse_categorical_accuracy") names
   // the metric, as tf.keras logs it; a class name ("MeanSquaredError", and the
   // upper-case aliases) keeps the class's default name.
@@ -111,18 +81,17 @@ MetricPtr get(const std::string& name) {
 }
 
 MetricPtr from_config(const Config& c) {
-  ensure_builtins();
   if (c.is_string()) return get(c.get<std::string>());
   if (!c.is_object() || !c.contains("class_name") || !c["class_name"].is_string())
     throw ValueError("metrics::from_config: expected {\"class_name\": ..., \"config\": {...}} or a name, received " +
                      c.dump());
   Config inner = c.contains("config") && c["config"].is_object() ? c["config"] : Config::object();
-  return find_factory(c["class_name"].get<std::string>())(inner);
+  return registry().get(c["class_name"].get<std::string>())(inner);
 }
 
 MetricPtr from_function(MetricFn fn, const std::string& name) {
   if (!fn) throw ValueError("metrics::from_function: the function for metric '" + name + "' is empty");
-  ensure_builtins();
+  registry().ensure_builtins();  // the metrics module sets the factory
   if (!detail::function_metric_factory)
     throw RuntimeError(
         "metrics::from_function needs the metrics module: call kiln::metrics::register_builtins() "

@@ -1,8 +1,10 @@
 #pragma once
 // Names to classes: one registry per kind (layers, optimizers, losses,
 // metrics, activations...). Unknown names give an error listing close matches.
+#include <atomic>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -22,22 +24,51 @@ std::vector<std::string> close_matches(const std::string& name, const std::vecto
 /// "GlobalAveragePooling2D" -> "global_average_pooling2d", "ReLU" -> "re_lu".
 std::string to_snake_case(const std::string& s);
 
+/// Factories by name for one kind (layer classes, optimizers, losses, metrics,
+/// activations...): the one registry mechanism of every kind. Thread-safe.
+///
+/// A catalogue module registers its built-ins when the library loads, and also
+/// points a hook variable the framework owns (`builtins`) at its registration
+/// function: the first lookup runs the hook once, so a static library that
+/// dropped the module's load-time registration still finds them.
 template <class Factory>
 class Registry {
  public:
-  explicit Registry(std::string kind) : kind_(std::move(kind)) {}
-  void add(const std::string& name, Factory f) { items_[name] = std::move(f); }
-  bool contains(const std::string& name) const { return items_.count(name) > 0; }
-  const Factory& get(const std::string& name) const {
-    auto it = items_.find(name);
-    if (it == items_.end()) throw_unknown(kind_, name, names());
-    return it->second;
+  explicit Registry(std::string kind, void (**builtins)() = nullptr) : kind_(std::move(kind)), builtins_(builtins) {}
+  /// For tables built once in a function and returned (before anyone else can see them).
+  Registry(Registry&& o) noexcept : kind_(std::move(o.kind_)), builtins_(o.builtins_), items_(std::move(o.items_)) {}
+  void add(const std::string& name, Factory f) {
+    std::lock_guard<std::mutex> l(mu_);
+    items_[name] = std::move(f);
   }
+  bool contains(const std::string& name) const { return find(name) != nullptr; }
+  /// The factory for `name`; NotFoundError listing the closest names otherwise.
+  const Factory& get(const std::string& name) const {
+    if (const Factory* f = find(name)) return *f;
+    throw_unknown(kind_, name, names());
+  }
+  /// nullptr when absent. Entries are never removed, so the pointer stays valid.
   const Factory* find(const std::string& name) const {
+    ensure_builtins();
+    std::lock_guard<std::mutex> l(mu_);
     auto it = items_.find(name);
     return it == items_.end() ? nullptr : &it->second;
   }
+  /// Runs the builtins hook, once, if it is set (lookups call this themselves).
+  void ensure_builtins() const {
+    if (!builtins_ || builtins_done_.load(std::memory_order_acquire)) return;
+    std::lock_guard<std::mutex> l(builtins_mu_);
+    // The hook may be set after a first lookup; until then there is nothing to run.
+    if (builtins_done_.load(std::memory_order_relaxed) || *builtins_ == nullptr) return;
+    // Done first: the hook registers through add(), and may look names up.
+    builtins_done_.store(true, std::memory_order_release);
+    (*builtins_)();
+  }
+
+  /// Every registered name, sorted.
   std::vector<std::string> names() const {
+    ensure_builtins();
+    std::lock_guard<std::mutex> l(mu_);
     std::vector<std::string> n;
     for (const auto& [k, v] : items_) n.push_back(k);
     return n;
@@ -45,6 +76,10 @@ class Registry {
 
  private:
   std::string kind_;
+  void (**builtins_)();
+  mutable std::mutex mu_;
+  mutable std::mutex builtins_mu_;
+  mutable std::atomic<bool> builtins_done_{false};
   std::map<std::string, Factory> items_;
 };
 
