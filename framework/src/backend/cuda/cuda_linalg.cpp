@@ -277,181 +277,218 @@ void CudaBackend::conv_gemm_backward_filter(const Tensor& x, const Tensor& dy, c
 // ---------------------------------------------------------------- convolution: cuDNN path
 
 namespace {
+
 bool cudnn_eligible(const Tensor& t, const backend::Conv2DParams& p) {
   return t.dtype() == DType::float32 && p.n > 0 && p.oh > 0 && p.ow > 0 && p.c_in > 0 && p.c_out > 0;
 }
+
+void expect_floating(const char* op, const Tensor& t) {
+  if (!is_floating(t.dtype()))
+    throw TypeError(std::string(op) + ": expected a float32 or float64 tensor, but received " + dtype_name(t.dtype()));
+}
+
+/// Runs `cudnn_path`; false when cuDNN declined and the caller should use GEMM.
+template <class F>
+bool cudnn_ran(F&& cudnn_path) {
+  try {
+    cudnn_path();
+    return true;
+  } catch (const CudnnUnsupported&) {
+    return false;
+  }
+}
+
+/// KILN_CUDNN_TRY for a status returned through a direction's traits.
+void cudnn_try(cudnnStatus_t s, const char* what) {
+  if (s == CUDNN_STATUS_NOT_SUPPORTED) throw CudnnUnsupported{};
+  if (s != CUDNN_STATUS_SUCCESS) throw_cudnn(s, what, __FILE__, __LINE__);
+}
+
+/// Device buffers of one convolution call in cuDNN's layout; `out` is the one
+/// the direction writes (y forward, x backward-data, w backward-filter).
+struct ConvBuffers {
+  const void* x = nullptr;
+  const void* w = nullptr;
+  const void* y = nullptr;
+  void* out = nullptr;
+};
+
+constexpr float kOne = 1.0f, kZero = 0.0f;
+
+// One traits struct per direction: its cache-key tag, perf/algo types and the
+// three cuDNN entry points (benchmark, heuristic, run).
+struct ForwardConv {
+  using Perf = cudnnConvolutionFwdAlgoPerf_t;
+  using Algo = cudnnConvolutionFwdAlgo_t;
+  static constexpr int kDirection = 0;
+  static constexpr int kAlgoCount = CUDNN_CONVOLUTION_FWD_ALGO_COUNT;
+  static constexpr const char* kName = "cudnnConvolutionForward";
+  static cudnnStatus_t find(cudnnHandle_t h, const CudnnConv& c, const ConvBuffers& b, int* n, Perf* perf, void* ws,
+                            std::size_t ws_size) {
+    return cudnnFindConvolutionForwardAlgorithmEx(h, c.x, b.x, c.w, b.w, c.conv, c.y, b.out, kAlgoCount, n, perf, ws,
+                                                  ws_size);
+  }
+  static cudnnStatus_t heuristic(cudnnHandle_t h, const CudnnConv& c, int* n, Perf* perf) {
+    return cudnnGetConvolutionForwardAlgorithm_v7(h, c.x, c.w, c.conv, c.y, kAlgoCount, n, perf);
+  }
+  static cudnnStatus_t run(cudnnHandle_t h, const CudnnConv& c, const ConvBuffers& b, Algo algo, void* ws,
+                           std::size_t ws_size) {
+    return cudnnConvolutionForward(h, &kOne, c.x, b.x, c.w, b.w, c.conv, algo, ws, ws_size, &kZero, c.y, b.out);
+  }
+};
+
+struct BackwardDataConv {
+  using Perf = cudnnConvolutionBwdDataAlgoPerf_t;
+  using Algo = cudnnConvolutionBwdDataAlgo_t;
+  static constexpr int kDirection = 1;
+  static constexpr int kAlgoCount = CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT;
+  static constexpr const char* kName = "cudnnConvolutionBackwardData";
+  static cudnnStatus_t find(cudnnHandle_t h, const CudnnConv& c, const ConvBuffers& b, int* n, Perf* perf, void* ws,
+                            std::size_t ws_size) {
+    return cudnnFindConvolutionBackwardDataAlgorithmEx(h, c.w, b.w, c.y, b.y, c.conv, c.x, b.out, kAlgoCount, n, perf,
+                                                       ws, ws_size);
+  }
+  static cudnnStatus_t heuristic(cudnnHandle_t h, const CudnnConv& c, int* n, Perf* perf) {
+    return cudnnGetConvolutionBackwardDataAlgorithm_v7(h, c.w, c.y, c.conv, c.x, kAlgoCount, n, perf);
+  }
+  static cudnnStatus_t run(cudnnHandle_t h, const CudnnConv& c, const ConvBuffers& b, Algo algo, void* ws,
+                           std::size_t ws_size) {
+    return cudnnConvolutionBackwardData(h, &kOne, c.w, b.w, c.y, b.y, c.conv, algo, ws, ws_size, &kZero, c.x, b.out);
+  }
+};
+
+struct BackwardFilterConv {
+  using Perf = cudnnConvolutionBwdFilterAlgoPerf_t;
+  using Algo = cudnnConvolutionBwdFilterAlgo_t;
+  static constexpr int kDirection = 2;
+  static constexpr int kAlgoCount = CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT;
+  static constexpr const char* kName = "cudnnConvolutionBackwardFilter";
+  static cudnnStatus_t find(cudnnHandle_t h, const CudnnConv& c, const ConvBuffers& b, int* n, Perf* perf, void* ws,
+                            std::size_t ws_size) {
+    return cudnnFindConvolutionBackwardFilterAlgorithmEx(h, c.x, b.x, c.y, b.y, c.conv, c.w, b.out, kAlgoCount, n,
+                                                         perf, ws, ws_size);
+  }
+  static cudnnStatus_t heuristic(cudnnHandle_t h, const CudnnConv& c, int* n, Perf* perf) {
+    return cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, c.x, c.y, c.conv, c.w, kAlgoCount, n, perf);
+  }
+  static cudnnStatus_t run(cudnnHandle_t h, const CudnnConv& c, const ConvBuffers& b, Algo algo, void* ws,
+                           std::size_t ws_size) {
+    return cudnnConvolutionBackwardFilter(h, &kOne, c.x, b.x, c.y, b.y, c.conv, algo, ws, ws_size, &kZero, c.w,
+                                          b.out);
+  }
+};
+
+/// The cached algorithm for this geometry and direction, searched for (by
+/// benchmark or heuristic) on first use. The caller holds ctx.lib_mu.
+template <class Dir>
+ConvAlgo cached_algo(DeviceContext& ctx, cudnnHandle_t h, const CudnnConv& c, const ConvBuffers& b) {
+  auto it = ctx.conv_algos.find(c.key);
+  if (it != ctx.conv_algos.end()) return it->second;
+  typename Dir::Perf perf[Dir::kAlgoCount];
+  int n = 0;
+  if (cudnn_benchmark_enabled()) {
+    std::size_t ws = 0;
+    auto buf = find_workspace(ctx, ws);
+    cudnn_try(Dir::find(h, c, b, &n, perf, buf ? buf->get() : nullptr, ws), "cudnnFindConvolution*AlgorithmEx");
+  } else {
+    cudnn_try(Dir::heuristic(h, c, &n, perf), "cudnnGetConvolution*Algorithm_v7");
+  }
+  return ctx.conv_algos.emplace(c.key, usable_or_gemm(perf, n)).first->second;
+}
+
+/// Picks (or recalls) the algorithm and runs one direction of the convolution.
+template <class Dir>
+void run_cudnn_conv(DeviceContext& ctx, CudnnConv& c, const ConvBuffers& b) {
+  std::lock_guard<std::mutex> lock(ctx.lib_mu);
+  cudnnHandle_t h = ctx.cudnn();
+  const ConvAlgo a = cached_algo<Dir>(ctx, h, c, b);
+  if (a.algo < 0) throw CudnnUnsupported{};
+  KILN_CUDNN_TRY(cudnnSetConvolutionMathType(c.conv, a.math));
+  Scratch ws(ctx, a.workspace);
+  cudnn_try(Dir::run(h, c, b, static_cast<typename Dir::Algo>(a.algo), ws.get(), a.workspace), Dir::kName);
+}
+
+/// x as cuDNN reads it: the tensor itself, or a zero-padded copy in scratch
+/// when TF's padding is asymmetric.
+struct ConvInput {
+  std::unique_ptr<Scratch> padded;
+  const void* data = nullptr;
+};
+
+ConvInput conv_input(DeviceContext& ctx, const Tensor& x, const backend::Conv2DParams& p, const CudnnGeom& g) {
+  ConvInput in;
+  in.data = x.raw_data();
+  if (!g.explicit_pad) return in;
+  const k::DT dt = to_dt(x.dtype());
+  const int64_t count = p.n * g.hp * g.wp * p.c_in;
+  in.padded = std::make_unique<Scratch>(ctx, static_cast<std::size_t>(count) * dtype_size(x.dtype()));
+  k::fill(dt, in.padded->get(), count, 0.0, ctx.stream);
+  copy_region(ctx, dt, x.raw_data(), in.padded->get(), true, p.n, p.h, p.w, g.hp, g.wp, p.c_in, p.pad_top, p.pad_left);
+  KILN_CUDA_LAUNCHED("conv2d pad");
+  in.data = in.padded->get();
+  return in;
+}
+
 }  // namespace
 
 void CudaBackend::conv2d(const Tensor& x, const Tensor& w, const backend::Conv2DParams& p, Tensor& out) {
   expect_here("conv2d", {&x, &w, &out});
-  if (!is_floating(x.dtype())) throw TypeError("conv2d: expected a float32 or float64 tensor, but received " + dtype_name(x.dtype()));
+  expect_floating("conv2d", x);
   DeviceGuard g(index_);
-  if (cudnn_eligible(x, p)) {
-    try {
-      CudnnConv c(p, 0);
-      const k::DT dt = to_dt(x.dtype());
-      const std::size_t es = dtype_size(x.dtype());
-      std::unique_ptr<Scratch> xp;
-      const void* xin = x.raw_data();
-      if (c.geom.explicit_pad) {
-        xp = std::make_unique<Scratch>(ctx_, static_cast<std::size_t>(p.n * c.geom.hp * c.geom.wp * p.c_in) * es);
-        k::fill(dt, xp->get(), p.n * c.geom.hp * c.geom.wp * p.c_in, 0.0, ctx_.stream);
-        copy_region(ctx_, dt, x.raw_data(), xp->get(), true, p.n, p.h, p.w, c.geom.hp, c.geom.wp, p.c_in, p.pad_top,
-                    p.pad_left);
-        xin = xp->get();
-      }
-      Scratch wt(ctx_, static_cast<std::size_t>(w.size()) * es);
-      hwio_to_krsc(ctx_, dt, w.raw_data(), wt.get(), p);
-      KILN_CUDA_LAUNCHED("conv2d layout");
-      std::lock_guard<std::mutex> lock(ctx_.lib_mu);
-      cudnnHandle_t h = ctx_.cudnn();
-      auto it = ctx_.conv_algos.find(c.key);
-      if (it == ctx_.conv_algos.end()) {
-        cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
-        int n = 0;
-        if (cudnn_benchmark_enabled()) {
-          std::size_t ws = 0;
-          auto buf = find_workspace(ctx_, ws);
-          KILN_CUDNN_TRY(cudnnFindConvolutionForwardAlgorithmEx(h, c.x, xin, c.w, wt.get(), c.conv, c.y,
-                                                                  out.raw_data(), CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &n,
-                                                                  perf, buf ? buf->get() : nullptr, ws));
-        } else {
-          KILN_CUDNN_TRY(cudnnGetConvolutionForwardAlgorithm_v7(h, c.x, c.w, c.conv, c.y,
-                                                                  CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &n, perf));
-        }
-        it = ctx_.conv_algos.emplace(c.key, usable_or_gemm(perf, n)).first;
-      }
-      const ConvAlgo a = it->second;
-      if (a.algo < 0) throw CudnnUnsupported{};
-      KILN_CUDNN_TRY(cudnnSetConvolutionMathType(c.conv, a.math));
-      Scratch ws(ctx_, a.workspace);
-      const float alpha = 1.0f, beta = 0.0f;
-      KILN_CUDNN_TRY(cudnnConvolutionForward(h, &alpha, c.x, xin, c.w, wt.get(), c.conv,
-                                               static_cast<cudnnConvolutionFwdAlgo_t>(a.algo), ws.get(), a.workspace,
-                                               &beta, c.y, out.raw_data()));
-      return;
-    } catch (const CudnnUnsupported&) {
-      // fall through to the GEMM path
-    }
-  }
+  if (cudnn_eligible(x, p) && cudnn_ran([&] {
+        CudnnConv c(p, ForwardConv::kDirection);
+        const ConvInput in = conv_input(ctx_, x, p, c.geom);
+        Scratch wt(ctx_, static_cast<std::size_t>(w.size()) * dtype_size(x.dtype()));
+        hwio_to_krsc(ctx_, to_dt(x.dtype()), w.raw_data(), wt.get(), p);
+        KILN_CUDA_LAUNCHED("conv2d layout");
+        run_cudnn_conv<ForwardConv>(ctx_, c, ConvBuffers{in.data, wt.get(), nullptr, out.raw_data()});
+      }))
+    return;
   conv_gemm_forward(x, w, p, out);
 }
 
 void CudaBackend::conv2d_backward_input(const Tensor& dy, const Tensor& w, const backend::Conv2DParams& p, Tensor& dx) {
   expect_here("conv2d_backward_input", {&dy, &w, &dx});
-  if (!is_floating(dy.dtype())) throw TypeError("conv2d_backward_input: expected a float32 or float64 tensor, but received " + dtype_name(dy.dtype()));
+  expect_floating("conv2d_backward_input", dy);
   DeviceGuard g(index_);
-  if (cudnn_eligible(dy, p)) {
-    try {
-      CudnnConv c(p, 1);
-      const k::DT dt = to_dt(dy.dtype());
-      const std::size_t es = dtype_size(dy.dtype());
-      Scratch wt(ctx_, static_cast<std::size_t>(w.size()) * es);
-      hwio_to_krsc(ctx_, dt, w.raw_data(), wt.get(), p);
-      KILN_CUDA_LAUNCHED("conv2d layout");
-      std::unique_ptr<Scratch> dxp;
-      void* dxout = dx.raw_data();
-      const int64_t padded = p.n * c.geom.hp * c.geom.wp * p.c_in;
-      if (c.geom.explicit_pad) {
-        dxp = std::make_unique<Scratch>(ctx_, static_cast<std::size_t>(padded) * es);
-        dxout = dxp->get();
-      }
-      {
-        std::lock_guard<std::mutex> lock(ctx_.lib_mu);
-        cudnnHandle_t h = ctx_.cudnn();
-        auto it = ctx_.conv_algos.find(c.key);
-        if (it == ctx_.conv_algos.end()) {
-          cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
-          int n = 0;
-          if (cudnn_benchmark_enabled()) {
-            std::size_t ws = 0;
-            auto buf = find_workspace(ctx_, ws);
-            KILN_CUDNN_TRY(cudnnFindConvolutionBackwardDataAlgorithmEx(
-                h, c.w, wt.get(), c.y, dy.raw_data(), c.conv, c.x, dxout, CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &n,
-                perf, buf ? buf->get() : nullptr, ws));
-          } else {
-            KILN_CUDNN_TRY(cudnnGetConvolutionBackwardDataAlgorithm_v7(h, c.w, c.y, c.conv, c.x,
-                                                                         CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &n, perf));
-          }
-          it = ctx_.conv_algos.emplace(c.key, usable_or_gemm(perf, n)).first;
+  if (cudnn_eligible(dy, p) && cudnn_ran([&] {
+        CudnnConv c(p, BackwardDataConv::kDirection);
+        const k::DT dt = to_dt(dy.dtype());
+        const std::size_t es = dtype_size(dy.dtype());
+        Scratch wt(ctx_, static_cast<std::size_t>(w.size()) * es);
+        hwio_to_krsc(ctx_, dt, w.raw_data(), wt.get(), p);
+        KILN_CUDA_LAUNCHED("conv2d layout");
+        std::unique_ptr<Scratch> dxp;
+        void* dxout = dx.raw_data();
+        if (c.geom.explicit_pad) {
+          dxp = std::make_unique<Scratch>(ctx_, static_cast<std::size_t>(p.n * c.geom.hp * c.geom.wp * p.c_in) * es);
+          dxout = dxp->get();
         }
-        const ConvAlgo a = it->second;
-      if (a.algo < 0) throw CudnnUnsupported{};
-        KILN_CUDNN_TRY(cudnnSetConvolutionMathType(c.conv, a.math));
-        Scratch ws(ctx_, a.workspace);
-        const float alpha = 1.0f, beta = 0.0f;
-        KILN_CUDNN_TRY(cudnnConvolutionBackwardData(h, &alpha, c.w, wt.get(), c.y, dy.raw_data(), c.conv,
-                                                      static_cast<cudnnConvolutionBwdDataAlgo_t>(a.algo), ws.get(),
-                                                      a.workspace, &beta, c.x, dxout));
-      }
-      if (c.geom.explicit_pad) {
+        run_cudnn_conv<BackwardDataConv>(ctx_, c, ConvBuffers{nullptr, wt.get(), dy.raw_data(), dxout});
+        if (!c.geom.explicit_pad) return;
         // Input pixels no output reads (past the padded extent) get zero gradient.
         k::fill(dt, dx.raw_data(), dx.size(), 0.0, ctx_.stream);
         copy_region(ctx_, dt, dxout, dx.raw_data(), false, p.n, p.h, p.w, c.geom.hp, c.geom.wp, p.c_in, p.pad_top,
                     p.pad_left);
         KILN_CUDA_LAUNCHED("conv2d unpad");
-      }
-      return;
-    } catch (const CudnnUnsupported&) {
-    }
-  }
+      }))
+    return;
   conv_gemm_backward_input(dy, w, p, dx);
 }
 
 void CudaBackend::conv2d_backward_filter(const Tensor& x, const Tensor& dy, const backend::Conv2DParams& p, Tensor& dw) {
   expect_here("conv2d_backward_filter", {&x, &dy, &dw});
-  if (!is_floating(x.dtype())) throw TypeError("conv2d_backward_filter: expected a float32 or float64 tensor, but received " + dtype_name(x.dtype()));
+  expect_floating("conv2d_backward_filter", x);
   DeviceGuard g(index_);
-  if (cudnn_eligible(x, p)) {
-    try {
-      CudnnConv c(p, 2);
-      const k::DT dt = to_dt(x.dtype());
-      const std::size_t es = dtype_size(x.dtype());
-      std::unique_ptr<Scratch> xp;
-      const void* xin = x.raw_data();
-      if (c.geom.explicit_pad) {
-        xp = std::make_unique<Scratch>(ctx_, static_cast<std::size_t>(p.n * c.geom.hp * c.geom.wp * p.c_in) * es);
-        k::fill(dt, xp->get(), p.n * c.geom.hp * c.geom.wp * p.c_in, 0.0, ctx_.stream);
-        copy_region(ctx_, dt, x.raw_data(), xp->get(), true, p.n, p.h, p.w, c.geom.hp, c.geom.wp, p.c_in, p.pad_top,
-                    p.pad_left);
-        xin = xp->get();
-        KILN_CUDA_LAUNCHED("conv2d pad");
-      }
-      Scratch dwt(ctx_, static_cast<std::size_t>(dw.size()) * es);
-      {
-        std::lock_guard<std::mutex> lock(ctx_.lib_mu);
-        cudnnHandle_t h = ctx_.cudnn();
-        auto it = ctx_.conv_algos.find(c.key);
-        if (it == ctx_.conv_algos.end()) {
-          cudnnConvolutionBwdFilterAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
-          int n = 0;
-          if (cudnn_benchmark_enabled()) {
-            std::size_t ws = 0;
-            auto buf = find_workspace(ctx_, ws);
-            KILN_CUDNN_TRY(cudnnFindConvolutionBackwardFilterAlgorithmEx(
-                h, c.x, xin, c.y, dy.raw_data(), c.conv, c.w, dwt.get(), CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &n,
-                perf, buf ? buf->get() : nullptr, ws));
-          } else {
-            KILN_CUDNN_TRY(cudnnGetConvolutionBackwardFilterAlgorithm_v7(
-                h, c.x, c.y, c.conv, c.w, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &n, perf));
-          }
-          it = ctx_.conv_algos.emplace(c.key, usable_or_gemm(perf, n)).first;
-        }
-        const ConvAlgo a = it->second;
-      if (a.algo < 0) throw CudnnUnsupported{};
-        KILN_CUDNN_TRY(cudnnSetConvolutionMathType(c.conv, a.math));
-        Scratch ws(ctx_, a.workspace);
-        const float alpha = 1.0f, beta = 0.0f;
-        KILN_CUDNN_TRY(cudnnConvolutionBackwardFilter(h, &alpha, c.x, xin, c.y, dy.raw_data(), c.conv,
-                                                        static_cast<cudnnConvolutionBwdFilterAlgo_t>(a.algo), ws.get(),
-                                                        a.workspace, &beta, c.w, dwt.get()));
-      }
-      krsc_to_hwio(ctx_, dt, dwt.get(), dw.raw_data(), p);
-      KILN_CUDA_LAUNCHED("conv2d layout");
-      return;
-    } catch (const CudnnUnsupported&) {
-    }
-  }
+  if (cudnn_eligible(x, p) && cudnn_ran([&] {
+        CudnnConv c(p, BackwardFilterConv::kDirection);
+        const ConvInput in = conv_input(ctx_, x, p, c.geom);
+        Scratch dwt(ctx_, static_cast<std::size_t>(dw.size()) * dtype_size(x.dtype()));
+        run_cudnn_conv<BackwardFilterConv>(ctx_, c, ConvBuffers{in.data, nullptr, dy.raw_data(), dwt.get()});
+        krsc_to_hwio(ctx_, to_dt(x.dtype()), dwt.get(), dw.raw_data(), p);
+        KILN_CUDA_LAUNCHED("conv2d layout");
+      }))
+    return;
   conv_gemm_backward_filter(x, dy, p, dw);
 }
 
