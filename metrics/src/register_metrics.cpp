@@ -71,7 +71,7 @@ MetricPtr make_function_metric(MetricFn fn, const std::string& name) {
   return std::make_shared<MeanMetricWrapper>(std::move(fn), name);
 }
 
-void register_all() {
+void register_basic_metrics() {
   add({"Mean", "mean"}, simple<Mean>());
   add({"Sum", "sum"}, simple<Sum>());
   add({"MeanMetricWrapper", "mean_metric_wrapper"}, [](const Config& c) -> MetricPtr {
@@ -96,8 +96,9 @@ void register_all() {
     return std::make_shared<SparseTopKCategoricalAccuracy>(
         SparseTopKCategoricalAccuracyOptions{value_or(c, "k", 5), name_of(c), dtype_of(c)});
   });
+}
 
-  // Confusion-matrix metrics.
+void register_confusion_metrics() {
   add({"TruePositives", "true_positives"}, confusion_count<TruePositives>());
   add({"TrueNegatives", "true_negatives"}, confusion_count<TrueNegatives>());
   add({"FalsePositives", "false_positives"}, confusion_count<FalsePositives>());
@@ -143,8 +144,9 @@ void register_all() {
     o.dtype = dtype_of(c);
     return std::make_shared<MeanIoU>(c["num_classes"].get<int64_t>(), o);
   });
+}
 
-  // Regression.
+void register_regression_metrics() {
   add({"MeanSquaredError", "mean_squared_error", "mse", "MSE"}, simple<MeanSquaredError>());
   add({"RootMeanSquaredError", "root_mean_squared_error", "rmse", "RMSE"}, simple<RootMeanSquaredError>());
   add({"MeanAbsoluteError", "mean_absolute_error", "mae", "MAE"}, simple<MeanAbsoluteError>());
@@ -156,8 +158,10 @@ void register_all() {
   add({"CosineSimilarity", "cosine_similarity"}, [](const Config& c) -> MetricPtr {
     return std::make_shared<CosineSimilarity>(CosineSimilarityOptions{value_or(c, "axis", -1), name_of(c), dtype_of(c)});
   });
+}
 
-  // Loss names as metrics (Keras's probabilistic and hinge metrics, and loss functions).
+// Loss names as metrics (Keras's probabilistic and hinge metrics, and loss functions).
+void register_loss_metrics() {
   add({"BinaryCrossentropy", "binary_crossentropy", "bce", "BCE"}, loss_metric("BinaryCrossentropy", "binary_crossentropy"));
   add({"CategoricalCrossentropy", "categorical_crossentropy", "cce", "CCE"},
       loss_metric("CategoricalCrossentropy", "categorical_crossentropy"));
@@ -172,6 +176,13 @@ void register_all() {
   add({"huber"}, loss_metric("Huber", "huber"));
   add({"binary_focal_crossentropy"}, loss_metric("BinaryFocalCrossentropy", "binary_focal_crossentropy"));
   add({"categorical_focal_crossentropy"}, loss_metric("CategoricalFocalCrossentropy", "categorical_focal_crossentropy"));
+}
+
+void register_all() {
+  register_basic_metrics();
+  register_confusion_metrics();
+  register_regression_metrics();
+  register_loss_metrics();
 }
 
 // Runs when this object file is linked in (it is whenever register_builtins is

@@ -16,7 +16,7 @@ void add(const std::string& snake, const std::string& cls, std::function<Optimiz
   register_optimizer(cls, std::move(f));
 }
 
-void register_all() {
+void register_optimizers() {
   add("sgd", "SGD", [](const Config& c) -> OptimizerPtr {
     return std::make_shared<SGD>(SGDOptions{.learning_rate = get_learning_rate(c, 0.01),
                                             .momentum = get_double(c, "momentum", 0.0),
@@ -94,51 +94,60 @@ void register_all() {
                                               .beta_2 = get_double(c, "beta_2", 0.99),
                                               .base = get_base_options(c)});
   });
+}
 
-  // ---- schedules: Keras's keyword names and defaults.
-  auto name_or = [](const Config& c, const char* fallback) {
-    return c.contains("name") && c["name"].is_string() ? c["name"].get<std::string>() : std::string(fallback);
-  };
-  auto need = [](const Config& c, const char* cls, const char* key) {
-    if (!c.contains(key) || c[key].is_null())
-      throw ValueError(std::string(cls) + " config is missing `" + key + "`: " + c.dump());
-    return c[key].get<double>();
-  };
-  register_schedule("ExponentialDecay", [=](const Config& c) -> SchedulePtr {
+std::string name_or(const Config& c, const char* fallback) {
+  return c.contains("name") && c["name"].is_string() ? c["name"].get<std::string>() : std::string(fallback);
+}
+
+double need(const Config& c, const char* cls, const char* key) {
+  if (!c.contains(key) || c[key].is_null())
+    throw ValueError(std::string(cls) + " config is missing `" + key + "`: " + c.dump());
+  return c[key].get<double>();
+}
+
+// Schedules under Keras's keyword names and defaults.
+void register_schedules() {
+  register_schedule("ExponentialDecay", [](const Config& c) -> SchedulePtr {
     return std::make_shared<schedules::ExponentialDecay>(
         need(c, "ExponentialDecay", "initial_learning_rate"), need(c, "ExponentialDecay", "decay_steps"),
         need(c, "ExponentialDecay", "decay_rate"), get_bool(c, "staircase", false), name_or(c, "ExponentialDecay"));
   });
-  register_schedule("PiecewiseConstantDecay", [=](const Config& c) -> SchedulePtr {
+  register_schedule("PiecewiseConstantDecay", [](const Config& c) -> SchedulePtr {
     if (!c.contains("boundaries") || !c.contains("values"))
       throw ValueError("PiecewiseConstantDecay config needs `boundaries` and `values`: " + c.dump());
     return std::make_shared<schedules::PiecewiseConstantDecay>(c["boundaries"].get<std::vector<double>>(),
                                                                c["values"].get<std::vector<double>>(),
                                                                name_or(c, "PiecewiseConstant"));
   });
-  register_schedule("PolynomialDecay", [=](const Config& c) -> SchedulePtr {
+  register_schedule("PolynomialDecay", [](const Config& c) -> SchedulePtr {
     return std::make_shared<schedules::PolynomialDecay>(
         need(c, "PolynomialDecay", "initial_learning_rate"), need(c, "PolynomialDecay", "decay_steps"),
         get_double(c, "end_learning_rate", 0.0001), get_double(c, "power", 1.0), get_bool(c, "cycle", false),
         name_or(c, "PolynomialDecay"));
   });
-  register_schedule("InverseTimeDecay", [=](const Config& c) -> SchedulePtr {
+  register_schedule("InverseTimeDecay", [](const Config& c) -> SchedulePtr {
     return std::make_shared<schedules::InverseTimeDecay>(
         need(c, "InverseTimeDecay", "initial_learning_rate"), need(c, "InverseTimeDecay", "decay_steps"),
         need(c, "InverseTimeDecay", "decay_rate"), get_bool(c, "staircase", false), name_or(c, "InverseTimeDecay"));
   });
-  register_schedule("CosineDecay", [=](const Config& c) -> SchedulePtr {
+  register_schedule("CosineDecay", [](const Config& c) -> SchedulePtr {
     return std::make_shared<schedules::CosineDecay>(
         need(c, "CosineDecay", "initial_learning_rate"), need(c, "CosineDecay", "decay_steps"),
         get_double(c, "alpha", 0.0), name_or(c, "CosineDecay"), get_opt_double(c, "warmup_target"),
         get_double(c, "warmup_steps", 0.0));
   });
-  register_schedule("CosineDecayRestarts", [=](const Config& c) -> SchedulePtr {
+  register_schedule("CosineDecayRestarts", [](const Config& c) -> SchedulePtr {
     return std::make_shared<schedules::CosineDecayRestarts>(
         need(c, "CosineDecayRestarts", "initial_learning_rate"),
         need(c, "CosineDecayRestarts", "first_decay_steps"), get_double(c, "t_mul", 2.0),
         get_double(c, "m_mul", 1.0), get_double(c, "alpha", 0.0), name_or(c, "SGDRDecay"));
   });
+}
+
+void register_all() {
+  register_optimizers();
+  register_schedules();
 }
 
 // Installs the hook whenever the linker keeps this TU.

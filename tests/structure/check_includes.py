@@ -111,7 +111,7 @@ SELF_TEST = [  # (file, include line, must be flagged)
     ("framework/src/backend/cpu/nn.cpp", "#include <xtensor/xarray.hpp>", False),
     ("framework/src/training/model.cpp", "#include <hdf5.h>", True),
     ("framework/src/io/hdf5_file.cpp", "#include <hdf5.h>", False),
-    ("framework/src/backend/cpu/linalg.cpp", "#include <cudnn.h>", True),
+    ("framework/src/backend/cpu/matmul.cpp", "#include <cudnn.h>", True),
     ("framework/src/backend/cuda/cuda_nn.cpp", "#include <cudnn.h>", False),
     ("framework/src/backend/cuda_loader.cpp", '#include "kiln/backend/cuda.h"', False),
     ("framework/include/kiln/core/tensor.h", "#include <nlohmann/json.hpp>", True),

@@ -1,7 +1,7 @@
 #pragma once
 // Private to framework/src/io: a small RAII wrapper over the HDF5 C API, just
 // what Keras's file layouts need (groups, string and string-list attributes,
-// float/int datasets). <hdf5.h> stays in hdf5_file.cpp; ids are carried as
+// float/int datasets). <hdf5.h> stays in hdf5_internal.h and the .cpp files; ids are carried as
 // int64_t (hid_t is int64_t since HDF5 1.10).
 //
 // Every failure throws kiln::IOError naming the file and the object path

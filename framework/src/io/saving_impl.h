@@ -4,7 +4,9 @@
 // in framework/src/io include this.
 //
 //   keras_config.cpp  model/compile configs in Keras 3 (.keras) and tf.keras 2
-//                     (.h5) forms; Keras 1 -> 2 config upgrade; compile restore
+//                     (.h5) forms
+//   model_config_reader.cpp   Keras 1 -> 2 config upgrade; model from a config
+//   compile_config_reader.cpp compile restore
 //   weights_store.cpp Keras 3 object-graph layout (layers/<snake>/vars/<i>)
 //   legacy_h5.cpp     legacy HDF5 (model_weights / layer_names / weight_names)
 //   keras_archive.cpp the .keras zip (config.json, metadata.json, model.weights.h5)
@@ -39,6 +41,8 @@ Config keras2_model_config(const Model& m);
 /// training_config for a legacy .h5: loss, metrics, weighted_metrics,
 /// loss_weights, optimizer_config (tf.keras 2 compatible keys).
 Config keras2_training_config(const Model& m);
+
+// ---- model_config_reader.cpp ----
 /// Normalises a model config read from a file before Model::from_config: Keras 1
 /// layer classes and keys (Convolution2D/nb_filter/border_mode/dim_ordering,
 /// Dense/output_dim, Dropout/p, ...) become Keras 2 ones; one-element "axis"
@@ -48,11 +52,13 @@ Config upgrade_model_config(const Config& c);
 /// Builds the model from a (normalised) config; unknown layer classes raise
 /// NotFoundError naming `source` and the class; other errors name `source`.
 std::shared_ptr<Model> model_from_file_config(const Config& c, const std::string& source);
+/// True if a (Keras 1) config has any layer with dim_ordering "th".
+bool uses_channels_first(const Config& c);
+
+// ---- compile_config_reader.cpp ----
 /// Compiles `m` from a Keras 3 compile_config or a tf.keras/Keras 3
 /// training_config (loss, metrics, loss_weights, optimizer / optimizer_config).
 void compile_from_config(Model& m, const Config& cfg, const std::string& source);
-/// True if a (Keras 1) config has any layer with dim_ordering "th".
-bool uses_channels_first(const Config& c);
 
 // ---- weights_store.cpp ----
 /// Writes the Keras 3 object-graph layout under `root` (the file root of a

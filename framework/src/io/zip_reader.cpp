@@ -82,6 +82,73 @@ class Reader {
   const std::string& source_;
 };
 
+/// Where the central directory lies and how many entries it holds.
+struct CentralDirectory {
+  uint64_t count = 0, size = 0, offset = 0;
+};
+
+/// Finds the end-of-central-directory record (and the zip64 one it points to).
+CentralDirectory locate_central_directory(const Reader& r, std::size_t file_size, const std::string& path) {
+  // The end-of-central-directory record is the last thing in the file but
+  // may be followed by a comment of up to 65535 bytes, so scan backwards.
+  if (file_size < kEndOfCentralDirSize)
+    fail(path, "not a zip archive: " + std::to_string(file_size) + " bytes is too short");
+  const std::size_t lowest = file_size >= kEndOfCentralDirSize + 0xFFFF
+                                 ? file_size - kEndOfCentralDirSize - 0xFFFF
+                                 : 0;
+  std::size_t eocd = file_size - kEndOfCentralDirSize;
+  while (r.u32(eocd) != kEndOfCentralDirSig) {
+    if (eocd == lowest)
+      fail(path, "not a zip archive (no end-of-central-directory record; truncated download?)");
+    --eocd;
+  }
+  if (r.u16(eocd + 4) != 0 || r.u16(eocd + 6) != 0) fail(path, "multi-disk zip archives are not supported");
+  CentralDirectory cd;
+  cd.count = r.u16(eocd + 10);
+  cd.size = r.u32(eocd + 12);
+  cd.offset = r.u32(eocd + 16);
+
+  // 0xFFFF / 0xFFFFFFFF mean "see the zip64 record", found through the
+  // locator that sits just before the classic record.
+  if (cd.count == 0xFFFF || cd.size == 0xFFFFFFFF || cd.offset == 0xFFFFFFFF) {
+    if (eocd < kZip64LocatorSize || r.u32(eocd - kZip64LocatorSize) != kZip64LocatorSig)
+      fail(path, "corrupt zip64 archive: missing zip64 end-of-central-directory locator");
+    const uint64_t z64 = r.u64(eocd - kZip64LocatorSize + 8);
+    r.need(z64, kZip64EndSize, "zip64 end-of-central-directory record");
+    if (r.u32(z64) != kZip64EndSig) fail(path, "corrupt zip64 archive: bad zip64 end-of-central-directory signature");
+    cd.count = r.u64(z64 + 32);
+    cd.size = r.u64(z64 + 40);
+    cd.offset = r.u64(z64 + 48);
+  }
+  return cd;
+}
+
+/// Applies a central-directory entry's zip64 extended information, found in
+/// its extra fields [x, x_end): only the fields whose classic value is
+/// saturated are present, in this fixed order. `member` names the entry in errors.
+void apply_zip64_extra(const Reader& r, uint64_t x, uint64_t x_end, uint64_t& uncompressed_size,
+                       uint64_t& compressed_size, uint64_t& local_header_offset, const std::string& member) {
+  while (x + 4 <= x_end) {
+    const uint16_t id = r.u16(x);
+    const uint16_t len = r.u16(x + 2);
+    uint64_t f = x + 4;
+    const uint64_t f_end = f + len;
+    if (f_end > x_end) fail(member, "corrupt zip archive: extra field runs past its entry");
+    if (id == kZip64ExtraId) {
+      auto take = [&](uint64_t& field) {
+        if (field != 0xFFFFFFFF) return;
+        if (f + 8 > f_end) fail(member, "corrupt zip archive: short zip64 extra field");
+        field = r.u64(f);
+        f += 8;
+      };
+      take(uncompressed_size);
+      take(compressed_size);
+      take(local_header_offset);
+    }
+    x = f_end;
+  }
+}
+
 }  // namespace
 
 ZipReader::ZipReader(std::string path) : path_(std::move(path)), data_(read_whole_file(path_)) {
@@ -104,41 +171,12 @@ uint64_t ZipReader::size(const std::string& name) const { return find(name).unco
 
 void ZipReader::read_central_directory() {
   const Reader r(data_, path_);
-  // The end-of-central-directory record is the last thing in the file but
-  // may be followed by a comment of up to 65535 bytes, so scan backwards.
-  if (data_.size() < kEndOfCentralDirSize)
-    fail(path_, "not a zip archive: " + std::to_string(data_.size()) + " bytes is too short");
-  const std::size_t lowest = data_.size() >= kEndOfCentralDirSize + 0xFFFF
-                                 ? data_.size() - kEndOfCentralDirSize - 0xFFFF
-                                 : 0;
-  std::size_t eocd = data_.size() - kEndOfCentralDirSize;
-  while (r.u32(eocd) != kEndOfCentralDirSig) {
-    if (eocd == lowest)
-      fail(path_, "not a zip archive (no end-of-central-directory record; truncated download?)");
-    --eocd;
-  }
-  if (r.u16(eocd + 4) != 0 || r.u16(eocd + 6) != 0) fail(path_, "multi-disk zip archives are not supported");
-  uint64_t count = r.u16(eocd + 10);
-  uint64_t cd_size = r.u32(eocd + 12);
-  uint64_t cd_offset = r.u32(eocd + 16);
+  const CentralDirectory cd = locate_central_directory(r, data_.size(), path_);
+  r.need(cd.offset, cd.size, "central directory");
 
-  // 0xFFFF / 0xFFFFFFFF mean "see the zip64 record", found through the
-  // locator that sits just before the classic record.
-  if (count == 0xFFFF || cd_size == 0xFFFFFFFF || cd_offset == 0xFFFFFFFF) {
-    if (eocd < kZip64LocatorSize || r.u32(eocd - kZip64LocatorSize) != kZip64LocatorSig)
-      fail(path_, "corrupt zip64 archive: missing zip64 end-of-central-directory locator");
-    const uint64_t z64 = r.u64(eocd - kZip64LocatorSize + 8);
-    r.need(z64, kZip64EndSize, "zip64 end-of-central-directory record");
-    if (r.u32(z64) != kZip64EndSig) fail(path_, "corrupt zip64 archive: bad zip64 end-of-central-directory signature");
-    count = r.u64(z64 + 32);
-    cd_size = r.u64(z64 + 40);
-    cd_offset = r.u64(z64 + 48);
-  }
-  r.need(cd_offset, cd_size, "central directory");
-
-  uint64_t off = cd_offset;
-  entries_.reserve(static_cast<std::size_t>(std::min<uint64_t>(count, cd_size / kCentralHeaderSize)));
-  for (uint64_t i = 0; i < count; ++i) {
+  uint64_t off = cd.offset;
+  entries_.reserve(static_cast<std::size_t>(std::min<uint64_t>(cd.count, cd.size / kCentralHeaderSize)));
+  for (uint64_t i = 0; i < cd.count; ++i) {
     r.need(off, kCentralHeaderSize, "central directory entry");
     if (r.u32(off) != kCentralHeaderSig)
       fail(path_, "corrupt zip archive: bad signature for central directory entry " + std::to_string(i));
@@ -155,30 +193,8 @@ void ZipReader::read_central_directory() {
     const uint64_t name_off = off + kCentralHeaderSize;
     r.need(name_off, uint64_t{name_len} + extra_len + comment_len, "central directory entry name");
     e.name.assign(reinterpret_cast<const char*>(data_.data() + name_off), name_len);
-
-    // Zip64 extended information: only the fields whose classic value is
-    // saturated are present, in this fixed order.
-    uint64_t x = name_off + name_len;
-    const uint64_t x_end = x + extra_len;
-    while (x + 4 <= x_end) {
-      const uint16_t id = r.u16(x);
-      const uint16_t len = r.u16(x + 2);
-      uint64_t f = x + 4;
-      const uint64_t f_end = f + len;
-      if (f_end > x_end) fail(member(e), "corrupt zip archive: extra field runs past its entry");
-      if (id == kZip64ExtraId) {
-        auto take = [&](uint64_t& field) {
-          if (field != 0xFFFFFFFF) return;
-          if (f + 8 > f_end) fail(member(e), "corrupt zip archive: short zip64 extra field");
-          field = r.u64(f);
-          f += 8;
-        };
-        take(e.uncompressed_size);
-        take(e.compressed_size);
-        take(e.local_header_offset);
-      }
-      x = f_end;
-    }
+    apply_zip64_extra(r, name_off + name_len, name_off + name_len + extra_len, e.uncompressed_size, e.compressed_size,
+                      e.local_header_offset, member(e));
     entries_.push_back(std::move(e));
     off = name_off + name_len + extra_len + comment_len;
   }

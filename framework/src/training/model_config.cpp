@@ -209,48 +209,25 @@ namespace {
 }();
 }  // namespace
 
-std::shared_ptr<Model> Model::from_config(const Config& full) {
-  const std::string cls = full.value("class_name", "");
-  const Config& c = full.at("config");
-  LayerOptions lo;
-  if (c.is_object() && c.contains("name") && c["name"].is_string()) lo.name = c["name"].get<std::string>();
-  if (cls == "Sequential") {
-    auto model = std::make_shared<Sequential>(std::vector<LayerPtr>{}, lo);
-    const Config& layers = c.is_array() ? c : c.at("layers");  // Keras 2.0 stored a bare list
-    for (const auto& e : layers) model->add(layer_from_config(e));
-    if (!model->built() && c.is_object() && c.contains("build_input_shape") && c["build_input_shape"].is_array()) {
-      std::vector<int64_t> d;
-      for (const auto& v : c["build_input_shape"]) d.push_back(v.is_null() ? None : v.get<int64_t>());
-      model->build_from(Shape(d));
-    }
-    return model;
-  }
-  if (cls != "Functional" && cls != "Model")
-    throw NotFoundError("Model::from_config: unknown model class '" + cls +
-                        "'; register subclassed models with kiln::register_layer_class");
-  std::map<std::string, LayerPtr> by_name;
-  std::vector<std::pair<LayerPtr, Config>> pending;
-  std::map<std::string, std::vector<std::vector<Tensor>>> outputs;  // layer -> node -> tensors
-  for (const auto& e : c.at("layers")) {
-    LayerPtr l;
-    if (e.at("class_name") == "InputLayer") {
-      const Config& ic = e.at("config");
-      std::vector<int64_t> dims;
-      const Config& bs = ic.contains("batch_shape") ? ic["batch_shape"] : ic.at("batch_input_shape");
-      for (std::size_t i = 1; i < bs.size(); ++i) dims.push_back(bs[i].is_null() ? None : bs[i].get<int64_t>());
-      InputOptions io;
-      io.name = ic.value("name", "");
-      if (ic.contains("dtype") && ic["dtype"].is_string()) io.dtype = dtype_from_name(ic["dtype"].get<std::string>());
-      Tensor t = Input(Shape(dims), io);
-      l = keras_history(t)->node->layer;
-      outputs[l->name()].push_back({t});
-    } else {
-      l = layer_from_config(e);
-      pending.emplace_back(l, e.contains("inbound_nodes") ? e["inbound_nodes"] : Config::array());
-    }
-    by_name[e.contains("name") ? e["name"].get<std::string>() : l->name()] = l;
-  }
-  // Call layers as soon as their inputs exist (the config is usually already in order).
+namespace {
+
+using NodeOutputs = std::map<std::string, std::vector<std::vector<Tensor>>>;  // layer -> node -> tensors
+
+/// A functional config's InputLayer entry, recreated with Input().
+Tensor input_from_config(const Config& e) {
+  const Config& ic = e.at("config");
+  std::vector<int64_t> dims;
+  const Config& bs = ic.contains("batch_shape") ? ic["batch_shape"] : ic.at("batch_input_shape");
+  for (std::size_t i = 1; i < bs.size(); ++i) dims.push_back(bs[i].is_null() ? None : bs[i].get<int64_t>());
+  InputOptions io;
+  io.name = ic.value("name", "");
+  if (ic.contains("dtype") && ic["dtype"].is_string()) io.dtype = dtype_from_name(ic["dtype"].get<std::string>());
+  return Input(Shape(dims), io);
+}
+
+/// Calls layers on their inbound nodes as soon as their inputs exist (the
+/// config is usually already in order), until no more can be called.
+void call_pending_layers(const std::vector<std::pair<LayerPtr, Config>>& pending, NodeOutputs& outputs) {
   std::map<std::string, std::size_t> done_nodes;
   bool progress = true;
   while (progress) {
@@ -274,24 +251,64 @@ std::shared_ptr<Model> Model::from_config(const Config& full) {
       }
     }
   }
-  auto resolve = [&](const Config& refs) {
-    std::vector<Tensor> ts;
-    // A single [name, i, j] or a list of them.
-    if (refs.is_array() && refs.size() == 3 && refs[0].is_string()) {
-      Ref r = parse_ref(refs);
-      ts.push_back(outputs.at(r.layer).at(r.node).at(r.tensor));
-      return ts;
-    }
-    for (const auto& x : refs) {
-      Ref r = parse_ref(x);
-      auto it = outputs.find(r.layer);
-      if (it == outputs.end()) throw ValueError("Model config: output layer '" + r.layer + "' was never reached");
-      ts.push_back(it->second.at(r.node).at(r.tensor));
-    }
+}
+
+/// The tensors named by input_layers/output_layers: a single [name, i, j] or a list of them.
+std::vector<Tensor> resolve_refs(const Config& refs, const NodeOutputs& outputs) {
+  std::vector<Tensor> ts;
+  if (refs.is_array() && refs.size() == 3 && refs[0].is_string()) {
+    Ref r = parse_ref(refs);
+    ts.push_back(outputs.at(r.layer).at(r.node).at(r.tensor));
     return ts;
-  };
-  auto m = std::make_shared<Model>(resolve(c.at("input_layers")), resolve(c.at("output_layers")), lo);
-  return m;
+  }
+  for (const auto& x : refs) {
+    Ref r = parse_ref(x);
+    auto it = outputs.find(r.layer);
+    if (it == outputs.end()) throw ValueError("Model config: output layer '" + r.layer + "' was never reached");
+    ts.push_back(it->second.at(r.node).at(r.tensor));
+  }
+  return ts;
+}
+
+}  // namespace
+
+std::shared_ptr<Model> Model::from_config(const Config& full) {
+  const std::string cls = full.value("class_name", "");
+  const Config& c = full.at("config");
+  LayerOptions lo;
+  if (c.is_object() && c.contains("name") && c["name"].is_string()) lo.name = c["name"].get<std::string>();
+  if (cls == "Sequential") {
+    auto model = std::make_shared<Sequential>(std::vector<LayerPtr>{}, lo);
+    const Config& layers = c.is_array() ? c : c.at("layers");  // Keras 2.0 stored a bare list
+    for (const auto& e : layers) model->add(layer_from_config(e));
+    if (!model->built() && c.is_object() && c.contains("build_input_shape") && c["build_input_shape"].is_array()) {
+      std::vector<int64_t> d;
+      for (const auto& v : c["build_input_shape"]) d.push_back(v.is_null() ? None : v.get<int64_t>());
+      model->build_from(Shape(d));
+    }
+    return model;
+  }
+  if (cls != "Functional" && cls != "Model")
+    throw NotFoundError("Model::from_config: unknown model class '" + cls +
+                        "'; register subclassed models with kiln::register_layer_class");
+  std::map<std::string, LayerPtr> by_name;
+  std::vector<std::pair<LayerPtr, Config>> pending;
+  NodeOutputs outputs;
+  for (const auto& e : c.at("layers")) {
+    LayerPtr l;
+    if (e.at("class_name") == "InputLayer") {
+      Tensor t = input_from_config(e);
+      l = keras_history(t)->node->layer;
+      outputs[l->name()].push_back({t});
+    } else {
+      l = layer_from_config(e);
+      pending.emplace_back(l, e.contains("inbound_nodes") ? e["inbound_nodes"] : Config::array());
+    }
+    by_name[e.contains("name") ? e["name"].get<std::string>() : l->name()] = l;
+  }
+  call_pending_layers(pending, outputs);
+  return std::make_shared<Model>(resolve_refs(c.at("input_layers"), outputs), resolve_refs(c.at("output_layers"), outputs),
+                                 lo);
 }
 
 }  // namespace kiln

@@ -66,73 +66,82 @@ struct NodeInfo {
   std::string in_shape, out_shape;
 };
 
+using Edges = std::vector<std::pair<std::string, std::string>>;
+
+/// A Sequential model's graph: a chain [InputLayer] -> layer 0 -> layer 1 -> ...
+void sequential_graph(const Sequential& model, std::vector<NodeInfo>& nodes, Edges& edges) {
+  if (model.input_layer()) {
+    const std::string s = model.input_layer()->batch_shape().to_string();
+    nodes.push_back({model.input_layer(), s, s});
+  }
+  for (const auto& l : model.layers()) {
+    NodeInfo n{l, "?", "?"};
+    if (l->build_input_shape()) {
+      n.in_shape = l->build_input_shape()->to_string();
+      try {
+        n.out_shape = l->compute_output_shape(*l->build_input_shape()).to_string();
+      } catch (const std::exception&) {
+        n.out_shape = "?";
+      }
+    }
+    nodes.push_back(n);
+  }
+  for (std::size_t i = 1; i < nodes.size(); ++i) edges.emplace_back(nodes[i - 1].layer->name(), nodes[i].layer->name());
+}
+
+/// A functional model's graph: each layer once, with an edge from every layer
+/// of the model that feeds one of its inbound nodes.
+void functional_graph(const Model& model, std::vector<NodeInfo>& nodes, Edges& edges) {
+  const auto layers = model.layers();
+  std::set<const Layer*> in_model;
+  for (const auto& l : layers) in_model.insert(l.get());
+  std::set<std::pair<std::string, std::string>> seen_edges;
+  for (const auto& l : layers) {
+    NodeInfo n{l, "?", "?"};
+    bool first = true;
+    for (const auto& node : l->inbound_nodes()) {
+      if (!node) continue;
+      // The node belongs to this model when its inputs come from the model's layers (or it is an input).
+      bool inside = node->inputs.empty();
+      std::vector<std::string> sources;
+      std::vector<Shape> in_shapes;
+      for (const auto& t : node->inputs) {
+        in_shapes.push_back(t.shape());
+        const KerasHistory* kh = keras_history(t);
+        if (kh && kh->node && kh->node->layer && in_model.count(kh->node->layer.get())) {
+          inside = true;
+          sources.push_back(kh->node->layer->name());
+        }
+      }
+      if (!inside) continue;
+      for (const auto& src : sources)
+        if (seen_edges.insert({src, l->name()}).second) edges.emplace_back(src, l->name());
+      if (first) {
+        std::vector<Shape> out_shapes;
+        for (const auto& t : node->output_tensors())
+          if (t.defined()) out_shapes.push_back(t.shape());
+        n.out_shape = shapes_text(out_shapes);
+        n.in_shape = node->inputs.empty() ? n.out_shape : shapes_text(in_shapes);
+        first = false;
+      }
+    }
+    if (first) {
+      if (auto* in = dynamic_cast<InputLayerImpl*>(l.get())) n.in_shape = n.out_shape = in->batch_shape().to_string();
+      else if (l->build_input_shape()) n.in_shape = l->build_input_shape()->to_string();
+    }
+    nodes.push_back(n);
+  }
+}
+
 }  // namespace
 
 std::string model_to_dot(const Model& model, const PlotModelOptions& o) {
   std::vector<NodeInfo> nodes;
-  std::vector<std::pair<std::string, std::string>> edges;
-  const auto* seq = dynamic_cast<const Sequential*>(&model);
-
-  if (seq) {
-    // A chain: [InputLayer] -> layer 0 -> layer 1 -> ...
-    if (seq->input_layer()) {
-      const std::string s = seq->input_layer()->batch_shape().to_string();
-      nodes.push_back({seq->input_layer(), s, s});
-    }
-    for (const auto& l : seq->layers()) {
-      NodeInfo n{l, "?", "?"};
-      if (l->build_input_shape()) {
-        n.in_shape = l->build_input_shape()->to_string();
-        try {
-          n.out_shape = l->compute_output_shape(*l->build_input_shape()).to_string();
-        } catch (const std::exception&) {
-          n.out_shape = "?";
-        }
-      }
-      nodes.push_back(n);
-    }
-    for (std::size_t i = 1; i < nodes.size(); ++i) edges.emplace_back(nodes[i - 1].layer->name(), nodes[i].layer->name());
-  } else {
-    const auto layers = model.layers();
-    std::set<const Layer*> in_model;
-    for (const auto& l : layers) in_model.insert(l.get());
-    std::set<std::pair<std::string, std::string>> seen_edges;
-    for (const auto& l : layers) {
-      NodeInfo n{l, "?", "?"};
-      bool first = true;
-      for (const auto& node : l->inbound_nodes()) {
-        if (!node) continue;
-        // The node belongs to this model when its inputs come from the model's layers (or it is an input).
-        bool inside = node->inputs.empty();
-        std::vector<std::string> sources;
-        std::vector<Shape> in_shapes;
-        for (const auto& t : node->inputs) {
-          in_shapes.push_back(t.shape());
-          const KerasHistory* kh = keras_history(t);
-          if (kh && kh->node && kh->node->layer && in_model.count(kh->node->layer.get())) {
-            inside = true;
-            sources.push_back(kh->node->layer->name());
-          }
-        }
-        if (!inside) continue;
-        for (const auto& src : sources)
-          if (seen_edges.insert({src, l->name()}).second) edges.emplace_back(src, l->name());
-        if (first) {
-          std::vector<Shape> out_shapes;
-          for (const auto& t : node->output_tensors())
-            if (t.defined()) out_shapes.push_back(t.shape());
-          n.out_shape = shapes_text(out_shapes);
-          n.in_shape = node->inputs.empty() ? n.out_shape : shapes_text(in_shapes);
-          first = false;
-        }
-      }
-      if (first) {
-        if (auto* in = dynamic_cast<InputLayerImpl*>(l.get())) n.in_shape = n.out_shape = in->batch_shape().to_string();
-        else if (l->build_input_shape()) n.in_shape = l->build_input_shape()->to_string();
-      }
-      nodes.push_back(n);
-    }
-  }
+  Edges edges;
+  if (const auto* seq = dynamic_cast<const Sequential*>(&model))
+    sequential_graph(*seq, nodes, edges);
+  else
+    functional_graph(model, nodes, edges);
 
   std::ostringstream s;
   s << "digraph " << dot_id(model.name()) << " {\n"

@@ -2,7 +2,7 @@
 // Weight initializers with Keras's names and defaults. Look one up by name
 // ("glorot_uniform", "he_normal", "zeros", ...) or construct it.
 // To add one: derive from Initializer, implement operator() and get_config,
-// and register it in framework/src/nn/initializers.cpp.
+// and register it in framework/src/nn/initializer_registry.cpp.
 //
 //   auto init = kiln::initializers::get("he_normal");     // or HeNormal(/*seed=*/42)
 //   Tensor w = (*init)({3, 3, 1, 32}, kiln::float32);     // fan_in = 9: stddev sqrt(2/9)

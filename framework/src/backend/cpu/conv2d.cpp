@@ -1,8 +1,7 @@
-// CPU matmul and convolution. Convolution is im2col + sgemm: the patch matrix
+// CPU 2-D convolution. In general im2col + sgemm: the patch matrix
 // (N·OH·OW, KH·KW·C_in) times the HWIO kernel viewed as (KH·KW·C_in, C_out)
-// gives the NHWC output directly, with no transposes.
-#include <cblas.h>
-
+// gives the NHWC output directly, with no transposes. Small patches take direct
+// kernels instead (see use_direct).
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -14,97 +13,6 @@
 #include "core/dispatch.h"
 
 namespace kiln::cpu {
-
-namespace {
-// Kiln owns the threading: OpenBLAS runs single-threaded and big GEMMs are
-// split by rows over Kiln's pool. With OpenBLAS's own threads, its idle
-// workers spin (sched_yield) while Kiln's kernels run, and on a 2-core
-// machine that steals a third of the time.
-struct BlasThreads {
-  BlasThreads() { openblas_set_num_threads(1); }
-};
-void ensure_single_threaded_blas() { static BlasThreads once; }
-
-template <class T>
-void blas_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b, int64_t ldb,
-               T* c, int64_t ldc, T beta) {
-  if constexpr (std::is_same_v<T, float>)
-    cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (int)m, (int)n, (int)k,
-                1.0f, a, (int)lda, b, (int)ldb, beta, c, (int)ldc);
-  else
-    cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (int)m, (int)n, (int)k,
-                1.0, a, (int)lda, b, (int)ldb, beta, c, (int)ldc);
-}
-
-template <class T>
-void gemm_impl(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, const T* b, T* c, T beta) {
-  if (m == 0 || n == 0) return;
-  if (k == 0) {
-    if (beta == 0) std::memset(c, 0, sizeof(T) * m * n);
-    return;
-  }
-  ensure_single_threaded_blas();
-  const int64_t lda = ta ? m : k, ldb = tb ? k : n, ldc = n;
-  const int threads = num_threads();
-  const double flops = 2.0 * static_cast<double>(m) * n * k;
-  if (threads <= 1 || flops < 4e5) {
-    blas_gemm(ta, tb, m, n, k, a, lda, b, ldb, c, ldc, beta);
-    return;
-  }
-  if (m >= n) {
-    // Row blocks of C: rows of A (or columns when A is transposed).
-    parallel_for_parts(m, threads, [&](int, int64_t r0, int64_t r1) {
-      const T* ab = ta ? a + r0 : a + r0 * lda;
-      blas_gemm(ta, tb, r1 - r0, n, k, ab, lda, b, ldb, c + r0 * ldc, ldc, beta);
-    });
-  } else {
-    // Column blocks of C: columns of B (or rows when B is transposed).
-    parallel_for_parts(n, threads, [&](int, int64_t c0, int64_t c1) {
-      const T* bb = tb ? b + c0 * ldb : b + c0;
-      blas_gemm(ta, tb, m, c1 - c0, k, a, lda, bb, ldb, c + c0, ldc, beta);
-    });
-  }
-}
-}  // namespace
-
-void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, const float* b, float* c, float beta) {
-  gemm_impl<float>(ta, tb, m, n, k, a, b, c, beta);
-}
-void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const double* a, const double* b, double* c, double beta) {
-  gemm_impl<double>(ta, tb, m, n, k, a, b, c, beta);
-}
-
-void CpuBackend::matmul(const Tensor& a, const Tensor& b, Tensor& out, bool ta, bool tb) {
-  // a: (Ba, r, c), b: (Bb, r, c), out: (B, M, N)
-  const auto& ad = a.shape().dims();
-  const auto& bd = b.shape().dims();
-  const int64_t B = out.shape()[0], M = out.shape()[1], N = out.shape()[2];
-  const int64_t K = ta ? ad[1] : ad[2];
-  const int64_t a_step = ad[0] == 1 ? 0 : ad[1] * ad[2];
-  const int64_t b_step = bd[0] == 1 ? 0 : bd[1] * bd[2];
-  dispatch_dtype(a.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    const T* ap = static_cast<const T*>(a.raw_data());
-    const T* bp = static_cast<const T*>(b.raw_data());
-    T* op = static_cast<T*>(out.raw_data());
-    for (int64_t i = 0; i < B; ++i) {
-      const T* A = ap + i * a_step;
-      const T* Bm = bp + i * b_step;
-      T* C = op + i * M * N;
-      if constexpr (std::is_floating_point_v<T>) {
-        gemm(ta, tb, M, N, K, A, Bm, C, T(0));
-      } else if constexpr (!std::is_same_v<T, bool>) {
-        for (int64_t r = 0; r < M; ++r)
-          for (int64_t c = 0; c < N; ++c) {
-            T acc = 0;
-            for (int64_t k = 0; k < K; ++k)
-              acc += (ta ? A[k * M + r] : A[r * K + k]) * (tb ? Bm[c * K + k] : Bm[k * N + c]);
-            C[r * N + c] = acc;
-          }
-      }
-    }
-  });
-}
 
 namespace {
 // Rows: one per output pixel (n, oy, ox); columns: (ky, kx, c) in HWIO order.

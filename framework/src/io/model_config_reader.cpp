@@ -1,0 +1,170 @@
+// Reading a model config from a file: the Keras 1 -> 2 upgrade of layer
+// entries, then building the model (see shared/KERAS_FORMATS.md section 3).
+#include <nlohmann/json.hpp>
+
+#include "io/saving_impl.h"
+#include "kiln/core/error.h"
+#include "kiln/training/loss.h"
+#include "kiln/training/metric.h"
+#include "kiln/training/optimizer.h"
+#include "kiln/core/registry.h"
+#include "kiln/training/sequential.h"
+#include "kiln/core/tensor.h"
+#include "kiln/ops/array_ops.h"
+
+namespace kiln::io {
+
+namespace {
+
+Config keras1_layer(const Config& e) {
+  if (!e.is_object() || !e.contains("config") || !e["config"].is_object()) return e;
+  const std::string cls = e.value("class_name", "");
+  const Config& c = e["config"];
+  auto copy_base = [&](Config& n) {
+    for (const char* k : {"name", "trainable", "batch_input_shape", "activation"})
+      if (c.contains(k)) n[k] = c[k];
+    if (c.contains("input_dtype")) n["dtype"] = c["input_dtype"];
+    else if (c.contains("dtype")) n["dtype"] = c["dtype"];
+  };
+  auto data_format = [&]() -> Config {
+    const std::string o = c.value("dim_ordering", "default");
+    return o == "th" ? "channels_first" : "channels_last";
+  };
+  Config n = Config::object();
+  std::string ncls = cls;
+  if (cls == "Convolution2D" && c.contains("nb_filter")) {
+    ncls = "Conv2D";
+    copy_base(n);
+    n["filters"] = c["nb_filter"];
+    n["kernel_size"] = Config::array({c.at("nb_row"), c.at("nb_col")});
+    n["strides"] = c.value("subsample", Config::array({1, 1}));
+    n["padding"] = c.value("border_mode", "valid");
+    n["data_format"] = data_format();
+    n["use_bias"] = c.value("bias", true);
+    if (c.contains("dilation_rate")) n["dilation_rate"] = c["dilation_rate"];
+  } else if (cls == "Convolution1D" && c.contains("nb_filter")) {
+    ncls = "Conv1D";
+    copy_base(n);
+    n["filters"] = c["nb_filter"];
+    n["kernel_size"] = c.value("filter_length", Config(1));
+    n["strides"] = c.value("subsample_length", Config(1));
+    n["padding"] = c.value("border_mode", "valid");
+    n["use_bias"] = c.value("bias", true);
+  } else if (cls == "Dense" && c.contains("output_dim")) {
+    copy_base(n);
+    n["units"] = c["output_dim"];
+    n["use_bias"] = c.value("bias", true);
+    if (!n.contains("batch_input_shape") && c.contains("input_dim") && !c["input_dim"].is_null())
+      n["batch_input_shape"] = Config::array({nullptr, c["input_dim"]});
+  } else if ((cls == "MaxPooling2D" || cls == "AveragePooling2D") && c.contains("border_mode")) {
+    copy_base(n);
+    n["pool_size"] = c.value("pool_size", Config::array({2, 2}));
+    n["strides"] = c.value("strides", Config(nullptr));
+    n["padding"] = c["border_mode"];
+    n["data_format"] = data_format();
+  } else if (cls == "Dropout" && c.contains("p")) {
+    copy_base(n);
+    n["rate"] = c["p"];
+  } else if (cls == "BatchNormalization" && c.contains("mode")) {
+    copy_base(n);
+    for (const char* k : {"epsilon", "momentum", "axis"})
+      if (c.contains(k)) n[k] = c[k];
+  } else {
+    return e;  // Flatten, Activation, Reshape...: same keys in Keras 1 and 2
+  }
+  Config out = e;
+  out["class_name"] = ncls;
+  out["config"] = n;
+  return out;
+}
+
+Config normalise_layer(const Config& e) {
+  Config out = keras1_layer(e);
+  if (out.is_object() && out.value("class_name", "") == "BatchNormalization" && out.contains("config")) {
+    Config& c = out["config"];
+    // Keras 3's legacy loader turns a one-element axis list into an int (tf.keras 2.2 wrote [2]).
+    if (c.contains("axis") && c["axis"].is_array() && c["axis"].size() == 1) c["axis"] = c["axis"][0];
+  }
+  if (out.is_object() && out.contains("config") && out["config"].is_object() && out["config"].contains("layers"))
+    out["config"] = upgrade_model_config({{"class_name", out["class_name"]}, {"config", out["config"]}})["config"];
+  if (out.is_object() && out.contains("config") && out["config"].is_array())  // nested Keras 2.0 Sequential
+    out["config"] = upgrade_model_config({{"class_name", out["class_name"]}, {"config", out["config"]}})["config"];
+  return out;
+}
+
+}  // namespace
+
+Config upgrade_model_config(const Config& in) {
+  if (!in.is_object() || !in.contains("class_name") || !in.contains("config"))
+    throw ValueError("model config: expected an object with \"class_name\" and \"config\", got: " +
+                     in.dump().substr(0, 200));
+  Config out = Config::object();
+  for (auto it = in.begin(); it != in.end(); ++it)
+    if (it.key() != "keras_version" && it.key() != "backend") out[it.key()] = it.value();
+  Config& c = out["config"];
+  if (c.is_array()) {
+    for (auto& e : c) e = normalise_layer(e);
+  } else if (c.is_object() && c.contains("layers") && c["layers"].is_array()) {
+    for (auto& e : c["layers"]) e = normalise_layer(e);
+  }
+  return out;
+}
+
+bool uses_channels_first(const Config& c) {
+  if (c.is_object()) {
+    auto it = c.find("dim_ordering");
+    if (it != c.end() && it->is_string() && *it == "th") return true;
+    for (const auto& v : c) if (uses_channels_first(v)) return true;
+  } else if (c.is_array()) {
+    for (const auto& v : c) if (uses_channels_first(v)) return true;
+  }
+  return false;
+}
+
+std::shared_ptr<Model> model_from_file_config(const Config& c, const std::string& source) {
+  Config up;
+  try {
+    up = upgrade_model_config(c);
+  } catch (const Error& e) {
+    throw ValueError(source + ": " + e.what());
+  } catch (const nlohmann::json::exception& e) {
+    throw ValueError(source + ": malformed model config: " + e.what());
+  }
+  const std::string cls = up["class_name"].is_string() ? up["class_name"].get<std::string>() : "";
+  try {
+    if (cls == "Sequential" || cls == "Functional" || cls == "Model") return Model::from_config(up);
+    // A subclassed model: registered with register_layer_class.
+    LayerPtr l = layer_from_config(up);
+    auto m = std::dynamic_pointer_cast<Model>(l);
+    if (!m) throw TypeError("the top-level object is a " + l->class_name() + " layer, not a model");
+    if (up.contains("build_config") && up["build_config"].is_object() &&
+        up["build_config"].contains("input_shape") && up["build_config"]["input_shape"].is_array()) {
+      // Keras's build_from_config: run the model once so its variables exist
+      // (Model::build is a no-op for subclassed models). None becomes 1.
+      const Config& s = up["build_config"]["input_shape"];
+      auto zeros_for = [](const Config& dims) {
+        std::vector<int64_t> d;
+        for (const auto& v : dims) d.push_back(v.is_null() ? 1 : v.get<int64_t>());
+        return zeros(Shape(d));
+      };
+      if (!s.empty() && s[0].is_array()) {
+        std::vector<Tensor> xs;
+        for (const auto& x : s) xs.push_back(zeros_for(x));
+        (*m)(xs);
+      } else {
+        (*m)(zeros_for(s));
+      }
+    }
+    return m;
+  } catch (const NotFoundError& e) {
+    throw NotFoundError(source + ": " + e.what());
+  } catch (const nlohmann::json::exception& e) {
+    throw ValueError(source + ": malformed model config: " + e.what());
+  } catch (const IOError&) {
+    throw;
+  } catch (const Error& e) {
+    throw ValueError(source + ": cannot rebuild the model from its config: " + e.what());
+  }
+}
+
+}  // namespace kiln::io
