@@ -3,7 +3,6 @@
 // a hook, and optimizer names match case-insensitively as in Keras.
 #include <cctype>
 #include <functional>
-#include <mutex>
 #include <nlohmann/json.hpp>
 
 #include "kiln/core/error.h"
@@ -23,22 +22,13 @@ std::string lower(std::string s) {
   return s;
 }
 
-// Runs the builtins hook once it is set (it may be set after a first lookup).
-void ensure_builtins() {
-  static std::mutex mu;
-  static bool done = false;
-  std::lock_guard<std::mutex> lock(mu);
-  if (done || optimizers::detail::builtins_hook == nullptr) return;
-  done = true;
-  optimizers::detail::builtins_hook();
-}
-
 Registry<std::function<OptimizerPtr(const Config&)>>& optimizer_registry() {
-  static Registry<std::function<OptimizerPtr(const Config&)>> r("optimizer");
+  static Registry<std::function<OptimizerPtr(const Config&)>> r("optimizer", &optimizers::detail::builtins_hook);
   return r;
 }
 Registry<std::function<optimizers::SchedulePtr(const Config&)>>& schedule_registry() {
-  static Registry<std::function<optimizers::SchedulePtr(const Config&)>> r("learning rate schedule");
+  static Registry<std::function<optimizers::SchedulePtr(const Config&)>> r("learning rate schedule",
+                                                                     &optimizers::detail::builtins_hook);
   return r;
 }
 
@@ -72,12 +62,10 @@ auto lookup(R& reg, const std::string& name, const std::string& kind) {
 }  // namespace
 
 OptimizerPtr get(const std::string& name) {
-  ensure_builtins();
   return lookup(optimizer_registry(), name, "optimizer")(Config::object());
 }
 
 OptimizerPtr from_config(const Config& c) {
-  ensure_builtins();
   if (c.is_string()) return get(c.get<std::string>());
   if (!c.is_object() || !c.contains("class_name"))
     throw ValueError("optimizers::from_config expects {\"class_name\": ..., \"config\": {...}}, received " + c.dump());
@@ -93,7 +81,6 @@ Config serialize(const Optimizer& o) {
 }
 
 SchedulePtr schedule_from_config(const Config& c) {
-  ensure_builtins();
   if (!c.is_object() || !c.contains("class_name"))
     throw ValueError("schedule_from_config expects {\"class_name\": ..., \"config\": {...}}, received " + c.dump());
   const Config cfg = c.contains("config") && !c["config"].is_null() ? c["config"] : Config::object();
