@@ -4,6 +4,7 @@
 //   L::Conv2D(32, {3, 5}, {.strides = 2})
 #include <array>
 #include <string>
+#include <type_traits>
 
 namespace kiln::layers {
 
@@ -19,5 +20,10 @@ struct Size2 {
   std::array<int, 2> array() const { return {first, second}; }
   bool operator==(const Size2&) const = default;
 };
+
+/// The per-axis size argument (strides, pool_size, ...) of a rank-N layer:
+/// a plain int for 1D layers, a Size2 for 2D ones.
+template <int N>
+using SpatialSize = std::conditional_t<N == 1, int, Size2>;
 
 }  // namespace kiln::layers

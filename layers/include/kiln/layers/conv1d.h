@@ -7,61 +7,24 @@
 //
 //   L::Conv1D(16, 3, {.padding = "causal", .activation = "relu"});
 #include <cstdint>
-#include <optional>
+#include <memory>
 #include <string>
 
-#include "kiln/nn/activations.h"
-#include "kiln/nn/layer.h"
+#include "kiln/layers/base_conv.h"
 
 namespace kiln::layers {
 
-struct Conv1DOptions {
-  int strides = 1;
-  std::string padding = "valid";  // "valid", "same" or "causal"
-  std::string data_format = "channels_last";
-  int dilation_rate = 1;
-  int groups = 1;
-  std::string activation = "linear";
-  bool use_bias = true;
-  InitializerArg kernel_initializer = "glorot_uniform";
-  InitializerArg bias_initializer = "zeros";
-  regularizers::RegularizerPtr kernel_regularizer = nullptr;
-  regularizers::RegularizerPtr bias_regularizer = nullptr;
-  regularizers::RegularizerPtr activity_regularizer = nullptr;
-  constraints::ConstraintPtr kernel_constraint = nullptr;
-  constraints::ConstraintPtr bias_constraint = nullptr;
-  std::string name;
-  bool trainable = true;
-  DType dtype = DType::float32;
-  std::optional<Shape> input_shape;  // without the batch axis
-};
+using Conv1DOptions = ConvOptions<1>;
 
-class Conv1DImpl : public Layer {
+class Conv1DImpl : public BaseConvImpl<1> {
  public:
   Conv1DImpl(int64_t filters, int64_t kernel_size, Conv1DOptions options = {});
   std::string class_name() const override { return "Conv1D"; }
-  Config get_config() const override;
   static std::shared_ptr<Conv1DImpl> from_config(const Config& config);
-  Shape compute_output_shape(const Shape& input_shape) override;
-  using Layer::compute_output_shape;
-
-  int64_t filters() const { return filters_; }
-  int64_t kernel_size() const { return kernel_size_; }
-  const Conv1DOptions& options() const { return o_; }
-  Variable kernel() const { return kernel_; }
-  Variable bias() const { return bias_; }
 
  protected:
-  void build(const Shape& input_shape) override;
   Tensor call(const Tensor& x, bool training) override;
-  using Layer::build;
-  using Layer::call;
-
- private:
-  int64_t filters_, kernel_size_;
-  Conv1DOptions o_;
-  activations::Activation activation_;
-  Variable kernel_, bias_;
+  using BaseConvImpl<1>::call;
 };
 
 class Conv1D : public LayerHandle<Conv1DImpl> {

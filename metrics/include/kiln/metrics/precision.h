@@ -7,36 +7,21 @@
 //   kiln::metrics::Precision({.class_id = 1})   // one class of (N, C) predictions
 // thresholds default to {0.5} ({-1e10} with top_k). result(): a float32 scalar
 // for one threshold, else shape (num_thresholds,). State: true_positives, false_positives.
-#include <optional>
-#include <vector>
+#include <memory>
+#include <string>
 
-#include "kiln/training/metric.h"
+#include "kiln/metrics/confusion_ratio.h"
 
 namespace kiln::metrics {
 
-struct PrecisionOptions {
-  std::vector<double> thresholds;
-  std::optional<int> top_k;
-  std::optional<int> class_id;
-  std::string name;
-  DType dtype = DType::float32;
-};
+using PrecisionOptions = ConfusionRatioOptions;
 
-class Precision : public Metric {
+class Precision : public ConfusionRatio {
  public:
-  explicit Precision(PrecisionOptions options = {});
-  void update_state(const Tensor& y_true, const Tensor& y_pred, const Tensor& sample_weight = Tensor()) override;
-  Tensor result() const override;
+  explicit Precision(PrecisionOptions options = {})
+      : ConfusionRatio(Other::false_positives, "precision", "Precision", std::move(options)) {}
   std::string class_name() const override { return "Precision"; }
-  Config get_config() const override;
-  std::shared_ptr<Metric> clone() const override;
-  const std::vector<double>& thresholds() const { return thresholds_; }
-
- private:
-  PrecisionOptions o_;
-  std::vector<double> thresholds_;
-  bool evenly_;
-  Variable tp_, fp_;
+  std::shared_ptr<Metric> clone() const override { return std::make_shared<Precision>(clone_options()); }
 };
 
 }  // namespace kiln::metrics

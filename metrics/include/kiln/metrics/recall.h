@@ -4,36 +4,21 @@
 //   kiln::metrics::Recall m;
 //   m.update_state(Tensor({0.f, 1.f, 1.f, 1.f}), Tensor({1.f, 0.f, 1.f, 1.f}));  // 0.6666667
 // Options as Precision (thresholds, top_k, class_id). State: true_positives, false_negatives.
-#include <optional>
-#include <vector>
+#include <memory>
+#include <string>
 
-#include "kiln/training/metric.h"
+#include "kiln/metrics/confusion_ratio.h"
 
 namespace kiln::metrics {
 
-struct RecallOptions {
-  std::vector<double> thresholds;
-  std::optional<int> top_k;
-  std::optional<int> class_id;
-  std::string name;
-  DType dtype = DType::float32;
-};
+using RecallOptions = ConfusionRatioOptions;
 
-class Recall : public Metric {
+class Recall : public ConfusionRatio {
  public:
-  explicit Recall(RecallOptions options = {});
-  void update_state(const Tensor& y_true, const Tensor& y_pred, const Tensor& sample_weight = Tensor()) override;
-  Tensor result() const override;
+  explicit Recall(RecallOptions options = {})
+      : ConfusionRatio(Other::false_negatives, "recall", "Recall", std::move(options)) {}
   std::string class_name() const override { return "Recall"; }
-  Config get_config() const override;
-  std::shared_ptr<Metric> clone() const override;
-  const std::vector<double>& thresholds() const { return thresholds_; }
-
- private:
-  RecallOptions o_;
-  std::vector<double> thresholds_;
-  bool evenly_;
-  Variable tp_, fn_;
+  std::shared_ptr<Metric> clone() const override { return std::make_shared<Recall>(clone_options()); }
 };
 
 }  // namespace kiln::metrics

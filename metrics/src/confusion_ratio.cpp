@@ -1,4 +1,4 @@
-#include "kiln/metrics/recall.h"
+#include "kiln/metrics/confusion_ratio.h"
 
 #include <nlohmann/json.hpp>
 
@@ -6,32 +6,34 @@
 
 namespace kiln::metrics {
 
-Recall::Recall(RecallOptions o)
-    : Metric("recall", MetricOptions{o.name, o.dtype}),
+ConfusionRatio::ConfusionRatio(Other other, std::string default_name, std::string cls, ConfusionRatioOptions o)
+    : Metric(std::move(default_name), MetricOptions{o.name, o.dtype}),
+      other_(other),
+      cls_(std::move(cls)),
       o_(o),
-      thresholds_(detail::parse_init_thresholds(o.thresholds, o.top_k ? detail::kNegInf : 0.5, "Recall")),
+      thresholds_(detail::parse_init_thresholds(o.thresholds, o.top_k ? detail::kNegInf : 0.5, cls_)),
       evenly_(detail::is_evenly_distributed_thresholds(thresholds_)) {
   const Shape s{static_cast<int64_t>(thresholds_.size())};
   tp_ = add_state("true_positives", s);
-  fn_ = add_state("false_negatives", s);
+  other_count_ = add_state(other_ == Other::false_positives ? "false_positives" : "false_negatives", s);
 }
 
-void Recall::update_state(const Tensor& y_true, const Tensor& y_pred, const Tensor& sample_weight) {
+void ConfusionRatio::update_state(const Tensor& y_true, const Tensor& y_pred, const Tensor& sample_weight) {
   detail::ConfusionVariables vars;
   vars.tp = &tp_;
-  vars.fn = &fn_;
+  (other_ == Other::false_positives ? vars.fp : vars.fn) = &other_count_;
   detail::update_confusion_matrix_variables(vars, y_true, y_pred, thresholds_, evenly_, o_.top_k, o_.class_id,
-                                            sample_weight, "Recall");
+                                            sample_weight, cls_);
 }
 
-Tensor Recall::result() const {
-  auto tp = detail::values_of(tp_), other = detail::values_of(fn_);
+Tensor ConfusionRatio::result() const {
+  auto tp = detail::values_of(tp_), other = detail::values_of(other_count_);
   std::vector<double> r(tp.size());
   for (std::size_t i = 0; i < tp.size(); ++i) r[i] = tp[i] + other[i] == 0.0 ? 0.0 : tp[i] / (tp[i] + other[i]);
   return detail::make_result(r, dtype(), thresholds_.size() == 1);
 }
 
-Config Recall::get_config() const {
+Config ConfusionRatio::get_config() const {
   Config c = base_config();
   if (o_.thresholds.empty())
     c["thresholds"] = nullptr;
@@ -44,11 +46,11 @@ Config Recall::get_config() const {
   return c;
 }
 
-std::shared_ptr<Metric> Recall::clone() const {
-  RecallOptions o = o_;
+ConfusionRatioOptions ConfusionRatio::clone_options() const {
+  ConfusionRatioOptions o = o_;
   o.name = name();
   o.dtype = dtype();
-  return std::make_shared<Recall>(o);
+  return o;
 }
 
 }  // namespace kiln::metrics

@@ -1,0 +1,19 @@
+#pragma once
+// AveragePooling1D: the mean over 1D windows (see base_pooling.h).
+//   L::AveragePooling1D(3, {.strides = 1});
+#include "kiln/layers/base_pooling.h"
+
+namespace kiln::layers {
+
+class AveragePooling1DImpl : public PoolingLayerImpl<AveragePooling1DImpl, 1, /*IsMax=*/false> {
+ public:
+  using PoolingLayerImpl::PoolingLayerImpl;
+};
+
+class AveragePooling1D : public PoolingLayer<AveragePooling1DImpl, 1> {
+ public:
+  using PoolingLayer::PoolingLayer;
+};
+using AvgPool1D = AveragePooling1D;
+
+}  // namespace kiln::layers

@@ -1,0 +1,19 @@
+#pragma once
+// AveragePooling2D: the mean over 2D windows (see base_pooling.h).
+//   L::AveragePooling2D(3, {.strides = 1, .padding = "same"});
+#include "kiln/layers/base_pooling.h"
+
+namespace kiln::layers {
+
+class AveragePooling2DImpl : public PoolingLayerImpl<AveragePooling2DImpl, 2, /*IsMax=*/false> {
+ public:
+  using PoolingLayerImpl::PoolingLayerImpl;
+};
+
+class AveragePooling2D : public PoolingLayer<AveragePooling2DImpl, 2> {
+ public:
+  using PoolingLayer::PoolingLayer;
+};
+using AvgPool2D = AveragePooling2D;
+
+}  // namespace kiln::layers

@@ -1,0 +1,101 @@
+// Max/average pooling layers over kiln::max_pool2d / kiln::avg_pool2d.
+#include "kiln/layers/base_pooling.h"
+
+#include <algorithm>
+
+#include "kiln/ops/array_ops.h"
+#include "kiln/ops/nn_ops.h"
+#include "layer_utils.h"
+#include "spatial_sizes.h"
+
+namespace kiln::layers {
+
+using namespace detail;
+
+template <int N>
+BasePoolingImpl<N>::BasePoolingImpl(Size pool_size, PoolingOptions<N> o, bool is_max)
+    : Layer(base_options(o)), pool_size_(pool_size), o_(std::move(o)), is_max_(is_max) {
+  // class_name() does not yet dispatch to the subclass here.
+  const std::string cls = pooling_class_name(N, is_max);
+  if (!all_positive(size_values(pool_size_)))
+    throw ValueError(cls + ": `pool_size` must be positive, got " + size_text(pool_size_));
+  const auto strides = size_values(o_.strides);
+  if (std::all_of(strides.begin(), strides.end(), [](int64_t s) { return s == 0; })) o_.strides = pool_size_;
+  if (!all_positive(size_values(o_.strides)))
+    throw ValueError(cls + ": `strides` must be positive, got " + size_text(o_.strides));
+  o_.padding = check_padding(cls, o_.padding, {"valid", "same"});
+  o_.data_format = check_data_format(cls, o_.data_format);
+  apply_input_shape(*this, o_);
+  set_input_spec({InputSpec{.ndim = N + 2}});
+}
+
+template <int N>
+Tensor BasePoolingImpl<N>::call(const Tensor& input, bool) {
+  const bool cf = o_.data_format == "channels_first";
+  Tensor x = cast_input(input, dtype());
+  if (cf) x = transpose(x, to_channels_last(N + 2));
+  Pool2DOptions po{size_2d(pool_size_), size_2d(o_.strides), o_.padding};
+  if constexpr (N == 1) x = expand_dims(x, 1);
+  Tensor y = is_max_ ? max_pool2d(x, po) : avg_pool2d(x, po);
+  if constexpr (N == 1) y = squeeze(y, {1});
+  if (cf) y = transpose(y, to_channels_first(N + 2));
+  return y;
+}
+
+template <int N>
+Shape BasePoolingImpl<N>::compute_output_shape(const Shape& s) {
+  if (s.rank() != N + 2)
+    throw ShapeError("Layer '" + name() + "' (" + class_name() + ") expects inputs of rank " + std::to_string(N + 2) +
+                     ", but received input with shape " + s.to_string());
+  const bool cf = o_.data_format == "channels_first";
+  const auto pool = size_values(pool_size_), strides = size_values(o_.strides);
+  Shape out{s[0]};
+  if (cf) out.push_back(s[1]);
+  for (int i = 0; i < N; ++i) {
+    const int64_t in = s[(cf ? 2 : 1) + i];
+    const int64_t o = conv_output_length(in, pool[i], o_.padding, strides[i], 1);
+    if (in >= 0 && o <= 0)
+      throw ValueError("Layer '" + name() + "' (" + class_name() +
+                       "): computed output size would be negative or zero. Received input shape " + s.to_string() +
+                       " with pool_size " + size_text(pool_size_) + " and padding \"" + o_.padding + "\"");
+    out.push_back(o);
+  }
+  if (!cf) out.push_back(s[N + 1]);
+  return out;
+}
+
+template <int N>
+Config BasePoolingImpl<N>::get_config() const {
+  Config c = base_config();
+  c["pool_size"] = size_json(pool_size_);
+  c["padding"] = o_.padding;
+  c["strides"] = size_json(o_.strides);
+  c["data_format"] = o_.data_format;
+  add_declared_shape(*this, c);
+  return c;
+}
+
+template <int N>
+auto BasePoolingImpl<N>::options_from_config(const Config& config, const std::string& cls)
+    -> std::pair<Size, PoolingOptions<N>> {
+  ConfigReader r(cls, config);
+  PoolingOptions<N> o;
+  r.base(o);
+  Size pool_size;
+  if constexpr (N == 1) {
+    // Keras 2 Pooling1D used pool_length/stride.
+    pool_size = static_cast<int>(r.int_or_first("pool_size", r.int_or_first("pool_length", 2)));
+    o.strides = static_cast<int>(r.int_or_first("strides", r.int_or_first("stride", 0)));
+  } else {
+    pool_size = r.size2("pool_size", 2);
+    o.strides = r.size2("strides", Size2());
+  }
+  o.padding = r.string("padding", "valid");
+  o.data_format = r.string("data_format", "channels_last");
+  return {pool_size, std::move(o)};
+}
+
+template class BasePoolingImpl<1>;
+template class BasePoolingImpl<2>;
+
+}  // namespace kiln::layers

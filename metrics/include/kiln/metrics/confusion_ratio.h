@@ -1,0 +1,49 @@
+#pragma once
+// ConfusionRatio: tp / (tp + other) at one or more thresholds, 0 where the
+// denominator is 0, with `other` the false positives (Precision) or the false
+// negatives (Recall). Both are counted as Keras's metrics_utils does:
+//   thresholds default to {0.5} ({-1e10} with top_k); with top_k only the k largest
+//   predictions of a row count; with class_id only that column of (N, C) predictions.
+// result(): a float32 scalar for one threshold, else shape (num_thresholds,).
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kiln/training/metric.h"
+
+namespace kiln::metrics {
+
+struct ConfusionRatioOptions {
+  std::vector<double> thresholds;
+  std::optional<int> top_k;
+  std::optional<int> class_id;
+  std::string name;
+  DType dtype = DType::float32;
+};
+
+class ConfusionRatio : public Metric {
+ public:
+  /// The count added to the true positives in the denominator.
+  enum class Other { false_positives, false_negatives };
+
+  void update_state(const Tensor& y_true, const Tensor& y_pred, const Tensor& sample_weight = Tensor()) override;
+  Tensor result() const override;
+  Config get_config() const override;
+  const std::vector<double>& thresholds() const { return thresholds_; }
+
+ protected:
+  /// `cls` names the metric in error messages (class_name() is not yet the subclass's here).
+  ConfusionRatio(Other other, std::string default_name, std::string cls, ConfusionRatioOptions options);
+  /// The options a clone is built from: the given ones with the current name and dtype.
+  ConfusionRatioOptions clone_options() const;
+
+ private:
+  Other other_;
+  std::string cls_;
+  ConfusionRatioOptions o_;
+  std::vector<double> thresholds_;
+  bool evenly_;
+  Variable tp_, other_count_;
+};
+
+}  // namespace kiln::metrics
