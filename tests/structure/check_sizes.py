@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
-"""Lists functions longer than a limit (default 80 lines), counted from the
-line of the opening brace to the line of the closing one.
+"""Keeps the sources small: lists source files over 400 lines and functions
+over 80 lines (counted from the line of the opening brace to the line of the
+closing one) in the library's folders; exit 1 when there is any.
 
 A function is a brace block whose head (the text since the previous ';', '{'
 or '}') looks like a signature: it ends in ')' plus optional qualifiers or a
 constructor's initialiser list, and is not a control statement. Lambdas and
 local classes count towards the function that contains them.
 
-    scripts/long_functions.py [--limit N] [paths...]
+    tests/structure/check_sizes.py [--limit N] [--file-limit N] [paths...]
 """
 import argparse
 import pathlib
@@ -84,19 +85,25 @@ def functions(text):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--limit", type=int, default=80)
+    ap.add_argument("--file-limit", type=int, default=400)
     ap.add_argument("paths", nargs="*")
     args = ap.parse_args()
-    root = pathlib.Path(__file__).resolve().parent.parent
+    root = pathlib.Path(__file__).resolve().parent.parent.parent
     paths = [pathlib.Path(p) for p in args.paths] or [root / d for d in DEFAULT_DIRS]
     files = []
     for p in paths:
         files += [p] if p.is_file() else sorted(f for f in p.rglob("*") if f.suffix in SUFFIXES)
     found = 0
     for f in files:
-        for name, first, last in functions(f.read_text(errors="replace")):
+        text = f.read_text(errors="replace")
+        if text.count("\n") > args.file_limit:
+            found += 1
+            print(f"{text.count(chr(10)):5d}  {f.relative_to(root) if f.is_absolute() else f}  (file over {args.file_limit} lines)")
+        for name, first, last in functions(text):
             if last - first + 1 > args.limit:
                 found += 1
                 print(f"{last - first + 1:5d}  {f.relative_to(root) if f.is_absolute() else f}:{first}  {name}")
+    print(f"sizes: {len(files)} files checked, {found} over the limits")
     return 1 if found else 0
 
 
