@@ -113,15 +113,7 @@ ConvOptions<N> BaseConvImpl<N>::options_from_config(const Config& config, const 
   o.data_format = r.string("data_format", "channels_last");
   o.dilation_rate = read_size(r, "dilation_rate", Size(1));
   o.groups = static_cast<int>(r.integer("groups", 1));
-  o.activation = r.activation("activation", "linear");
-  o.use_bias = r.boolean("use_bias", true);
-  o.kernel_initializer = r.initializer("kernel_initializer", o.kernel_initializer);
-  o.bias_initializer = r.initializer("bias_initializer", o.bias_initializer);
-  o.kernel_regularizer = r.regularizer("kernel_regularizer");
-  o.bias_regularizer = r.regularizer("bias_regularizer");
-  o.activity_regularizer = r.regularizer("activity_regularizer");
-  o.kernel_constraint = r.constraint("kernel_constraint");
-  o.bias_constraint = r.constraint("bias_constraint");
+  read_kernel_bias_config(r, o);
   filters = r.required_integer("filters");
   kernel_size = read_size(r, "kernel_size", KernelSize(0));
   return o;

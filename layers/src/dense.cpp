@@ -71,15 +71,7 @@ std::shared_ptr<DenseImpl> DenseImpl::from_config(const Config& config) {
   ConfigReader r("Dense", config);
   DenseOptions o;
   r.base(o);
-  o.activation = r.activation("activation", "linear");
-  o.use_bias = r.boolean("use_bias", true);
-  o.kernel_initializer = r.initializer("kernel_initializer", o.kernel_initializer);
-  o.bias_initializer = r.initializer("bias_initializer", o.bias_initializer);
-  o.kernel_regularizer = r.regularizer("kernel_regularizer");
-  o.bias_regularizer = r.regularizer("bias_regularizer");
-  o.activity_regularizer = r.regularizer("activity_regularizer");
-  o.kernel_constraint = r.constraint("kernel_constraint");
-  o.bias_constraint = r.constraint("bias_constraint");
+  read_kernel_bias_config(r, o);
   // Keras 1 configs call it output_dim.
   int64_t units = r.has("units") ? r.required_integer("units") : r.required_integer("output_dim");
   return std::make_shared<DenseImpl>(units, std::move(o));

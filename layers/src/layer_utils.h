@@ -116,4 +116,18 @@ class ConfigReader {
   const Config& c_;
 };
 
+/// Reads back what add_kernel_bias_config writes, with Keras's defaults.
+template <class O>
+void read_kernel_bias_config(ConfigReader& r, O& o) {
+  o.activation = r.activation("activation", "linear");
+  o.use_bias = r.boolean("use_bias", true);
+  o.kernel_initializer = r.initializer("kernel_initializer", o.kernel_initializer);
+  o.bias_initializer = r.initializer("bias_initializer", o.bias_initializer);
+  o.kernel_regularizer = r.regularizer("kernel_regularizer");
+  o.bias_regularizer = r.regularizer("bias_regularizer");
+  o.activity_regularizer = r.regularizer("activity_regularizer");
+  o.kernel_constraint = r.constraint("kernel_constraint");
+  o.bias_constraint = r.constraint("bias_constraint");
+}
+
 }  // namespace kiln::layers::detail
