@@ -4,7 +4,8 @@
 #include "kiln/ops/array_ops.h"
 #include "kiln/ops/math_ops.h"
 #include "kiln/ops/nn_ops.h"
-#include "layer_utils.h"
+#include "config_fields.h"
+#include "legacy_config.h"
 
 namespace kiln::layers {
 
@@ -12,24 +13,14 @@ using namespace detail;
 
 // ---- Activation ----
 ActivationImpl::ActivationImpl(std::string activation, ActivationOptions o)
-    : ElementwiseLayer(base_options(o)), activation_name_(std::move(activation)) {
-  fn_ = activations::get(activation_name_);
-  if (activation_name_.empty()) activation_name_ = "linear";
-  apply_input_shape(*this, o);
+    : ElementwiseLayer(base_options(o)), activation_(std::move(activation)), o_(std::move(o)) {
+  fn_ = activations::get(activation_);
+  if (activation_.empty()) activation_ = "linear";
+  apply_input_shape(*this, o_);
 }
 Tensor ActivationImpl::call(const Tensor& x, bool) { return fn_(cast_input(x, dtype())); }
-Config ActivationImpl::get_config() const {
-  Config c = base_config();
-  c["activation"] = activation_name_;
-  add_declared_shape(*this, c);
-  return c;
-}
-std::shared_ptr<ActivationImpl> ActivationImpl::from_config(const Config& config) {
-  ConfigReader r("Activation", config);
-  ActivationOptions o;
-  r.base(o);
-  return std::make_shared<ActivationImpl>(r.activation("activation", "linear"), std::move(o));
-}
+Config ActivationImpl::get_config() const { return layer_config(*this); }
+KILN_REGISTER_LAYER(ActivationImpl, "Activation")
 
 // ---- ReLU ----
 ReLUImpl::ReLUImpl(ReLUOptions o) : ElementwiseLayer(base_options(o)), o_(std::move(o)) {
@@ -53,85 +44,44 @@ Tensor ReLUImpl::call(const Tensor& input, bool) {
   if (o_.max_value) y = minimum(y, scalar_like(*o_.max_value, y));
   return y;
 }
-Config ReLUImpl::get_config() const {
-  Config c = base_config();
-  c["max_value"] = o_.max_value ? Config(*o_.max_value) : Config(nullptr);
-  c["negative_slope"] = o_.negative_slope;
-  c["threshold"] = o_.threshold;
-  add_declared_shape(*this, c);
-  return c;
-}
-std::shared_ptr<ReLUImpl> ReLUImpl::from_config(const Config& config) {
-  ConfigReader r("ReLU", config);
-  ReLUOptions o;
-  r.base(o);
-  o.max_value = r.optional_number("max_value");
-  o.negative_slope = r.number("negative_slope", 0.0);
-  o.threshold = r.number("threshold", 0.0);
-  return std::make_shared<ReLUImpl>(std::move(o));
-}
+Config ReLUImpl::get_config() const { return layer_config(*this); }
+KILN_REGISTER_LAYER(ReLUImpl, "ReLU")
 
 // ---- Softmax ----
 SoftmaxImpl::SoftmaxImpl(SoftmaxOptions o) : ElementwiseLayer(base_options(o)), o_(std::move(o)) {
   apply_input_shape(*this, o_);
 }
 Tensor SoftmaxImpl::call(const Tensor& x, bool) { return softmax(cast_input(x, dtype()), o_.axis); }
-Config SoftmaxImpl::get_config() const {
-  Config c = base_config();
-  c["axis"] = o_.axis;
-  add_declared_shape(*this, c);
-  return c;
-}
-std::shared_ptr<SoftmaxImpl> SoftmaxImpl::from_config(const Config& config) {
-  ConfigReader r("Softmax", config);
-  SoftmaxOptions o;
-  r.base(o);
-  Axes a = r.axes("axis", -1);
-  if (a.axes->size() != 1) throw ValueError("Softmax.from_config: only a single `axis` is supported, got " + config["axis"].dump());
-  o.axis = (*a.axes)[0];
-  return std::make_shared<SoftmaxImpl>(std::move(o));
-}
+Config SoftmaxImpl::get_config() const { return layer_config(*this); }
+KILN_REGISTER_LAYER(SoftmaxImpl, "Softmax")
 
 // ---- LeakyReLU ----
-LeakyReLUImpl::LeakyReLUImpl(double slope, ActivationOptions o) : ElementwiseLayer(base_options(o)), slope_(slope) {
-  if (slope_ < 0)
+LeakyReLUImpl::LeakyReLUImpl(double slope, ActivationOptions o)
+    : ElementwiseLayer(base_options(o)), negative_slope_(slope), o_(std::move(o)) {
+  if (negative_slope_ < 0)
     throw ValueError("LeakyReLU: the negative_slope value of a Leaky ReLU layer cannot be negative. Received: negative_slope=" +
-                     std::to_string(slope_));
-  apply_input_shape(*this, o);
+                     std::to_string(negative_slope_));
+  apply_input_shape(*this, o_);
 }
-Tensor LeakyReLUImpl::call(const Tensor& x, bool) { return activations::leaky_relu(cast_input(x, dtype()), slope_); }
-Config LeakyReLUImpl::get_config() const {
-  Config c = base_config();
-  c["negative_slope"] = slope_;
-  add_declared_shape(*this, c);
-  return c;
+Tensor LeakyReLUImpl::call(const Tensor& x, bool) { return activations::leaky_relu(cast_input(x, dtype()), negative_slope_); }
+Config LeakyReLUImpl::get_config() const { return layer_config(*this); }
+Config LeakyReLUImpl::upgrade_entry(const Config& e) {
+  const Config& c = e["config"];
+  if (!c.contains("alpha") || c.contains("negative_slope")) return e;
+  Config n = c;
+  n["negative_slope"] = c["alpha"];
+  n.erase("alpha");
+  return replace_entry(e, "LeakyReLU", n);
 }
-std::shared_ptr<LeakyReLUImpl> LeakyReLUImpl::from_config(const Config& config) {
-  ConfigReader r("LeakyReLU", config);
-  ActivationOptions o;
-  r.base(o);
-  // tf.keras 2 called it alpha.
-  double slope = r.has("negative_slope") ? r.number("negative_slope", 0.3) : r.number("alpha", 0.3);
-  return std::make_shared<LeakyReLUImpl>(slope, std::move(o));
-}
+KILN_REGISTER_LAYER(LeakyReLUImpl, "LeakyReLU")
 
 // ---- ELU ----
-ELUImpl::ELUImpl(double alpha, ActivationOptions o) : ElementwiseLayer(base_options(o)), alpha_(alpha) {
-  apply_input_shape(*this, o);
+ELUImpl::ELUImpl(double alpha, ActivationOptions o) : ElementwiseLayer(base_options(o)), alpha_(alpha), o_(std::move(o)) {
+  apply_input_shape(*this, o_);
 }
 Tensor ELUImpl::call(const Tensor& x, bool) { return activations::elu(cast_input(x, dtype()), alpha_); }
-Config ELUImpl::get_config() const {
-  Config c = base_config();
-  c["alpha"] = alpha_;
-  add_declared_shape(*this, c);
-  return c;
-}
-std::shared_ptr<ELUImpl> ELUImpl::from_config(const Config& config) {
-  ConfigReader r("ELU", config);
-  ActivationOptions o;
-  r.base(o);
-  return std::make_shared<ELUImpl>(r.number("alpha", 1.0), std::move(o));
-}
+Config ELUImpl::get_config() const { return layer_config(*this); }
+KILN_REGISTER_LAYER(ELUImpl, "ELU")
 
 // ---- PReLU ----
 PReLUImpl::PReLUImpl(PReLUOptions o) : ElementwiseLayer(base_options(o)), o_(std::move(o)) {
@@ -162,24 +112,7 @@ Tensor PReLUImpl::call(const Tensor& input, bool) {
   Tensor x = cast_to_compute(input, dtype());
   return relu(x) - alpha_.value() * relu(-x);
 }
-Config PReLUImpl::get_config() const {
-  Config c = base_config();
-  c["alpha_initializer"] = serialize_initializer(o_.alpha_initializer);
-  c["alpha_regularizer"] = serialize_regularizer(o_.alpha_regularizer);
-  c["alpha_constraint"] = serialize_constraint(o_.alpha_constraint);
-  c["shared_axes"] = o_.shared_axes.empty() ? Config(nullptr) : Config(o_.shared_axes);
-  add_declared_shape(*this, c);
-  return c;
-}
-std::shared_ptr<PReLUImpl> PReLUImpl::from_config(const Config& config) {
-  ConfigReader r("PReLU", config);
-  PReLUOptions o;
-  r.base(o);
-  o.alpha_initializer = r.initializer("alpha_initializer", o.alpha_initializer);
-  o.alpha_regularizer = r.regularizer("alpha_regularizer");
-  o.alpha_constraint = r.constraint("alpha_constraint");
-  for (auto a : r.int_list("shared_axes")) o.shared_axes.push_back(static_cast<int>(a));
-  return std::make_shared<PReLUImpl>(std::move(o));
-}
+Config PReLUImpl::get_config() const { return layer_config(*this); }
+KILN_REGISTER_LAYER(PReLUImpl, "PReLU")
 
 }  // namespace kiln::layers

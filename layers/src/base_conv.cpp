@@ -3,7 +3,7 @@
 
 #include "kiln/ops/array_ops.h"
 #include "kiln/ops/nn_ops.h"
-#include "layer_utils.h"
+#include "config_fields.h"
 #include "spatial_sizes.h"
 
 namespace kiln::layers {
@@ -89,34 +89,7 @@ Shape BaseConvImpl<N>::compute_output_shape(const Shape& s) {
 
 template <int N>
 Config BaseConvImpl<N>::get_config() const {
-  Config c = base_config();
-  c["filters"] = filters_;
-  c["kernel_size"] = size_json(kernel_size_);
-  c["strides"] = size_json(o_.strides);
-  c["padding"] = o_.padding;
-  c["data_format"] = o_.data_format;
-  c["dilation_rate"] = size_json(o_.dilation_rate);
-  c["groups"] = o_.groups;
-  add_kernel_bias_config(c, o_);
-  add_declared_shape(*this, c);
-  return c;
-}
-
-template <int N>
-ConvOptions<N> BaseConvImpl<N>::options_from_config(const Config& config, const std::string& cls, int64_t& filters,
-                                                    KernelSize& kernel_size) {
-  ConfigReader r(cls, config);
-  ConvOptions<N> o;
-  r.base(o);
-  o.strides = read_size(r, "strides", Size(1));
-  o.padding = r.string("padding", "valid");
-  o.data_format = r.string("data_format", "channels_last");
-  o.dilation_rate = read_size(r, "dilation_rate", Size(1));
-  o.groups = static_cast<int>(r.integer("groups", 1));
-  read_kernel_bias_config(r, o);
-  filters = r.required_integer("filters");
-  kernel_size = read_size(r, "kernel_size", KernelSize(0));
-  return o;
+  return layer_config(*this);
 }
 
 template <int N>

@@ -5,7 +5,8 @@
 
 #include "kiln/ops/array_ops.h"
 #include "kiln/ops/nn_ops.h"
-#include "layer_utils.h"
+#include "config_fields.h"
+#include "legacy_config.h"
 #include "spatial_sizes.h"
 
 namespace kiln::layers {
@@ -66,33 +67,30 @@ Shape BasePoolingImpl<N>::compute_output_shape(const Shape& s) {
 
 template <int N>
 Config BasePoolingImpl<N>::get_config() const {
-  Config c = base_config();
-  c["pool_size"] = size_json(pool_size_);
-  c["padding"] = o_.padding;
-  c["strides"] = size_json(o_.strides);
-  c["data_format"] = o_.data_format;
-  add_declared_shape(*this, c);
-  return c;
+  return layer_config(*this);
 }
 
 template <int N>
-auto BasePoolingImpl<N>::options_from_config(const Config& config, const std::string& cls)
-    -> std::pair<Size, PoolingOptions<N>> {
-  ConfigReader r(cls, config);
-  PoolingOptions<N> o;
-  r.base(o);
-  Size pool_size;
+Config BasePoolingImpl<N>::upgrade_entry(const Config& e) {
+  const Config& c = e["config"];
+  const std::string cls = e["class_name"].get<std::string>();
   if constexpr (N == 1) {
-    // Keras 2 Pooling1D used pool_length/stride.
-    pool_size = static_cast<int>(r.int_or_first("pool_size", r.int_or_first("pool_length", 2)));
-    o.strides = static_cast<int>(r.int_or_first("strides", r.int_or_first("stride", 0)));
+    if (!c.contains("pool_length") && !c.contains("stride")) return e;
+    Config n = c;
+    if (!n.contains("pool_size") && c.contains("pool_length")) n["pool_size"] = c["pool_length"];
+    if (!n.contains("strides") && c.contains("stride")) n["strides"] = c["stride"];
+    n.erase("pool_length");
+    n.erase("stride");
+    return replace_entry(e, cls, n);
   } else {
-    pool_size = r.size2("pool_size", 2);
-    o.strides = r.size2("strides", Size2());
+    if (!c.contains("border_mode")) return e;
+    Config n = keras1_base_config(c);
+    n["pool_size"] = c.value("pool_size", Config::array({2, 2}));
+    n["strides"] = c.value("strides", Config(nullptr));
+    n["padding"] = c["border_mode"];
+    n["data_format"] = keras1_data_format(c);
+    return replace_entry(e, cls, n);
   }
-  o.padding = r.string("padding", "valid");
-  o.data_format = r.string("data_format", "channels_last");
-  return {pool_size, std::move(o)};
 }
 
 template class BasePoolingImpl<1>;

@@ -4,14 +4,15 @@
 #include "kiln/ops/array_ops.h"
 #include "kiln/ops/math_ops.h"
 #include "kiln/ops/nn_ops.h"
-#include "layer_utils.h"
+#include "config_fields.h"
+#include "legacy_config.h"
 #include "spatial_sizes.h"
 
 namespace kiln::layers {
 
 using namespace detail;
 
-Conv1DImpl::Conv1DImpl(int64_t filters, int64_t kernel_size, Conv1DOptions o)
+Conv1DImpl::Conv1DImpl(int64_t filters, Size1 kernel_size, Conv1DOptions o)
     : BaseConvImpl("Conv1D", filters, kernel_size, std::move(o), {"valid", "same", "causal"}) {}
 
 Tensor Conv1DImpl::call(const Tensor& input, bool) {
@@ -32,10 +33,34 @@ Tensor Conv1DImpl::call(const Tensor& input, bool) {
   return activation_(y);
 }
 
-std::shared_ptr<Conv1DImpl> Conv1DImpl::from_config(const Config& config) {
-  int64_t filters = 0, kernel_size = 0;
-  Conv1DOptions o = options_from_config(config, "Conv1D", filters, kernel_size);
-  return std::make_shared<Conv1DImpl>(filters, kernel_size, std::move(o));
+Config Conv1DImpl::upgrade_entry(const Config& e) {
+  const Config& c = e["config"];
+  if (!c.contains("nb_filter")) return e;
+  Config n = keras1_base_config(c);
+  n["filters"] = c["nb_filter"];
+  n["kernel_size"] = c.value("filter_length", Config(1));
+  n["strides"] = c.value("subsample_length", Config(1));
+  n["padding"] = c.value("border_mode", "valid");
+  n["use_bias"] = c.value("bias", true);
+  return replace_entry(e, "Conv1D", n);
 }
+
+std::vector<Tensor> Conv1DImpl::upgrade_legacy_weights(const Layer& l, std::vector<Tensor> ws,
+                                                       const LegacyWeightsSource& from) {
+  if (from.keras_version == "1" && ws[0].rank() == 4) {
+    const Shape own = l.weights()[0].shape();
+    const auto& d = ws[0].shape().dims();
+    Tensor k = ws[0];
+    if (d[3] == 1 && own.rank() == 3 && d[0] == own[2]) k = transpose4(k, {2, 3, 1, 0});
+    const auto& kd = k.shape().dims();  // (length, 1, in, out) -> (length, in, out)
+    k = k.reshape(Shape({kd[0], kd[2], kd[3]}));
+    ws[0] = from.theano ? flip_spatial(k, 1) : k;
+  } else if (from.theano && ws[0].rank() == 3) {
+    ws[0] = flip_spatial(ws[0], 1);
+  }
+  return ws;
+}
+
+KILN_REGISTER_LAYER(Conv1DImpl, "Conv1D", "Convolution1D")
 
 }  // namespace kiln::layers

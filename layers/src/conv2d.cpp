@@ -3,7 +3,8 @@
 
 #include "kiln/ops/array_ops.h"
 #include "kiln/ops/nn_ops.h"
-#include "layer_utils.h"
+#include "config_fields.h"
+#include "legacy_config.h"
 #include "spatial_sizes.h"
 
 namespace kiln::layers {
@@ -31,11 +32,29 @@ Tensor Conv2DImpl::call(const Tensor& input, bool) {
   return activation_(y);
 }
 
-std::shared_ptr<Conv2DImpl> Conv2DImpl::from_config(const Config& config) {
-  int64_t filters = 0;
-  Size2 kernel_size;
-  Conv2DOptions o = options_from_config(config, "Conv2D", filters, kernel_size);
-  return std::make_shared<Conv2DImpl>(filters, kernel_size, std::move(o));
+Config Conv2DImpl::upgrade_entry(const Config& e) {
+  const Config& c = e["config"];
+  if (!c.contains("nb_filter")) return e;
+  Config n = keras1_base_config(c);
+  n["filters"] = c["nb_filter"];
+  n["kernel_size"] = Config::array({c.at("nb_row"), c.at("nb_col")});
+  n["strides"] = c.value("subsample", Config::array({1, 1}));
+  n["padding"] = c.value("border_mode", "valid");
+  n["data_format"] = keras1_data_format(c);
+  n["use_bias"] = c.value("bias", true);
+  if (c.contains("dilation_rate")) n["dilation_rate"] = c["dilation_rate"];
+  return replace_entry(e, "Conv2D", n);
 }
+
+std::vector<Tensor> Conv2DImpl::upgrade_legacy_weights(const Layer& l, std::vector<Tensor> ws,
+                                                       const LegacyWeightsSource& from) {
+  if (ws[0].rank() != 4) return ws;
+  // Keras 1 channels-first kernels are (out, in, kh, kw); Kiln's are (kh, kw, in, out).
+  if (from.keras_version == "1" && ws[0].shape() != l.weights()[0].shape()) ws[0] = transpose4(ws[0], {2, 3, 1, 0});
+  if (from.theano) ws[0] = flip_spatial(ws[0], 2);
+  return ws;
+}
+
+KILN_REGISTER_LAYER(Conv2DImpl, "Conv2D", "Convolution2D")
 
 }  // namespace kiln::layers

@@ -4,7 +4,8 @@
 #include "kiln/ops/array_ops.h"
 #include "kiln/ops/math_ops.h"
 #include "kiln/ops/nn_ops.h"
-#include "layer_utils.h"
+#include "config_fields.h"
+#include "legacy_config.h"
 
 namespace kiln::layers {
 
@@ -59,22 +60,24 @@ Shape DenseImpl::compute_output_shape(const Shape& s) {
   return out;
 }
 
-Config DenseImpl::get_config() const {
-  Config c = base_config();
-  c["units"] = units_;
-  add_kernel_bias_config(c, o_);
-  add_declared_shape(*this, c);
-  return c;
+Config DenseImpl::get_config() const { return layer_config(*this); }
+
+Config DenseImpl::upgrade_entry(const Config& e) {
+  const Config& c = e["config"];
+  if (!c.contains("output_dim")) return e;
+  Config n = keras1_base_config(c);
+  n["units"] = c["output_dim"];
+  n["use_bias"] = c.value("bias", true);
+  if (!n.contains("batch_input_shape") && c.contains("input_dim") && !c["input_dim"].is_null())
+    n["batch_input_shape"] = Config::array({nullptr, c["input_dim"]});
+  return {{"class_name", "Dense"}, {"config", n}};
 }
 
-std::shared_ptr<DenseImpl> DenseImpl::from_config(const Config& config) {
-  ConfigReader r("Dense", config);
-  DenseOptions o;
-  r.base(o);
-  read_kernel_bias_config(r, o);
-  // Keras 1 configs call it output_dim.
-  int64_t units = r.has("units") ? r.required_integer("units") : r.required_integer("output_dim");
-  return std::make_shared<DenseImpl>(units, std::move(o));
+void DenseImpl::to_keras3_config(Config& c) {
+  // Keras 3's Dense.get_config leaves out activity_regularizer (tf.keras 2 wrote it).
+  if (c.contains("activity_regularizer") && c["activity_regularizer"].is_null()) c.erase("activity_regularizer");
 }
+
+KILN_REGISTER_LAYER(DenseImpl, "Dense")
 
 }  // namespace kiln::layers

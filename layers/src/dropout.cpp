@@ -5,7 +5,8 @@
 #include "kiln/ops/math_ops.h"
 #include "kiln/ops/nn_ops.h"
 #include "kiln/ops/random.h"
-#include "layer_utils.h"
+#include "config_fields.h"
+#include "legacy_config.h"
 
 namespace kiln::layers {
 
@@ -35,24 +36,16 @@ Tensor DropoutImpl::call(const Tensor& input, bool training) {
   return x * (keep / (1.0 - rate_));
 }
 
-Config DropoutImpl::get_config() const {
-  Config c = base_config();
-  c["rate"] = rate_;
-  c["seed"] = o_.seed ? Config(*o_.seed) : Config(nullptr);
-  c["noise_shape"] = o_.noise_shape ? shape_to_json(*o_.noise_shape) : Config(nullptr);
-  add_declared_shape(*this, c);
-  return c;
+Config DropoutImpl::get_config() const { return layer_config(*this); }
+
+Config DropoutImpl::upgrade_entry(const Config& e) {
+  const Config& c = e["config"];
+  if (!c.contains("p") || c.contains("rate")) return e;
+  Config n = keras1_base_config(c);
+  n["rate"] = c["p"];
+  return replace_entry(e, "Dropout", n);
 }
 
-std::shared_ptr<DropoutImpl> DropoutImpl::from_config(const Config& config) {
-  ConfigReader r("Dropout", config);
-  DropoutOptions o;
-  r.base(o);
-  if (r.has("noise_shape")) o.noise_shape = shape_from_json(config["noise_shape"], "Dropout.from_config 'noise_shape'");
-  if (auto s = r.optional_integer("seed")) o.seed = static_cast<uint64_t>(*s);
-  // Keras 1 called the rate "p".
-  double rate = r.has("rate") ? r.number("rate", 0) : r.number("p", 0);
-  return std::make_shared<DropoutImpl>(rate, std::move(o));
-}
+KILN_REGISTER_LAYER(DropoutImpl, "Dropout")
 
 }  // namespace kiln::layers

@@ -3,7 +3,8 @@
 
 #include "kiln/ops/array_ops.h"
 #include "kiln/ops/reduce_ops.h"
-#include "layer_utils.h"
+#include "config_fields.h"
+#include "legacy_config.h"
 
 namespace kiln::layers {
 
@@ -42,32 +43,18 @@ Shape EmbeddingImpl::compute_output_shape(const Shape& s) {
   return out;
 }
 
-Config EmbeddingImpl::get_config() const {
-  Config c = base_config();
-  c["input_dim"] = input_dim_;
-  c["output_dim"] = output_dim_;
-  c["embeddings_initializer"] = serialize_initializer(o_.embeddings_initializer);
-  c["embeddings_regularizer"] = serialize_regularizer(o_.embeddings_regularizer);
-  c["activity_regularizer"] = serialize_regularizer(o_.activity_regularizer);
-  c["embeddings_constraint"] = serialize_constraint(o_.embeddings_constraint);
-  c["mask_zero"] = o_.mask_zero;
-  add_declared_shape(*this, c);
-  return c;
+Config EmbeddingImpl::get_config() const { return layer_config(*this); }
+
+Config EmbeddingImpl::upgrade_entry(const Config& e) {
+  const Config& c = e["config"];
+  if (!c.contains("input_length")) return e;
+  Config n = c;
+  n.erase("input_length");
+  const bool declared = c.contains("batch_input_shape") || c.contains("batch_shape") || c.contains("input_shape");
+  if (!declared && c["input_length"].is_number_integer()) n["batch_input_shape"] = Config::array({nullptr, c["input_length"]});
+  return replace_entry(e, "Embedding", n);
 }
 
-std::shared_ptr<EmbeddingImpl> EmbeddingImpl::from_config(const Config& config) {
-  ConfigReader r("Embedding", config);
-  EmbeddingOptions o;
-  r.base(o);
-  // tf.keras 2 writes input_length, which sets the declared input shape.
-  if (!o.input_shape)
-    if (auto len = r.optional_integer("input_length")) o.input_shape = Shape{*len};
-  o.embeddings_initializer = r.initializer("embeddings_initializer", o.embeddings_initializer);
-  o.embeddings_regularizer = r.regularizer("embeddings_regularizer");
-  o.activity_regularizer = r.regularizer("activity_regularizer");
-  o.embeddings_constraint = r.constraint("embeddings_constraint");
-  o.mask_zero = r.boolean("mask_zero", false);
-  return std::make_shared<EmbeddingImpl>(r.required_integer("input_dim"), r.required_integer("output_dim"), std::move(o));
-}
+KILN_REGISTER_LAYER(EmbeddingImpl, "Embedding")
 
 }  // namespace kiln::layers

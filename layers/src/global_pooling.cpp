@@ -4,7 +4,7 @@
 #include <algorithm>
 
 #include "kiln/ops/reduce_ops.h"
-#include "layer_utils.h"
+#include "config_fields.h"
 
 namespace kiln::layers {
 
@@ -47,21 +47,11 @@ Shape GlobalPoolingImpl::compute_output_shape(const Shape& s) {
   return out;
 }
 
-Config GlobalPoolingImpl::get_config() const {
-  Config c = base_config();
-  c["data_format"] = o_.data_format;
-  c["keepdims"] = o_.keepdims;
-  add_declared_shape(*this, c);
-  return c;
-}
+Config GlobalPoolingImpl::get_config() const { return layer_config(*this); }
 
-GlobalPoolingOptions GlobalPoolingImpl::options_from_config(const Config& config, const std::string& cls) {
-  ConfigReader r(cls, config);
-  GlobalPoolingOptions o;
-  r.base(o);
-  o.data_format = r.string("data_format", "channels_last");
-  o.keepdims = r.boolean("keepdims", false);
-  return o;
-}
+KILN_REGISTER_LAYER(GlobalAveragePooling2DImpl, "GlobalAveragePooling2D", "GlobalAvgPool2D")
+KILN_REGISTER_LAYER(GlobalMaxPooling2DImpl, "GlobalMaxPooling2D", "GlobalMaxPool2D")
+KILN_REGISTER_LAYER(GlobalAveragePooling1DImpl, "GlobalAveragePooling1D", "GlobalAvgPool1D")
+KILN_REGISTER_LAYER(GlobalMaxPooling1DImpl, "GlobalMaxPooling1D", "GlobalMaxPool1D")
 
 }  // namespace kiln::layers

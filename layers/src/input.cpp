@@ -1,7 +1,7 @@
 // InputLayer from its config (Keras 3 "batch_shape" or tf.keras "batch_input_shape").
 #include "kiln/layers/input.h"
 
-#include "layer_utils.h"
+#include "config_fields.h"
 
 namespace kiln::layers {
 
@@ -28,5 +28,7 @@ std::shared_ptr<InputLayerImpl> input_layer_from_config(const Config& config) {
   if (r.boolean("sparse", false)) throw ValueError("InputLayer.from_config: sparse inputs are not supported");
   return std::make_shared<InputLayerImpl>(batch_shape.slice(1), o);
 }
+
+KILN_REGISTER_LAYER_FACTORY(InputLayerImpl, input_layer_from_config, "InputLayer")
 
 }  // namespace kiln::layers

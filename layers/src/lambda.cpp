@@ -1,7 +1,7 @@
 // Lambda: a user function as a layer.
 #include "kiln/layers/lambda.h"
 
-#include "layer_utils.h"
+#include "config_fields.h"
 
 namespace kiln::layers {
 
@@ -25,7 +25,7 @@ Config LambdaImpl::get_config() const {
   Config c = base_config();
   // Keras stores Python bytecode here; a C++ function cannot be serialised.
   c["function"] = nullptr;
-  c["output_shape"] = o_.output_shape ? shape_to_json(*o_.output_shape) : Config(nullptr);
+  write_fields(c, o_);
   add_declared_shape(*this, c);
   return c;
 }
@@ -38,5 +38,7 @@ std::shared_ptr<LambdaImpl> LambdaImpl::from_config(const Config& config) {
                    "' wraps a function, which cannot be rebuilt from a config; recreate it in code with "
                    "kiln::layers::Lambda(fn, {.name = \"" + name + "\"}) and load its (absent) weights by name");
 }
+
+KILN_REGISTER_LAYER(LambdaImpl, "Lambda")
 
 }  // namespace kiln::layers

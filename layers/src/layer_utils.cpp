@@ -102,9 +102,22 @@ int64_t ConfigReader::integer(const char* key, int64_t def) const {
     return static_cast<int64_t>(v.get<double>());
   fail(key, "an integer");
 }
-int64_t ConfigReader::required_integer(const char* key) const {
+void ConfigReader::require(const char* key) const {
   if (!has(key)) throw ValueError(cls_ + ".from_config: missing required key '" + key + "' in " + c_.dump());
+}
+int64_t ConfigReader::required_integer(const char* key) const {
+  require(key);
   return integer(key, 0);
+}
+int64_t ConfigReader::integer_or_first(const char* key, int64_t def) const {
+  if (!has(key)) return def;
+  const auto& v = c_[key];
+  if (v.is_array() && v.size() == 1) {
+    Config one = Config::object();
+    one[key] = v[0];
+    return ConfigReader(cls_, one).integer(key, def);
+  }
+  return integer(key, def);
 }
 std::optional<int64_t> ConfigReader::optional_integer(const char* key) const {
   if (!has(key)) return std::nullopt;

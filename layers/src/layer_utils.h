@@ -1,7 +1,7 @@
 #pragma once
 // Private helpers shared by the built-in layers: option plumbing, config
 // (de)serialisation of initializers/regularizers/constraints/shapes, and the
-// readers used by every layer's from_config. Only .cpp files include this
+// reader behind the generated from_config (config_fields.h). Only .cpp files include this
 // (it pulls in nlohmann/json).
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -50,21 +50,6 @@ Config axes_json(const Axes& a);
 /// Adds "batch_input_shape" when the layer was given an input shape.
 void add_declared_shape(const Layer& l, Config& c);
 
-/// The keys Dense and the Conv layers share: activation, use_bias, and the
-/// kernel/bias initializers, regularizers and constraints.
-template <class O>
-void add_kernel_bias_config(Config& c, const O& o) {
-  c["activation"] = o.activation;
-  c["use_bias"] = o.use_bias;
-  c["kernel_initializer"] = serialize_initializer(o.kernel_initializer);
-  c["bias_initializer"] = serialize_initializer(o.bias_initializer);
-  c["kernel_regularizer"] = serialize_regularizer(o.kernel_regularizer);
-  c["bias_regularizer"] = serialize_regularizer(o.bias_regularizer);
-  c["activity_regularizer"] = serialize_regularizer(o.activity_regularizer);
-  c["kernel_constraint"] = serialize_constraint(o.kernel_constraint);
-  c["bias_constraint"] = serialize_constraint(o.bias_constraint);
-}
-
 /// Keras's conv_output_length: output size along one spatial axis for padding
 /// "valid", "same", "causal" or "full"; None (-1) stays None.
 int64_t conv_output_length(int64_t in, int64_t kernel, const std::string& padding, int64_t stride, int64_t dilation);
@@ -78,6 +63,8 @@ class ConfigReader {
  public:
   ConfigReader(std::string cls, const Config& c);
   bool has(const char* key) const;
+  /// Throws "missing required key" unless the key is present and not null.
+  void require(const char* key) const;
   int64_t integer(const char* key, int64_t def) const;
   int64_t required_integer(const char* key) const;
   std::optional<int64_t> optional_integer(const char* key) const;
@@ -89,6 +76,8 @@ class ConfigReader {
   Size2 size2(const char* key, Size2 def) const;
   /// One int from an int or a 1-element list (Conv1D's kernel_size: [3]).
   int64_t int_or_first(const char* key, int64_t def) const;
+  /// An integer, a whole float (2.0) or a one-element list of either.
+  int64_t integer_or_first(const char* key, int64_t def) const;
   std::vector<int64_t> int_list(const char* key) const;
   Axes axes(const char* key, Axes def) const;
   /// A name, a {"class_name", "config"} object, or null (keeps the default).
@@ -109,25 +98,12 @@ class ConfigReader {
   DType dtype() const;
   std::optional<Shape> input_shape() const;
   const Config& raw() const { return c_; }
+  const std::string& class_name() const { return cls_; }
   [[noreturn]] void fail(const char* key, const std::string& what) const;
 
  private:
   std::string cls_;
   const Config& c_;
 };
-
-/// Reads back what add_kernel_bias_config writes, with Keras's defaults.
-template <class O>
-void read_kernel_bias_config(ConfigReader& r, O& o) {
-  o.activation = r.activation("activation", "linear");
-  o.use_bias = r.boolean("use_bias", true);
-  o.kernel_initializer = r.initializer("kernel_initializer", o.kernel_initializer);
-  o.bias_initializer = r.initializer("bias_initializer", o.bias_initializer);
-  o.kernel_regularizer = r.regularizer("kernel_regularizer");
-  o.bias_regularizer = r.regularizer("bias_regularizer");
-  o.activity_regularizer = r.regularizer("activity_regularizer");
-  o.kernel_constraint = r.constraint("kernel_constraint");
-  o.bias_constraint = r.constraint("bias_constraint");
-}
 
 }  // namespace kiln::layers::detail

@@ -7,7 +7,7 @@
 #include "kiln/ops/array_ops.h"
 #include "kiln/ops/math_ops.h"
 #include "kiln/ops/reduce_ops.h"
-#include "layer_utils.h"
+#include "config_fields.h"
 
 namespace kiln::layers {
 
@@ -35,7 +35,7 @@ std::vector<Shape> shapes_of(const std::vector<Tensor>& xs) {
 }  // namespace
 
 // ---- element-wise merges ----
-MergeImpl::MergeImpl(MergeOptions o) : Layer(base_options(o)) {}
+MergeImpl::MergeImpl(MergeOptions o) : Layer(base_options(o)), o_(std::move(o)) { apply_input_shape(*this, o_); }
 
 Shape MergeImpl::check_shapes(const std::vector<Shape>& shapes) {
   const std::string who = "Layer '" + name() + "' (" + class_name() + ")";
@@ -89,16 +89,7 @@ std::vector<Tensor> MergeImpl::call(const std::vector<Tensor>& xs, bool) {
   return {merge(cast_xs)};
 }
 
-Config MergeImpl::get_config() const { return base_config(); }
-
-MergeOptions MergeImpl::options_from_config(const Config& c, const std::string& cls) {
-  ConfigReader r(cls, c);
-  MergeOptions o;
-  o.name = r.string("name", "");
-  o.trainable = r.boolean("trainable", true);
-  o.dtype = r.dtype();
-  return o;
-}
+Config MergeImpl::get_config() const { return layer_config(*this); }
 
 Tensor AddImpl::merge(const std::vector<Tensor>& xs) const {
   Tensor y = xs[0];
@@ -128,7 +119,9 @@ Tensor MinimumImpl::merge(const std::vector<Tensor>& xs) const {
 }
 
 // ---- Concatenate ----
-ConcatenateImpl::ConcatenateImpl(ConcatenateOptions o) : Layer(base_options(o)), o_(std::move(o)) {}
+ConcatenateImpl::ConcatenateImpl(ConcatenateOptions o) : Layer(base_options(o)), o_(std::move(o)) {
+  apply_input_shape(*this, o_);
+}
 
 std::vector<Shape> ConcatenateImpl::compute_output_shape(const std::vector<Shape>& shapes) {
   const std::string who = "Layer '" + name() + "' (Concatenate)";
@@ -170,30 +163,17 @@ std::vector<Tensor> ConcatenateImpl::call(const std::vector<Tensor>& xs, bool) {
   return {concat(cast_xs, o_.axis)};
 }
 
-Config ConcatenateImpl::get_config() const {
-  Config c = base_config();
-  c["axis"] = o_.axis;
-  return c;
-}
-
-std::shared_ptr<ConcatenateImpl> ConcatenateImpl::from_config(const Config& config) {
-  ConfigReader r("Concatenate", config);
-  ConcatenateOptions o;
-  o.name = r.string("name", "");
-  o.trainable = r.boolean("trainable", true);
-  o.dtype = r.dtype();
-  o.axis = static_cast<int>(r.integer("axis", -1));
-  return std::make_shared<ConcatenateImpl>(std::move(o));
-}
+Config ConcatenateImpl::get_config() const { return layer_config(*this); }
 
 // ---- Dot ----
 DotImpl::DotImpl(Size2 axes, DotOptions o)
-    : Layer(base_options(o)), single_axis_(axes.first == axes.second), axis0_(axes.first), axis1_(axes.second),
-      o_(std::move(o)) {}
+    : Layer(base_options(o)), axes_(axes), o_(std::move(o)) {
+  apply_input_shape(*this, o_);
+}
 
 std::pair<int, int> DotImpl::resolve_axes(const Shape& a, const Shape& b) const {
-  const int a0 = axis0_ < 0 ? axis0_ + static_cast<int>(a.rank()) : axis0_;
-  const int a1 = axis1_ < 0 ? axis1_ + static_cast<int>(b.rank()) : axis1_;
+  const int a0 = axes_.first < 0 ? axes_.first + static_cast<int>(a.rank()) : axes_.first;
+  const int a1 = axes_.second < 0 ? axes_.second + static_cast<int>(b.rank()) : axes_.second;
   return {a0, a1};
 }
 
@@ -207,7 +187,7 @@ std::vector<Shape> DotImpl::compute_output_shape(const std::vector<Shape>& shape
                      shapes_string(shapes));
   auto [a0, a1] = resolve_axes(a, b);
   if (a0 < 1 || a0 >= a.rank() || a1 < 1 || a1 >= b.rank())
-    throw ValueError(who + ": axes (" + std::to_string(axis0_) + ", " + std::to_string(axis1_) +
+    throw ValueError(who + ": axes (" + std::to_string(axes_.first) + ", " + std::to_string(axes_.second) +
                      ") are out of range (or the batch axis) for input shapes " + shapes_string(shapes));
   if (a[a0] >= 0 && b[a1] >= 0 && a[a0] != b[a1])
     throw ShapeError(who + ": Incompatible input shapes: axis values " + std::to_string(a[a0]) + " (at axis " +
@@ -260,27 +240,18 @@ std::vector<Tensor> DotImpl::call(const std::vector<Tensor>& xs, bool) {
 }
 
 Config DotImpl::get_config() const {
-  Config c = base_config();
-  c["axes"] = single_axis_ ? Config(axis0_) : Config::array({axis0_, axis1_});
-  c["normalize"] = o_.normalize;
+  Config c = layer_config(*this);
+  if (axes_.first == axes_.second) c["axes"] = axes_.first;
   return c;
 }
 
-std::shared_ptr<DotImpl> DotImpl::from_config(const Config& config) {
-  ConfigReader r("Dot", config);
-  DotOptions o;
-  o.name = r.string("name", "");
-  o.trainable = r.boolean("trainable", true);
-  o.dtype = r.dtype();
-  o.normalize = r.boolean("normalize", false);
-  if (!r.has("axes")) throw ValueError("Dot.from_config: missing required key 'axes' in " + config.dump());
-  const auto& ax = config["axes"];
-  Size2 axes;
-  if (ax.is_number_integer()) axes = Size2(ax.get<int>());
-  else if (ax.is_array() && ax.size() == 2 && ax[0].is_number_integer() && ax[1].is_number_integer())
-    axes = Size2(ax[0].get<int>(), ax[1].get<int>());
-  else r.fail("axes", "an integer or a list of two integers");
-  return std::make_shared<DotImpl>(axes, std::move(o));
-}
+KILN_REGISTER_LAYER(AddImpl, "Add")
+KILN_REGISTER_LAYER(SubtractImpl, "Subtract")
+KILN_REGISTER_LAYER(MultiplyImpl, "Multiply")
+KILN_REGISTER_LAYER(AverageImpl, "Average")
+KILN_REGISTER_LAYER(MaximumImpl, "Maximum")
+KILN_REGISTER_LAYER(MinimumImpl, "Minimum")
+KILN_REGISTER_LAYER(ConcatenateImpl, "Concatenate")
+KILN_REGISTER_LAYER(DotImpl, "Dot")
 
 }  // namespace kiln::layers

@@ -6,7 +6,8 @@
 #include "kiln/layers/normalization.h"
 #include "kiln/ops/math_ops.h"
 #include "kiln/ops/nn_ops.h"
-#include "layer_utils.h"
+#include "config_fields.h"
+#include "legacy_config.h"
 
 namespace kiln::layers {
 
@@ -108,45 +109,27 @@ Tensor BatchNormalizationImpl::call(const Tensor& input, bool training) {
 }
 
 Config BatchNormalizationImpl::get_config() const {
-  Config c = base_config();
-  c["axis"] = axes_json(o_.axis);
-  c["momentum"] = o_.momentum;
-  c["epsilon"] = o_.epsilon;
-  c["center"] = o_.center;
-  c["scale"] = o_.scale;
-  c["beta_initializer"] = serialize_initializer(o_.beta_initializer);
-  c["gamma_initializer"] = serialize_initializer(o_.gamma_initializer);
-  c["moving_mean_initializer"] = serialize_initializer(o_.moving_mean_initializer);
-  c["moving_variance_initializer"] = serialize_initializer(o_.moving_variance_initializer);
-  c["beta_regularizer"] = serialize_regularizer(o_.beta_regularizer);
-  c["gamma_regularizer"] = serialize_regularizer(o_.gamma_regularizer);
-  c["beta_constraint"] = serialize_constraint(o_.beta_constraint);
-  c["gamma_constraint"] = serialize_constraint(o_.gamma_constraint);
+  Config c = layer_config(*this);
   c["synchronized"] = false;
-  add_declared_shape(*this, c);
   return c;
 }
 
-std::shared_ptr<BatchNormalizationImpl> BatchNormalizationImpl::from_config(const Config& config) {
-  ConfigReader r("BatchNormalization", config);
-  BatchNormalizationOptions o;
-  r.base(o);
-  o.axis = r.axes("axis", -1);
-  o.momentum = r.number("momentum", 0.99);
-  o.epsilon = r.number("epsilon", 1e-3);
-  o.center = r.boolean("center", true);
-  o.scale = r.boolean("scale", true);
-  o.beta_initializer = r.initializer("beta_initializer", o.beta_initializer);
-  o.gamma_initializer = r.initializer("gamma_initializer", o.gamma_initializer);
-  o.moving_mean_initializer = r.initializer("moving_mean_initializer", o.moving_mean_initializer);
-  o.moving_variance_initializer = r.initializer("moving_variance_initializer", o.moving_variance_initializer);
-  o.beta_regularizer = r.regularizer("beta_regularizer");
-  o.gamma_regularizer = r.regularizer("gamma_regularizer");
-  o.beta_constraint = r.constraint("beta_constraint");
-  o.gamma_constraint = r.constraint("gamma_constraint");
-  if (r.boolean("renorm", false)) throw ValueError("BatchNormalization.from_config: renorm=true is not supported");
-  return std::make_shared<BatchNormalizationImpl>(std::move(o));
+Config BatchNormalizationImpl::upgrade_entry(const Config& e) {
+  const Config& c = e["config"];
+  if (c.contains("renorm") && c["renorm"].is_boolean() && c["renorm"].get<bool>())
+    throw ValueError("BatchNormalization.from_config: renorm=true is not supported");
+  Config n = c;
+  if (c.contains("mode")) {  // Keras 1
+    n = keras1_base_config(c);
+    for (const char* k : {"epsilon", "momentum", "axis"})
+      if (c.contains(k)) n[k] = c[k];
+  }
+  // Keras 3's legacy loader turns a one-element axis list into an int (tf.keras 2.2 wrote [2]).
+  if (n.contains("axis") && n["axis"].is_array() && n["axis"].size() == 1) n["axis"] = n["axis"][0];
+  return n == c ? e : replace_entry(e, "BatchNormalization", n);
 }
+
+KILN_REGISTER_LAYER(BatchNormalizationImpl, "BatchNormalization")
 
 // ---- LayerNormalization ----
 LayerNormalizationImpl::LayerNormalizationImpl(LayerNormalizationOptions o) : Layer(base_options(o)), o_(std::move(o)) {
@@ -184,37 +167,8 @@ Tensor LayerNormalizationImpl::call(const Tensor& input, bool) {
   return y;
 }
 
-Config LayerNormalizationImpl::get_config() const {
-  Config c = base_config();
-  c["axis"] = axes_json(o_.axis);
-  c["epsilon"] = o_.epsilon;
-  c["center"] = o_.center;
-  c["scale"] = o_.scale;
-  c["beta_initializer"] = serialize_initializer(o_.beta_initializer);
-  c["gamma_initializer"] = serialize_initializer(o_.gamma_initializer);
-  c["beta_regularizer"] = serialize_regularizer(o_.beta_regularizer);
-  c["gamma_regularizer"] = serialize_regularizer(o_.gamma_regularizer);
-  c["beta_constraint"] = serialize_constraint(o_.beta_constraint);
-  c["gamma_constraint"] = serialize_constraint(o_.gamma_constraint);
-  add_declared_shape(*this, c);
-  return c;
-}
+Config LayerNormalizationImpl::get_config() const { return layer_config(*this); }
 
-std::shared_ptr<LayerNormalizationImpl> LayerNormalizationImpl::from_config(const Config& config) {
-  ConfigReader r("LayerNormalization", config);
-  LayerNormalizationOptions o;
-  r.base(o);
-  o.axis = r.axes("axis", -1);
-  o.epsilon = r.number("epsilon", 1e-3);
-  o.center = r.boolean("center", true);
-  o.scale = r.boolean("scale", true);
-  o.beta_initializer = r.initializer("beta_initializer", o.beta_initializer);
-  o.gamma_initializer = r.initializer("gamma_initializer", o.gamma_initializer);
-  o.beta_regularizer = r.regularizer("beta_regularizer");
-  o.gamma_regularizer = r.regularizer("gamma_regularizer");
-  o.beta_constraint = r.constraint("beta_constraint");
-  o.gamma_constraint = r.constraint("gamma_constraint");
-  return std::make_shared<LayerNormalizationImpl>(std::move(o));
-}
+KILN_REGISTER_LAYER(LayerNormalizationImpl, "LayerNormalization")
 
 }  // namespace kiln::layers

@@ -3,7 +3,7 @@
 
 #include "kiln/ops/array_ops.h"
 #include "kiln/layers/reshaping.h"
-#include "layer_utils.h"
+#include "config_fields.h"
 
 namespace kiln::layers {
 
@@ -44,31 +44,21 @@ Shape FlattenImpl::compute_output_shape(const Shape& s) {
   return Shape{s[0], rest};
 }
 
-Config FlattenImpl::get_config() const {
-  Config c = base_config();
-  c["data_format"] = o_.data_format;
-  add_declared_shape(*this, c);
-  return c;
-}
+Config FlattenImpl::get_config() const { return layer_config(*this); }
 
-std::shared_ptr<FlattenImpl> FlattenImpl::from_config(const Config& config) {
-  ConfigReader r("Flatten", config);
-  FlattenOptions o;
-  r.base(o);
-  o.data_format = r.string("data_format", "channels_last");
-  return std::make_shared<FlattenImpl>(std::move(o));
-}
+KILN_REGISTER_LAYER(FlattenImpl, "Flatten")
 
 // ---- Reshape ----
-ReshapeImpl::ReshapeImpl(Shape target, ReshapingOptions o) : Layer(base_options(o)), target_(std::move(target)) {
+ReshapeImpl::ReshapeImpl(Shape target, ReshapingOptions o)
+    : Layer(base_options(o)), target_shape_(std::move(target)), o_(std::move(o)) {
   int unknown = 0;
-  for (auto d : target_) {
+  for (auto d : target_shape_) {
     if (d == -1) ++unknown;
-    else if (d < 0) throw ValueError("Reshape: target_shape entries must be positive or -1, got " + target_.to_string());
+    else if (d < 0) throw ValueError("Reshape: target_shape entries must be positive or -1, got " + target_shape_.to_string());
   }
   if (unknown > 1)
-    throw ValueError("Reshape: there must be at most one unknown dimension (-1) in target_shape, got " + target_.to_string());
-  apply_input_shape(*this, o);
+    throw ValueError("Reshape: there must be at most one unknown dimension (-1) in target_shape, got " + target_shape_.to_string());
+  apply_input_shape(*this, o_);
 }
 
 Shape ReshapeImpl::compute_output_shape(const Shape& s) {
@@ -80,14 +70,14 @@ Shape ReshapeImpl::compute_output_shape(const Shape& s) {
     else known_in *= s[i];
   }
   int64_t known_target = 1, unknown_at = -1;
-  for (int64_t i = 0; i < target_.rank(); ++i) {
-    if (target_[i] == -1) unknown_at = i;
-    else known_target *= target_[i];
+  for (int64_t i = 0; i < target_shape_.rank(); ++i) {
+    if (target_shape_[i] == -1) unknown_at = i;
+    else known_target *= target_shape_[i];
   }
-  for (auto d : target_) out.push_back(d);
+  for (auto d : target_shape_) out.push_back(d);
   auto fail = [&] {
     throw ValueError("Layer '" + name() + "' (Reshape): the total size of the new array must be unchanged, input_shape = " +
-                     s.slice(1).to_string() + ", output_shape = " + target_.to_string());
+                     s.slice(1).to_string() + ", output_shape = " + target_shape_.to_string());
   };
   if (!in_known) return out;  // the -1 stays None
   if (unknown_at >= 0) {
@@ -104,33 +94,20 @@ Tensor ReshapeImpl::call(const Tensor& x, bool) {
   return reshape(x, out);
 }
 
-Config ReshapeImpl::get_config() const {
-  Config c = base_config();
-  c["target_shape"] = shape_to_json(target_);
-  add_declared_shape(*this, c);
-  return c;
-}
+Config ReshapeImpl::get_config() const { return layer_config(*this); }
 
-std::shared_ptr<ReshapeImpl> ReshapeImpl::from_config(const Config& config) {
-  ConfigReader r("Reshape", config);
-  ReshapingOptions o;
-  r.base(o);
-  if (!r.has("target_shape")) throw ValueError("Reshape.from_config: missing required key 'target_shape' in " + config.dump());
-  Shape t = shape_from_json(config["target_shape"], "Reshape.from_config 'target_shape'");
-  for (auto& d : t.dims())
-    if (d < 0) d = -1;
-  return std::make_shared<ReshapeImpl>(t, std::move(o));
-}
+KILN_REGISTER_LAYER(ReshapeImpl, "Reshape")
 
 // ---- Permute ----
-PermuteImpl::PermuteImpl(std::vector<int> dims, ReshapingOptions o) : Layer(base_options(o)), dims_(std::move(dims)) {
+PermuteImpl::PermuteImpl(std::vector<int> dims, ReshapingOptions o)
+    : Layer(base_options(o)), dims_(std::move(dims)), o_(std::move(o)) {
   std::vector<int> sorted = dims_;
   std::sort(sorted.begin(), sorted.end());
   for (std::size_t i = 0; i < sorted.size(); ++i)
     if (sorted[i] != static_cast<int>(i) + 1)
       throw ValueError("Permute: invalid permutation argument `dims`, it should be a permutation of 1.." +
                        std::to_string(sorted.size()) + " (the batch axis is not included). Received: dims=" + vec_string(dims_));
-  apply_input_shape(*this, o);
+  apply_input_shape(*this, o_);
   set_input_spec({InputSpec{.ndim = static_cast<int64_t>(dims_.size()) + 1}});
 }
 
@@ -149,26 +126,14 @@ Shape PermuteImpl::compute_output_shape(const Shape& s) {
   return out;
 }
 
-Config PermuteImpl::get_config() const {
-  Config c = base_config();
-  c["dims"] = dims_;
-  add_declared_shape(*this, c);
-  return c;
-}
+Config PermuteImpl::get_config() const { return layer_config(*this); }
 
-std::shared_ptr<PermuteImpl> PermuteImpl::from_config(const Config& config) {
-  ConfigReader r("Permute", config);
-  ReshapingOptions o;
-  r.base(o);
-  std::vector<int> dims;
-  for (auto d : r.int_list("dims")) dims.push_back(static_cast<int>(d));
-  return std::make_shared<PermuteImpl>(dims, std::move(o));
-}
+KILN_REGISTER_LAYER(PermuteImpl, "Permute")
 
 // ---- RepeatVector ----
-RepeatVectorImpl::RepeatVectorImpl(int64_t n, ReshapingOptions o) : Layer(base_options(o)), n_(n) {
+RepeatVectorImpl::RepeatVectorImpl(int64_t n, ReshapingOptions o) : Layer(base_options(o)), n_(n), o_(std::move(o)) {
   if (n_ <= 0) throw ValueError("RepeatVector: `n` must be a positive integer, got " + std::to_string(n_));
-  apply_input_shape(*this, o);
+  apply_input_shape(*this, o_);
   set_input_spec({InputSpec{.ndim = 2}});
 }
 
@@ -182,21 +147,14 @@ Shape RepeatVectorImpl::compute_output_shape(const Shape& s) {
   return Shape{s[0], n_, s[1]};
 }
 
-Config RepeatVectorImpl::get_config() const {
-  Config c = base_config();
-  c["n"] = n_;
-  add_declared_shape(*this, c);
-  return c;
-}
+Config RepeatVectorImpl::get_config() const { return layer_config(*this); }
 
-std::shared_ptr<RepeatVectorImpl> RepeatVectorImpl::from_config(const Config& config) {
-  ConfigReader r("RepeatVector", config);
-  ReshapingOptions o;
-  r.base(o);
-  return std::make_shared<RepeatVectorImpl>(r.required_integer("n"), std::move(o));
-}
+KILN_REGISTER_LAYER(RepeatVectorImpl, "RepeatVector")
 
 // ---- ZeroPadding2D ----
+ZeroPadding2DImpl::ZeroPadding2DImpl(Size2 padding, ZeroPadding2DOptions o)
+    : ZeroPadding2DImpl(Size2(padding.first), Size2(padding.second), std::move(o)) {}
+
 ZeroPadding2DImpl::ZeroPadding2DImpl(Size2 h, Size2 w, ZeroPadding2DOptions o)
     : Layer(base_options(o)), h_(h), w_(w), o_(std::move(o)) {
   if (h_.first < 0 || h_.second < 0 || w_.first < 0 || w_.second < 0)
@@ -244,7 +202,7 @@ Shape ZeroPadding2DImpl::compute_output_shape(const Shape& s) {
 Config ZeroPadding2DImpl::get_config() const {
   Config c = base_config();
   c["padding"] = Config::array({size2_json(h_), size2_json(w_)});
-  c["data_format"] = o_.data_format;
+  write_fields(c, o_);
   add_declared_shape(*this, c);
   return c;
 }
@@ -253,7 +211,7 @@ std::shared_ptr<ZeroPadding2DImpl> ZeroPadding2DImpl::from_config(const Config& 
   ConfigReader r("ZeroPadding2D", config);
   ZeroPadding2DOptions o;
   r.base(o);
-  o.data_format = r.string("data_format", "channels_last");
+  read_fields(r, o);
   Size2 h = 1, w = 1;
   if (r.has("padding")) {
     const auto& p = config["padding"];
@@ -272,5 +230,7 @@ std::shared_ptr<ZeroPadding2DImpl> ZeroPadding2DImpl::from_config(const Config& 
   }
   return std::make_shared<ZeroPadding2DImpl>(h, w, std::move(o));
 }
+
+KILN_REGISTER_LAYER(ZeroPadding2DImpl, "ZeroPadding2D")
 
 }  // namespace kiln::layers

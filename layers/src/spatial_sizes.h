@@ -1,12 +1,11 @@
 #pragma once
 // Private: the per-axis sizes of the convolution and pooling layers. Rank-1
 // layers hold one int, rank-2 layers a Size2; these overloads let one
-// implementation validate, print, serialise and read either kind, and lift a
+// implementation validate and print either kind, and lift a
 // rank-1 size onto the unit-height 2D ops.
 #include <array>
 #include <cstdint>
 #include <string>
-#include <type_traits>
 #include <vector>
 
 #include "layer_utils.h"
@@ -33,22 +32,9 @@ inline std::string size_text(Size2 s) {
   return "(" + std::to_string(s.first) + ", " + std::to_string(s.second) + ")";
 }
 
-/// As Keras writes it in a config: always a list, one entry per axis.
-inline Config size_json(int64_t v) { return Config::array({v}); }
-inline Config size_json(Size2 s) { return size2_json(s); }
-
 /// The (height, width) argument of the 2D ops; one axis runs on a unit height.
 inline std::array<int, 2> size_2d(int64_t v) { return {1, static_cast<int>(v)}; }
 inline std::array<int, 2> size_2d(Size2 s) { return s.array(); }
-
-/// Reads an int or a list of ints into the layer's size type.
-template <class S>
-S read_size(const ConfigReader& r, const char* key, S def) {
-  if constexpr (std::is_same_v<S, Size2>)
-    return r.size2(key, def);
-  else
-    return static_cast<S>(r.int_or_first(key, def));
-}
 
 /// Permutations between channels_first and channels_last for a rank-`rank` input.
 inline std::vector<int> to_channels_last(int rank) {

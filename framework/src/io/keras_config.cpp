@@ -7,6 +7,7 @@
 
 #include "io/saving_impl.h"
 #include "kiln/core/error.h"
+#include "kiln/nn/layer_registry.h"
 #include "kiln/training/loss.h"
 #include "kiln/training/metric.h"
 #include "kiln/training/optimizer.h"
@@ -34,15 +35,6 @@ Config dtype_policy(const Config& name) {
           {"registered_name", nullptr}};
 }
 
-// Keras 3 layers whose class defines build(): they record build_config even
-// without weights (seen in the fixtures for Flatten; MaxPooling2D, Dropout and
-// InputLayer do not). Layers with weights always have one.
-const std::set<std::string>& classes_with_build() {
-  static const std::set<std::string> s{"Flatten", "Reshape",  "Add",         "Subtract", "Multiply",
-                                       "Average", "Maximum",  "Minimum",     "Concatenate", "Dot"};
-  return s;
-}
-
 Config build_config_of(const Layer& l) {
   if (l.build_input_shapes()) {
     Config a = Config::array();
@@ -57,12 +49,11 @@ Config build_config_of(const Layer& l) {
 void to_keras3_layer_entry(Config& e, const Layer* layer) {
   if (!e.is_object()) return;
   const std::string cls = e.value("class_name", "");
+  const LayerClassHooks* hooks = layer_class_hooks(cls);
   if (e.contains("config") && e["config"].is_object() && cls != "InputLayer") {
     Config& c = e["config"];
     if (c.contains("dtype") && c["dtype"].is_string()) c["dtype"] = dtype_policy(c["dtype"]);
-    // Keras 3's Dense.get_config leaves out activity_regularizer (tf.keras 2 wrote it).
-    if (cls == "Dense" && c.contains("activity_regularizer") && c["activity_regularizer"].is_null())
-      c.erase("activity_regularizer");
+    if (hooks && hooks->to_keras3_config) hooks->to_keras3_config(c);
     if (c.contains("layers") && c["layers"].is_array()) {  // nested Sequential / Functional
       auto model = layer ? dynamic_cast<const Model*>(layer) : nullptr;
       std::vector<LayerPtr> sub;
@@ -75,8 +66,11 @@ void to_keras3_layer_entry(Config& e, const Layer* layer) {
         to_keras3_layer_entry(c["layers"][i], i < sub.size() ? sub[i].get() : nullptr);
     }
   }
+  // Keras 3 records build_config for layers with weights, models, and classes
+  // whose Python class defines build() (Flatten, Reshape, the merge layers).
   if (layer && cls != "InputLayer" && layer->built() &&
-      (!layer->own_variables().empty() || classes_with_build().count(cls) || dynamic_cast<const Model*>(layer))) {
+      (!layer->own_variables().empty() || (hooks && hooks->records_build_config) ||
+       dynamic_cast<const Model*>(layer))) {
     Config bc = build_config_of(*layer);
     if (!bc.is_null()) e["build_config"] = bc;
   }

@@ -10,6 +10,7 @@
 #include "io/atomic_file.h"
 #include "io/saving_impl.h"
 #include "kiln/core/error.h"
+#include "kiln/nn/layer_registry.h"
 
 namespace kiln::io {
 
@@ -36,67 +37,12 @@ std::vector<std::string> weight_names(const Layer& l) {
   return names;
 }
 
-// ---- Keras 1 / Theano kernel conversion (tf-keras preprocess_weights_for_loading, convert_kernel) ----
-
-Tensor transpose4(const Tensor& t, std::array<int, 4> perm) {
-  const auto& d = t.shape().dims();
-  std::vector<float> in = t.to_vector<float>();
-  std::array<int64_t, 4> od{d[perm[0]], d[perm[1]], d[perm[2]], d[perm[3]]};
-  std::array<int64_t, 4> is{d[1] * d[2] * d[3], d[2] * d[3], d[3], 1};
-  std::vector<float> out(in.size());
-  std::size_t k = 0;
-  for (int64_t a = 0; a < od[0]; ++a)
-    for (int64_t b = 0; b < od[1]; ++b)
-      for (int64_t c = 0; c < od[2]; ++c)
-        for (int64_t e = 0; e < od[3]; ++e) {
-          std::array<int64_t, 4> idx{};
-          idx[perm[0]] = a;
-          idx[perm[1]] = b;
-          idx[perm[2]] = c;
-          idx[perm[3]] = e;
-          out[k++] = in[idx[0] * is[0] + idx[1] * is[1] + idx[2] * is[2] + idx[3] * is[3]];
-        }
-  return Tensor(out, Shape({od[0], od[1], od[2], od[3]}));
-}
-
-/// Reverses the leading `spatial` axes (Theano convolved, TF correlates).
-Tensor flip_spatial(const Tensor& t, int spatial) {
-  const auto& d = t.shape().dims();
-  std::vector<float> in = t.to_vector<float>();
-  std::vector<float> out(in.size());
-  int64_t inner = 1;
-  for (std::size_t i = static_cast<std::size_t>(spatial); i < d.size(); ++i) inner *= d[i];
-  if (spatial == 2) {
-    for (int64_t y = 0; y < d[0]; ++y)
-      for (int64_t x = 0; x < d[1]; ++x)
-        for (int64_t r = 0; r < inner; ++r)
-          out[(y * d[1] + x) * inner + r] = in[((d[0] - 1 - y) * d[1] + (d[1] - 1 - x)) * inner + r];
-  } else {
-    for (int64_t y = 0; y < d[0]; ++y)
-      for (int64_t r = 0; r < inner; ++r) out[y * inner + r] = in[(d[0] - 1 - y) * inner + r];
-  }
-  return Tensor(out, t.shape());
-}
-
+/// Weights in a Keras 1 or Theano layout, brought into the layer's own by its class's hook.
 std::vector<Tensor> preprocess(const Layer& l, std::vector<Tensor> ws, const std::string& version, bool theano) {
-  const std::vector<Variable> vars = l.weights();
-  if (ws.empty() || vars.empty()) return ws;
-  const std::string cls = l.class_name();
-  if (cls == "Conv2D" && ws[0].rank() == 4) {
-    // Keras 1 channels-first kernels are (out, in, kh, kw); Kiln's are (kh, kw, in, out).
-    if (version == "1" && ws[0].shape() != vars[0].shape()) ws[0] = transpose4(ws[0], {2, 3, 1, 0});
-    if (theano) ws[0] = flip_spatial(ws[0], 2);
-  } else if (cls == "Conv1D" && version == "1" && ws[0].rank() == 4) {
-    const auto& d = ws[0].shape().dims();
-    Tensor k = ws[0];
-    if (d[3] == 1 && vars[0].shape().rank() == 3 && d[0] == vars[0].shape()[2]) k = transpose4(k, {2, 3, 1, 0});
-    const auto& kd = k.shape().dims();  // (length, 1, in, out) -> (length, in, out)
-    k = k.reshape(Shape({kd[0], kd[2], kd[3]}));
-    ws[0] = theano ? flip_spatial(k, 1) : k;
-  } else if (cls == "Conv1D" && theano && ws[0].rank() == 3) {
-    ws[0] = flip_spatial(ws[0], 1);
-  }
-  return ws;
+  if (ws.empty() || l.weights().empty()) return ws;
+  const LayerClassHooks* hooks = layer_class_hooks(l.class_name());
+  if (!hooks || !hooks->upgrade_legacy_weights) return ws;
+  return hooks->upgrade_legacy_weights(l, std::move(ws), LegacyWeightsSource{version, theano});
 }
 
 struct Assignment {

@@ -1,9 +1,10 @@
-// Reading a model config from a file: the Keras 1 -> 2 upgrade of layer
-// entries, then building the model (see shared/KERAS_FORMATS.md section 3).
+// Reading a model config from a file: each layer entry upgraded by its class's
+// hook (Keras 1 keys, see shared/KERAS_FORMATS.md section 3), then building the model.
 #include <nlohmann/json.hpp>
 
 #include "io/saving_impl.h"
 #include "kiln/core/error.h"
+#include "kiln/nn/layer_registry.h"
 #include "kiln/training/loss.h"
 #include "kiln/training/metric.h"
 #include "kiln/training/optimizer.h"
@@ -16,74 +17,13 @@ namespace kiln::io {
 
 namespace {
 
-Config keras1_layer(const Config& e) {
-  if (!e.is_object() || !e.contains("config") || !e["config"].is_object()) return e;
-  const std::string cls = e.value("class_name", "");
-  const Config& c = e["config"];
-  auto copy_base = [&](Config& n) {
-    for (const char* k : {"name", "trainable", "batch_input_shape", "activation"})
-      if (c.contains(k)) n[k] = c[k];
-    if (c.contains("input_dtype")) n["dtype"] = c["input_dtype"];
-    else if (c.contains("dtype")) n["dtype"] = c["dtype"];
-  };
-  auto data_format = [&]() -> Config {
-    const std::string o = c.value("dim_ordering", "default");
-    return o == "th" ? "channels_first" : "channels_last";
-  };
-  Config n = Config::object();
-  std::string ncls = cls;
-  if (cls == "Convolution2D" && c.contains("nb_filter")) {
-    ncls = "Conv2D";
-    copy_base(n);
-    n["filters"] = c["nb_filter"];
-    n["kernel_size"] = Config::array({c.at("nb_row"), c.at("nb_col")});
-    n["strides"] = c.value("subsample", Config::array({1, 1}));
-    n["padding"] = c.value("border_mode", "valid");
-    n["data_format"] = data_format();
-    n["use_bias"] = c.value("bias", true);
-    if (c.contains("dilation_rate")) n["dilation_rate"] = c["dilation_rate"];
-  } else if (cls == "Convolution1D" && c.contains("nb_filter")) {
-    ncls = "Conv1D";
-    copy_base(n);
-    n["filters"] = c["nb_filter"];
-    n["kernel_size"] = c.value("filter_length", Config(1));
-    n["strides"] = c.value("subsample_length", Config(1));
-    n["padding"] = c.value("border_mode", "valid");
-    n["use_bias"] = c.value("bias", true);
-  } else if (cls == "Dense" && c.contains("output_dim")) {
-    copy_base(n);
-    n["units"] = c["output_dim"];
-    n["use_bias"] = c.value("bias", true);
-    if (!n.contains("batch_input_shape") && c.contains("input_dim") && !c["input_dim"].is_null())
-      n["batch_input_shape"] = Config::array({nullptr, c["input_dim"]});
-  } else if ((cls == "MaxPooling2D" || cls == "AveragePooling2D") && c.contains("border_mode")) {
-    copy_base(n);
-    n["pool_size"] = c.value("pool_size", Config::array({2, 2}));
-    n["strides"] = c.value("strides", Config(nullptr));
-    n["padding"] = c["border_mode"];
-    n["data_format"] = data_format();
-  } else if (cls == "Dropout" && c.contains("p")) {
-    copy_base(n);
-    n["rate"] = c["p"];
-  } else if (cls == "BatchNormalization" && c.contains("mode")) {
-    copy_base(n);
-    for (const char* k : {"epsilon", "momentum", "axis"})
-      if (c.contains(k)) n[k] = c[k];
-  } else {
-    return e;  // Flatten, Activation, Reshape...: same keys in Keras 1 and 2
-  }
-  Config out = e;
-  out["class_name"] = ncls;
-  out["config"] = n;
-  return out;
-}
-
+/// A layer entry from an older Keras in today's form, by its class's upgrade hook.
 Config normalise_layer(const Config& e) {
-  Config out = keras1_layer(e);
-  if (out.is_object() && out.value("class_name", "") == "BatchNormalization" && out.contains("config")) {
-    Config& c = out["config"];
-    // Keras 3's legacy loader turns a one-element axis list into an int (tf.keras 2.2 wrote [2]).
-    if (c.contains("axis") && c["axis"].is_array() && c["axis"].size() == 1) c["axis"] = c["axis"][0];
+  Config out = e;
+  if (e.is_object() && e.contains("config") && e["config"].is_object() && e.contains("class_name") &&
+      e["class_name"].is_string()) {
+    const LayerClassHooks* hooks = layer_class_hooks(e["class_name"].get<std::string>());
+    if (hooks && hooks->upgrade_entry) out = hooks->upgrade_entry(e);
   }
   if (out.is_object() && out.contains("config") && out["config"].is_object() && out["config"].contains("layers"))
     out["config"] = upgrade_model_config({{"class_name", out["class_name"]}, {"config", out["config"]}})["config"];

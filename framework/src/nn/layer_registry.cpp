@@ -6,20 +6,35 @@
 #include "kiln/core/registry.h"
 
 namespace kiln {
+
+namespace detail {
+void (*layer_builtins_hook)() = nullptr;
+}
+
 namespace {
-Registry<LayerFactory>& table() {
-  static Registry<LayerFactory> r("layer class");
+struct LayerClassEntry {
+  LayerFactory make;
+  LayerClassHooks hooks;
+};
+
+Registry<LayerClassEntry>& table() {
+  static Registry<LayerClassEntry> r("layer class", &detail::layer_builtins_hook);
   return r;
 }
 }  // namespace
 
-void register_layer_class(const std::string& class_name, LayerFactory factory) {
-  table().add(class_name, std::move(factory));
+void register_layer_class(const std::string& class_name, LayerFactory factory, LayerClassHooks hooks) {
+  table().add(class_name, {std::move(factory), std::move(hooks)});
 }
 
 bool is_layer_class_registered(const std::string& class_name) { return table().contains(class_name); }
 
 std::vector<std::string> registered_layer_classes() { return table().names(); }
+
+const LayerClassHooks* layer_class_hooks(const std::string& class_name) {
+  const LayerClassEntry* e = table().find(class_name);
+  return e ? &e->hooks : nullptr;
+}
 
 LayerPtr layer_from_config(const Config& entry) {
   if (!entry.is_object() || !entry.contains("class_name"))
@@ -32,7 +47,14 @@ LayerPtr layer_from_config(const Config& entry) {
     if (is_layer_class_registered(reg)) cls = reg;
   }
   Config config = entry.contains("config") ? entry.at("config") : Config::object();
-  return table().get(cls)(config);  // unknown: NotFoundError listing close matches
+  const LayerClassEntry* e = &table().get(cls);  // unknown: NotFoundError listing close matches
+  if (e->hooks.upgrade_entry && config.is_object()) {
+    // An older Keras's keys (and class name) in today's form.
+    Config up = e->hooks.upgrade_entry(Config{{"class_name", cls}, {"config", config}});
+    config = up["config"];
+    if (up["class_name"] != cls) e = &table().get(up["class_name"].get<std::string>());
+  }
+  return e->make(config);
 }
 
 }  // namespace kiln

@@ -7,9 +7,18 @@
 //   L::LeakyReLU, L::ELU, L::PReLU, L::Add, L::Subtract, L::Multiply, L::Average,
 //   L::Maximum, L::Minimum, L::Concatenate, L::Dot, L::Embedding, L::Lambda, L::Input.
 //
-// To add a layer: see "To add a layer" in kiln/nn/layer.h; put the header in
-// layers/include/kiln/layers/, include it here, and register its from_config in
-// layers/src/register_layers.cpp.
+// To add a layer Foo:
+//   1. layers/include/kiln/layers/foo.h: `FooOptions` with its keys in
+//      KILN_FIELDS and ending in KILN_LAYER_BASE_OPTIONS; `FooImpl : kiln::Layer`
+//      with `using Options = FooOptions`, options(), KILN_ARGS(FooImpl, ...) for
+//      its positional arguments, and KILN_LAYER_HANDLE(Foo). Include it here.
+//   2. layers/src/foo.cpp: the constructor checks its arguments, build() adds
+//      the weights by name, call() does the maths, get_config() is
+//      `return layer_config(*this);`, and one line registers the class:
+//      KILN_REGISTER_LAYER(FooImpl, "Foo"). Keras-version upgrades are static
+//      hooks on the class (see layers/src/config_fields.h).
+//   3. One entry in tests/layers/test_layer_harness.cpp: a gradient check, a
+//      config round trip and .keras + .h5 save/load round trips.
 #include "kiln/layers/activation_layers.h"
 #include "kiln/layers/common.h"
 #include "kiln/layers/conv1d.h"

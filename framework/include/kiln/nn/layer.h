@@ -3,12 +3,13 @@
 // maths in call(). The non-virtual operator() checks the input spec, builds
 // once from the first input's shape, then calls call().
 //
-// To add a layer:
+// To add a layer (see layers/include/kiln/layers.h for the built-in recipe):
 //   1. Derive `FooImpl` from kiln::Layer: store config in the constructor,
 //      create weights in build() with add_weight("kernel", ...), compute in call().
 //   2. Override class_name() and get_config() (and compute_output_shape() if cheap).
-//   3. Add the handle `class Foo : public LayerHandle<FooImpl>` with Keras's constructor signature.
-//   4. Register it in layers/src/register_layers.cpp so configs and files can name it.
+//   3. Declare the handle with KILN_LAYER_HANDLE(Foo) (kiln/nn/layer_class.h), or
+//      use make_layer<FooImpl>(...).
+//   4. Register it with kiln::register_layer_class so configs and files can name it.
 #include <map>
 #include <memory>
 #include <optional>
@@ -49,6 +50,17 @@ struct LayerOptions {
   bool trainable = true;
   DType dtype = DType::float32;
 };
+
+/// The base-layer keyword arguments that end every layer's options struct:
+/// Keras's name, trainable, dtype and input_shape (without the batch axis).
+/// A member list rather than a base class, because C++20 designated
+/// initialisers cannot name a base's members and `Dense(64, {.name = "fc"})`
+/// must keep working.
+#define KILN_LAYER_BASE_OPTIONS                      \
+  std::string name;                                  \
+  bool trainable = true;                             \
+  ::kiln::DType dtype = ::kiln::DType::float32;      \
+  std::optional<::kiln::Shape> input_shape;
 
 class Layer : public std::enable_shared_from_this<Layer> {
  public:
@@ -116,6 +128,8 @@ class Layer : public std::enable_shared_from_this<Layer> {
   const std::optional<std::vector<Shape>>& build_input_shapes() const { return build_shapes_; }
   /// Batch input shape given in the config (Keras's batch_input_shape on the first layer).
   std::optional<Shape> declared_input_shape;
+  /// Common config entries (name, trainable, dtype) that get_config() starts from.
+  Config base_config() const;
 
   /// Moves own and sublayers' variables to a device.
   virtual void to(Device device);
@@ -139,8 +153,6 @@ class Layer : public std::enable_shared_from_this<Layer> {
   void track_layer(std::shared_ptr<Layer> layer);
   void set_input_spec(std::vector<InputSpec> spec) { input_spec_ = std::move(spec); }
   void set_name(const std::string& n) { name_ = n; }
-  /// Common config entries (name, trainable, dtype) to start get_config() from.
-  Config base_config() const;
   /// Activity-regularizer hook: penalties added here show up in losses().
   regularizers::RegularizerPtr activity_regularizer;
 

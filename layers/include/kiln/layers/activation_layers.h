@@ -12,16 +12,16 @@
 #include <vector>
 
 #include "kiln/nn/activations.h"
+#include "kiln/core/fields.h"
 #include "kiln/nn/layer.h"
+#include "kiln/nn/layer_class.h"
 
 namespace kiln::layers {
 
 /// Base kwargs of the weightless activation layers.
 struct ActivationOptions {
-  std::string name;
-  bool trainable = true;
-  DType dtype = DType::float32;
-  std::optional<Shape> input_shape;
+  KILN_LAYER_BASE_OPTIONS
+  KILN_FIELDS(ActivationOptions)
 };
 
 /// Shared shape rule: the output shape is the input shape.
@@ -37,35 +37,29 @@ class ActivationImpl : public ElementwiseLayer {
   explicit ActivationImpl(std::string activation, ActivationOptions options = {});
   std::string class_name() const override { return "Activation"; }
   Config get_config() const override;
-  static std::shared_ptr<ActivationImpl> from_config(const Config& config);
-  const std::string& activation() const { return activation_name_; }
+  using Options = ActivationOptions;
+  const ActivationOptions& options() const { return o_; }
+  KILN_ARGS(ActivationImpl, activation_)
+  const std::string& activation() const { return activation_; }
 
  protected:
   Tensor call(const Tensor& x, bool training) override;
   using Layer::call;
 
  private:
-  std::string activation_name_;
+  std::string activation_;
+  ActivationOptions o_;
   activations::Activation fn_;
 };
 
-class Activation : public LayerHandle<ActivationImpl> {
- public:
-  using LayerHandle<ActivationImpl>::LayerHandle;
-  explicit Activation(std::string activation, ActivationOptions options = {})
-      : LayerHandle(std::make_shared<ActivationImpl>(std::move(activation), std::move(options))) {
-    ptr()->name();
-  }
-};
+KILN_LAYER_HANDLE(Activation);
 
 struct ReLUOptions {
   std::optional<double> max_value;  // none: unbounded
   double negative_slope = 0.0;
   double threshold = 0.0;
-  std::string name;
-  bool trainable = true;
-  DType dtype = DType::float32;
-  std::optional<Shape> input_shape;
+  KILN_LAYER_BASE_OPTIONS
+  KILN_FIELDS(ReLUOptions, max_value, negative_slope, threshold)
 };
 
 class ReLUImpl : public ElementwiseLayer {
@@ -73,7 +67,9 @@ class ReLUImpl : public ElementwiseLayer {
   explicit ReLUImpl(ReLUOptions options = {});
   std::string class_name() const override { return "ReLU"; }
   Config get_config() const override;
-  static std::shared_ptr<ReLUImpl> from_config(const Config& config);
+  using Options = ReLUOptions;
+  const ReLUOptions& options() const { return o_; }
+  KILN_ARGS(ReLUImpl)
 
  protected:
   Tensor call(const Tensor& x, bool training) override;
@@ -83,18 +79,12 @@ class ReLUImpl : public ElementwiseLayer {
   ReLUOptions o_;
 };
 
-class ReLU : public LayerHandle<ReLUImpl> {
- public:
-  using LayerHandle<ReLUImpl>::LayerHandle;
-  ReLU(ReLUOptions options = {}) : LayerHandle(std::make_shared<ReLUImpl>(std::move(options))) { ptr()->name(); }
-};
+KILN_LAYER_HANDLE(ReLU);
 
 struct SoftmaxOptions {
   int axis = -1;
-  std::string name;
-  bool trainable = true;
-  DType dtype = DType::float32;
-  std::optional<Shape> input_shape;
+  KILN_LAYER_BASE_OPTIONS
+  KILN_FIELDS(SoftmaxOptions, axis)
 };
 
 class SoftmaxImpl : public ElementwiseLayer {
@@ -102,7 +92,9 @@ class SoftmaxImpl : public ElementwiseLayer {
   explicit SoftmaxImpl(SoftmaxOptions options = {});
   std::string class_name() const override { return "Softmax"; }
   Config get_config() const override;
-  static std::shared_ptr<SoftmaxImpl> from_config(const Config& config);
+  using Options = SoftmaxOptions;
+  const SoftmaxOptions& options() const { return o_; }
+  KILN_ARGS(SoftmaxImpl)
 
  protected:
   Tensor call(const Tensor& x, bool training) override;
@@ -112,43 +104,39 @@ class SoftmaxImpl : public ElementwiseLayer {
   SoftmaxOptions o_;
 };
 
-class Softmax : public LayerHandle<SoftmaxImpl> {
- public:
-  using LayerHandle<SoftmaxImpl>::LayerHandle;
-  Softmax(SoftmaxOptions options = {}) : LayerHandle(std::make_shared<SoftmaxImpl>(std::move(options))) { ptr()->name(); }
-};
+KILN_LAYER_HANDLE(Softmax);
 
 class LeakyReLUImpl : public ElementwiseLayer {
  public:
   explicit LeakyReLUImpl(double negative_slope = 0.3, ActivationOptions options = {});
   std::string class_name() const override { return "LeakyReLU"; }
   Config get_config() const override;
-  static std::shared_ptr<LeakyReLUImpl> from_config(const Config& config);
-  double negative_slope() const { return slope_; }
+  using Options = ActivationOptions;
+  const ActivationOptions& options() const { return o_; }
+  KILN_ARGS(LeakyReLUImpl, negative_slope_)
+  /// tf.keras 2 called negative_slope alpha.
+  static Config upgrade_entry(const Config& entry);
+  double negative_slope() const { return negative_slope_; }
 
  protected:
   Tensor call(const Tensor& x, bool training) override;
   using Layer::call;
 
  private:
-  double slope_;
+  double negative_slope_;
+  ActivationOptions o_;
 };
 
-class LeakyReLU : public LayerHandle<LeakyReLUImpl> {
- public:
-  using LayerHandle<LeakyReLUImpl>::LayerHandle;
-  LeakyReLU(double negative_slope = 0.3, ActivationOptions options = {})
-      : LayerHandle(std::make_shared<LeakyReLUImpl>(negative_slope, std::move(options))) {
-    ptr()->name();
-  }
-};
+KILN_LAYER_HANDLE(LeakyReLU);
 
 class ELUImpl : public ElementwiseLayer {
  public:
   explicit ELUImpl(double alpha = 1.0, ActivationOptions options = {});
   std::string class_name() const override { return "ELU"; }
   Config get_config() const override;
-  static std::shared_ptr<ELUImpl> from_config(const Config& config);
+  using Options = ActivationOptions;
+  const ActivationOptions& options() const { return o_; }
+  KILN_ARGS(ELUImpl, alpha_)
 
  protected:
   Tensor call(const Tensor& x, bool training) override;
@@ -156,26 +144,18 @@ class ELUImpl : public ElementwiseLayer {
 
  private:
   double alpha_;
+  ActivationOptions o_;
 };
 
-class ELU : public LayerHandle<ELUImpl> {
- public:
-  using LayerHandle<ELUImpl>::LayerHandle;
-  ELU(double alpha = 1.0, ActivationOptions options = {})
-      : LayerHandle(std::make_shared<ELUImpl>(alpha, std::move(options))) {
-    ptr()->name();
-  }
-};
+KILN_LAYER_HANDLE(ELU);
 
 struct PReLUOptions {
   InitializerArg alpha_initializer = "zeros";
   regularizers::RegularizerPtr alpha_regularizer = nullptr;
   constraints::ConstraintPtr alpha_constraint = nullptr;
-  std::vector<int> shared_axes;  // 1-based axes sharing one alpha (e.g. {1, 2} for images)
-  std::string name;
-  bool trainable = true;
-  DType dtype = DType::float32;
-  std::optional<Shape> input_shape;
+  std::vector<int> shared_axes;  // 1-based axes sharing one alpha (e.g. {1, 2} for images); empty: None
+  KILN_LAYER_BASE_OPTIONS
+  KILN_FIELDS(PReLUOptions, alpha_initializer, alpha_regularizer, alpha_constraint, shared_axes)
 };
 
 class PReLUImpl : public ElementwiseLayer {
@@ -183,7 +163,9 @@ class PReLUImpl : public ElementwiseLayer {
   explicit PReLUImpl(PReLUOptions options = {});
   std::string class_name() const override { return "PReLU"; }
   Config get_config() const override;
-  static std::shared_ptr<PReLUImpl> from_config(const Config& config);
+  using Options = PReLUOptions;
+  const PReLUOptions& options() const { return o_; }
+  KILN_ARGS(PReLUImpl)
   Variable alpha() const { return alpha_; }
 
  protected:
@@ -197,10 +179,6 @@ class PReLUImpl : public ElementwiseLayer {
   Variable alpha_;
 };
 
-class PReLU : public LayerHandle<PReLUImpl> {
- public:
-  using LayerHandle<PReLUImpl>::LayerHandle;
-  PReLU(PReLUOptions options = {}) : LayerHandle(std::make_shared<PReLUImpl>(std::move(options))) { ptr()->name(); }
-};
+KILN_LAYER_HANDLE(PReLU);
 
 }  // namespace kiln::layers

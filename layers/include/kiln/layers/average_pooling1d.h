@@ -10,10 +10,7 @@ class AveragePooling1DImpl : public PoolingLayerImpl<AveragePooling1DImpl, 1, /*
   using PoolingLayerImpl::PoolingLayerImpl;
 };
 
-class AveragePooling1D : public PoolingLayer<AveragePooling1DImpl, 1> {
- public:
-  using PoolingLayer::PoolingLayer;
-};
+KILN_LAYER_HANDLE(AveragePooling1D);
 using AvgPool1D = AveragePooling1D;
 
 }  // namespace kiln::layers

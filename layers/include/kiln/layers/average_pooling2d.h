@@ -10,10 +10,7 @@ class AveragePooling2DImpl : public PoolingLayerImpl<AveragePooling2DImpl, 2, /*
   using PoolingLayerImpl::PoolingLayerImpl;
 };
 
-class AveragePooling2D : public PoolingLayer<AveragePooling2DImpl, 2> {
- public:
-  using PoolingLayer::PoolingLayer;
-};
+KILN_LAYER_HANDLE(AveragePooling2D);
 using AvgPool2D = AveragePooling2D;
 
 }  // namespace kiln::layers

@@ -11,9 +11,11 @@
 #include <string>
 #include <type_traits>
 
+#include "kiln/core/fields.h"
 #include "kiln/layers/common.h"
 #include "kiln/nn/activations.h"
 #include "kiln/nn/layer.h"
+#include "kiln/nn/layer_class.h"
 
 namespace kiln {
 struct Conv2DOptions;
@@ -21,9 +23,9 @@ struct Conv2DOptions;
 
 namespace kiln::layers {
 
-/// Conv1D's kernel_size is an int64_t, Conv2D's an int or an int pair (Size2).
+/// Conv1D's kernel_size is one int, Conv2D's an int or an int pair (Size2).
 template <int N>
-using ConvKernelSize = std::conditional_t<N == 1, int64_t, Size2>;
+using ConvKernelSize = SpatialSize<N>;
 
 template <int N>
 struct ConvOptions {
@@ -41,10 +43,10 @@ struct ConvOptions {
   regularizers::RegularizerPtr activity_regularizer = nullptr;
   constraints::ConstraintPtr kernel_constraint = nullptr;
   constraints::ConstraintPtr bias_constraint = nullptr;
-  std::string name;
-  bool trainable = true;
-  DType dtype = DType::float32;
-  std::optional<Shape> input_shape;  // without the batch axis
+  KILN_LAYER_BASE_OPTIONS
+  KILN_FIELDS(ConvOptions, strides, padding, data_format, dilation_rate, groups, activation, use_bias,
+              kernel_initializer, bias_initializer, kernel_regularizer, bias_regularizer, activity_regularizer,
+              kernel_constraint, bias_constraint)
 };
 
 template <int N>
@@ -52,8 +54,10 @@ class BaseConvImpl : public Layer {
  public:
   using Size = SpatialSize<N>;
   using KernelSize = ConvKernelSize<N>;
+  using Options = ConvOptions<N>;
 
   Config get_config() const override;
+  KILN_ARGS(BaseConvImpl, filters_, kernel_size_)
   Shape compute_output_shape(const Shape& input_shape) override;
   using Layer::compute_output_shape;
 
@@ -71,9 +75,6 @@ class BaseConvImpl : public Layer {
   using Layer::build;
   using Layer::call;
 
-  /// Reads the options, filters and kernel_size of a config written by get_config (or by Keras).
-  static ConvOptions<N> options_from_config(const Config& config, const std::string& cls, int64_t& filters,
-                                            KernelSize& kernel_size);
   bool channels_first() const { return o_.data_format == "channels_first"; }
   /// The input in the layer's dtype and in channels_last order.
   Tensor channels_last_input(const Tensor& input) const;

@@ -12,8 +12,10 @@
 #include <string>
 #include <utility>
 
+#include "kiln/core/fields.h"
 #include "kiln/layers/common.h"
 #include "kiln/nn/layer.h"
+#include "kiln/nn/layer_class.h"
 
 namespace kiln::layers {
 
@@ -22,10 +24,8 @@ struct PoolingOptions {
   SpatialSize<N> strides{};        // 0 (not given): pool_size
   std::string padding = "valid";   // "valid" or "same"
   std::string data_format = "channels_last";
-  std::string name;
-  bool trainable = true;
-  DType dtype = DType::float32;
-  std::optional<Shape> input_shape;
+  KILN_LAYER_BASE_OPTIONS
+  KILN_FIELDS(PoolingOptions, strides, padding, data_format)
 };
 using Pooling1DOptions = PoolingOptions<1>;
 using Pooling2DOptions = PoolingOptions<2>;
@@ -34,6 +34,10 @@ template <int N>
 class BasePoolingImpl : public Layer {
  public:
   using Size = SpatialSize<N>;
+  using Options = PoolingOptions<N>;
+  KILN_ARGS(BasePoolingImpl, pool_size_)
+  /// Keras 1's border_mode and dim_ordering (2D), Keras 2's pool_length and stride (1D).
+  static Config upgrade_entry(const Config& entry);
 
   BasePoolingImpl(Size pool_size, PoolingOptions<N> options, bool is_max);
   Config get_config() const override;
@@ -46,8 +50,6 @@ class BasePoolingImpl : public Layer {
  protected:
   Tensor call(const Tensor& x, bool training) override;
   using Layer::call;
-  /// Reads pool_size and the options of a config written by get_config (or by Keras).
-  static std::pair<Size, PoolingOptions<N>> options_from_config(const Config& c, const std::string& cls);
 
  private:
   Size pool_size_;
@@ -66,28 +68,13 @@ inline std::string pooling_class_name(int rank, bool is_max) {
 }
 
 /// The concrete pooling layers differ only in rank and reduction, which fix
-/// their class name; Derived is the layer class from_config makes.
+/// their class name.
 template <class Derived, int N, bool IsMax>
 class PoolingLayerImpl : public BasePoolingImpl<N> {
  public:
   explicit PoolingLayerImpl(SpatialSize<N> pool_size = 2, PoolingOptions<N> options = {})
       : BasePoolingImpl<N>(pool_size, std::move(options), IsMax) {}
   std::string class_name() const override { return pooling_class_name(N, IsMax); }
-  static std::shared_ptr<Derived> from_config(const Config& config) {
-    auto [pool_size, options] = BasePoolingImpl<N>::options_from_config(config, pooling_class_name(N, IsMax));
-    return std::make_shared<Derived>(pool_size, std::move(options));
-  }
-};
-
-/// The handle of a pooling layer: L::MaxPooling2D(), L::AveragePooling1D(3, {.strides = 1}).
-template <class Impl, int N>
-class PoolingLayer : public LayerHandle<Impl> {
- public:
-  using LayerHandle<Impl>::LayerHandle;
-  PoolingLayer(SpatialSize<N> pool_size = 2, PoolingOptions<N> options = {})
-      : LayerHandle<Impl>(std::make_shared<Impl>(pool_size, std::move(options))) {
-    this->ptr()->name();
-  }
 };
 
 }  // namespace kiln::layers

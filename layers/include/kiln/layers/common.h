@@ -21,9 +21,18 @@ struct Size2 {
   bool operator==(const Size2&) const = default;
 };
 
+/// A one-axis size (Conv1D's kernel_size and strides): an int, which Keras
+/// writes in a config as a one-element list.
+struct Size1 {
+  int value = 0;
+  Size1() = default;
+  Size1(int v) : value(v) {}
+  operator int() const { return value; }
+};
+
 /// The per-axis size argument (strides, pool_size, ...) of a rank-N layer:
-/// a plain int for 1D layers, a Size2 for 2D ones.
+/// a Size1 for 1D layers, a Size2 for 2D ones.
 template <int N>
-using SpatialSize = std::conditional_t<N == 1, int, Size2>;
+using SpatialSize = std::conditional_t<N == 1, Size1, Size2>;
 
 }  // namespace kiln::layers

@@ -10,7 +10,10 @@
 #include <memory>
 #include <string>
 
+#include <vector>
+
 #include "kiln/layers/base_conv.h"
+#include "kiln/nn/layer_registry.h"
 
 namespace kiln::layers {
 
@@ -18,23 +21,20 @@ using Conv1DOptions = ConvOptions<1>;
 
 class Conv1DImpl : public BaseConvImpl<1> {
  public:
-  Conv1DImpl(int64_t filters, int64_t kernel_size, Conv1DOptions options = {});
+  Conv1DImpl(int64_t filters, Size1 kernel_size, Conv1DOptions options = {});
   std::string class_name() const override { return "Conv1D"; }
-  static std::shared_ptr<Conv1DImpl> from_config(const Config& config);
+  /// Keras 1's Convolution1D keys (nb_filter, border_mode, ...).
+  static Config upgrade_entry(const Config& entry);
+  /// Keras 1 kernel layouts and Theano's flipped kernels.
+  static std::vector<Tensor> upgrade_legacy_weights(const Layer& layer, std::vector<Tensor> weights,
+                                                    const LegacyWeightsSource& from);
 
  protected:
   Tensor call(const Tensor& x, bool training) override;
   using BaseConvImpl<1>::call;
 };
 
-class Conv1D : public LayerHandle<Conv1DImpl> {
- public:
-  using LayerHandle<Conv1DImpl>::LayerHandle;
-  Conv1D(int64_t filters, int64_t kernel_size, Conv1DOptions options = {})
-      : LayerHandle(std::make_shared<Conv1DImpl>(filters, kernel_size, std::move(options))) {
-    ptr()->name();
-  }
-};
+KILN_LAYER_HANDLE(Conv1D);
 using Convolution1D = Conv1D;
 
 }  // namespace kiln::layers

@@ -13,7 +13,10 @@
 #include <memory>
 #include <string>
 
+#include <vector>
+
 #include "kiln/layers/base_conv.h"
+#include "kiln/nn/layer_registry.h"
 
 namespace kiln::layers {
 
@@ -23,21 +26,18 @@ class Conv2DImpl : public BaseConvImpl<2> {
  public:
   Conv2DImpl(int64_t filters, Size2 kernel_size, Conv2DOptions options = {});
   std::string class_name() const override { return "Conv2D"; }
-  static std::shared_ptr<Conv2DImpl> from_config(const Config& config);
+  /// Keras 1's Convolution2D keys (nb_filter, border_mode, ...).
+  static Config upgrade_entry(const Config& entry);
+  /// Keras 1 kernel layouts and Theano's flipped kernels.
+  static std::vector<Tensor> upgrade_legacy_weights(const Layer& layer, std::vector<Tensor> weights,
+                                                    const LegacyWeightsSource& from);
 
  protected:
   Tensor call(const Tensor& x, bool training) override;
   using BaseConvImpl<2>::call;
 };
 
-class Conv2D : public LayerHandle<Conv2DImpl> {
- public:
-  using LayerHandle<Conv2DImpl>::LayerHandle;
-  Conv2D(int64_t filters, Size2 kernel_size, Conv2DOptions options = {})
-      : LayerHandle(std::make_shared<Conv2DImpl>(filters, kernel_size, std::move(options))) {
-    ptr()->name();
-  }
-};
+KILN_LAYER_HANDLE(Conv2D);
 /// Keras 2 alias.
 using Convolution2D = Conv2D;
 

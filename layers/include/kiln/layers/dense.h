@@ -11,8 +11,10 @@
 #include <optional>
 #include <string>
 
+#include "kiln/core/fields.h"
 #include "kiln/nn/activations.h"
 #include "kiln/nn/layer.h"
+#include "kiln/nn/layer_class.h"
 
 namespace kiln::layers {
 
@@ -26,18 +28,21 @@ struct DenseOptions {
   regularizers::RegularizerPtr activity_regularizer = nullptr;
   constraints::ConstraintPtr kernel_constraint = nullptr;
   constraints::ConstraintPtr bias_constraint = nullptr;
-  std::string name;
-  bool trainable = true;
-  DType dtype = DType::float32;
-  std::optional<Shape> input_shape;  // without the batch axis, like Keras's input_shape
+  KILN_LAYER_BASE_OPTIONS
+  KILN_FIELDS(DenseOptions, activation, use_bias, kernel_initializer, bias_initializer, kernel_regularizer,
+              bias_regularizer, activity_regularizer, kernel_constraint, bias_constraint)
 };
 
 class DenseImpl : public Layer {
  public:
+  using Options = DenseOptions;
   DenseImpl(int64_t units, DenseOptions options = {});
   std::string class_name() const override { return "Dense"; }
   Config get_config() const override;
-  static std::shared_ptr<DenseImpl> from_config(const Config& config);
+  /// Keras 1's output_dim / input_dim / bias keys; Keras 3 drops a null activity_regularizer.
+  static Config upgrade_entry(const Config& entry);
+  static void to_keras3_config(Config& config);
+  KILN_ARGS(DenseImpl, units_)
   Shape compute_output_shape(const Shape& input_shape) override;
   using Layer::compute_output_shape;
 
@@ -61,13 +66,6 @@ class DenseImpl : public Layer {
   Variable kernel_, bias_;
 };
 
-class Dense : public LayerHandle<DenseImpl> {
- public:
-  using LayerHandle<DenseImpl>::LayerHandle;
-  explicit Dense(int64_t units, DenseOptions options = {})
-      : LayerHandle(std::make_shared<DenseImpl>(units, std::move(options))) {
-    ptr()->name();  // auto names follow construction order (dense, dense_1)
-  }
-};
+KILN_LAYER_HANDLE(Dense);
 
 }  // namespace kiln::layers

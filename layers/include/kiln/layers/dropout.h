@@ -11,17 +11,17 @@
 #include <optional>
 #include <string>
 
+#include "kiln/core/fields.h"
 #include "kiln/nn/layer.h"
+#include "kiln/nn/layer_class.h"
 
 namespace kiln::layers {
 
 struct DropoutOptions {
   std::optional<Shape> noise_shape;
   std::optional<uint64_t> seed;
-  std::string name;
-  bool trainable = true;
-  DType dtype = DType::float32;
-  std::optional<Shape> input_shape;
+  KILN_LAYER_BASE_OPTIONS
+  KILN_FIELDS(DropoutOptions, noise_shape, seed)
 };
 
 class DropoutImpl : public Layer {
@@ -29,7 +29,11 @@ class DropoutImpl : public Layer {
   explicit DropoutImpl(double rate, DropoutOptions options = {});
   std::string class_name() const override { return "Dropout"; }
   Config get_config() const override;
-  static std::shared_ptr<DropoutImpl> from_config(const Config& config);
+  using Options = DropoutOptions;
+  const DropoutOptions& options() const { return o_; }
+  KILN_ARGS(DropoutImpl, rate_)
+  /// Keras 1 called the rate "p".
+  static Config upgrade_entry(const Config& entry);
   Shape compute_output_shape(const Shape& input_shape) override { return input_shape; }
   using Layer::compute_output_shape;
   double rate() const { return rate_; }
@@ -44,13 +48,6 @@ class DropoutImpl : public Layer {
   uint64_t calls_ = 0;  // advances a seeded layer's mask sequence
 };
 
-class Dropout : public LayerHandle<DropoutImpl> {
- public:
-  using LayerHandle<DropoutImpl>::LayerHandle;
-  explicit Dropout(double rate, DropoutOptions options = {})
-      : LayerHandle(std::make_shared<DropoutImpl>(rate, std::move(options))) {
-    ptr()->name();
-  }
-};
+KILN_LAYER_HANDLE(Dropout);
 
 }  // namespace kiln::layers

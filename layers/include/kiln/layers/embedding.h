@@ -7,7 +7,9 @@
 #include <optional>
 #include <string>
 
+#include "kiln/core/fields.h"
 #include "kiln/nn/layer.h"
+#include "kiln/nn/layer_class.h"
 
 namespace kiln::layers {
 
@@ -17,10 +19,9 @@ struct EmbeddingOptions {
   regularizers::RegularizerPtr activity_regularizer = nullptr;
   constraints::ConstraintPtr embeddings_constraint = nullptr;
   bool mask_zero = false;  // stored in the config; masks are not propagated
-  std::string name;
-  bool trainable = true;
-  DType dtype = DType::float32;
-  std::optional<Shape> input_shape;
+  KILN_LAYER_BASE_OPTIONS
+  KILN_FIELDS(EmbeddingOptions, embeddings_initializer, embeddings_regularizer, activity_regularizer,
+              embeddings_constraint, mask_zero)
 };
 
 class EmbeddingImpl : public Layer {
@@ -28,7 +29,11 @@ class EmbeddingImpl : public Layer {
   EmbeddingImpl(int64_t input_dim, int64_t output_dim, EmbeddingOptions options = {});
   std::string class_name() const override { return "Embedding"; }
   Config get_config() const override;
-  static std::shared_ptr<EmbeddingImpl> from_config(const Config& config);
+  using Options = EmbeddingOptions;
+  const EmbeddingOptions& options() const { return o_; }
+  KILN_ARGS(EmbeddingImpl, input_dim_, output_dim_)
+  /// tf.keras 2's input_length declares the input shape.
+  static Config upgrade_entry(const Config& entry);
   Shape compute_output_shape(const Shape& input_shape) override;
   using Layer::compute_output_shape;
   Variable embeddings() const { return embeddings_; }
@@ -45,13 +50,6 @@ class EmbeddingImpl : public Layer {
   Variable embeddings_;
 };
 
-class Embedding : public LayerHandle<EmbeddingImpl> {
- public:
-  using LayerHandle<EmbeddingImpl>::LayerHandle;
-  Embedding(int64_t input_dim, int64_t output_dim, EmbeddingOptions options = {})
-      : LayerHandle(std::make_shared<EmbeddingImpl>(input_dim, output_dim, std::move(options))) {
-    ptr()->name();
-  }
-};
+KILN_LAYER_HANDLE(Embedding);
 
 }  // namespace kiln::layers

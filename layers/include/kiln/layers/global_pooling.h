@@ -6,17 +6,17 @@
 #include <optional>
 #include <string>
 
+#include "kiln/core/fields.h"
 #include "kiln/nn/layer.h"
+#include "kiln/nn/layer_class.h"
 
 namespace kiln::layers {
 
 struct GlobalPoolingOptions {
   std::string data_format = "channels_last";
   bool keepdims = false;
-  std::string name;
-  bool trainable = true;
-  DType dtype = DType::float32;
-  std::optional<Shape> input_shape;
+  KILN_LAYER_BASE_OPTIONS
+  KILN_FIELDS(GlobalPoolingOptions, data_format, keepdims)
 };
 
 /// Shared by the four global pooling layers: `spatial_rank` is 1 or 2.
@@ -27,9 +27,9 @@ class GlobalPoolingImpl : public Layer {
   Config get_config() const override;
   Shape compute_output_shape(const Shape& input_shape) override;
   using Layer::compute_output_shape;
+  using Options = GlobalPoolingOptions;
   const GlobalPoolingOptions& options() const { return o_; }
-  /// Reads the config of any of the four classes.
-  static GlobalPoolingOptions options_from_config(const Config& c, const std::string& cls);
+  KILN_ARGS(GlobalPoolingImpl)
 
  protected:
   Tensor call(const Tensor& x, bool training) override;
@@ -42,22 +42,13 @@ class GlobalPoolingImpl : public Layer {
   GlobalPoolingOptions o_;
 };
 
-#define KILN_GLOBAL_POOLING(NAME, RANK, IS_MAX)                                                          \
-  class NAME##Impl : public GlobalPoolingImpl {                                                          \
-   public:                                                                                               \
-    explicit NAME##Impl(GlobalPoolingOptions options = {})                                               \
-        : GlobalPoolingImpl(RANK, IS_MAX, std::move(options)) {}                                         \
-    static std::shared_ptr<NAME##Impl> from_config(const Config& c) {                                    \
-      return std::make_shared<NAME##Impl>(options_from_config(c, #NAME));                                \
-    }                                                                                                    \
-  };                                                                                                     \
-  class NAME : public LayerHandle<NAME##Impl> {                                                          \
-   public:                                                                                               \
-    using LayerHandle<NAME##Impl>::LayerHandle;                                                          \
-    NAME(GlobalPoolingOptions options = {}) : LayerHandle(std::make_shared<NAME##Impl>(std::move(options))) { \
-      ptr()->name();                                                                                     \
-    }                                                                                                    \
-  };
+#define KILN_GLOBAL_POOLING(NAME, RANK, IS_MAX)                          \
+  class NAME##Impl : public GlobalPoolingImpl {                          \
+   public:                                                               \
+    explicit NAME##Impl(GlobalPoolingOptions options = {})               \
+        : GlobalPoolingImpl(RANK, IS_MAX, std::move(options)) {}         \
+  };                                                                     \
+  KILN_LAYER_HANDLE(NAME);
 
 // The four classes differ only in rank and reduction.
 KILN_GLOBAL_POOLING(GlobalAveragePooling2D, 2, false)

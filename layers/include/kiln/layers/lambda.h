@@ -8,16 +8,16 @@
 #include <optional>
 #include <string>
 
+#include "kiln/core/fields.h"
 #include "kiln/nn/layer.h"
+#include "kiln/nn/layer_class.h"
 
 namespace kiln::layers {
 
 struct LambdaOptions {
   std::optional<Shape> output_shape;  // without the batch axis
-  std::string name;
-  bool trainable = true;
-  DType dtype = DType::float32;
-  std::optional<Shape> input_shape;
+  KILN_LAYER_BASE_OPTIONS
+  KILN_FIELDS(LambdaOptions, output_shape)
 };
 
 class LambdaImpl : public Layer {
@@ -27,6 +27,9 @@ class LambdaImpl : public Layer {
   std::string class_name() const override { return "Lambda"; }
   Config get_config() const override;
   static std::shared_ptr<LambdaImpl> from_config(const Config& config);
+  using Options = LambdaOptions;
+  const LambdaOptions& options() const { return o_; }
+  KILN_ARGS(LambdaImpl, fn_)
   Shape compute_output_shape(const Shape& input_shape) override;
   using Layer::compute_output_shape;
 
@@ -39,13 +42,6 @@ class LambdaImpl : public Layer {
   LambdaOptions o_;
 };
 
-class Lambda : public LayerHandle<LambdaImpl> {
- public:
-  using LayerHandle<LambdaImpl>::LayerHandle;
-  explicit Lambda(LambdaImpl::Function fn, LambdaOptions options = {})
-      : LayerHandle(std::make_shared<LambdaImpl>(std::move(fn), std::move(options))) {
-    ptr()->name();
-  }
-};
+KILN_LAYER_HANDLE(Lambda);
 
 }  // namespace kiln::layers

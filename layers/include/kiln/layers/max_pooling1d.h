@@ -10,10 +10,7 @@ class MaxPooling1DImpl : public PoolingLayerImpl<MaxPooling1DImpl, 1, /*IsMax=*/
   using PoolingLayerImpl::PoolingLayerImpl;
 };
 
-class MaxPooling1D : public PoolingLayer<MaxPooling1DImpl, 1> {
- public:
-  using PoolingLayer::PoolingLayer;
-};
+KILN_LAYER_HANDLE(MaxPooling1D);
 using MaxPool1D = MaxPooling1D;
 
 }  // namespace kiln::layers

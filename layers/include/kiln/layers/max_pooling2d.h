@@ -10,10 +10,7 @@ class MaxPooling2DImpl : public PoolingLayerImpl<MaxPooling2DImpl, 2, /*IsMax=*/
   using PoolingLayerImpl::PoolingLayerImpl;
 };
 
-class MaxPooling2D : public PoolingLayer<MaxPooling2DImpl, 2> {
- public:
-  using PoolingLayer::PoolingLayer;
-};
+KILN_LAYER_HANDLE(MaxPooling2D);
 using MaxPool2D = MaxPooling2D;
 
 }  // namespace kiln::layers

@@ -15,15 +15,16 @@
 #include <string>
 #include <vector>
 
+#include "kiln/core/fields.h"
 #include "kiln/nn/layer.h"
+#include "kiln/nn/layer_class.h"
 #include "kiln/layers/common.h"
 
 namespace kiln::layers {
 
 struct MergeOptions {
-  std::string name;
-  bool trainable = true;
-  DType dtype = DType::float32;
+  KILN_LAYER_BASE_OPTIONS
+  KILN_FIELDS(MergeOptions)
 };
 
 /// Base of the element-wise merge layers.
@@ -32,6 +33,11 @@ class MergeImpl : public Layer {
   explicit MergeImpl(MergeOptions options = {});
   bool takes_list() const override { return true; }
   Config get_config() const override;
+  using Options = MergeOptions;
+  const MergeOptions& options() const { return o_; }
+  KILN_ARGS(MergeImpl)
+  /// Keras 3's merge layers define build(), so their .keras entries carry a build_config.
+  static constexpr bool records_build_config = true;
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& input_shapes) override;
   Shape compute_output_shape(const Shape& input_shape) override;
 
@@ -44,34 +50,24 @@ class MergeImpl : public Layer {
   virtual Tensor merge(const std::vector<Tensor>& xs) const = 0;
   /// Number of inputs required (0: one or more).
   virtual std::size_t exact_inputs() const { return 0; }
-  static MergeOptions options_from_config(const Config& c, const std::string& cls);
 
  private:
   Shape check_shapes(const std::vector<Shape>& shapes);
+  MergeOptions o_;
 };
 
-#define KILN_MERGE_LAYER(NAME, EXACT)                                                                   \
-  class NAME##Impl : public MergeImpl {                                                                 \
-   public:                                                                                              \
-    explicit NAME##Impl(MergeOptions options = {}) : MergeImpl(std::move(options)) {}                    \
-    std::string class_name() const override { return #NAME; }                                           \
-    static std::shared_ptr<NAME##Impl> from_config(const Config& c) {                                   \
-      return std::make_shared<NAME##Impl>(options_from_config(c, #NAME));                               \
-    }                                                                                                   \
-                                                                                                        \
-   protected:                                                                                           \
-    Tensor merge(const std::vector<Tensor>& xs) const override;                                         \
-    std::size_t exact_inputs() const override { return EXACT; }                                         \
-  };                                                                                                    \
-  class NAME : public LayerHandle<NAME##Impl> {                                                         \
-   public:                                                                                              \
-    using LayerHandle<NAME##Impl>::LayerHandle;                                                         \
-    NAME(MergeOptions options = {}) : LayerHandle(std::make_shared<NAME##Impl>(std::move(options))) {   \
-      ptr()->name();                                                                                    \
-    }                                                                                                   \
-  };
+#define KILN_MERGE_LAYER(NAME, EXACT)                                                \
+  class NAME##Impl : public MergeImpl {                                              \
+   public:                                                                           \
+    explicit NAME##Impl(MergeOptions options = {}) : MergeImpl(std::move(options)) {} \
+    std::string class_name() const override { return #NAME; }                        \
+                                                                                     \
+   protected:                                                                        \
+    Tensor merge(const std::vector<Tensor>& xs) const override;                      \
+    std::size_t exact_inputs() const override { return EXACT; }                      \
+  };                                                                                 \
+  KILN_LAYER_HANDLE(NAME);
 
-// sum of the inputs
 KILN_MERGE_LAYER(Add, 0)
 // inputs[0] - inputs[1]
 KILN_MERGE_LAYER(Subtract, 2)
@@ -87,9 +83,8 @@ KILN_MERGE_LAYER(Minimum, 0)
 
 struct ConcatenateOptions {
   int axis = -1;
-  std::string name;
-  bool trainable = true;
-  DType dtype = DType::float32;
+  KILN_LAYER_BASE_OPTIONS
+  KILN_FIELDS(ConcatenateOptions, axis)
 };
 
 class ConcatenateImpl : public Layer {
@@ -98,7 +93,10 @@ class ConcatenateImpl : public Layer {
   std::string class_name() const override { return "Concatenate"; }
   bool takes_list() const override { return true; }
   Config get_config() const override;
-  static std::shared_ptr<ConcatenateImpl> from_config(const Config& config);
+  using Options = ConcatenateOptions;
+  const ConcatenateOptions& options() const { return o_; }
+  KILN_ARGS(ConcatenateImpl)
+  static constexpr bool records_build_config = true;
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& input_shapes) override;
   Shape compute_output_shape(const Shape& input_shape) override;
 
@@ -112,19 +110,12 @@ class ConcatenateImpl : public Layer {
   ConcatenateOptions o_;
 };
 
-class Concatenate : public LayerHandle<ConcatenateImpl> {
- public:
-  using LayerHandle<ConcatenateImpl>::LayerHandle;
-  Concatenate(ConcatenateOptions options = {}) : LayerHandle(std::make_shared<ConcatenateImpl>(std::move(options))) {
-    ptr()->name();
-  }
-};
+KILN_LAYER_HANDLE(Concatenate);
 
 struct DotOptions {
   bool normalize = false;
-  std::string name;
-  bool trainable = true;
-  DType dtype = DType::float32;
+  KILN_LAYER_BASE_OPTIONS
+  KILN_FIELDS(DotOptions, normalize)
 };
 
 class DotImpl : public Layer {
@@ -134,7 +125,10 @@ class DotImpl : public Layer {
   std::string class_name() const override { return "Dot"; }
   bool takes_list() const override { return true; }
   Config get_config() const override;
-  static std::shared_ptr<DotImpl> from_config(const Config& config);
+  using Options = DotOptions;
+  const DotOptions& options() const { return o_; }
+  KILN_ARGS(DotImpl, axes_)
+  static constexpr bool records_build_config = true;
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& input_shapes) override;
   Shape compute_output_shape(const Shape& input_shape) override;
 
@@ -146,17 +140,10 @@ class DotImpl : public Layer {
 
  private:
   std::pair<int, int> resolve_axes(const Shape& a, const Shape& b) const;
-  bool single_axis_;  // Keras stores an int when one axis was given
-  int axis0_, axis1_;
+  Size2 axes_;  // Keras stores an int when both axes are the same
   DotOptions o_;
 };
 
-class Dot : public LayerHandle<DotImpl> {
- public:
-  using LayerHandle<DotImpl>::LayerHandle;
-  explicit Dot(Size2 axes, DotOptions options = {}) : LayerHandle(std::make_shared<DotImpl>(axes, std::move(options))) {
-    ptr()->name();
-  }
-};
+KILN_LAYER_HANDLE(Dot);
 
 }  // namespace kiln::layers

@@ -17,7 +17,9 @@
 #include <optional>
 #include <string>
 
+#include "kiln/core/fields.h"
 #include "kiln/nn/layer.h"
+#include "kiln/nn/layer_class.h"
 #include "kiln/ops/reduce_ops.h"
 
 namespace kiln::layers {
@@ -36,10 +38,8 @@ struct BatchNormalizationOptions {
   regularizers::RegularizerPtr gamma_regularizer = nullptr;
   constraints::ConstraintPtr beta_constraint = nullptr;
   constraints::ConstraintPtr gamma_constraint = nullptr;
-  std::string name;
-  bool trainable = true;
-  DType dtype = DType::float32;
-  std::optional<Shape> input_shape;
+  KILN_LAYER_BASE_OPTIONS
+  KILN_FIELDS(BatchNormalizationOptions, axis, momentum, epsilon, center, scale, beta_initializer, gamma_initializer, moving_mean_initializer, moving_variance_initializer, beta_regularizer, gamma_regularizer, beta_constraint, gamma_constraint)
 };
 
 class BatchNormalizationImpl : public Layer {
@@ -47,7 +47,10 @@ class BatchNormalizationImpl : public Layer {
   explicit BatchNormalizationImpl(BatchNormalizationOptions options = {});
   std::string class_name() const override { return "BatchNormalization"; }
   Config get_config() const override;
-  static std::shared_ptr<BatchNormalizationImpl> from_config(const Config& config);
+  using Options = BatchNormalizationOptions;
+  KILN_ARGS(BatchNormalizationImpl)
+  /// Keras 1 (mode) configs, tf.keras 2.2's one-element axis list; renorm is refused.
+  static Config upgrade_entry(const Config& entry);
   Shape compute_output_shape(const Shape& input_shape) override { return input_shape; }
   using Layer::compute_output_shape;
   const BatchNormalizationOptions& options() const { return o_; }
@@ -69,14 +72,7 @@ class BatchNormalizationImpl : public Layer {
   Variable gamma_, beta_, moving_mean_, moving_variance_;
 };
 
-class BatchNormalization : public LayerHandle<BatchNormalizationImpl> {
- public:
-  using LayerHandle<BatchNormalizationImpl>::LayerHandle;
-  BatchNormalization(BatchNormalizationOptions options = {})
-      : LayerHandle(std::make_shared<BatchNormalizationImpl>(std::move(options))) {
-    ptr()->name();
-  }
-};
+KILN_LAYER_HANDLE(BatchNormalization);
 
 struct LayerNormalizationOptions {
   Axes axis = -1;
@@ -89,10 +85,8 @@ struct LayerNormalizationOptions {
   regularizers::RegularizerPtr gamma_regularizer = nullptr;
   constraints::ConstraintPtr beta_constraint = nullptr;
   constraints::ConstraintPtr gamma_constraint = nullptr;
-  std::string name;
-  bool trainable = true;
-  DType dtype = DType::float32;
-  std::optional<Shape> input_shape;
+  KILN_LAYER_BASE_OPTIONS
+  KILN_FIELDS(LayerNormalizationOptions, axis, epsilon, center, scale, beta_initializer, gamma_initializer, beta_regularizer, gamma_regularizer, beta_constraint, gamma_constraint)
 };
 
 class LayerNormalizationImpl : public Layer {
@@ -100,7 +94,9 @@ class LayerNormalizationImpl : public Layer {
   explicit LayerNormalizationImpl(LayerNormalizationOptions options = {});
   std::string class_name() const override { return "LayerNormalization"; }
   Config get_config() const override;
-  static std::shared_ptr<LayerNormalizationImpl> from_config(const Config& config);
+  using Options = LayerNormalizationOptions;
+  const LayerNormalizationOptions& options() const { return o_; }
+  KILN_ARGS(LayerNormalizationImpl)
   Shape compute_output_shape(const Shape& input_shape) override { return input_shape; }
   using Layer::compute_output_shape;
   Variable gamma() const { return gamma_; }
@@ -119,13 +115,6 @@ class LayerNormalizationImpl : public Layer {
   Variable gamma_, beta_;
 };
 
-class LayerNormalization : public LayerHandle<LayerNormalizationImpl> {
- public:
-  using LayerHandle<LayerNormalizationImpl>::LayerHandle;
-  LayerNormalization(LayerNormalizationOptions options = {})
-      : LayerHandle(std::make_shared<LayerNormalizationImpl>(std::move(options))) {
-    ptr()->name();
-  }
-};
+KILN_LAYER_HANDLE(LayerNormalization);
 
 }  // namespace kiln::layers

@@ -11,27 +11,25 @@
 #include <string>
 #include <vector>
 
+#include "kiln/core/fields.h"
 #include "kiln/nn/layer.h"
+#include "kiln/nn/layer_class.h"
 #include "kiln/layers/common.h"
 
 namespace kiln::layers {
 
 /// Base kwargs of the reshaping layers.
 struct ReshapingOptions {
-  std::string name;
-  bool trainable = true;
-  DType dtype = DType::float32;
-  std::optional<Shape> input_shape;
+  KILN_LAYER_BASE_OPTIONS
+  KILN_FIELDS(ReshapingOptions)
 };
 
 struct FlattenOptions {
   /// "channels_first" inputs are moved to channels_last before flattening, so the
   /// following Dense always sees (H, W, C) order, as in Keras 3.
   std::string data_format = "channels_last";
-  std::string name;
-  bool trainable = true;
-  DType dtype = DType::float32;
-  std::optional<Shape> input_shape;
+  KILN_LAYER_BASE_OPTIONS
+  KILN_FIELDS(FlattenOptions, data_format)
 };
 
 class FlattenImpl : public Layer {
@@ -39,7 +37,10 @@ class FlattenImpl : public Layer {
   explicit FlattenImpl(FlattenOptions options = {});
   std::string class_name() const override { return "Flatten"; }
   Config get_config() const override;
-  static std::shared_ptr<FlattenImpl> from_config(const Config& config);
+  using Options = FlattenOptions;
+  const FlattenOptions& options() const { return o_; }
+  KILN_ARGS(FlattenImpl)
+  static constexpr bool records_build_config = true;
   Shape compute_output_shape(const Shape& input_shape) override;
   using Layer::compute_output_shape;
 
@@ -51,11 +52,7 @@ class FlattenImpl : public Layer {
   FlattenOptions o_;
 };
 
-class Flatten : public LayerHandle<FlattenImpl> {
- public:
-  using LayerHandle<FlattenImpl>::LayerHandle;
-  Flatten(FlattenOptions options = {}) : LayerHandle(std::make_shared<FlattenImpl>(std::move(options))) { ptr()->name(); }
-};
+KILN_LAYER_HANDLE(Flatten);
 
 class ReshapeImpl : public Layer {
  public:
@@ -63,27 +60,24 @@ class ReshapeImpl : public Layer {
   explicit ReshapeImpl(Shape target_shape, ReshapingOptions options = {});
   std::string class_name() const override { return "Reshape"; }
   Config get_config() const override;
-  static std::shared_ptr<ReshapeImpl> from_config(const Config& config);
+  using Options = ReshapingOptions;
+  const ReshapingOptions& options() const { return o_; }
+  KILN_ARGS(ReshapeImpl, target_shape_)
+  static constexpr bool records_build_config = true;
   Shape compute_output_shape(const Shape& input_shape) override;
   using Layer::compute_output_shape;
-  const Shape& target_shape() const { return target_; }
+  const Shape& target_shape() const { return target_shape_; }
 
  protected:
   Tensor call(const Tensor& x, bool training) override;
   using Layer::call;
 
  private:
-  Shape target_;
+  Shape target_shape_;
+  ReshapingOptions o_;
 };
 
-class Reshape : public LayerHandle<ReshapeImpl> {
- public:
-  using LayerHandle<ReshapeImpl>::LayerHandle;
-  explicit Reshape(Shape target_shape, ReshapingOptions options = {})
-      : LayerHandle(std::make_shared<ReshapeImpl>(std::move(target_shape), std::move(options))) {
-    ptr()->name();
-  }
-};
+KILN_LAYER_HANDLE(Reshape);
 
 class PermuteImpl : public Layer {
  public:
@@ -91,7 +85,9 @@ class PermuteImpl : public Layer {
   explicit PermuteImpl(std::vector<int> dims, ReshapingOptions options = {});
   std::string class_name() const override { return "Permute"; }
   Config get_config() const override;
-  static std::shared_ptr<PermuteImpl> from_config(const Config& config);
+  using Options = ReshapingOptions;
+  const ReshapingOptions& options() const { return o_; }
+  KILN_ARGS(PermuteImpl, dims_)
   Shape compute_output_shape(const Shape& input_shape) override;
   using Layer::compute_output_shape;
 
@@ -101,23 +97,19 @@ class PermuteImpl : public Layer {
 
  private:
   std::vector<int> dims_;
+  ReshapingOptions o_;
 };
 
-class Permute : public LayerHandle<PermuteImpl> {
- public:
-  using LayerHandle<PermuteImpl>::LayerHandle;
-  explicit Permute(std::vector<int> dims, ReshapingOptions options = {})
-      : LayerHandle(std::make_shared<PermuteImpl>(std::move(dims), std::move(options))) {
-    ptr()->name();
-  }
-};
+KILN_LAYER_HANDLE(Permute);
 
 class RepeatVectorImpl : public Layer {
  public:
   explicit RepeatVectorImpl(int64_t n, ReshapingOptions options = {});
   std::string class_name() const override { return "RepeatVector"; }
   Config get_config() const override;
-  static std::shared_ptr<RepeatVectorImpl> from_config(const Config& config);
+  using Options = ReshapingOptions;
+  const ReshapingOptions& options() const { return o_; }
+  KILN_ARGS(RepeatVectorImpl, n_)
   Shape compute_output_shape(const Shape& input_shape) override;
   using Layer::compute_output_shape;
 
@@ -127,32 +119,30 @@ class RepeatVectorImpl : public Layer {
 
  private:
   int64_t n_;
+  ReshapingOptions o_;
 };
 
-class RepeatVector : public LayerHandle<RepeatVectorImpl> {
- public:
-  using LayerHandle<RepeatVectorImpl>::LayerHandle;
-  explicit RepeatVector(int64_t n, ReshapingOptions options = {})
-      : LayerHandle(std::make_shared<RepeatVectorImpl>(n, std::move(options))) {
-    ptr()->name();
-  }
-};
+KILN_LAYER_HANDLE(RepeatVector);
 
 struct ZeroPadding2DOptions {
   std::string data_format = "channels_last";
-  std::string name;
-  bool trainable = true;
-  DType dtype = DType::float32;
-  std::optional<Shape> input_shape;
+  KILN_LAYER_BASE_OPTIONS
+  KILN_FIELDS(ZeroPadding2DOptions, data_format)
 };
 
 class ZeroPadding2DImpl : public Layer {
  public:
   /// (top, bottom) rows and (left, right) columns of zeros.
+  /// padding: (ph, pw) pads ph rows at the top and at the bottom, pw columns on each side.
+  explicit ZeroPadding2DImpl(Size2 padding = 1, ZeroPadding2DOptions options = {});
   ZeroPadding2DImpl(Size2 height_padding, Size2 width_padding, ZeroPadding2DOptions options = {});
   std::string class_name() const override { return "ZeroPadding2D"; }
   Config get_config() const override;
+  /// "padding" is one key for both axes: an int, (ph, pw) or ((top, bottom), (left, right)).
   static std::shared_ptr<ZeroPadding2DImpl> from_config(const Config& config);
+  using Options = ZeroPadding2DOptions;
+  const ZeroPadding2DOptions& options() const { return o_; }
+  KILN_ARGS(ZeroPadding2DImpl, h_, w_)
   Shape compute_output_shape(const Shape& input_shape) override;
   using Layer::compute_output_shape;
 
@@ -165,16 +155,13 @@ class ZeroPadding2DImpl : public Layer {
   ZeroPadding2DOptions o_;
 };
 
-class ZeroPadding2D : public LayerHandle<ZeroPadding2DImpl> {
+class ZeroPadding2D : public LayerClass<ZeroPadding2DImpl> {
+  using Handle = LayerClass<ZeroPadding2DImpl>;
+
  public:
-  using LayerHandle<ZeroPadding2DImpl>::LayerHandle;
-  /// padding = p: p rows/columns on every side; {ph, pw}: ph rows top and bottom, pw columns left and right.
-  ZeroPadding2D(Size2 padding = 1, ZeroPadding2DOptions options = {})
-      : ZeroPadding2D(Size2(padding.first), Size2(padding.second), std::move(options)) {}
-  ZeroPadding2D(Size2 height_padding, Size2 width_padding, ZeroPadding2DOptions options = {})
-      : LayerHandle(std::make_shared<ZeroPadding2DImpl>(height_padding, width_padding, std::move(options))) {
-    ptr()->name();
-  }
+  using Handle::Handle;  // (), (padding), (height_padding, width_padding[, options])
+  ZeroPadding2D(Size2 padding, ZeroPadding2DOptions options)
+      : Handle(::kiln::detail::make_named_layer<ZeroPadding2DImpl>(padding, std::move(options))) {}
 };
 
 }  // namespace kiln::layers

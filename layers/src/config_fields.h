@@ -1,0 +1,189 @@
+#pragma once
+// get_config and from_config generated from field tables (kiln/core/fields.h),
+// and the one registration line of a built-in layer:
+//
+//   Config DenseImpl::get_config() const { return layer_config(*this); }
+//   KILN_REGISTER_LAYER(DenseImpl, "Dense")
+//
+// A layer class lists its positional constructor arguments with KILN_ARGS,
+// names its options struct `Options` and returns it from options(); the
+// options struct lists its keys with KILN_FIELDS and ends with
+// KILN_LAYER_BASE_OPTIONS. Optional static members of the class become its
+// registry hooks (kiln/nn/layer_registry.h): upgrade_entry,
+// upgrade_legacy_weights, to_keras3_config and records_build_config.
+// Only .cpp files include this (it pulls in nlohmann/json).
+#include <initializer_list>
+#include <memory>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "kiln/core/fields.h"
+#include "kiln/nn/layer_registry.h"
+#include "layer_utils.h"
+
+namespace kiln::layers::detail {
+
+// ---- one value to JSON ----
+inline Config config_value(const std::string& v) { return v; }
+inline Config config_value(bool v) { return v; }
+inline Config config_value(int v) { return v; }
+inline Config config_value(int64_t v) { return v; }
+inline Config config_value(uint64_t v) { return v; }
+inline Config config_value(double v) { return v; }
+inline Config config_value(Size1 v) { return Config::array({v.value}); }
+inline Config config_value(Size2 v) { return size2_json(v); }
+inline Config config_value(const Axes& v) { return axes_json(v); }
+inline Config config_value(const InitializerArg& v) { return serialize_initializer(v); }
+inline Config config_value(const regularizers::RegularizerPtr& v) { return serialize_regularizer(v); }
+inline Config config_value(const constraints::ConstraintPtr& v) { return serialize_constraint(v); }
+inline Config config_value(const Shape& v) { return shape_to_json(v); }
+Config config_value(const std::vector<int>& v);
+Config config_value(const std::vector<int64_t>& v);
+template <class T>
+Config config_value(const std::optional<T>& v) {
+  return v ? config_value(*v) : Config(nullptr);
+}
+
+// ---- one value from JSON; an absent (or null) key keeps the default ----
+void read_value(const ConfigReader& r, const char* key, std::string& v);
+void read_value(const ConfigReader& r, const char* key, bool& v);
+void read_value(const ConfigReader& r, const char* key, int& v);
+void read_value(const ConfigReader& r, const char* key, int64_t& v);
+void read_value(const ConfigReader& r, const char* key, uint64_t& v);
+void read_value(const ConfigReader& r, const char* key, double& v);
+void read_value(const ConfigReader& r, const char* key, Size1& v);
+void read_value(const ConfigReader& r, const char* key, Size2& v);
+void read_value(const ConfigReader& r, const char* key, Axes& v);
+void read_value(const ConfigReader& r, const char* key, InitializerArg& v);
+void read_value(const ConfigReader& r, const char* key, regularizers::RegularizerPtr& v);
+void read_value(const ConfigReader& r, const char* key, constraints::ConstraintPtr& v);
+void read_value(const ConfigReader& r, const char* key, Shape& v);
+void read_value(const ConfigReader& r, const char* key, std::vector<int>& v);
+void read_value(const ConfigReader& r, const char* key, std::vector<int64_t>& v);
+template <class T>
+void read_value(const ConfigReader& r, const char* key, std::optional<T>& v) {
+  if (!r.has(key)) return;
+  T value{};
+  read_value(r, key, value);
+  v = std::move(value);
+}
+
+template <class F>
+std::string key_of(const F& f) {
+  return std::string(f.key());
+}
+
+/// Writes every field of `o` under its key.
+template <class O>
+void write_fields(Config& c, const O& o) {
+  std::apply([&](const auto&... f) { ((c[key_of(f)] = config_value(o.*(f.member))), ...); }, O::fields());
+}
+
+/// Reads every field present in the config; absent ones keep o's defaults.
+template <class O>
+void read_fields(const ConfigReader& r, O& o) {
+  std::apply([&](const auto&... f) { (read_value(r, key_of(f).c_str(), o.*(f.member)), ...); }, O::fields());
+}
+
+/// A layer's full config: the base keys, its positional arguments, its options
+/// and the declared input shape.
+template <class Impl>
+Config layer_config(const Impl& l) {
+  Config c = l.base_config();
+  std::apply([&](const auto&... f) { ((c[key_of(f)] = config_value(l.*(f.member))), ...); }, Impl::args());
+  write_fields(c, l.options());
+  add_declared_shape(l, c);
+  return c;
+}
+
+template <class Impl, class Args, std::size_t... I>
+std::shared_ptr<Impl> construct_from_prefix(const ConfigReader& r, Args& args, typename Impl::Options& o,
+                                            std::size_t present, std::index_sequence<I...>) {
+  constexpr std::size_t k = sizeof...(I);
+  if (present == k) {
+    if constexpr (std::is_constructible_v<Impl, std::tuple_element_t<I, Args>..., typename Impl::Options>)
+      return std::make_shared<Impl>(std::move(std::get<I>(args))..., std::move(o));
+  }
+  if constexpr (k > 0) {
+    return construct_from_prefix<Impl>(r, args, o, present, std::make_index_sequence<k - 1>{});
+  } else {
+    // No constructor takes only the keys present: the first absent one is required.
+    std::string missing;
+    std::size_t i = 0;
+    std::apply([&](const auto&... f) { ((i++ == present ? void(missing = key_of(f)) : void()), ...); }, Impl::args());
+    r.require(missing.c_str());
+    return nullptr;
+  }
+}
+
+/// Keras's `cls(**config)`: the positional arguments, then the options struct.
+/// A trailing positional argument may be absent when the constructor has a
+/// default for it (MaxPooling2D's pool_size).
+template <class Impl>
+std::shared_ptr<Impl> layer_from_fields(const std::string& cls, const Config& config) {
+  ConfigReader r(cls, config);
+  typename Impl::Options o;
+  r.base(o);
+  read_fields(r, o);
+  using Args = std::remove_cvref_t<decltype(std::apply(
+      [](const auto&... f) { return std::tuple<typename std::remove_cvref_t<decltype(f)>::Type...>{}; },
+      Impl::args()))>;
+  constexpr std::size_t n = std::tuple_size_v<Args>;
+  Args args;
+  std::size_t present = 0;  // the leading positional keys present in the config
+  bool gap = false;
+  auto read_arg = [&](const auto& fld, auto& slot) {
+    const std::string key = key_of(fld);
+    gap = gap || !r.has(key.c_str());
+    if (gap) return;
+    read_value(r, key.c_str(), slot);
+    ++present;
+  };
+  constexpr auto fields = Impl::args();
+  [&]<std::size_t... I>(std::index_sequence<I...>) {
+    (read_arg(std::get<I>(fields), std::get<I>(args)), ...);
+  }(std::make_index_sequence<n>{});
+  return construct_from_prefix<Impl>(r, args, o, present, std::make_index_sequence<n>{});
+}
+
+/// Registers a built-in class under its names (the first is canonical); a
+/// class a user registered first keeps the user's factory. Without a factory,
+/// the class's own static from_config, else the generated one.
+template <class Impl>
+void register_builtin_layer(std::initializer_list<const char*> names, LayerFactory make = nullptr) {
+  const std::string canonical = *names.begin();
+  if (!make)
+    make = [canonical](const Config& c) -> LayerPtr {
+      if constexpr (requires { Impl::from_config(c); })
+        return Impl::from_config(c);
+      else if constexpr (requires { Impl::args(); })
+        return layer_from_fields<Impl>(canonical, c);
+      else
+        return nullptr;  // classes without a field table always come with a factory
+    };
+  LayerClassHooks h;
+  if constexpr (requires { &Impl::upgrade_entry; }) h.upgrade_entry = &Impl::upgrade_entry;
+  if constexpr (requires { &Impl::upgrade_legacy_weights; }) h.upgrade_legacy_weights = &Impl::upgrade_legacy_weights;
+  if constexpr (requires { &Impl::to_keras3_config; }) h.to_keras3_config = &Impl::to_keras3_config;
+  if constexpr (requires { Impl::records_build_config; }) h.records_build_config = Impl::records_build_config;
+  for (const char* n : names)
+    if (!is_layer_class_registered(n)) register_layer_class(n, make, h);
+}
+
+}  // namespace kiln::layers::detail
+
+/// The registration line of a built-in layer, in the layer's own .cpp. The
+/// build collects these lines into the layers module's registration function
+/// (cmake/builtin_registrations.cmake), so static builds keep every layer.
+#define KILN_REGISTER_LAYER(Impl, ...) \
+  extern "C" void kiln_register_layer_##Impl() { ::kiln::layers::detail::register_builtin_layer<Impl>({__VA_ARGS__}); }
+/// The same for a class built by a free function `factory(const Config&)`.
+#define KILN_REGISTER_LAYER_FACTORY(Impl, factory, ...)                                          \
+  extern "C" void kiln_register_layer_##Impl() {                                                 \
+    ::kiln::layers::detail::register_builtin_layer<Impl>(                                        \
+        {__VA_ARGS__}, [](const ::kiln::Config& c) -> ::kiln::LayerPtr { return factory(c); });  \
+  }
