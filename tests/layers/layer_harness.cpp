@@ -3,12 +3,17 @@
 
 #include <doctest/doctest.h>
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
+#include <unistd.h>
 
 #include "kiln/autodiff/gradient_check.h"
 #include "kiln/autodiff/gradient_tape.h"
+#include "kiln/io/saving.h"
 #include "kiln/layers/register.h"
+#include "kiln/nn/input_layer.h"
 #include "kiln/ops/ops.h"
+#include "kiln/training/model.h"
 
 namespace kiln::testing {
 
@@ -77,6 +82,32 @@ void check_round_trip(const LayerCase& c, Layer& layer, const std::vector<Tensor
   CHECK(max_abs_diff(y, y2) <= 1e-5);
 }
 
+// The layer inside a functional model, saved as .keras and as .h5 and loaded
+// back: the loaded layer has the same config and computes the same output.
+void check_save_round_trip(const LayerCase& c, const LayerPtr& layer, const std::vector<Tensor>& xs, const Tensor& y) {
+  std::vector<Tensor> inputs;
+  for (const auto& x : xs) inputs.push_back(Input(x.shape().slice(1), {.dtype = x.dtype()}));
+  const bool list = c.list_input || inputs.size() > 1;
+  Tensor out = list ? (*layer)(inputs, false).at(0) : (*layer)(inputs.at(0), false);
+  auto model = std::make_shared<Model>(inputs, std::vector<Tensor>{out});
+  const auto dir = std::filesystem::temp_directory_path() / ("kiln_harness_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  for (const std::string ext : {".keras", ".h5"}) {
+    const std::string path = (dir / (layer->name() + ext)).string();
+    model->save(path);
+    auto loaded = models::load_model(path, {.compile = false});
+    REQUIRE(loaded->layers().size() == inputs.size() + 1);  // the InputLayers, then the layer
+    const LayerPtr back = loaded->layers().back();
+    CHECK_MESSAGE(back->class_name() == layer->class_name(), ext);
+    CHECK_MESSAGE(back->get_config() == layer->get_config(), "saved:  ", layer->get_config().dump(),
+                  "\nloaded: ", back->get_config().dump());
+    Tensor y2 = list ? (*loaded)(xs, false).at(0) : (*loaded)(xs.at(0), false);
+    REQUIRE(y2.shape() == y.shape());
+    CHECK_MESSAGE(max_abs_diff(y, y2) <= 1e-6, ext);
+  }
+  std::filesystem::remove_all(dir);
+}
+
 void check_grads(const LayerCase& c) {
   LayerPtr layer = c.make(DType::float64);
   std::vector<Tensor> xs = make_inputs(c, DType::float64);
@@ -132,7 +163,10 @@ void check_layer(const LayerCase& c) {
   Tensor y = call_layer(*layer, xs, c.list_input, false);
   check_shapes(c, *layer, xs, y);
   check_weights(c, *layer);
-  if (c.config_round_trip) check_round_trip(c, *layer, xs, y);
+  if (c.config_round_trip) {
+    check_round_trip(c, *layer, xs, y);
+    check_save_round_trip(c, layer, xs, y);
+  }
   check_grads(c);
   check_sgd_step(c);
 }

@@ -4,9 +4,11 @@
 //   2. the weight count and paths ("dense/kernel", ...);
 //   3. the config round trip: from_config(get_config()) has the same config and, given
 //      the same weights, the same output;
-//   4. gradients (float64 layer) w.r.t. the inputs and w.r.t. the trainable weights,
+//   4. the layer in a functional model saved as .keras and as .h5 and loaded back:
+//      the same config and output;
+//   5. gradients (float64 layer) w.r.t. the inputs and w.r.t. the trainable weights,
 //      against central differences (kiln::check_gradients);
-//   5. one SGD step (w -= lr * dL/dw, L = mean((y - t)^2) + layer.losses()) lowers L.
+//   6. one SGD step (w -= lr * dL/dw, L = mean((y - t)^2) + layer.losses()) lowers L.
 // To test a new layer: add a LayerCase to test_layer_harness.cpp.
 #include <functional>
 #include <string>
