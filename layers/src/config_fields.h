@@ -105,8 +105,18 @@ std::shared_ptr<Impl> construct_from_prefix(const ConfigReader& r, Args& args, t
                                             std::size_t present, std::index_sequence<I...>) {
   constexpr std::size_t k = sizeof...(I);
   if (present == k) {
-    if constexpr (std::is_constructible_v<Impl, std::tuple_element_t<I, Args>..., typename Impl::Options>)
+    if constexpr (k == std::tuple_size_v<Args>) {
       return std::make_shared<Impl>(std::move(std::get<I>(args))..., std::move(o));
+    } else if constexpr (std::is_constructible_v<Impl, std::tuple_element_t<I, Args>...>) {
+      // The absent trailing arguments take the constructor's defaults, read back
+      // from an instance built with only the present ones.
+      const Impl defaults(std::get<I>(args)...);
+      constexpr auto fields = Impl::args();
+      [&]<std::size_t... J>(std::index_sequence<J...>) {
+        ((J >= k ? void(std::get<J>(args) = defaults.*(std::get<J>(fields).member)) : void()), ...);
+      }(std::make_index_sequence<std::tuple_size_v<Args>>{});
+      return std::apply([&](auto&... a) { return std::make_shared<Impl>(std::move(a)..., std::move(o)); }, args);
+    }
   }
   if constexpr (k > 0) {
     return construct_from_prefix<Impl>(r, args, o, present, std::make_index_sequence<k - 1>{});
@@ -121,8 +131,8 @@ std::shared_ptr<Impl> construct_from_prefix(const ConfigReader& r, Args& args, t
 }
 
 /// Keras's `cls(**config)`: the positional arguments, then the options struct.
-/// A trailing positional argument may be absent when the constructor has a
-/// default for it (MaxPooling2D's pool_size).
+/// Trailing positional arguments may be absent when the constructor has
+/// defaults for them (MaxPooling2D's pool_size).
 template <class Impl>
 std::shared_ptr<Impl> layer_from_fields(const std::string& cls, const Config& config) {
   ConfigReader r(cls, config);

@@ -92,6 +92,9 @@ TEST_CASE("harness: pooling") {
 }
 
 TEST_CASE("harness: reshaping") {
+  check_layer({.label = "UpSampling1D",
+               .make = [](k::DType dt) { return ptr(L::UpSampling1D(3, {.dtype = dt})); },
+               .input_shapes = {{2, 4, 3}}});
   check_layer({.label = "Flatten",
                .make = [](k::DType dt) { return ptr(L::Flatten({.dtype = dt})); },
                .input_shapes = {{2, 3, 4, 5}}});

@@ -348,3 +348,14 @@ TEST_CASE("integer inputs are cast for layers with float weights") {
   // A float64 input to a float32 layer is computed in float32, as Keras autocasts.
   CHECK(L::Dense(2)(k::ones({1, 3}, k::float64)).dtype() == k::float32);
 }
+
+TEST_CASE("UpSampling1D repeats each step in place, as keras.ops.repeat(x, size, axis=1)") {
+  k::Tensor x(std::vector<float>{1, 2, 3, 4, 5, 6}, k::Shape{1, 3, 2});  // steps (1,2), (3,4), (5,6)
+  k::Tensor y = L::UpSampling1D(2)(x);
+  CHECK(y.shape() == k::Shape{1, 6, 2});
+  check_values(y, {1, 2, 1, 2, 3, 4, 3, 4, 5, 6, 5, 6});
+  CHECK_THROWS_WITH_AS(L::UpSampling1D(0), "UpSampling1D: `size` must be a positive integer, got 0", k::ValueError);
+  auto from_keras = L::from_config("UpSampling1D", {{"name", "up"}, {"size", 3}, {"trainable", true}});
+  CHECK(from_keras->compute_output_shape(k::Shape{k::None, 4, 2}) == k::Shape{k::None, 12, 2});
+  CHECK(L::from_config("UpSampling1D", k::Config::object())->get_config()["size"] == 2);  // Keras's default
+}

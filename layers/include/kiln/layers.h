@@ -5,7 +5,7 @@
 //   L::Reshape, L::Permute, L::RepeatVector, L::ZeroPadding2D, L::Dropout,
 //   L::BatchNormalization, L::LayerNormalization, L::Activation, L::ReLU, L::Softmax,
 //   L::LeakyReLU, L::ELU, L::PReLU, L::Add, L::Subtract, L::Multiply, L::Average,
-//   L::Maximum, L::Minimum, L::Concatenate, L::Dot, L::Embedding, L::Lambda, L::Input.
+//   L::Maximum, L::Minimum, L::Concatenate, L::Dot, L::Embedding, L::Lambda, L::Input, L::UpSampling1D.
 //
 // To add a layer Foo:
 //   1. layers/include/kiln/layers/foo.h: `FooOptions` with its keys in
@@ -34,6 +34,7 @@
 #include "kiln/layers/pooling.h"
 #include "kiln/layers/register.h"
 #include "kiln/layers/reshaping.h"
+#include "kiln/layers/up_sampling1d.h"
 
 namespace kiln::layers::detail {
 // Registers the built-ins in every program that includes this header (a static

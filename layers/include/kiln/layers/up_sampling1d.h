@@ -1,0 +1,44 @@
+#pragma once
+// UpSampling1D: repeats every time step `size` times (keras.layers.UpSampling1D).
+//   x: (batch, steps, features) -> (batch, steps * size, features)
+//   steps [a, b] with size 2 -> [a, a, b, b]
+//
+//   L::UpSampling1D(2)(x);
+#include <cstdint>
+#include <string>
+
+#include "kiln/core/fields.h"
+#include "kiln/nn/layer.h"
+#include "kiln/nn/layer_class.h"
+
+namespace kiln::layers {
+
+struct UpSampling1DOptions {
+  KILN_LAYER_BASE_OPTIONS
+  KILN_FIELDS(UpSampling1DOptions)
+};
+
+class UpSampling1DImpl : public Layer {
+ public:
+  using Options = UpSampling1DOptions;
+  explicit UpSampling1DImpl(int64_t size = 2, UpSampling1DOptions options = {});
+  std::string class_name() const override { return "UpSampling1D"; }
+  Config get_config() const override;
+  Shape compute_output_shape(const Shape& input_shape) override;
+  using Layer::compute_output_shape;
+  int64_t size() const { return size_; }
+  const UpSampling1DOptions& options() const { return o_; }
+  KILN_ARGS(UpSampling1DImpl, size_)
+
+ protected:
+  Tensor call(const Tensor& x, bool training) override;
+  using Layer::call;
+
+ private:
+  int64_t size_;
+  UpSampling1DOptions o_;
+};
+
+KILN_LAYER_HANDLE(UpSampling1D);
+
+}  // namespace kiln::layers
