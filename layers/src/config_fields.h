@@ -24,70 +24,28 @@
 #include "kiln/core/fields.h"
 #include "kiln/nn/layer_registry.h"
 #include "layer_utils.h"
+#include "nn/config_io.h"
 
 namespace kiln::layers::detail {
 
-// ---- one value to JSON ----
-inline Config config_value(const std::string& v) { return v; }
-inline Config config_value(bool v) { return v; }
-inline Config config_value(int v) { return v; }
-inline Config config_value(int64_t v) { return v; }
-inline Config config_value(uint64_t v) { return v; }
-inline Config config_value(double v) { return v; }
+using namespace config_io;
+
+}  // namespace kiln::layers::detail
+
+namespace kiln::layers {
+// Keras writes both as lists: (3,) and (3, 5). Found by argument-dependent lookup.
 inline Config config_value(Size1 v) { return Config::array({v.value}); }
-inline Config config_value(Size2 v) { return size2_json(v); }
-inline Config config_value(const Axes& v) { return axes_json(v); }
-inline Config config_value(const InitializerArg& v) { return serialize_initializer(v); }
-inline Config config_value(const regularizers::RegularizerPtr& v) { return serialize_regularizer(v); }
-inline Config config_value(const constraints::ConstraintPtr& v) { return serialize_constraint(v); }
-inline Config config_value(const Shape& v) { return shape_to_json(v); }
-Config config_value(const std::vector<int>& v);
-Config config_value(const std::vector<int64_t>& v);
-template <class T>
-Config config_value(const std::optional<T>& v) {
-  return v ? config_value(*v) : Config(nullptr);
-}
+inline Config config_value(Size2 v) { return detail::size2_json(v); }
+void read_value(const config_io::ConfigReader& r, const char* key, Size1& v);
+void read_value(const config_io::ConfigReader& r, const char* key, Size2& v);
+}  // namespace kiln::layers
 
-// ---- one value from JSON; an absent (or null) key keeps the default ----
-void read_value(const ConfigReader& r, const char* key, std::string& v);
-void read_value(const ConfigReader& r, const char* key, bool& v);
-void read_value(const ConfigReader& r, const char* key, int& v);
-void read_value(const ConfigReader& r, const char* key, int64_t& v);
-void read_value(const ConfigReader& r, const char* key, uint64_t& v);
-void read_value(const ConfigReader& r, const char* key, double& v);
-void read_value(const ConfigReader& r, const char* key, Size1& v);
-void read_value(const ConfigReader& r, const char* key, Size2& v);
-void read_value(const ConfigReader& r, const char* key, Axes& v);
-void read_value(const ConfigReader& r, const char* key, InitializerArg& v);
-void read_value(const ConfigReader& r, const char* key, regularizers::RegularizerPtr& v);
-void read_value(const ConfigReader& r, const char* key, constraints::ConstraintPtr& v);
-void read_value(const ConfigReader& r, const char* key, Shape& v);
-void read_value(const ConfigReader& r, const char* key, std::vector<int>& v);
-void read_value(const ConfigReader& r, const char* key, std::vector<int64_t>& v);
-template <class T>
-void read_value(const ConfigReader& r, const char* key, std::optional<T>& v) {
-  if (!r.has(key)) return;
-  T value{};
-  read_value(r, key, value);
-  v = std::move(value);
-}
+namespace kiln::layers::detail {
 
-template <class F>
-std::string key_of(const F& f) {
-  return std::string(f.key());
-}
-
-/// Writes every field of `o` under its key.
-template <class O>
-void write_fields(Config& c, const O& o) {
-  std::apply([&](const auto&... f) { ((c[key_of(f)] = config_value(o.*(f.member))), ...); }, O::fields());
-}
-
-/// Reads every field present in the config; absent ones keep o's defaults.
-template <class O>
-void read_fields(const ConfigReader& r, O& o) {
-  std::apply([&](const auto&... f) { (read_value(r, key_of(f).c_str(), o.*(f.member)), ...); }, O::fields());
-}
+// Declared here so that lookup from this namespace sees the general codecs
+// next to the Size1/Size2 ones that argument-dependent lookup adds.
+using config_io::config_value;
+using config_io::read_value;
 
 /// A layer's full config: the base keys, its positional arguments, its options
 /// and the declared input shape.
