@@ -1,6 +1,6 @@
 # Collects the KILN_REGISTER_<KIND>(Id, ...) lines of the library's sources
 # (KIND: LAYER, OPTIMIZER, SCHEDULE, LOSS, METRIC) into one function per kind,
-# kiln_register_builtin_<kind>s(), which calls each line's registration
+# kiln_register_builtins_<kind>(), which calls each line's registration
 # function. A class registers in its own .cpp; this list is what makes a static
 # libkiln keep every one of them (nothing else references those object files).
 #   cmake -DSOURCE_LIST=<file listing the sources> -DOUT=<generated .cpp> -P builtin_registrations.cmake
@@ -31,7 +31,7 @@ foreach(kind IN LISTS kinds)
   foreach(id IN LISTS ids_${kind})
     string(APPEND text "extern \"C\" void kiln_register_${k}_${id}();\n")
   endforeach()
-  string(APPEND text "extern \"C\" void kiln_register_builtin_${k}s() {\n")
+  string(APPEND text "extern \"C\" void kiln_register_builtins_${k}() {\n")
   foreach(id IN LISTS ids_${kind})
     string(APPEND text "  kiln_register_${k}_${id}();\n")
   endforeach()

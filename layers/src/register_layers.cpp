@@ -1,6 +1,6 @@
 // The layers module's entry points over kiln/nn/layer_registry.h. Each built-in
 // layer registers with one KILN_REGISTER_LAYER line in its own .cpp; the build
-// collects those lines into kiln_register_builtin_layers().
+// collects those lines into kiln_register_builtins_layer().
 #include "kiln/layers/register.h"
 
 #include <nlohmann/json.hpp>
@@ -8,7 +8,7 @@
 #include "kiln/core/error.h"
 #include "kiln/nn/layer_registry.h"
 
-extern "C" void kiln_register_builtin_layers();
+extern "C" void kiln_register_builtins_layer();
 
 namespace kiln::layers {
 
@@ -16,13 +16,13 @@ namespace {
 // Runs when libkiln loads (and in static builds whenever this object is linked
 // in): the framework's first layer lookup then registers every built-in.
 const bool hook_installed = [] {
-  ::kiln::detail::layer_builtins_hook = &kiln_register_builtin_layers;
+  ::kiln::detail::layer_builtins_hook = &kiln_register_builtins_layer;
   return true;
 }();
 }  // namespace
 
 void register_builtins() {
-  ::kiln::detail::layer_builtins_hook = &kiln_register_builtin_layers;
+  ::kiln::detail::layer_builtins_hook = &kiln_register_builtins_layer;
   (void)is_layer_class_registered("Dense");  // the first lookup runs the hook, once
 }
 

@@ -120,14 +120,32 @@ std::string key_of(const F& f) {
 
 /// Writes every field of `o` under its key.
 template <class O>
+void write_fields(Config& c, const O& o);
+template <class O>
+void read_fields(const ConfigReader& r, O& o);
+
+/// A member that has a field table of its own (an optimizer's shared
+/// OptimizerOptions) is written flat, into the same object, as Keras does.
+template <class M>
+void write_field(Config& c, const std::string& key, const M& v) {
+  if constexpr (requires { M::fields(); }) write_fields(c, v);
+  else c[key] = config_value(v);
+}
+template <class M>
+void read_field(const ConfigReader& r, const std::string& key, M& v) {
+  if constexpr (requires { M::fields(); }) read_fields(r, v);
+  else read_value(r, key.c_str(), v);
+}
+
+template <class O>
 void write_fields(Config& c, const O& o) {
-  std::apply([&](const auto&... f) { ((c[key_of(f)] = config_value(o.*(f.member))), ...); }, O::fields());
+  std::apply([&](const auto&... f) { (write_field(c, key_of(f), o.*(f.member)), ...); }, O::fields());
 }
 
 /// Reads every field present in the config; absent ones keep o's defaults.
 template <class O>
 void read_fields(const ConfigReader& r, O& o) {
-  std::apply([&](const auto&... f) { (read_value(r, key_of(f).c_str(), o.*(f.member)), ...); }, O::fields());
+  std::apply([&](const auto&... f) { (read_field(r, key_of(f), o.*(f.member)), ...); }, O::fields());
 }
 
 }  // namespace kiln::config_io
