@@ -9,10 +9,13 @@
 
 #include "backend/cpu/cpu_backend.h"
 #include "backend/cpu/parallel.h"
-#include "backend/cpu/strided.h"
+#include "backend/strided.h"
 #include "core/dispatch.h"
 
 namespace kiln::cpu {
+
+using strided::broadcast_strides;
+using strided::strided_for;
 
 using backend::BinaryOp;
 using backend::UnaryOp;

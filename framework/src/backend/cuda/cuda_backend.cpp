@@ -8,7 +8,7 @@
 #include <cstring>
 #include <string>
 
-#include "backend/cpu/strided.h"
+#include "backend/strided.h"
 #include "backend/cuda/kernels.h"
 #include "backend/cuda/plan.h"
 #include "backend/cuda/plugin_api.h"
@@ -258,8 +258,8 @@ void CudaBackend::unary(UnaryOp op, const Tensor& x, Tensor& out) {
 void CudaBackend::binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& out) {
   expect_here("binary op", {&a, &b, &out});
   const auto& os = out.shape().dims();
-  k::Plan p = make_plan<3>(os, {contiguous_strides(out.shape()), cpu::broadcast_strides(a.shape().dims(), os),
-                                cpu::broadcast_strides(b.shape().dims(), os)});
+  k::Plan p = make_plan<3>(os, {contiguous_strides(out.shape()), strided::broadcast_strides(a.shape().dims(), os),
+                                strided::broadcast_strides(b.shape().dims(), os)});
   DeviceGuard g(index_);
   k::binary(static_cast<k::Bin>(op), to_dt(a.dtype()), a.raw_data(), b.raw_data(), out.raw_data(), p, ctx_.stream);
   KILN_CUDA_LAUNCHED("binary");
@@ -268,9 +268,9 @@ void CudaBackend::binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& 
 void CudaBackend::where(const Tensor& cond, const Tensor& x, const Tensor& y, Tensor& out) {
   expect_here("where", {&cond, &x, &y, &out});
   const auto& os = out.shape().dims();
-  k::Plan p = make_plan<4>(os, {contiguous_strides(out.shape()), cpu::broadcast_strides(cond.shape().dims(), os),
-                                cpu::broadcast_strides(x.shape().dims(), os),
-                                cpu::broadcast_strides(y.shape().dims(), os)});
+  k::Plan p = make_plan<4>(os, {contiguous_strides(out.shape()), strided::broadcast_strides(cond.shape().dims(), os),
+                                strided::broadcast_strides(x.shape().dims(), os),
+                                strided::broadcast_strides(y.shape().dims(), os)});
   DeviceGuard g(index_);
   k::where(to_dt(x.dtype()), static_cast<const bool*>(cond.raw_data()), x.raw_data(), y.raw_data(), out.raw_data(), p,
            ctx_.stream);

@@ -1,13 +1,13 @@
 #pragma once
 // Private, std-only (host-tested): builds the kernels' iteration plans from
-// shapes and strides. The merging rule is the CPU backend's (cpu/strided.h), so
+// shapes and strides. The merging rule is the shared one (backend/strided.h), so
 // both backends see the same simplified loop nest.
 #include <array>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
-#include "backend/cpu/strided.h"
+#include "backend/strided.h"
 #include "backend/cuda/kernel_types.h"
 
 namespace kiln::cuda {
@@ -20,7 +20,7 @@ k::Plan make_plan(const std::vector<int64_t>& shape, const std::array<std::vecto
   k::Plan out;
   out.n = 1;
   for (auto d : shape) out.n *= d;
-  cpu::StridedPlan<N> p = cpu::make_plan<N>(shape, strides);
+  strided::StridedPlan<N> p = strided::make_plan<N>(shape, strides);
   if (p.shape.size() > static_cast<std::size_t>(k::kMaxDims))
     throw std::length_error("CUDA backend: " + std::to_string(p.shape.size()) +
                             " non-mergeable dimensions exceed the kernel limit of " + std::to_string(k::kMaxDims));

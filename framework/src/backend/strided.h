@@ -1,12 +1,13 @@
 #pragma once
-// Private: N-operand strided iteration for the CPU backend. Dimensions that
+// Private: N-operand strided iteration shared by the backends. Dimensions that
 // are contiguous for every operand are merged first, so the innermost loop is
-// as long as possible and usually unit-stride.
+// as long as possible and usually unit-stride (the CPU loops over the plan; the
+// CUDA kernels receive it).
 #include <array>
 #include <cstdint>
 #include <vector>
 
-namespace kiln::cpu {
+namespace kiln::strided {
 
 template <std::size_t N>
 struct StridedPlan {
@@ -83,4 +84,4 @@ inline std::vector<int64_t> broadcast_strides(const std::vector<int64_t>& s, con
   return st;
 }
 
-}  // namespace kiln::cpu
+}  // namespace kiln::strided
