@@ -204,7 +204,8 @@ Tensor avg_pool2d_backward(const Tensor& dy, const Shape& xs, const backend::Poo
 
 Tensor max_pool2d(const Tensor& x, Pool2DOptions o) {
   auto p = pool_params(x, o, "max_pool2d");
-  if (x.size() >= (int64_t{1} << 31)) throw ValueError("max_pool2d: input too large for int32 argmax indices");
+  if (x.size() >= (int64_t{1} << 31))
+    throw ValueError("max_pool2d: the input " + x.shape().to_string() + " has 2^31 or more elements, too many for int32 argmax indices");
   Tensor y = Tensor::empty(Shape{p.n, p.oh, p.ow, p.c}, x.dtype(), x.device());
   Tensor am = Tensor::empty(y.shape(), DType::int32, x.device());
   be(x).max_pool2d(x, p, y, am);
