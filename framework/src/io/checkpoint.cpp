@@ -8,12 +8,15 @@
 #include <nlohmann/json.hpp>
 
 #include "io/atomic_file.h"
+#include "io/checkpoint_index.h"
 #include "io/saving_impl.h"
 #include "kiln/core/error.h"
 
 namespace kiln {
 
 namespace {
+namespace fs = std::filesystem;
+
 /// The model among the checkpoint's objects (for building an unbuilt optimizer).
 Model* model_in(const std::map<std::string, CheckpointItem>& objects) {
   for (const auto& [k, v] : objects)
@@ -44,8 +47,16 @@ struct CheckpointState {
   std::vector<PendingLayer> pending_layers;
   std::vector<PendingOptimizer> pending_optimizers;
 
+  bool applying = false;  // building an optimizer below runs its after-build hook, which calls back here
+
   /// Assigns what can be assigned now; returns what remains.
   std::size_t apply_pending() {
+    if (applying) return pending_layers.size() + pending_optimizers.size();
+    applying = true;
+    struct Reset {
+      bool& flag;
+      ~Reset() { flag = false; }
+    } reset{applying};
     for (auto it = pending_layers.begin(); it != pending_layers.end();) {
       const auto vars = io::keras_own_variables(*it->layer);
       if (vars.empty()) {
@@ -122,8 +133,17 @@ void write_file(detail::CheckpointState& st, const std::string& path) {
         v.set_attr("name", item.optimizer()->name(), io::StrEncoding::utf8);
         const auto vs = item.optimizer()->variables();
         for (std::size_t i = 0; i < vs.size(); ++i) v.write(std::to_string(i), vs[i].read_value_untracked());
+      } else if (item.module()) {
+        io::H5Group g = root.require_group(name);
+        g.set_attr("kind", "module", io::StrEncoding::utf8);
+        io::H5Group v = g.require_group("vars");
+        const auto vs = item.module()->variables();
+        for (std::size_t i = 0; i < vs.size(); ++i) v.write(std::to_string(i), vs[i].read_value_untracked());
       } else if (item.variable().defined()) {
-        root.write(name, item.variable().read_value_untracked());
+        // A name with '/' lives in nested groups.
+        const auto slash = name.rfind('/');
+        io::H5Group parent = slash == std::string::npos ? root : root.require_group(name.substr(0, slash));
+        parent.write(name.substr(slash == std::string::npos ? 0 : slash + 1), item.variable().read_value_untracked());
       }
     }
     f.close();
@@ -152,9 +172,13 @@ void CheckpointStatus::assert_consumed() const {
 Checkpoint::Checkpoint(std::map<std::string, CheckpointItem> objects)
     : state_(std::make_shared<detail::CheckpointState>()) {
   for (const auto& [k, v] : objects) {
-    if (k.empty() || k.find('/') != std::string::npos || k == "save_counter")
-      throw ValueError("Checkpoint: invalid object name '" + k + "' (empty, contains '/', or reserved)");
-    if (!v.layer() && !v.optimizer() && !v.variable().defined())
+    if (k.empty() || k.front() == '/' || k.back() == '/' || k.find("//") != std::string::npos || k == "save_counter")
+      throw ValueError("Checkpoint: invalid object name '" + k +
+                       "' (empty, starting or ending with '/', with an empty part, or the reserved 'save_counter')");
+    for (const auto& [other, w] : objects)
+      if (other != k && other.rfind(k + "/", 0) == 0)
+        throw ValueError("Checkpoint: object name '" + k + "' is a folder of object '" + other + "'");
+    if (!v.layer() && !v.optimizer() && !v.module() && !v.variable().defined())
       throw ValueError("Checkpoint: object '" + k + "' is empty (a null optimizer or undefined variable?)");
   }
   state_->objects = std::move(objects);
@@ -163,6 +187,12 @@ Checkpoint::Checkpoint(std::map<std::string, CheckpointItem> objects)
 int64_t Checkpoint::save_counter() const { return state_->save_counter; }
 
 std::string Checkpoint::save(const std::string& file_prefix) {
+  // TensorFlow's save("./ckpt/") writes "./ckpt/-1": the prefix's folder, created if needed.
+  std::string dir = fs::path(file_prefix).parent_path().string();
+  if (dir.empty()) dir = ".";
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (!fs::is_directory(dir)) throw IOError(file_prefix + ": cannot create the checkpoint folder '" + dir + "'");
   ++state_->save_counter;
   const std::string path = file_prefix + "-" + std::to_string(state_->save_counter) + ".h5";
   try {
@@ -171,6 +201,14 @@ std::string Checkpoint::save(const std::string& file_prefix) {
     --state_->save_counter;
     throw;
   }
+  // Record it in the folder's index, so checkpoint::latest_checkpoint(dir) finds it.
+  std::vector<std::string> recorded = io::read_checkpoint_index(dir);
+  const std::string normal = fs::path(path).lexically_normal().string();
+  recorded.erase(std::remove_if(recorded.begin(), recorded.end(),
+                                [&](const std::string& p) { return fs::path(p).lexically_normal().string() == normal; }),
+                 recorded.end());
+  recorded.push_back(path);
+  io::write_checkpoint_index(dir, recorded);
   return path;
 }
 
@@ -211,7 +249,7 @@ CheckpointStatus Checkpoint::restore(const std::string& path) {
         const auto vars = io::keras_own_variables(*store.layer);
         const std::string lwho = who + ", layer '" + store.layer->name() + "' (" + (store.path.empty() ? "/" : store.path) + ")";
         if (vars.empty() && !values.empty() && !store.layer->built()) {
-          st.pending_layers.push_back({name, store.layer, store.path, values});  // deferred
+          st.pending_layers.push_back({name, store.layer, store.path, values});  // deferred to its build
           continue;
         }
         if (vars.size() != values.size())
@@ -227,18 +265,30 @@ CheckpointStatus Checkpoint::restore(const std::string& path) {
       if (!opt.built() && values.size() > 2)
         if (Model* m = model_in(st.objects); m && m->built()) opt.build(m->trainable_variables());
       if (!opt.built() && values.size() > 2) {
-        st.pending_optimizers.push_back({name, item.optimizer(), values});
+        st.pending_optimizers.push_back({name, item.optimizer(), values});  // deferred to its first step
         continue;
       }
       auto vars = opt.variables();
       if (values.size() == 2 && vars.size() > 2) vars.resize(2);  // saved before its first step
       now.push_back({vars, values, who + " (optimizer '" + opt.name() + "')"});
+    } else if (item.module()) {
+      const std::vector<Tensor> values = read_vars(root.group(name + "/vars"));
+      now.push_back({item.module()->variables(), values, who + " (module '" + item.module()->name() + "')"});
     } else {
       Tensor v = root.read(name);
       now.push_back({{item.variable()}, {v}, who});
     }
   }
   for (const auto& a : now) detail::CheckpointState::check_and_assign(a.vars, a.values, a.who);
+  // Deferred values land as soon as their variables exist: right after the
+  // layer builds, or the optimizer creates its slots.
+  const std::weak_ptr<detail::CheckpointState> weak = state_;
+  auto apply = [weak] {
+    if (auto s = weak.lock()) s->apply_pending();
+  };
+  // (The stores point into the checkpoint's own layers, which are not const.)
+  for (const auto& p : st.pending_layers) const_cast<Layer*>(p.layer)->call_after_build(apply);
+  for (const auto& p : st.pending_optimizers) p.optimizer->call_after_build(apply);
   if (root.is_dataset("save_counter")) st.save_counter = root.read("save_counter").item<int64_t>();
   return CheckpointStatus(state_);
 }
@@ -260,84 +310,5 @@ class DeferredRestore : public Callback {
 }  // namespace
 
 CallbackPtr Checkpoint::restore_callback() const { return std::make_shared<DeferredRestore>(state_); }
-
-// ---------------------------------------------------------------- CheckpointManager
-
-namespace {
-namespace fs = std::filesystem;
-std::string index_path(const std::string& dir) { return (fs::path(dir) / "checkpoint").string(); }
-}  // namespace
-
-CheckpointManager::CheckpointManager(Checkpoint checkpoint, std::string directory, CheckpointManagerOptions options)
-    : checkpoint_(std::move(checkpoint)), directory_(std::move(directory)), options_(std::move(options)) {
-  if (options_.max_to_keep && *options_.max_to_keep < 1)
-    throw ValueError("CheckpointManager: max_to_keep must be >= 1 (or nullopt to keep all), got " +
-                     std::to_string(*options_.max_to_keep));
-  std::error_code ec;
-  fs::create_directories(directory_, ec);
-  if (!fs::is_directory(directory_)) throw IOError(directory_ + ": cannot create the checkpoint folder");
-  // Pick up checkpoints a previous run recorded (and that still exist).
-  const std::string idx = index_path(directory_);
-  if (fs::exists(idx)) {
-    try {
-      const auto bytes = io::read_file_bytes(idx);
-      const Config j = Config::parse(bytes.begin(), bytes.end());
-      for (const auto& p : j.value("all_model_checkpoint_paths", Config::array()))
-        if (p.is_string() && fs::exists(p.get<std::string>())) checkpoints_.push_back(p.get<std::string>());
-    } catch (const std::exception& e) {
-      throw IOError(idx + ": corrupt checkpoint index: " + e.what());
-    }
-  }
-}
-
-std::string CheckpointManager::save(std::optional<int64_t> checkpoint_number) {
-  const std::string prefix = (fs::path(directory_) / options_.checkpoint_name).string();
-  std::string path;
-  if (checkpoint_number) {
-    path = checkpoint_.write(prefix + "-" + std::to_string(*checkpoint_number) + ".h5");
-  } else {
-    path = checkpoint_.save(prefix);
-  }
-  checkpoints_.erase(std::remove(checkpoints_.begin(), checkpoints_.end(), path), checkpoints_.end());
-  checkpoints_.push_back(path);
-  if (options_.max_to_keep)
-    while (checkpoints_.size() > static_cast<std::size_t>(*options_.max_to_keep)) {
-      std::error_code ec;
-      fs::remove(checkpoints_.front(), ec);
-      checkpoints_.erase(checkpoints_.begin());
-    }
-  write_index();
-  return path;
-}
-
-void CheckpointManager::write_index() const {
-  Config j = {{"model_checkpoint_path", checkpoints_.empty() ? "" : checkpoints_.back()},
-              {"all_model_checkpoint_paths", checkpoints_}};
-  const std::string text = j.dump(1);
-  io::atomic_write_bytes(index_path(directory_), std::vector<uint8_t>(text.begin(), text.end()));
-}
-
-std::string CheckpointManager::latest_checkpoint() const { return checkpoints_.empty() ? "" : checkpoints_.back(); }
-
-std::string CheckpointManager::restore_or_initialize() {
-  const std::string p = latest_checkpoint();
-  if (!p.empty()) checkpoint_.restore(p);
-  return p;
-}
-
-namespace checkpoint {
-std::string latest_checkpoint(const std::string& directory) {
-  const std::string idx = index_path(directory);
-  if (!fs::exists(idx)) return "";
-  const auto bytes = io::read_file_bytes(idx);
-  try {
-    const Config j = Config::parse(bytes.begin(), bytes.end());
-    const std::string p = j.value("model_checkpoint_path", "");
-    return fs::exists(p) ? p : "";
-  } catch (const nlohmann::json::exception& e) {
-    throw IOError(idx + ": corrupt checkpoint index: " + e.what());
-  }
-}
-}  // namespace checkpoint
 
 }  // namespace kiln

@@ -41,26 +41,6 @@ void clear_session() {
   name_counts().clear();
 }
 
-// ---- Node / KerasHistory ----
-std::vector<Tensor> Node::output_tensors() const {
-  std::vector<Tensor> out;
-  for (const auto& w : outputs) {
-    auto p = w.lock();
-    out.push_back(p ? Tensor(p) : Tensor());
-  }
-  return out;
-}
-const KerasHistory* keras_history(const Tensor& t) {
-  if (!t.defined()) return nullptr;
-  return t.impl()->keras_history.get();
-}
-void set_keras_history(const Tensor& t, std::shared_ptr<Node> node, int index) {
-  auto h = std::make_shared<KerasHistory>();
-  h->node = std::move(node);
-  h->index = index;
-  t.impl()->keras_history = h;
-}
-
 // ---- Layer ----
 Layer::Layer(LayerOptions o) : name_(o.name), trainable_(o.trainable), dtype_(o.dtype) {}
 Layer::~Layer() = default;
@@ -217,14 +197,26 @@ void Layer::build_for(const Shape& s) {
   if (built_) return;
   build_shape_ = s;
   build(s);
-  built_ = true;
+  mark_built();
 }
 void Layer::build_for(const std::vector<Shape>& s) {
   if (built_) return;
   build_shapes_ = s;
   if (s.size() == 1 && !takes_list()) build_shape_ = s[0];
   build(s);
+  mark_built();
+}
+
+void Layer::mark_built() {
   built_ = true;
+  auto fs = std::move(after_build_);
+  after_build_.clear();
+  for (auto& f : fs) f();
+}
+
+void Layer::call_after_build(std::function<void()> f) {
+  if (built_) f();
+  else after_build_.push_back(std::move(f));
 }
 
 void Layer::check_input_spec(const std::vector<Tensor>& xs) const {

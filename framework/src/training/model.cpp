@@ -97,7 +97,7 @@ void Model::init_graph(const std::vector<Tensor>& inputs, const std::vector<Tens
   for (const auto& t : inputs) shapes.push_back(t.shape());
   build_shapes_ = shapes;
   if (shapes.size() == 1) build_shape_ = shapes[0];
-  built_ = true;
+  mark_built();
 }
 
 int Model::num_outputs() const { return outputs_.empty() ? 1 : static_cast<int>(outputs_.size()); }

@@ -129,6 +129,14 @@ void Optimizer::build(const std::vector<Variable>& vars) {
   }
   build_slots(vars);
   built_ = true;
+  auto fs = std::move(after_build_);
+  after_build_.clear();
+  for (auto& f : fs) f();
+}
+
+void Optimizer::call_after_build(std::function<void()> f) {
+  if (built_) f();
+  else after_build_.push_back(std::move(f));
 }
 
 Variable Optimizer::add_slot(const Variable& var, const std::string& slot, double init) {

@@ -67,7 +67,7 @@ void Sequential::build_from(const Shape& batch_shape) {
     s = l->compute_output_shape(s);
     output_shapes_.push_back(s);
   }
-  built_ = true;
+  mark_built();
 }
 
 void Sequential::build(const Shape& input_shape) {

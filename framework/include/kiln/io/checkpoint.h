@@ -9,20 +9,22 @@
 //   manager.save();                                   // ckpts/ckpt-1.h5, ckpt-2.h5, ...
 //   ckpt.restore(manager.latest_checkpoint());        // "" (no checkpoint yet) is a no-op
 //
+// The guides' pattern works as in TensorFlow: save() creates the folder and
+// records the file in the folder's "checkpoint" index, so
+//   ckpt.save("./tf_ckpts/ckpt");  ...;  ckpt.restore(kiln::checkpoint::latest_checkpoint("./tf_ckpts"));
+// restores the newest save.
+//
 // File: "<prefix>-<n>.h5"; inside, /save_counter and one group per object
-// name. A model or layer uses Keras 3's weights layout under its group
-// (vars/<i>, layers/<snake>/vars/<i>); an optimizer stores vars/<i> in
-// optimizer.variables() order; a variable is one dataset.
+// name (a name with '/' nests groups). A model or layer uses Keras 3's weights
+// layout under its group (vars/<i>, layers/<snake>/vars/<i>); an optimizer and a
+// kiln::Module store vars/<i> in variables() order; a variable is one dataset.
 //
 // Deferred restore (as TensorFlow's): restore() may run before the variables
 // exist (a model not built yet, an optimizer before its first step). Those
-// values are kept and assigned as soon as the variables exist:
-//   * an unbuilt optimizer is built by restore() itself from the model in the
-//     same checkpoint (model.trainable_variables()), so its slots restore at once;
-//   * an unbuilt layer receives its values at the next run_restore_ops() on the
-//     returned status, or at the next save/write/restore of the Checkpoint, or
-//     from Checkpoint::restore_callback() at the start of fit() (the model must
-//     be built by then, e.g. with an Input layer or build_for()).
+// values are kept and assigned as soon as the variables exist: a layer's
+// right after it builds (before its first call computes), an optimizer's
+// right after it creates its slots (before its first update). run_restore_ops()
+// on the returned status and assert_consumed() work as in TensorFlow.
 // Shapes and counts are checked; mismatches throw ValueError naming the file,
 // the object and the variable.
 #include <functional>
@@ -30,19 +32,21 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
-#include "kiln/training/callback.h"
 #include "kiln/nn/layer.h"
+#include "kiln/nn/module.h"
+#include "kiln/training/callback.h"
 #include "kiln/training/model.h"
 #include "kiln/training/optimizer.h"
 #include "kiln/autodiff/variable.h"
 
 namespace kiln {
 
-/// One object a Checkpoint tracks: a layer or model (by reference or shared
-/// pointer; the checkpoint does not own a referenced object), an optimizer,
-/// or a variable.
+/// One object a Checkpoint tracks: a layer or model, a kiln::Module (by
+/// reference or shared pointer; the checkpoint does not own a referenced
+/// object), an optimizer, or a variable.
 class CheckpointItem {
  public:
   CheckpointItem(Layer& layer) : layer_(&layer), keep_(layer.weak_from_this().lock()) {}
@@ -53,9 +57,17 @@ class CheckpointItem {
   template <class T>
   CheckpointItem(const LayerHandle<T>& h) : CheckpointItem(std::shared_ptr<Layer>(h.ptr())) {}
   CheckpointItem(OptimizerPtr optimizer) : optimizer_(std::move(optimizer)) {}
+  template <class O>
+    requires std::is_base_of_v<Optimizer, O>
+  CheckpointItem(std::shared_ptr<O> optimizer) : optimizer_(std::move(optimizer)) {}
+  CheckpointItem(Module& module) : module_(&module) {}
+  template <class M>
+    requires std::is_base_of_v<Module, M>
+  CheckpointItem(std::shared_ptr<M> module) : module_(module.get()), keep_module_(std::move(module)) {}
   CheckpointItem(Variable variable) : variable_(std::move(variable)) {}
 
   Layer* layer() const { return layer_; }
+  Module* module() const { return module_; }
   const OptimizerPtr& optimizer() const { return optimizer_; }
   const Variable& variable() const { return variable_; }
 
@@ -63,6 +75,8 @@ class CheckpointItem {
   Layer* layer_ = nullptr;
   std::shared_ptr<Layer> keep_;
   OptimizerPtr optimizer_;
+  Module* module_ = nullptr;
+  std::shared_ptr<Module> keep_module_;
   Variable variable_;
 };
 
@@ -91,7 +105,9 @@ class Checkpoint {
   /// {{"model", model}, {"optimizer", model.optimizer()}, {"step", step_variable}}.
   explicit Checkpoint(std::map<std::string, CheckpointItem> objects);
 
-  /// Writes "<file_prefix>-<n>.h5" with n = ++save_counter and returns that path.
+  /// Writes "<file_prefix>-<n>.h5" with n = ++save_counter, creating the
+  /// folder, records it in the folder's "checkpoint" index (so
+  /// checkpoint::latest_checkpoint finds it) and returns its path.
   std::string save(const std::string& file_prefix);
   /// Writes exactly `path` (the counter is stored but not incremented).
   std::string write(const std::string& path);
@@ -139,6 +155,15 @@ class CheckpointManager {
 namespace checkpoint {
 /// The latest checkpoint recorded in `directory`'s index file, or "".
 std::string latest_checkpoint(const std::string& directory);
+
+/// A value a checkpoint file holds: its path inside the file ("model/layers/dense/vars/0",
+/// "optimizer/vars/1", "step") and its shape.
+struct VariableInfo {
+  std::string name;
+  Shape shape;
+};
+/// Every value in a checkpoint file, sorted by name (tf.train.list_variables).
+std::vector<VariableInfo> list_variables(const std::string& path);
 }  // namespace checkpoint
 
 }  // namespace kiln

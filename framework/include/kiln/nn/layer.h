@@ -10,6 +10,7 @@
 //   3. Declare the handle with KILN_LAYER_HANDLE(Foo) (kiln/nn/layer_class.h), or
 //      use make_layer<FooImpl>(...).
 //   4. Register it with kiln::register_layer_class so configs and files can name it.
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -114,6 +115,10 @@ class Layer : public std::enable_shared_from_this<Layer> {
   /// Builds weights for an input shape (idempotent); public so models can build eagerly.
   void build_for(const Shape& input_shape);
   void build_for(const std::vector<Shape>& input_shapes);
+  /// Runs `f` once, right after this layer is built (at once if it is built
+  /// already): a checkpoint restored before the layer had weights fills them
+  /// this way, before the first call computes with them.
+  void call_after_build(std::function<void()> f);
 
   // ---- functional-graph access ----
   /// Symbolic output of the layer's first call (throws if never called symbolically).
@@ -153,6 +158,8 @@ class Layer : public std::enable_shared_from_this<Layer> {
   void track_layer(std::shared_ptr<Layer> layer);
   void set_input_spec(std::vector<InputSpec> spec) { input_spec_ = std::move(spec); }
   void set_name(const std::string& n) { name_ = n; }
+  /// Marks the layer built and runs the call_after_build functions.
+  void mark_built();
   /// Activity-regularizer hook: penalties added here show up in losses().
   regularizers::RegularizerPtr activity_regularizer;
 
@@ -169,6 +176,7 @@ class Layer : public std::enable_shared_from_this<Layer> {
   bool trainable_ = true;
   DType dtype_ = DType::float32;
   bool built_ = false;
+  std::vector<std::function<void()>> after_build_;
   bool in_build_ = false;
   std::vector<Variable> variables_;
   std::vector<regularizers::RegularizerPtr> var_regularizers_;

@@ -81,6 +81,9 @@ class Optimizer {
   /// Creates the slots for `vars` (called lazily by apply()).
   void build(const std::vector<Variable>& vars);
   bool built() const { return built_; }
+  /// Runs `f` once, right after the slots are created (at once if they exist):
+  /// a checkpoint restored before the first step fills them this way.
+  void call_after_build(std::function<void()> f);
 
   int64_t iterations() const;
   /// Current learning rate (the schedule evaluated at `iterations`).
@@ -143,6 +146,7 @@ class Optimizer {
   LearningRate lr_;
   OptimizerOptions options_;
   bool built_ = false;
+  std::vector<std::function<void()>> after_build_;
   Variable iterations_;
   Variable learning_rate_var_;
   std::vector<Variable> tracked_;
