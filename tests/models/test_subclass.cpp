@@ -178,3 +178,39 @@ TEST_CASE("the guide's SequentialModule on kiln::Module") {
   auto g = tape.gradient(loss, vars);
   for (const auto& gi : g) CHECK(gi.has_value());
 }
+
+namespace {
+/// A custom layer whose call() multiplies by a kernel sized for 3 features.
+class FixedWidth : public k::Layer {
+ public:
+  FixedWidth() : Layer({.name = "flexible_dense"}) {}
+  std::string class_name() const override { return "FlexibleDense"; }
+
+ protected:
+  k::Tensor call(const k::Tensor& x, bool) override { return k::matmul(x, k::ones({3, 2})); }
+};
+}  // namespace
+
+TEST_CASE("an error inside call() names the layer, as Keras does, and keeps its type and shapes") {
+  auto layer = std::make_shared<FixedWidth>();
+  const std::string expected_head = "Exception encountered when calling layer 'flexible_dense' (type FlexibleDense).\n\n";
+  try {
+    (*layer)(k::ones({2, 4}));
+    FAIL("expected a ShapeError");
+  } catch (const k::ShapeError& e) {
+    const std::string msg = e.what();
+    CHECK(msg.rfind(expected_head, 0) == 0);
+    CHECK(msg.find("(2, 4)") != std::string::npos);  // the inner message, with its shapes
+    CHECK(msg.find("(3, 2)") != std::string::npos);
+  }
+  // Inside a model, the innermost layer names itself once; the model passes it on.
+  k::Sequential model({layer});
+  try {
+    model(k::ones({2, 4}));
+    FAIL("expected a ShapeError");
+  } catch (const k::ShapeError& e) {
+    const std::string msg = e.what();
+    CHECK(msg.rfind(expected_head, 0) == 0);
+    CHECK(msg.find("Exception encountered", 1) == std::string::npos);
+  }
+}

@@ -12,6 +12,7 @@
 #include <typeinfo>
 
 #include "autodiff/autodiff.h"
+#include "nn/call_context.h"
 #include "kiln/ops/array_ops.h"
 #include "kiln/core/error.h"
 #include "kiln/nn/node.h"
@@ -20,26 +21,6 @@
 
 namespace kiln {
 
-namespace {
-std::mutex g_names_mu;
-std::map<std::string, int>& name_counts() {
-  static std::map<std::string, int> m;
-  return m;
-}
-}  // namespace
-
-std::string unique_name(const std::string& base) {
-  std::lock_guard<std::mutex> l(g_names_mu);
-  int& c = name_counts()[base];
-  std::string n = c == 0 ? base : base + "_" + std::to_string(c);
-  ++c;
-  return n;
-}
-
-void clear_session() {
-  std::lock_guard<std::mutex> l(g_names_mu);
-  name_counts().clear();
-}
 
 // ---- Layer ----
 Layer::Layer(LayerOptions o) : name_(o.name), trainable_(o.trainable), dtype_(o.dtype) {}
@@ -253,13 +234,19 @@ void Layer::maybe_build(const std::vector<Tensor>& xs, bool list_call) {
   }
 }
 
+
 Tensor Layer::operator()(const Tensor& x, bool training) {
   if (!x.defined()) throw ValueError("Layer '" + name() + "' was called on an undefined tensor");
   if (x.is_symbolic()) return call_symbolic({x}, false, training)[0];
   check_input_spec({x});
   maybe_build({x}, false);
   call_losses_.clear();
-  Tensor y = call(x, training);
+  Tensor y;
+  try {
+    y = call(x, training);
+  } catch (const Error&) {
+    detail::rethrow_with_call_context(*this);
+  }
   if (activity_regularizer) add_loss((*activity_regularizer)(y));
   return y;
 }
@@ -278,7 +265,12 @@ std::vector<Tensor> Layer::operator()(const std::vector<Tensor>& xs, bool traini
   check_input_spec(xs);
   maybe_build(xs, true);
   call_losses_.clear();
-  std::vector<Tensor> ys = takes_list() ? call(xs, training) : std::vector<Tensor>{call(xs.at(0), training)};
+  std::vector<Tensor> ys;
+  try {
+    ys = takes_list() ? call(xs, training) : std::vector<Tensor>{call(xs.at(0), training)};
+  } catch (const Error&) {
+    detail::rethrow_with_call_context(*this);
+  }
   if (activity_regularizer)
     for (const auto& y : ys) add_loss((*activity_regularizer)(y));
   return ys;
@@ -301,12 +293,12 @@ std::vector<Shape> Layer::compute_output_shape(const std::vector<Shape>& input_s
   }
   autodiff::Pause pause;
   std::vector<Tensor> outs;
-  if (takes_list() || input_shapes.size() > 1) {
-    maybe_build(dummies, true);
-    outs = call(dummies, false);
-  } else {
-    maybe_build(dummies, false);
-    outs = {call(dummies[0], false)};
+  const bool list = takes_list() || input_shapes.size() > 1;
+  maybe_build(dummies, list);
+  try {
+    outs = list ? call(dummies, false) : std::vector<Tensor>{call(dummies[0], false)};
+  } catch (const Error&) {
+    detail::rethrow_with_call_context(*this);  // the shapes are those of a call, so the error reads as one
   }
   std::vector<Shape> shapes;
   for (const auto& o : outs) {
