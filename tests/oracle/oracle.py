@@ -18,8 +18,12 @@ import os
 import subprocess
 import sys
 import time
+import warnings
 
 import numpy as np
+
+# JAX holds int64 labels as int32 (no x64); the labels are small, so this loses nothing.
+warnings.filterwarnings("ignore", message="Explicitly requested dtype int64")
 
 
 
