@@ -52,8 +52,9 @@ class Oracle:
 
     # ---- Kiln ---------------------------------------------------------------
     def run_kiln(self, group=None):
-        with open(os.path.join(self.work, "cases.json"), "w") as f:
-            json.dump({"cases": self.cases}, f)
+        for name in ("cases.json", "cases.%s.json" % (group or self.group)):  # the second stays, for debugging
+            with open(os.path.join(self.work, name), "w") as f:
+                json.dump({"cases": self.cases}, f)
         t0 = time.time()
         r = subprocess.run([self.tool, group or self.group, self.work], capture_output=True, text=True)
         sys.stdout.write(r.stdout[-4000:])
@@ -66,6 +67,10 @@ class Oracle:
 
     def kiln_list(self, kind):
         r = subprocess.run([self.tool, "list", kind], capture_output=True, text=True, check=True)
+        return r.stdout.split()
+
+    def kiln_known(self, kind, names):
+        r = subprocess.run([self.tool, "known", kind] + list(names), capture_output=True, text=True, check=True)
         return r.stdout.split()
 
     def out(self, case_id, name):

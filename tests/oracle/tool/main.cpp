@@ -1,7 +1,9 @@
 // kiln_oracle: the Kiln side of the Keras oracle (tests/oracle/README.md).
 //   kiln_oracle <group> <dir>   run every case in <dir>/cases.json
 //   kiln_oracle list <kind>     print the registered names (losses, metrics,
-//                               optimizers, schedules, layers), one a line
+//                               layers), one a line
+//   kiln_oracle known <kind> <name>...  print the names Kiln can build
+//                               (optimizers, schedules), one a line
 #include <iostream>
 #include <map>
 
@@ -9,6 +11,8 @@
 #include "oracle_io.h"
 
 namespace {
+
+using oracle::json;
 
 int list(const std::string& kind) {
   std::vector<std::string> names;
@@ -20,6 +24,24 @@ int list(const std::string& kind) {
   return 0;
 }
 
+// The optimizer and schedule registries have no public list of names, so the
+// driver offers Keras's class names and Kiln says which it knows: an unknown
+// name is a NotFoundError, while a known schedule may throw for its empty config.
+int known(const std::string& kind, const std::vector<std::string>& names) {
+  for (const auto& n : names) {
+    try {
+      if (kind == "optimizers") kiln::optimizers::get(n);
+      else if (kind == "schedules") kiln::optimizers::schedule_from_config({{"class_name", n}, {"config", json::object()}});
+      else throw std::runtime_error("unknown kind '" + kind + "'");
+    } catch (const kiln::NotFoundError&) {
+      continue;
+    } catch (const kiln::Error&) {
+    }
+    std::cout << n << "\n";
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -27,6 +49,14 @@ int main(int argc, char** argv) {
       {"losses", oracle::run_losses},         {"metrics", oracle::run_metrics},
       {"optimizers", oracle::run_optimizers}, {"schedules", oracle::run_schedules},
       {"layers", oracle::run_layers},         {"tensorboard", oracle::run_tensorboard}};
+  if (argc >= 3 && std::string(argv[1]) == "known") {
+    try {
+      return known(argv[2], std::vector<std::string>(argv + 3, argv + argc));
+    } catch (const std::exception& e) {
+      std::cerr << "kiln_oracle: " << e.what() << "\n";
+      return 1;
+    }
+  }
   if (argc != 3) {
     std::cerr << "usage: kiln_oracle <group> <dir> | kiln_oracle list <kind>\n";
     return 2;
