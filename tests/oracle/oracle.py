@@ -34,6 +34,7 @@ class Oracle:
         self.rows = []  # (label, n, max_abs, max_rel, ok, rtol, atol, note)
         self.failures = []
         self.uncovered = []  # (name, reason), listed in the summary
+        self.known = []  # known Kiln-vs-Keras mismatches not fixed yet: (name, what was seen)
         self.rng = np.random.default_rng(1234)
         self._n = 0
 
@@ -120,6 +121,14 @@ class Oracle:
                 np.array2string(kiln.ravel()[:6], precision=8), np.array2string(keras.ravel()[:6], precision=8)))
         return ok
 
+    def expect_known(self, name, still_there, seen):
+        """A known mismatch: listed while it is still there; once it is gone the
+        group fails, so the entry is removed and the case becomes a plain one."""
+        if still_there:
+            self.known.append((name, seen))
+        else:
+            self.fail("%s: this known mismatch is gone (%s); remove it from the known list" % (name, seen))
+
     def fail(self, msg):
         self.failures.append(msg)
 
@@ -154,6 +163,10 @@ class Oracle:
             print("\nNOT COVERED by this tier (%d):" % len(self.uncovered))
             for name, reason in self.uncovered:
                 print("  %-32s %s" % (name, reason))
+        if self.known:
+            print("\nKNOWN MISMATCHES, still present, recorded and not fixed in this tier (%d):" % len(self.known))
+            for name, seen in self.known:
+                print("  %s\n    %s" % (name, seen))
         worst_abs = max((r[2] for r in self.rows), default=0.0)
         worst_rel = max((r[3] for r in self.rows), default=0.0)
         print("\n%s: %d comparisons (%d values), %d mismatches/failures; largest errors: abs %.3g, rel %.3g" % (

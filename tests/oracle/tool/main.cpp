@@ -1,7 +1,7 @@
 // kiln_oracle: the Kiln side of the Keras oracle (tests/oracle/README.md).
 //   kiln_oracle <group> <dir>   run every case in <dir>/cases.json
 //   kiln_oracle list <kind>     print the registered names (losses, metrics,
-//                               layers), one a line
+//                               layers, activations), one a line
 //   kiln_oracle known <kind> <name>...  print the names Kiln can build
 //                               (optimizers, schedules), one a line
 #include <iostream>
@@ -19,6 +19,7 @@ int list(const std::string& kind) {
   if (kind == "losses") names = kiln::losses::names();
   else if (kind == "metrics") names = kiln::metrics::names();
   else if (kind == "layers") names = kiln::registered_layer_classes();
+  else if (kind == "activations") names = kiln::activations::names();
   else throw std::runtime_error("unknown kind '" + kind + "'");
   for (const auto& n : names) std::cout << n << "\n";
   return 0;
