@@ -49,7 +49,8 @@ int main(int argc, char** argv) {
   const std::map<std::string, int (*)(const oracle::Group&)> groups = {
       {"losses", oracle::run_losses},         {"metrics", oracle::run_metrics},
       {"optimizers", oracle::run_optimizers}, {"schedules", oracle::run_schedules},
-      {"layers", oracle::run_layers},         {"tensorboard", oracle::run_tensorboard}};
+      {"layers", oracle::run_layers},         {"tensorboard", oracle::run_tensorboard},
+      {"files", oracle::run_files}};
   if (argc >= 3 && std::string(argv[1]) == "known") {
     try {
       return known(argv[2], std::vector<std::string>(argv + 3, argv + argc));

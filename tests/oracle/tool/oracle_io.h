@@ -47,5 +47,6 @@ int run_optimizers(const Group& g);
 int run_schedules(const Group& g);
 int run_layers(const Group& g);
 int run_tensorboard(const Group& g);
+int run_files(const Group& g);
 
 }  // namespace oracle
