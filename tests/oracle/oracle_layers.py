@@ -16,7 +16,7 @@ import numpy as np
 
 # Classes that this tier does not build, and why.
 NOT_COVERED = {
-    "Functional": "a model container, not a layer config; models are compared through files (not in this tier yet)",
+    "Functional": "a model container, not a layer config; keras_oracle_files compares saved models",
     "Model": "a model container, not a layer config (as Functional)",
     "Sequential": "a model container, not a layer config (as Functional)",
     "InputLayer": "holds no computation: it only declares the model input",
