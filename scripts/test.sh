@@ -3,10 +3,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # The tests also run: python3 with numpy and h5py (reading Kiln's HDF5 files
-# independently of Kiln) and Graphviz's dot (plot_model's SVG).
-scripts/setup.sh python3 python3-numpy python3-h5py graphviz
+# independently of Kiln), Graphviz's dot (plot_model's SVG), and python3-venv
+# for the Keras oracle's environment.
+scripts/setup.sh python3 python3-numpy python3-h5py graphviz python3-venv
 scripts/build.sh
 BUILD_DIR=${KILN_BUILD_DIR:-build}
+# The Keras oracle tier (tests/oracle/): pinned keras, jax[cpu], h5py, numpy and
+# tensorboard from PyPI in a venv under the build folder, made only when missing
+# or stale. No PyPI is a failure here; KILN_NO_KERAS=1 skips the tier instead.
+tests/oracle/setup_venv.sh "$BUILD_DIR"
 cd "$BUILD_DIR"
 # Every tool a test needs is installed above, so a missing one is a failure, not a skip.
 export KILN_TEST_REQUIRE_TOOLS=1

@@ -1,0 +1,260 @@
+"""Layers: for every layer class Kiln registers, the same Keras layer config is
+built in Keras and in Kiln (kiln::layers::from_config reads Keras's
+serialized config), Keras's weights are copied into Kiln, and the forward
+output (training and inference), the gradients with respect to every float
+input and every trainable weight (jax.grad through Layer.stateless_call
+against Kiln's tape), and the weights after the call (moving statistics) are
+compared, for batch 1 and batch 3 and odd spatial sizes.
+
+A registered class with no case is listed by name with the reason."""
+import inspect
+
+import jax
+import jax.numpy as jnp
+import keras
+import numpy as np
+
+# Classes that this tier does not build, and why.
+NOT_COVERED = {
+    "Functional": "a model container, not a layer config; keras_oracle_files compares saved models",
+    "Model": "a model container, not a layer config (as Functional)",
+    "Sequential": "a model container, not a layer config (as Functional)",
+    "InputLayer": "holds no computation: it only declares the model input",
+    "Lambda": "wraps a Python function (Keras) or a C++ one (Kiln); no config can carry it across",
+}
+
+F = "float"
+
+
+def merge(n):
+    return [(F, (4,))] * n
+
+
+# (class name, kwargs, inputs as [(dtype, shape without batch)], list_input).
+# Shapes are odd where it matters (7x5 images, length-9 sequences).
+VARIANTS = [
+    ("Dense", {"units": 3}, [(F, (4,))], False),
+    ("Dense", {"units": 5, "activation": "tanh", "use_bias": False}, [(F, (2, 4))], False),
+    ("Dense", {"units": 2, "activation": "relu"}, [(F, (3, 2, 3))], False),
+    ("ReLU", {}, [(F, (5,))], False),
+    ("ReLU", {"max_value": 1.0, "negative_slope": 0.1, "threshold": 0.2}, [(F, (5,))], False),
+    ("LeakyReLU", {"negative_slope": 0.2}, [(F, (3, 2))], False),
+    ("ELU", {"alpha": 0.7}, [(F, (5,))], False),
+    ("PReLU", {}, [(F, (3, 4))], False),
+    ("PReLU", {"shared_axes": [1]}, [(F, (3, 4))], False),
+    ("Softmax", {}, [(F, (5,))], False),
+    ("Softmax", {"axis": 1}, [(F, (3, 4))], False),
+    ("Add", {}, merge(2), True),
+    ("Add", {}, merge(3), True),
+    ("Subtract", {}, merge(2), True),
+    ("Multiply", {}, merge(3), True),
+    ("Average", {}, merge(2), True),
+    ("Maximum", {}, merge(2), True),
+    ("Minimum", {}, merge(2), True),
+    ("Concatenate", {}, [(F, (2, 3)), (F, (2, 5))], True),
+    ("Concatenate", {"axis": 1}, [(F, (2, 3)), (F, (4, 3))], True),
+    ("Dot", {"axes": 1}, merge(2), True),
+    ("Dot", {"axes": 1, "normalize": True}, merge(2), True),
+    ("Dot", {"axes": [2, 1]}, [(F, (3, 4)), (F, (4, 2))], True),
+    ("Conv1D", {"filters": 3, "kernel_size": 3}, [(F, (9, 2))], False),
+    ("Conv1D", {"filters": 2, "kernel_size": 2, "strides": 2, "padding": "same", "activation": "relu"},
+     [(F, (9, 3))], False),
+    ("Conv1D", {"filters": 2, "kernel_size": 3, "dilation_rate": 2, "padding": "causal"}, [(F, (9, 2))], False),
+    ("Conv2D", {"filters": 3, "kernel_size": 3}, [(F, (7, 5, 2))], False),
+    ("Conv2D", {"filters": 2, "kernel_size": [2, 3], "strides": 2, "padding": "same", "activation": "relu"},
+     [(F, (7, 5, 3))], False),
+    ("Conv2D", {"filters": 2, "kernel_size": 3, "dilation_rate": 2, "use_bias": False}, [(F, (7, 6, 2))], False),
+    ("Conv2D", {"filters": 4, "kernel_size": 1, "groups": 2}, [(F, (3, 3, 4))], False),
+    ("MaxPooling1D", {}, [(F, (9, 2))], False),
+    ("MaxPooling1D", {"pool_size": 3, "strides": 2, "padding": "same"}, [(F, (9, 2))], False),
+    ("AveragePooling1D", {"pool_size": 2}, [(F, (9, 2))], False),
+    ("AveragePooling1D", {"pool_size": 3, "strides": 2, "padding": "same"}, [(F, (8, 2))], False),
+    ("MaxPooling2D", {}, [(F, (7, 5, 2))], False),
+    ("MaxPooling2D", {"pool_size": 3, "strides": 2, "padding": "same"}, [(F, (7, 5, 2))], False),
+    ("AveragePooling2D", {"pool_size": 2}, [(F, (7, 5, 2))], False),
+    ("AveragePooling2D", {"pool_size": [3, 2], "strides": 1, "padding": "same"}, [(F, (7, 5, 2))], False),
+    ("GlobalAveragePooling1D", {}, [(F, (9, 2))], False),
+    ("GlobalAveragePooling1D", {"keepdims": True}, [(F, (9, 2))], False),
+    ("GlobalMaxPooling1D", {}, [(F, (9, 2))], False),
+    ("GlobalAveragePooling2D", {}, [(F, (7, 5, 2))], False),
+    ("GlobalMaxPooling2D", {"keepdims": True}, [(F, (7, 5, 2))], False),
+    ("BatchNormalization", {}, [(F, (4,))], False),
+    ("BatchNormalization", {"momentum": 0.9, "epsilon": 0.01}, [(F, (5, 3, 2))], False),
+    ("BatchNormalization", {"center": False, "scale": False}, [(F, (3,))], False),
+    ("BatchNormalization", {"axis": 1}, [(F, (3, 4))], False),
+    ("LayerNormalization", {}, [(F, (5,))], False),
+    ("LayerNormalization", {"axis": [1, 2], "epsilon": 0.01}, [(F, (3, 4))], False),
+    ("LayerNormalization", {"center": False}, [(F, (2, 5))], False),
+    ("Dropout", {"rate": 0.0}, [(F, (5,))], False),
+    ("Dropout", {"rate": 0.5}, [(F, (5,))], False),  # inference only (below)
+    ("Embedding", {"input_dim": 10, "output_dim": 4}, [("int", (5,))], False),
+    ("Flatten", {}, [(F, (2, 3, 2))], False),
+    ("Permute", {"dims": [2, 1]}, [(F, (3, 4))], False),
+    ("RepeatVector", {"n": 3}, [(F, (4,))], False),
+    ("Reshape", {"target_shape": [3, 2]}, [(F, (6,))], False),
+    ("Reshape", {"target_shape": [-1, 2]}, [(F, (2, 3, 2))], False),
+    ("ZeroPadding2D", {}, [(F, (3, 2, 2))], False),
+    ("ZeroPadding2D", {"padding": [[1, 2], [0, 1]]}, [(F, (3, 2, 2))], False),
+]
+
+ACTIVATION_INPUT = [(F, (6,))]
+
+# Keras 3.15 initializer config keys that Kiln's initializer from_config rejects
+# ("unexpected config key"). Initializers do not matter here (the weights are
+# copied), so the cases drop them; KNOWN_CONFIG_MISMATCH shows the raw config.
+NEW_INITIALIZER_KEYS = ("input_axes", "output_axes")
+
+
+def sanitize(config):
+    """The config with NEW_INITIALIZER_KEYS removed from every initializer in it."""
+    if isinstance(config, dict):
+        out = {k: sanitize(v) for k, v in config.items()}
+        if out.get("module") == "keras.initializers" and isinstance(out.get("config"), dict):
+            out["config"] = {k: v for k, v in out["config"].items() if k not in NEW_INITIALIZER_KEYS}
+        return out
+    if isinstance(config, list):
+        return [sanitize(v) for v in config]
+    return config
+
+
+def known_config_mismatch(o):
+    """Kiln rejects Keras 3.15's GlorotUniform config (new keys input_axes and
+    output_axes): a Dense layer serialized by Keras 3.15 cannot be read."""
+    layer = keras.layers.Dense(2)
+    layer.build((None, 3))
+    o.add({"id": "raw_keras_dense_config", "layer": keras.layers.serialize(layer), "inputs": [o.arr(np.ones((1, 3),
+           np.float32))], "list_input": False, "weights": [o.arr(w) for w in layer.get_weights()], "training": False,
+           "cotangent": o.arr(np.ones((1, 2), np.float32))})
+
+
+def check_known_config_mismatch(o):
+    err = o.errors.get("raw_keras_dense_config", "")
+    o.expect_known("Dense config as Keras 3.15 writes it (kernel_initializer GlorotUniform with input_axes/output_axes)",
+                   "input_axes" in err, "Kiln: " + (err or "reads it now"))
+BATCHES = [1, 3]
+
+
+def random_input(rng, dtype, shape):
+    if dtype == "int":
+        return rng.integers(0, 10, shape).astype(np.int32)
+    return rng.normal(0, 1, shape).astype(np.float32)
+
+
+def random_weight(rng, w):
+    shape = tuple(w.shape)
+    if "variance" in w.path:
+        return rng.uniform(0.5, 1.5, shape).astype(np.float32)
+    return rng.normal(0, 0.5, shape).astype(np.float32)
+
+
+def keras_run(layer, xs, list_input, training, rng):
+    """Builds, sets random weights; returns (config, weights, out, cotangent, grads_x, grads_w, weights_after)."""
+    arg = xs if list_input else xs[0]
+    layer(arg)
+    weights = [random_weight(rng, w) for w in layer.weights]
+    layer.set_weights(weights)
+    tv = [v.value for v in layer.trainable_variables]
+    ntv = [v.value for v in layer.non_trainable_variables]
+    float_idx = [i for i, x in enumerate(xs) if x.dtype == np.float32]
+    takes_training = "training" in inspect.signature(layer.call).parameters
+    call_kwargs = {"training": training} if takes_training else {}
+
+    def call(tv_, fx):
+        full = list(xs)
+        for i, x in zip(float_idx, fx):
+            full[i] = x
+        return layer.stateless_call(tv_, ntv, full if list_input else full[0], **call_kwargs)
+
+    out, _ = call(tv, [xs[i] for i in float_idx])
+    cot = rng.normal(0, 1, out.shape).astype(np.float32)
+
+    def target(tv_, fx):
+        y, new_ntv = call(tv_, fx)
+        return jnp.sum(y * cot), new_ntv
+
+    (g_w, g_x), new_ntv = jax.grad(target, argnums=(0, 1), has_aux=True)(tv, [jnp.asarray(xs[i]) for i in float_idx])
+    trainable = {id(v): i for i, v in enumerate(layer.trainable_variables)}
+    non_trainable = {id(v): i for i, v in enumerate(layer.non_trainable_variables)}
+    after = [np.asarray(tv[trainable[id(w)]]) if id(w) in trainable else np.asarray(new_ntv[non_trainable[id(w)]])
+             for w in layer.weights]
+    grads_x = dict(zip(float_idx, [np.asarray(g) for g in g_x]))
+    return weights, np.asarray(out), cot, grads_x, [np.asarray(g) for g in g_w], after
+
+
+def desc(cls, kwargs):
+    return "%s(%s)" % (cls, ", ".join("%s=%s" % kv for kv in kwargs.items()))
+
+
+def variants(o):
+    """VARIANTS, plus one Activation case per activation both sides have."""
+    kiln_acts = set(o.kiln_list("activations"))
+    keras_acts = {a for a in dir(keras.activations) if not a.startswith("_")} - {"get", "serialize", "deserialize"}
+    out = list(VARIANTS)
+    for a in sorted(kiln_acts & keras_acts):
+        out.append(("Activation", {"activation": a}, ACTIVATION_INPUT, False))
+        if a not in ("linear",):
+            out.append(("Dense", {"units": 2, "activation": a}, [(F, (3,))], False))
+    for a in sorted(keras_acts - kiln_acts):
+        o.uncovered.append(("activation '%s'" % a, "a Keras activation Kiln does not have"))
+    return out
+
+
+def run(o):
+    registered = o.kiln_list("layers")
+    expected = []
+    all_variants = variants(o)
+    # Kiln's alias class names (AvgPool2D, Convolution2D, ...) each get the case of their Keras class.
+    aliases = {}
+    for name in registered:
+        cls = getattr(keras.layers, name, None)
+        if cls is not None and cls.__name__ != name:
+            aliases.setdefault(cls.__name__, []).append(name)
+    alias_done = set()
+    for vi, (cls, kwargs, specs, list_input) in enumerate(all_variants):
+        for batch in BATCHES:
+            for training in (False, True):
+                if cls == "Dropout" and kwargs["rate"] > 0 and training:
+                    continue  # random; rate 0 covers the training path
+                xs = [random_input(o.rng, dt, (batch,) + shape) for dt, shape in specs]
+                layer = getattr(keras.layers, cls)(**kwargs)
+                weights, out, cot, gx, gw, after = keras_run(layer, xs, list_input, training, o.rng)
+                config = keras.layers.serialize(layer)
+                class_name = config["class_name"]
+                for alias in aliases.get(class_name, []):
+                    if alias not in alias_done:
+                        alias_done.add(alias)
+                        class_name = alias
+                        break
+                cid = "%s%d_b%d_%s" % (cls, vi, batch, "train" if training else "infer")
+                o.add({"id": cid, "layer": sanitize(dict(config, class_name=class_name)), "inputs": [o.arr(x) for x in xs],
+                       "list_input": list_input, "weights": [o.arr(w) for w in weights], "training": training,
+                       "cotangent": o.arr(cot)})
+                label = "%s%s batch %d %s" % (desc(cls, kwargs), " as " + class_name if class_name != cls else "",
+                                              batch, "training" if training else "inference")
+                expected.append((cid, label, out, gx, gw, after))
+    known_config_mismatch(o)
+    o.run_kiln()
+    check_known_config_mismatch(o)
+    compare_all(o, expected)
+    covered = {v[0] for v in all_variants} | alias_done
+    for name in registered:
+        if name in NOT_COVERED:
+            o.uncovered.append((name, NOT_COVERED[name]))
+        elif name not in covered:
+            o.uncovered.append((name, "no case yet" if hasattr(keras.layers, name) else "not a Keras 3 layer class"))
+
+
+def compare_all(o, expected):
+    # 1e-5 relative, with the absolute floor at 1e-5 of the largest element:
+    # outputs that sum several products carry rounding of that order near zero.
+    tol = lambda a: dict(rtol=1e-5, atol=1e-5 * max(1.0, float(np.max(np.abs(a))) if np.size(a) else 1.0))
+    for cid, label, out, gx, gw, after in expected:
+        if o.kiln_error(cid):
+            continue
+        o.compare(label + ": output", o.out(cid, "out"), out, **tol(out))
+        for i, g in gx.items():
+            o.compare("%s: d/d input %d" % (label, i), o.out(cid, "grad_x_%d" % i), g, **tol(g))
+        for j, g in enumerate(gw):
+            o.compare("%s: d/d weight %d" % (label, j), o.out(cid, "grad_w_%d" % j), g, **tol(g))
+        for j, w in enumerate(after):
+            o.compare("%s: weight %d after the call" % (label, j), o.out(cid, "weight_%d" % j), w, **tol(w))

@@ -1,0 +1,104 @@
+"""TensorBoard: a short Kiln fit() with the TensorBoard callback
+(histogram_freq=1, validation data) writes event files; the tensorboard
+package's own EventAccumulator reads them. Every epoch scalar must equal the
+History value (as float32), and each weight histogram's min, max, count, sum
+and sum of squares must equal those of the weights at that epoch's end."""
+import glob
+import json
+import os
+
+import numpy as np
+from tensorboard.backend.event_processing import event_accumulator as ea
+from tensorboard.util import tensor_util
+
+EPOCHS = 3
+
+
+def load(path):
+    acc = ea.EventAccumulator(path, size_guidance={ea.SCALARS: 0, ea.HISTOGRAMS: 0, ea.TENSORS: 0})
+    acc.Reload()
+    return acc
+
+
+def scalar_series(acc, tag):
+    """(steps, values) of a TF2 scalar (a rank-0 tensor with the scalars plugin), or a legacy simple_value one."""
+    tags = acc.Tags()
+    if tag in tags.get("tensors", []):
+        evs = acc.Tensors(tag)
+        return [e.step for e in evs], [float(tensor_util.make_ndarray(e.tensor_proto)) for e in evs]
+    if tag in tags.get("scalars", []):
+        evs = acc.Scalars(tag)
+        return [e.step for e in evs], [e.value for e in evs]
+    return None, None
+
+
+def check_scalars(o, acc, where, history, keys):
+    for key in keys:
+        tag = "epoch_" + (key[4:] if key.startswith("val_") else key)
+        steps, values = scalar_series(acc, tag)
+        if steps is None:
+            o.fail("%s/: EventAccumulator finds no tag %s (tags: %s)" % (where, tag, acc.Tags()))
+            continue
+        if steps != list(range(EPOCHS)):
+            o.fail("%s/%s: steps %s, expected the epochs %s" % (where, tag, steps, list(range(EPOCHS))))
+        o.compare("%s/%s against History['%s'] (float32)" % (where, tag, key), np.array(values),
+                  np.array(history[key], np.float32).astype(np.float64), rtol=0, atol=0)
+
+
+def check_histograms(o, acc, weights):
+    tags = acc.Tags().get("histograms", [])
+    for path, per_epoch in weights.items():
+        tag = path.replace(":", "_") + "/histogram"
+        if tag not in tags:
+            o.fail("train/: EventAccumulator finds no histogram %s (histograms: %s)" % (tag, tags))
+            continue
+        events = acc.Histograms(tag)
+        if [e.step for e in events] != list(range(EPOCHS)):
+            o.fail("train/%s: steps %s" % (tag, [e.step for e in events]))
+            continue
+        for e, values in zip(events, per_epoch):
+            h, w = e.histogram_value, np.array(values, np.float64)
+            got = [h.min, h.max, h.num, h.sum, h.sum_squares]
+            want = [w.min(), w.max(), w.size, w.sum(), np.square(w).sum()]
+            o.compare("train/%s epoch %d: min, max, num, sum, sum_squares" % (tag, e.step), np.array(got),
+                      np.array(want), rtol=1e-12, atol=1e-12)
+            if sum(h.bucket) != w.size or list(h.bucket_limit) != sorted(h.bucket_limit):
+                o.fail("train/%s epoch %d: bucket counts %s over limits %s" % (tag, e.step, h.bucket, h.bucket_limit))
+
+
+def run(o):
+    rng = o.rng
+    x = rng.normal(0, 1, (12, 3)).astype(np.float32)
+    y = (x @ np.array([[1.0], [-2.0], [0.5]], np.float32) + 0.3).astype(np.float32)
+    vx = rng.normal(0, 1, (5, 3)).astype(np.float32)
+    vy = (vx @ np.array([[1.0], [-2.0], [0.5]], np.float32) + 0.3).astype(np.float32)
+    o.add({"id": "fit", "x": o.arr(x), "y": o.arr(y), "val_x": o.arr(vx), "val_y": o.arr(vy), "epochs": EPOCHS,
+           "batch_size": 4, "log_dir": "logs"})
+    o.run_kiln()
+    if o.kiln_error("fit"):
+        return
+    with open(os.path.join(o.work, "out", "fit", "history.json")) as f:
+        result = json.load(f)
+    history, weights = result["history"], result["weights"]
+    print("History keys: %s; weights: %s" % (sorted(history), sorted(weights)))
+    logs = os.path.join(o.work, "logs")
+    for where in ("train", "validation"):
+        files = glob.glob(os.path.join(logs, where, "events.out.tfevents.*"))
+        if len(files) != 1:
+            o.fail("%s/: %d event files, expected 1" % (where, len(files)))
+    train, val = load(os.path.join(logs, "train")), load(os.path.join(logs, "validation"))
+    train_keys = [k for k in history if not k.startswith("val_")]
+    val_keys = [k for k in history if k.startswith("val_")]
+    if not {"loss", "mae", "val_loss", "val_mae"} <= set(history):
+        o.fail("History keys %s lack loss/mae and their val_ forms" % sorted(history))
+    check_scalars(o, train, "train", history, train_keys)
+    check_scalars(o, val, "validation", history, val_keys)
+    steps, lr = scalar_series(train, "epoch_learning_rate")
+    if steps is None:
+        o.fail("train/: no epoch_learning_rate")
+    else:
+        o.compare("train/epoch_learning_rate (SGD's 0.01)", np.array(lr), np.full(EPOCHS, np.float32(0.01)), rtol=0,
+                  atol=0)
+    if len(weights) != 4:
+        o.fail("expected 4 weights (two Dense layers), got %s" % sorted(weights))
+    check_histograms(o, train, weights)

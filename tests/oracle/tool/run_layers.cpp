@@ -1,0 +1,65 @@
+// Layers built from Keras's layer configs, with Keras's weights copied in.
+#include <optional>
+
+#include "kiln/autodiff/gradient_tape.h"
+#include "kiln/layers.h"
+#include "kiln/ops/ops.h"
+#include "oracle_io.h"
+
+namespace oracle {
+
+namespace {
+
+bool is_float(const kiln::Tensor& t) {
+  return t.dtype() == kiln::DType::float32 || t.dtype() == kiln::DType::float64;
+}
+
+kiln::Tensor call_layer(kiln::Layer& layer, const std::vector<kiln::Tensor>& xs, bool list_input, bool training) {
+  if (list_input) return layer(xs, training).at(0);
+  return layer(xs.at(0), training);
+}
+
+}  // namespace
+
+// {"layer": keras.layers.serialize(...), "inputs": [npy...], "list_input",
+//  "weights": [npy...] (Keras's layer.weights order), "training",
+//  "cotangent": npy}. The layer is built by a first call, given the weights,
+// then called under a tape. Writes out, grad_x_<i> for each float input,
+// grad_w_<j> for each trainable weight of d sum(out * cotangent), and
+// weight_<j> (every weight after the call, so moving statistics compare too).
+int run_layers(const Group& g) {
+  g.for_each_case([&](const json& c) {
+    kiln::LayerPtr layer = kiln::layers::from_config(c.at("layer"));
+    const std::vector<kiln::Tensor> xs = g.arrays(c.at("inputs"));
+    const bool list_input = c.at("list_input").get<bool>();
+    const bool training = c.at("training").get<bool>();
+    call_layer(*layer, xs, list_input, false);
+    const std::vector<kiln::Tensor> weights = g.arrays(c.at("weights"));
+    if (layer->weights().size() != weights.size())
+      throw std::runtime_error("Kiln's layer has " + std::to_string(layer->weights().size()) + " weights, Keras's " +
+                               std::to_string(weights.size()));
+    if (!weights.empty()) layer->set_weights(weights);
+    kiln::GradientTape tape({.persistent = true});
+    for (const kiln::Tensor& x : xs)
+      if (is_float(x)) tape.watch(x);
+    const kiln::Tensor out = call_layer(*layer, xs, list_input, training);
+    g.save(c, "out", out);
+    const kiln::Tensor target = kiln::sum(out * g.array(c.at("cotangent")));
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+      if (!is_float(xs[i])) continue;
+      std::optional<kiln::Tensor> gx = tape.gradient(target, xs[i]);
+      g.save(c, "grad_x_" + std::to_string(i), gx ? *gx : kiln::zeros(xs[i].shape()));
+    }
+    const std::vector<kiln::Variable> tw = layer->trainable_weights();
+    if (!tw.empty()) {
+      auto gw = tape.gradient(target, tw);
+      for (std::size_t j = 0; j < tw.size(); ++j)
+        g.save(c, "grad_w_" + std::to_string(j), gw[j] ? *gw[j] : kiln::zeros(tw[j].shape()));
+    }
+    const std::vector<kiln::Variable> all = layer->weights();
+    for (std::size_t j = 0; j < all.size(); ++j) g.save(c, "weight_" + std::to_string(j), all[j].value());
+  });
+  return 0;
+}
+
+}  // namespace oracle
