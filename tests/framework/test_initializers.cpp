@@ -365,3 +365,26 @@ TEST_CASE("constraints: configs and lookup") {
     CHECK(std::string(e.what()).find("'max_norm'") != std::string::npos);
   }
 }
+
+TEST_CASE("VarianceScaling fan axes (Keras 3.15's input_axes / output_axes): fans, config round trip") {
+  namespace I = kiln::initializers;
+  const kiln::Shape shape{2, 3, 4, 5};
+  CHECK(I::compute_fans(shape, {.input_axes = std::vector<int>{0, 1}, .output_axes = std::vector<int>{-1}}) ==
+        std::pair<double, double>{6.0, 5.0});
+  CHECK(I::compute_fans(shape, {.input_axes = std::vector<int>{0}}) == I::compute_fans(shape));  // both or neither
+  CHECK_THROWS_AS(I::compute_fans(shape, {.input_axes = std::vector<int>{4}, .output_axes = std::vector<int>{0}}),
+                  kiln::IndexError);
+  // Keras 3.15's default Dense kernel initializer config reads, and writes back only when the axes are set.
+  auto glorot = I::from_config({{"class_name", "GlorotUniform"},
+                                {"config", {{"seed", nullptr}, {"input_axes", nullptr}, {"output_axes", nullptr}}}});
+  CHECK(I::serialize(*glorot)["config"] == kiln::Config{{"seed", nullptr}});
+  auto he = I::from_config({{"class_name", "HeNormal"},
+                            {"config", {{"seed", 1}, {"input_axes", {0, 1}}, {"output_axes", {3}}}}});
+  CHECK(I::serialize(*he)["config"]["input_axes"] == kiln::Config{0, 1});
+  // stddev = sqrt(2 / fan_in) / 0.8796 with fan_in = 6 (axes 0 and 1), not 2·3·4 = 24.
+  kiln::Tensor w = (*he)(kiln::Shape{2, 3, 4, 500}, kiln::DType::float64);
+  double sum = 0, sq = 0;
+  for (double v : w.to_vector<double>()) sum += v, sq += v * v;
+  const double n = static_cast<double>(w.size()), sd = std::sqrt(sq / n - (sum / n) * (sum / n));
+  CHECK(sd == doctest::Approx(std::sqrt(2.0 / 6.0)).epsilon(0.03));
+}

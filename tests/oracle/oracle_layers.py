@@ -91,6 +91,7 @@ VARIANTS = [
     ("Flatten", {}, [(F, (2, 3, 2))], False),
     ("Permute", {"dims": [2, 1]}, [(F, (3, 4))], False),
     ("RepeatVector", {"n": 3}, [(F, (4,))], False),
+    ("UpSampling1D", {"size": 3}, [(F, (4, 2))], False),
     ("Reshape", {"target_shape": [3, 2]}, [(F, (6,))], False),
     ("Reshape", {"target_shape": [-1, 2]}, [(F, (2, 3, 2))], False),
     ("ZeroPadding2D", {}, [(F, (3, 2, 2))], False),
@@ -99,38 +100,6 @@ VARIANTS = [
 
 ACTIVATION_INPUT = [(F, (6,))]
 
-# Keras 3.15 initializer config keys that Kiln's initializer from_config rejects
-# ("unexpected config key"). Initializers do not matter here (the weights are
-# copied), so the cases drop them; KNOWN_CONFIG_MISMATCH shows the raw config.
-NEW_INITIALIZER_KEYS = ("input_axes", "output_axes")
-
-
-def sanitize(config):
-    """The config with NEW_INITIALIZER_KEYS removed from every initializer in it."""
-    if isinstance(config, dict):
-        out = {k: sanitize(v) for k, v in config.items()}
-        if out.get("module") == "keras.initializers" and isinstance(out.get("config"), dict):
-            out["config"] = {k: v for k, v in out["config"].items() if k not in NEW_INITIALIZER_KEYS}
-        return out
-    if isinstance(config, list):
-        return [sanitize(v) for v in config]
-    return config
-
-
-def known_config_mismatch(o):
-    """Kiln rejects Keras 3.15's GlorotUniform config (new keys input_axes and
-    output_axes): a Dense layer serialized by Keras 3.15 cannot be read."""
-    layer = keras.layers.Dense(2)
-    layer.build((None, 3))
-    o.add({"id": "raw_keras_dense_config", "layer": keras.layers.serialize(layer), "inputs": [o.arr(np.ones((1, 3),
-           np.float32))], "list_input": False, "weights": [o.arr(w) for w in layer.get_weights()], "training": False,
-           "cotangent": o.arr(np.ones((1, 2), np.float32))})
-
-
-def check_known_config_mismatch(o):
-    err = o.errors.get("raw_keras_dense_config", "")
-    o.expect_known("Dense config as Keras 3.15 writes it (kernel_initializer GlorotUniform with input_axes/output_axes)",
-                   "input_axes" in err, "Kiln: " + (err or "reads it now"))
 BATCHES = [1, 3]
 
 
@@ -226,15 +195,13 @@ def run(o):
                         class_name = alias
                         break
                 cid = "%s%d_b%d_%s" % (cls, vi, batch, "train" if training else "infer")
-                o.add({"id": cid, "layer": sanitize(dict(config, class_name=class_name)), "inputs": [o.arr(x) for x in xs],
+                o.add({"id": cid, "layer": dict(config, class_name=class_name), "inputs": [o.arr(x) for x in xs],
                        "list_input": list_input, "weights": [o.arr(w) for w in weights], "training": training,
                        "cotangent": o.arr(cot)})
                 label = "%s%s batch %d %s" % (desc(cls, kwargs), " as " + class_name if class_name != cls else "",
                                               batch, "training" if training else "inference")
                 expected.append((cid, label, out, gx, gw, after))
-    known_config_mismatch(o)
     o.run_kiln()
-    check_known_config_mismatch(o)
     compare_all(o, expected)
     covered = {v[0] for v in all_variants} | alias_done
     for name in registered:

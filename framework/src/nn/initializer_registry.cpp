@@ -37,6 +37,23 @@ class Args {
       throw ValueError(cls_ + ".from_config: '" + key + "' must be a string, got " + c_[key].dump());
     return c_[key].get<std::string>();
   }
+  /// Keras 3.15's input_axes / output_axes (null or a list of ints).
+  FanAxes fan_axes() const {
+    FanAxes f;
+    for (auto [key, slot] : {std::pair{"input_axes", &f.input_axes}, std::pair{"output_axes", &f.output_axes}}) {
+      if (c_.is_null() || !c_.contains(key) || c_[key].is_null()) continue;
+      const auto& v = c_[key];
+      if (!v.is_array()) throw ValueError(cls_ + ".from_config: '" + key + "' must be a list of integers, got " + v.dump());
+      std::vector<int> axes;
+      for (const auto& e : v) {
+        if (!e.is_number_integer())
+          throw ValueError(cls_ + ".from_config: '" + key + "' must be a list of integers, got " + v.dump());
+        axes.push_back(e.get<int>());
+      }
+      *slot = axes;
+    }
+    return f;
+  }
   std::optional<uint64_t> seed() const {
     if (c_.is_null() || !c_.contains("seed") || c_["seed"].is_null()) return std::nullopt;
     const auto& s = c_["seed"];
@@ -77,16 +94,34 @@ const Registry<Factory>& registry() {
       return RandomUniform(a.num("minval", -0.05), a.num("maxval", 0.05), a.seed());
     });
     add("VarianceScaling", [](const Config& c) {
-      Args a("VarianceScaling", c, {"scale", "mode", "distribution", "seed"});
+      Args a("VarianceScaling", c, {"scale", "mode", "distribution", "seed", "input_axes", "output_axes"});
       return VarianceScaling(a.num("scale", 1.0), a.str("mode", "fan_in"), a.str("distribution", "truncated_normal"),
-                             a.seed());
+                             a.seed(), a.fan_axes());
     });
-    add("GlorotUniform", [](const Config& c) { return GlorotUniform(Args("GlorotUniform", c, {"seed"}).seed()); });
-    add("GlorotNormal", [](const Config& c) { return GlorotNormal(Args("GlorotNormal", c, {"seed"}).seed()); });
-    add("HeUniform", [](const Config& c) { return HeUniform(Args("HeUniform", c, {"seed"}).seed()); });
-    add("HeNormal", [](const Config& c) { return HeNormal(Args("HeNormal", c, {"seed"}).seed()); });
-    add("LecunUniform", [](const Config& c) { return LecunUniform(Args("LecunUniform", c, {"seed"}).seed()); });
-    add("LecunNormal", [](const Config& c) { return LecunNormal(Args("LecunNormal", c, {"seed"}).seed()); });
+    add("GlorotUniform", [](const Config& c) {
+      Args a("GlorotUniform", c, {"seed", "input_axes", "output_axes"});
+      return GlorotUniform(a.seed(), a.fan_axes());
+    });
+    add("GlorotNormal", [](const Config& c) {
+      Args a("GlorotNormal", c, {"seed", "input_axes", "output_axes"});
+      return GlorotNormal(a.seed(), a.fan_axes());
+    });
+    add("HeUniform", [](const Config& c) {
+      Args a("HeUniform", c, {"seed", "input_axes", "output_axes"});
+      return HeUniform(a.seed(), a.fan_axes());
+    });
+    add("HeNormal", [](const Config& c) {
+      Args a("HeNormal", c, {"seed", "input_axes", "output_axes"});
+      return HeNormal(a.seed(), a.fan_axes());
+    });
+    add("LecunUniform", [](const Config& c) {
+      Args a("LecunUniform", c, {"seed", "input_axes", "output_axes"});
+      return LecunUniform(a.seed(), a.fan_axes());
+    });
+    add("LecunNormal", [](const Config& c) {
+      Args a("LecunNormal", c, {"seed", "input_axes", "output_axes"});
+      return LecunNormal(a.seed(), a.fan_axes());
+    });
     add("Orthogonal", [](const Config& c) {
       Args a("Orthogonal", c, {"gain", "seed"});
       return Orthogonal(a.num("gain", 1.0), a.seed());

@@ -115,9 +115,9 @@ class RandomUniformInit : public Initializer {
 class VarianceScalingInit : public Initializer {
  public:
   VarianceScalingInit(double scale, std::string mode, std::string distribution, std::optional<uint64_t> seed,
-                      std::string name = "VarianceScaling")
+                      FanAxes axes, std::string name = "VarianceScaling")
       : scale_(scale), mode_(std::move(mode)), distribution_(std::move(distribution)), seed_(seed),
-        name_(std::move(name)) {
+        axes_(std::move(axes)), name_(std::move(name)) {
     if (!(scale_ > 0.0))
       throw ValueError("VarianceScaling: argument `scale` must be a positive float. Received: scale=" +
                        std::to_string(scale_));
@@ -133,7 +133,7 @@ class VarianceScalingInit : public Initializer {
   }
 
   Tensor operator()(const Shape& shape, DType dtype) const override {
-    auto [fan_in, fan_out] = compute_fans(shape);
+    auto [fan_in, fan_out] = compute_fans(shape, axes_);
     double n = mode_ == "fan_in" ? fan_in : mode_ == "fan_out" ? fan_out : (fan_in + fan_out) / 2.0;
     double scale = scale_ / std::max(1.0, n);
     if (distribution_ == "truncated_normal") {
@@ -148,15 +148,21 @@ class VarianceScalingInit : public Initializer {
   }
   std::string class_name() const override { return name_; }
   Config get_config() const override {
-    // The named presets (GlorotUniform, HeNormal...) only store their seed.
-    if (name_ != "VarianceScaling") return {{"seed", seed_config(seed_)}};
-    return {{"scale", scale_}, {"mode", mode_}, {"distribution", distribution_}, {"seed", seed_config(seed_)}};
+    // The named presets (GlorotUniform, HeNormal...) only store their seed. The
+    // fan axes are written only when set: Keras before 3.15 rejects the keys.
+    Config c = name_ != "VarianceScaling" ? Config{{"seed", seed_config(seed_)}}
+                                          : Config{{"scale", scale_}, {"mode", mode_}, {"distribution", distribution_},
+                                                   {"seed", seed_config(seed_)}};
+    if (axes_.input_axes) c["input_axes"] = *axes_.input_axes;
+    if (axes_.output_axes) c["output_axes"] = *axes_.output_axes;
+    return c;
   }
 
  private:
   double scale_;
   std::string mode_, distribution_;
   std::optional<uint64_t> seed_;
+  FanAxes axes_;
   std::string name_;
 };
 
@@ -261,26 +267,27 @@ InitializerPtr RandomUniform(double minval, double maxval, std::optional<uint64_
 InitializerPtr TruncatedNormal(double mean, double stddev, std::optional<uint64_t> seed) {
   return std::make_shared<TruncatedNormalInit>(mean, stddev, seed);
 }
-InitializerPtr VarianceScaling(double scale, std::string mode, std::string distribution, std::optional<uint64_t> seed) {
-  return std::make_shared<VarianceScalingInit>(scale, std::move(mode), std::move(distribution), seed);
+InitializerPtr VarianceScaling(double scale, std::string mode, std::string distribution, std::optional<uint64_t> seed,
+                               FanAxes axes) {
+  return std::make_shared<VarianceScalingInit>(scale, std::move(mode), std::move(distribution), seed, std::move(axes));
 }
-InitializerPtr GlorotUniform(std::optional<uint64_t> seed) {
-  return std::make_shared<VarianceScalingInit>(1.0, "fan_avg", "uniform", seed, "GlorotUniform");
+InitializerPtr GlorotUniform(std::optional<uint64_t> seed, FanAxes axes) {
+  return std::make_shared<VarianceScalingInit>(1.0, "fan_avg", "uniform", seed, std::move(axes), "GlorotUniform");
 }
-InitializerPtr GlorotNormal(std::optional<uint64_t> seed) {
-  return std::make_shared<VarianceScalingInit>(1.0, "fan_avg", "truncated_normal", seed, "GlorotNormal");
+InitializerPtr GlorotNormal(std::optional<uint64_t> seed, FanAxes axes) {
+  return std::make_shared<VarianceScalingInit>(1.0, "fan_avg", "truncated_normal", seed, std::move(axes), "GlorotNormal");
 }
-InitializerPtr HeUniform(std::optional<uint64_t> seed) {
-  return std::make_shared<VarianceScalingInit>(2.0, "fan_in", "uniform", seed, "HeUniform");
+InitializerPtr HeUniform(std::optional<uint64_t> seed, FanAxes axes) {
+  return std::make_shared<VarianceScalingInit>(2.0, "fan_in", "uniform", seed, std::move(axes), "HeUniform");
 }
-InitializerPtr HeNormal(std::optional<uint64_t> seed) {
-  return std::make_shared<VarianceScalingInit>(2.0, "fan_in", "truncated_normal", seed, "HeNormal");
+InitializerPtr HeNormal(std::optional<uint64_t> seed, FanAxes axes) {
+  return std::make_shared<VarianceScalingInit>(2.0, "fan_in", "truncated_normal", seed, std::move(axes), "HeNormal");
 }
-InitializerPtr LecunUniform(std::optional<uint64_t> seed) {
-  return std::make_shared<VarianceScalingInit>(1.0, "fan_in", "uniform", seed, "LecunUniform");
+InitializerPtr LecunUniform(std::optional<uint64_t> seed, FanAxes axes) {
+  return std::make_shared<VarianceScalingInit>(1.0, "fan_in", "uniform", seed, std::move(axes), "LecunUniform");
 }
-InitializerPtr LecunNormal(std::optional<uint64_t> seed) {
-  return std::make_shared<VarianceScalingInit>(1.0, "fan_in", "truncated_normal", seed, "LecunNormal");
+InitializerPtr LecunNormal(std::optional<uint64_t> seed, FanAxes axes) {
+  return std::make_shared<VarianceScalingInit>(1.0, "fan_in", "truncated_normal", seed, std::move(axes), "LecunNormal");
 }
 InitializerPtr Orthogonal(double gain, std::optional<uint64_t> seed) { return std::make_shared<OrthogonalInit>(gain, seed); }
 InitializerPtr Identity(double gain) { return std::make_shared<IdentityInit>(gain); }
@@ -294,6 +301,22 @@ std::pair<double, double> compute_fans(const Shape& shape) {
   double receptive = 1.0;
   for (int64_t i = 0; i + 2 < r; ++i) receptive *= static_cast<double>(shape[i]);
   return {static_cast<double>(shape[-2]) * receptive, static_cast<double>(shape[-1]) * receptive};
+}
+
+std::pair<double, double> compute_fans(const Shape& shape, const FanAxes& axes) {
+  if (!axes.input_axes || !axes.output_axes) return compute_fans(shape);
+  auto product = [&](const std::vector<int>& list, const char* key) {
+    double n = 1.0;
+    for (int a : list) {
+      const int64_t k = a < 0 ? a + shape.rank() : a;
+      if (k < 0 || k >= shape.rank())
+        throw IndexError(std::string("VarianceScaling: ") + key + " entry " + std::to_string(a) +
+                         " is out of range for the weight shape " + shape.to_string());
+      n *= static_cast<double>(shape[k]);
+    }
+    return n;
+  };
+  return {product(*axes.input_axes, "input_axes"), product(*axes.output_axes, "output_axes")};
 }
 
 }  // namespace kiln::initializers

@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "kiln/core/config.h"
 #include "kiln/core/tensor.h"
@@ -43,18 +44,27 @@ InitializerPtr Constant(double value);
 InitializerPtr RandomNormal(double mean = 0.0, double stddev = 0.05, std::optional<uint64_t> seed = std::nullopt);
 InitializerPtr RandomUniform(double minval = -0.05, double maxval = 0.05, std::optional<uint64_t> seed = std::nullopt);
 InitializerPtr TruncatedNormal(double mean = 0.0, double stddev = 0.05, std::optional<uint64_t> seed = std::nullopt);
+/// The axes whose sizes make the fans (Keras 3.15's input_axes / output_axes):
+/// fan_in = prod(shape[input_axes]), fan_out = prod(shape[output_axes]) when
+/// both are given (negative axes count from the end); otherwise compute_fans's rule.
+struct FanAxes {
+  std::optional<std::vector<int>> input_axes;
+  std::optional<std::vector<int>> output_axes;
+};
+
 /// stddev = sqrt(scale / n) (normal; truncated at 2 sd and divided by 0.87962566103423978 to
 /// compensate) or limit = sqrt(3 * scale / n) (uniform), n = fan_in, fan_out or their mean.
 /// mode: "fan_in" | "fan_out" | "fan_avg"; distribution: "truncated_normal" | "untruncated_normal" | "uniform".
 /// glorot_* = (1, fan_avg), he_* = (2, fan_in), lecun_* = (1, fan_in); *_uniform use "uniform".
 InitializerPtr VarianceScaling(double scale = 1.0, std::string mode = "fan_in",
-                               std::string distribution = "truncated_normal", std::optional<uint64_t> seed = std::nullopt);
-InitializerPtr GlorotUniform(std::optional<uint64_t> seed = std::nullopt);
-InitializerPtr GlorotNormal(std::optional<uint64_t> seed = std::nullopt);
-InitializerPtr HeUniform(std::optional<uint64_t> seed = std::nullopt);
-InitializerPtr HeNormal(std::optional<uint64_t> seed = std::nullopt);
-InitializerPtr LecunUniform(std::optional<uint64_t> seed = std::nullopt);
-InitializerPtr LecunNormal(std::optional<uint64_t> seed = std::nullopt);
+                               std::string distribution = "truncated_normal", std::optional<uint64_t> seed = std::nullopt,
+                               FanAxes axes = {});
+InitializerPtr GlorotUniform(std::optional<uint64_t> seed = std::nullopt, FanAxes axes = {});
+InitializerPtr GlorotNormal(std::optional<uint64_t> seed = std::nullopt, FanAxes axes = {});
+InitializerPtr HeUniform(std::optional<uint64_t> seed = std::nullopt, FanAxes axes = {});
+InitializerPtr HeNormal(std::optional<uint64_t> seed = std::nullopt, FanAxes axes = {});
+InitializerPtr LecunUniform(std::optional<uint64_t> seed = std::nullopt, FanAxes axes = {});
+InitializerPtr LecunNormal(std::optional<uint64_t> seed = std::nullopt, FanAxes axes = {});
 /// gain * Q from the QR decomposition of a normal (max(r, c), min(r, c)) matrix, with
 /// r = prod(shape[:-1]) and c = shape[-1]: orthonormal columns (or rows when r < c).
 /// Rank >= 2. Config {"gain", "seed"}; "OrthogonalInitializer" is accepted as a class name.
@@ -64,6 +74,8 @@ InitializerPtr Identity(double gain = 1.0);
 
 /// Keras fan computation: dense (in, out); conv (k..., in, out) -> receptive field × channels.
 std::pair<double, double> compute_fans(const Shape& shape);
+/// The fans over the given axes when both lists are set, else compute_fans(shape).
+std::pair<double, double> compute_fans(const Shape& shape, const FanAxes& axes);
 
 }  // namespace kiln::initializers
 
