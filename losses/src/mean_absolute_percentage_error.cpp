@@ -24,6 +24,7 @@ Tensor MeanAbsolutePercentageError::call(const Tensor& y_true, const Tensor& y_p
   return mean_absolute_percentage_error(t, p);
 }
 
-KILN_REGISTER_LOSS(MeanAbsolutePercentageError, "MeanAbsolutePercentageError", "mean_absolute_percentage_error", "mape", "MAPE")
+KILN_REGISTER_LOSS(MeanAbsolutePercentageError, "MeanAbsolutePercentageError", "mean_absolute_percentage_error", "mape",
+                   "MAPE")
 
 }  // namespace kiln::losses

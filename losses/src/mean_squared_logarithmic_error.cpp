@@ -26,6 +26,7 @@ Tensor MeanSquaredLogarithmicError::call(const Tensor& y_true, const Tensor& y_p
   return mean_squared_logarithmic_error(t, p);
 }
 
-KILN_REGISTER_LOSS(MeanSquaredLogarithmicError, "MeanSquaredLogarithmicError", "mean_squared_logarithmic_error", "msle", "MSLE")
+KILN_REGISTER_LOSS(MeanSquaredLogarithmicError, "MeanSquaredLogarithmicError", "mean_squared_logarithmic_error", "msle",
+                   "MSLE")
 
 }  // namespace kiln::losses

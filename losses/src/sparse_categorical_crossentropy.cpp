@@ -74,6 +74,7 @@ Tensor SparseCategoricalCrossentropy::compute_mask(const Tensor& y_true, const T
 
 Config SparseCategoricalCrossentropy::get_config() const { return detail::with_fields(base_config(), o_); }
 
-KILN_REGISTER_LOSS(SparseCategoricalCrossentropy, "SparseCategoricalCrossentropy", "sparse_categorical_crossentropy", "scce", "SCCE")
+KILN_REGISTER_LOSS(SparseCategoricalCrossentropy, "SparseCategoricalCrossentropy", "sparse_categorical_crossentropy",
+                   "scce", "SCCE")
 
 }  // namespace kiln::losses

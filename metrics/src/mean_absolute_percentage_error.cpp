@@ -25,6 +25,7 @@ MeanAbsolutePercentageError::MeanAbsolutePercentageError(MetricOptions o) : Mean
 
 std::shared_ptr<Metric> MeanAbsolutePercentageError::clone() const { return std::make_shared<MeanAbsolutePercentageError>(MetricOptions{name(), dtype()}); }
 
-KILN_REGISTER_METRIC(MeanAbsolutePercentageError, "MeanAbsolutePercentageError", "mean_absolute_percentage_error", "mape", "MAPE")
+KILN_REGISTER_METRIC(MeanAbsolutePercentageError, "MeanAbsolutePercentageError", "mean_absolute_percentage_error",
+                     "mape", "MAPE")
 
 }  // namespace kiln::metrics

@@ -97,7 +97,8 @@ KILN_REGISTER_METRIC_FACTORY(MeanMetricWrapper, wrapper_from_config, "MeanMetric
 // Loss names as metrics (Keras's probabilistic and hinge metrics, and loss functions).
 KILN_REGISTER_METRIC_FACTORY(BinaryCrossentropy, loss_metric("BinaryCrossentropy", "binary_crossentropy"),
                              "BinaryCrossentropy", "binary_crossentropy", "bce", "BCE")
-KILN_REGISTER_METRIC_FACTORY(CategoricalCrossentropy, loss_metric("CategoricalCrossentropy", "categorical_crossentropy"),
+KILN_REGISTER_METRIC_FACTORY(CategoricalCrossentropy,
+                             loss_metric("CategoricalCrossentropy", "categorical_crossentropy"),
                              "CategoricalCrossentropy", "categorical_crossentropy", "cce", "CCE")
 KILN_REGISTER_METRIC_FACTORY(SparseCategoricalCrossentropy,
                              loss_metric("SparseCategoricalCrossentropy", "sparse_categorical_crossentropy"),

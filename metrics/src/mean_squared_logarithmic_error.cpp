@@ -26,6 +26,7 @@ MeanSquaredLogarithmicError::MeanSquaredLogarithmicError(MetricOptions o) : Mean
 
 std::shared_ptr<Metric> MeanSquaredLogarithmicError::clone() const { return std::make_shared<MeanSquaredLogarithmicError>(MetricOptions{name(), dtype()}); }
 
-KILN_REGISTER_METRIC(MeanSquaredLogarithmicError, "MeanSquaredLogarithmicError", "mean_squared_logarithmic_error", "msle", "MSLE")
+KILN_REGISTER_METRIC(MeanSquaredLogarithmicError, "MeanSquaredLogarithmicError", "mean_squared_logarithmic_error",
+                     "msle", "MSLE")
 
 }  // namespace kiln::metrics

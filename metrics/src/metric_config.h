@@ -115,5 +115,7 @@ void register_builtin_metric(std::initializer_list<const char*> names) {
   extern "C" void kiln_register_metric_##M() { ::kiln::metrics::detail::register_builtin_metric<M>({__VA_ARGS__}); }
 /// Names built by a factory (a MetricFactory expression), not by a class's
 /// options: loss names used as metrics, MeanMetricWrapper.
-#define KILN_REGISTER_METRIC_FACTORY(Id, factory, ...) \
-  extern "C" void kiln_register_metric_##Id() { ::kiln::metrics::detail::register_metric_names({__VA_ARGS__}, factory); }
+#define KILN_REGISTER_METRIC_FACTORY(Id, factory, ...)                                  \
+  extern "C" void kiln_register_metric_##Id() {                                         \
+    ::kiln::metrics::detail::register_metric_names({__VA_ARGS__}, factory);             \
+  }

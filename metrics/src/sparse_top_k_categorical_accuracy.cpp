@@ -55,6 +55,7 @@ std::shared_ptr<Metric> SparseTopKCategoricalAccuracy::clone() const {
   return std::make_shared<SparseTopKCategoricalAccuracy>(o);
 }
 
-KILN_REGISTER_METRIC(SparseTopKCategoricalAccuracy, "SparseTopKCategoricalAccuracy", "sparse_top_k_categorical_accuracy")
+KILN_REGISTER_METRIC(SparseTopKCategoricalAccuracy, "SparseTopKCategoricalAccuracy",
+                     "sparse_top_k_categorical_accuracy")
 
 }  // namespace kiln::metrics

@@ -142,5 +142,7 @@ void register_builtin_schedule(std::initializer_list<const char*> names) {
         {__VA_ARGS__}, [](const ::kiln::Config& c) -> ::kiln::OptimizerPtr { return factory(c); });    \
   }
 /// The registration line of a built-in learning-rate schedule.
-#define KILN_REGISTER_SCHEDULE(S, ...) \
-  extern "C" void kiln_register_schedule_##S() { ::kiln::optimizers::detail::register_builtin_schedule<S>({__VA_ARGS__}); }
+#define KILN_REGISTER_SCHEDULE(S, ...)                                               \
+  extern "C" void kiln_register_schedule_##S() {                                     \
+    ::kiln::optimizers::detail::register_builtin_schedule<S>({__VA_ARGS__});         \
+  }
