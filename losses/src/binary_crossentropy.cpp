@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kiln/ops/reduce_ops.h"
+#include "loss_config.h"
 #include "loss_utils.h"
 
 namespace kiln::losses {
@@ -25,23 +26,16 @@ Tensor binary_crossentropy(const Tensor& y_true, const Tensor& y_pred, bool from
 }
 
 BinaryCrossentropy::BinaryCrossentropy(BinaryCrossentropyOptions o)
-    : Loss("binary_crossentropy", LossOptions{o.reduction, o.name}),
-      from_logits_(o.from_logits),
-      label_smoothing_(o.label_smoothing),
-      axis_(o.axis) {}
+    : Loss("binary_crossentropy", LossOptions{o.reduction, o.name}), o_(std::move(o)) {}
 
 Tensor BinaryCrossentropy::call(const Tensor& y_true, const Tensor& y_pred) const {
   Tensor yp = detail::as_float(y_pred);
   auto [t, p] = squeeze_or_expand_to_same_rank(detail::like(y_true, yp), yp);
-  return binary_crossentropy(t, p, from_logits_, label_smoothing_, axis_);
+  return binary_crossentropy(t, p, o_.from_logits, o_.label_smoothing, o_.axis);
 }
 
-Config BinaryCrossentropy::get_config() const {
-  Config c = base_config();
-  c["from_logits"] = from_logits_;
-  c["label_smoothing"] = label_smoothing_;
-  c["axis"] = axis_;
-  return c;
-}
+Config BinaryCrossentropy::get_config() const { return detail::with_fields(base_config(), o_); }
+
+KILN_REGISTER_LOSS(BinaryCrossentropy, "BinaryCrossentropy", "binary_crossentropy", "bce", "BCE")
 
 }  // namespace kiln::losses

@@ -4,6 +4,7 @@
 
 #include "kiln/losses/binary_crossentropy.h"
 #include "kiln/ops/reduce_ops.h"
+#include "loss_config.h"
 #include "loss_utils.h"
 
 namespace kiln::losses {
@@ -31,15 +32,8 @@ Tensor BinaryFocalCrossentropy::call(const Tensor& y_true, const Tensor& y_pred)
                                    o_.label_smoothing, o_.axis);
 }
 
-Config BinaryFocalCrossentropy::get_config() const {
-  Config c = base_config();
-  c["from_logits"] = o_.from_logits;
-  c["label_smoothing"] = o_.label_smoothing;
-  c["axis"] = o_.axis;
-  c["apply_class_balancing"] = o_.apply_class_balancing;
-  c["alpha"] = o_.alpha;
-  c["gamma"] = o_.gamma;
-  return c;
-}
+Config BinaryFocalCrossentropy::get_config() const { return detail::with_fields(base_config(), o_); }
+
+KILN_REGISTER_LOSS(BinaryFocalCrossentropy, "BinaryFocalCrossentropy", "binary_focal_crossentropy")
 
 }  // namespace kiln::losses

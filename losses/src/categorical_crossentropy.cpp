@@ -5,6 +5,7 @@
 #include "kiln/core/error.h"
 #include "kiln/ops/nn_ops.h"
 #include "kiln/ops/reduce_ops.h"
+#include "loss_config.h"
 #include "loss_utils.h"
 
 namespace kiln::losses {
@@ -28,23 +29,16 @@ Tensor categorical_crossentropy(const Tensor& y_true, const Tensor& y_pred, bool
 }
 
 CategoricalCrossentropy::CategoricalCrossentropy(CategoricalCrossentropyOptions o)
-    : Loss("categorical_crossentropy", LossOptions{o.reduction, o.name}),
-      from_logits_(o.from_logits),
-      label_smoothing_(o.label_smoothing),
-      axis_(o.axis) {}
+    : Loss("categorical_crossentropy", LossOptions{o.reduction, o.name}), o_(std::move(o)) {}
 
 Tensor CategoricalCrossentropy::call(const Tensor& y_true, const Tensor& y_pred) const {
   Tensor yp = detail::as_float(y_pred);
   auto [t, p] = squeeze_or_expand_to_same_rank(detail::like(y_true, yp), yp);
-  return categorical_crossentropy(t, p, from_logits_, label_smoothing_, axis_);
+  return categorical_crossentropy(t, p, o_.from_logits, o_.label_smoothing, o_.axis);
 }
 
-Config CategoricalCrossentropy::get_config() const {
-  Config c = base_config();
-  c["from_logits"] = from_logits_;
-  c["label_smoothing"] = label_smoothing_;
-  c["axis"] = axis_;
-  return c;
-}
+Config CategoricalCrossentropy::get_config() const { return detail::with_fields(base_config(), o_); }
+
+KILN_REGISTER_LOSS(CategoricalCrossentropy, "CategoricalCrossentropy", "categorical_crossentropy", "cce", "CCE")
 
 }  // namespace kiln::losses

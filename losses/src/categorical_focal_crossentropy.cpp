@@ -4,6 +4,7 @@
 
 #include "kiln/ops/nn_ops.h"
 #include "kiln/ops/reduce_ops.h"
+#include "loss_config.h"
 #include "loss_utils.h"
 
 namespace kiln::losses {
@@ -34,14 +35,8 @@ Tensor CategoricalFocalCrossentropy::call(const Tensor& y_true, const Tensor& y_
   return categorical_focal_crossentropy(t, p, o_.alpha, o_.gamma, o_.from_logits, o_.label_smoothing, o_.axis);
 }
 
-Config CategoricalFocalCrossentropy::get_config() const {
-  Config c = base_config();
-  c["from_logits"] = o_.from_logits;
-  c["label_smoothing"] = o_.label_smoothing;
-  c["axis"] = o_.axis;
-  c["alpha"] = o_.alpha;
-  c["gamma"] = o_.gamma;
-  return c;
-}
+Config CategoricalFocalCrossentropy::get_config() const { return detail::with_fields(base_config(), o_); }
+
+KILN_REGISTER_LOSS(CategoricalFocalCrossentropy, "CategoricalFocalCrossentropy", "categorical_focal_crossentropy")
 
 }  // namespace kiln::losses

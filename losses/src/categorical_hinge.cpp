@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "kiln/ops/reduce_ops.h"
+#include "loss_config.h"
 #include "loss_utils.h"
 
 namespace kiln::losses {
@@ -23,5 +24,7 @@ Tensor CategoricalHinge::call(const Tensor& y_true, const Tensor& y_pred) const 
   auto [t, p] = squeeze_or_expand_to_same_rank(detail::like(y_true, yp), yp);
   return categorical_hinge(t, p);
 }
+
+KILN_REGISTER_LOSS(CategoricalHinge, "CategoricalHinge", "categorical_hinge")
 
 }  // namespace kiln::losses

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kiln/ops/reduce_ops.h"
+#include "loss_config.h"
 #include "loss_utils.h"
 
 namespace kiln::losses {
@@ -22,16 +23,14 @@ Tensor cosine_similarity(const Tensor& y_true, const Tensor& y_pred, int axis) {
 }
 
 CosineSimilarity::CosineSimilarity(CosineSimilarityOptions o)
-    : Loss("cosine_similarity", LossOptions{o.reduction, o.name}), axis_(o.axis) {}
+    : Loss("cosine_similarity", LossOptions{o.reduction, o.name}), o_(std::move(o)) {}
 
 Tensor CosineSimilarity::call(const Tensor& y_true, const Tensor& y_pred) const {
-  return cosine_similarity(y_true, y_pred, axis_);
+  return cosine_similarity(y_true, y_pred, o_.axis);
 }
 
-Config CosineSimilarity::get_config() const {
-  Config c = base_config();
-  c["axis"] = axis_;
-  return c;
-}
+Config CosineSimilarity::get_config() const { return detail::with_fields(base_config(), o_); }
+
+KILN_REGISTER_LOSS(CosineSimilarity, "CosineSimilarity", "cosine_similarity")
 
 }  // namespace kiln::losses

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "kiln/ops/reduce_ops.h"
+#include "loss_config.h"
 #include "loss_utils.h"
 
 namespace kiln::losses {
@@ -29,5 +30,7 @@ Tensor Hinge::call(const Tensor& y_true, const Tensor& y_pred) const {
   auto [t, p] = squeeze_or_expand_to_same_rank(detail::like(y_true, yp), yp);
   return hinge(t, p);
 }
+
+KILN_REGISTER_LOSS(Hinge, "Hinge", "hinge")
 
 }  // namespace kiln::losses

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kiln/ops/reduce_ops.h"
+#include "loss_config.h"
 #include "loss_utils.h"
 
 namespace kiln::losses {
@@ -17,14 +18,12 @@ Tensor huber(const Tensor& y_true, const Tensor& y_pred, double delta) {
   return mean(where(abs_error <= delta, quadratic, linear), -1);
 }
 
-Huber::Huber(HuberOptions o) : Loss("huber_loss", LossOptions{o.reduction, o.name}), delta_(o.delta) {}
+Huber::Huber(HuberOptions o) : Loss("huber_loss", LossOptions{o.reduction, o.name}), o_(std::move(o)) {}
 
-Tensor Huber::call(const Tensor& y_true, const Tensor& y_pred) const { return huber(y_true, y_pred, delta_); }
+Tensor Huber::call(const Tensor& y_true, const Tensor& y_pred) const { return huber(y_true, y_pred, o_.delta); }
 
-Config Huber::get_config() const {
-  Config c = base_config();
-  c["delta"] = delta_;
-  return c;
-}
+Config Huber::get_config() const { return detail::with_fields(base_config(), o_); }
+
+KILN_REGISTER_LOSS(Huber, "Huber", "huber", "huber_loss")
 
 }  // namespace kiln::losses

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "kiln/ops/reduce_ops.h"
+#include "loss_config.h"
 #include "loss_utils.h"
 
 namespace kiln::losses {
@@ -22,5 +23,8 @@ Tensor MeanAbsolutePercentageError::call(const Tensor& y_true, const Tensor& y_p
   auto [t, p] = squeeze_or_expand_to_same_rank(detail::like(y_true, yp), yp);
   return mean_absolute_percentage_error(t, p);
 }
+
+KILN_REGISTER_LOSS(MeanAbsolutePercentageError, "MeanAbsolutePercentageError", "mean_absolute_percentage_error", "mape",
+                   "MAPE")
 
 }  // namespace kiln::losses

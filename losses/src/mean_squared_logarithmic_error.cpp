@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "kiln/ops/reduce_ops.h"
+#include "loss_config.h"
 #include "loss_utils.h"
 
 namespace kiln::losses {
@@ -24,5 +25,8 @@ Tensor MeanSquaredLogarithmicError::call(const Tensor& y_true, const Tensor& y_p
   auto [t, p] = squeeze_or_expand_to_same_rank(detail::like(y_true, yp), yp);
   return mean_squared_logarithmic_error(t, p);
 }
+
+KILN_REGISTER_LOSS(MeanSquaredLogarithmicError, "MeanSquaredLogarithmicError", "mean_squared_logarithmic_error", "msle",
+                   "MSLE")
 
 }  // namespace kiln::losses

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "kiln/ops/reduce_ops.h"
+#include "loss_config.h"
 #include "loss_utils.h"
 
 namespace kiln::losses {
@@ -21,5 +22,7 @@ Tensor Poisson::call(const Tensor& y_true, const Tensor& y_pred) const {
   auto [t, p] = squeeze_or_expand_to_same_rank(detail::like(y_true, yp), yp);
   return poisson(t, p);
 }
+
+KILN_REGISTER_LOSS(Poisson, "Poisson", "poisson")
 
 }  // namespace kiln::losses

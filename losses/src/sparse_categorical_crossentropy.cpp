@@ -6,6 +6,7 @@
 #include "kiln/core/error.h"
 #include "kiln/ops/nn_ops.h"
 #include "kiln/ops/reduce_ops.h"
+#include "loss_config.h"
 #include "loss_utils.h"
 
 namespace kiln::losses {
@@ -60,29 +61,20 @@ Tensor sparse_categorical_crossentropy(const Tensor& y_true, const Tensor& y_pre
 }
 
 SparseCategoricalCrossentropy::SparseCategoricalCrossentropy(SparseCategoricalCrossentropyOptions o)
-    : Loss("sparse_categorical_crossentropy", LossOptions{o.reduction, o.name}),
-      from_logits_(o.from_logits),
-      ignore_class_(o.ignore_class),
-      axis_(o.axis) {}
+    : Loss("sparse_categorical_crossentropy", LossOptions{o.reduction, o.name}), o_(std::move(o)) {}
 
 Tensor SparseCategoricalCrossentropy::call(const Tensor& y_true, const Tensor& y_pred) const {
-  return sparse_categorical_crossentropy(y_true, y_pred, from_logits_, axis_, ignore_class_);
+  return sparse_categorical_crossentropy(y_true, y_pred, o_.from_logits, o_.axis, o_.ignore_class);
 }
 
 Tensor SparseCategoricalCrossentropy::compute_mask(const Tensor& y_true, const Tensor& y_pred) const {
-  if (!ignore_class_) return Tensor();
-  return valid_mask(standardize_labels(y_true, detail::as_float(y_pred)), *ignore_class_);
+  if (!o_.ignore_class) return Tensor();
+  return valid_mask(standardize_labels(y_true, detail::as_float(y_pred)), *o_.ignore_class);
 }
 
-Config SparseCategoricalCrossentropy::get_config() const {
-  Config c = base_config();
-  c["from_logits"] = from_logits_;
-  if (ignore_class_)
-    c["ignore_class"] = *ignore_class_;
-  else
-    c["ignore_class"] = nullptr;
-  c["axis"] = axis_;
-  return c;
-}
+Config SparseCategoricalCrossentropy::get_config() const { return detail::with_fields(base_config(), o_); }
+
+KILN_REGISTER_LOSS(SparseCategoricalCrossentropy, "SparseCategoricalCrossentropy", "sparse_categorical_crossentropy",
+                   "scce", "SCCE")
 
 }  // namespace kiln::losses

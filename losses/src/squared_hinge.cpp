@@ -4,6 +4,7 @@
 
 #include "kiln/losses/hinge.h"
 #include "kiln/ops/reduce_ops.h"
+#include "loss_config.h"
 #include "loss_utils.h"
 
 namespace kiln::losses {
@@ -23,5 +24,7 @@ Tensor SquaredHinge::call(const Tensor& y_true, const Tensor& y_pred) const {
   auto [t, p] = squeeze_or_expand_to_same_rank(detail::like(y_true, yp), yp);
   return squared_hinge(t, p);
 }
+
+KILN_REGISTER_LOSS(SquaredHinge, "SquaredHinge", "squared_hinge")
 
 }  // namespace kiln::losses

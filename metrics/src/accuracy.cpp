@@ -7,6 +7,7 @@
 #include "kiln/core/error.h"
 #include "kiln/ops/math_ops.h"
 #include "kiln/ops/reduce_ops.h"
+#include "metric_config.h"
 
 namespace kiln::metrics {
 
@@ -24,5 +25,7 @@ Tensor accuracy(const Tensor& y_true, const Tensor& y_pred) {
 Accuracy::Accuracy(MetricOptions o) : MeanMetricWrapper("accuracy", std::move(o), &accuracy) {}
 
 std::shared_ptr<Metric> Accuracy::clone() const { return std::make_shared<Accuracy>(MetricOptions{name(), dtype()}); }
+
+KILN_REGISTER_METRIC(Accuracy, "Accuracy", "accuracy", "acc", "ACC")
 
 }  // namespace kiln::metrics

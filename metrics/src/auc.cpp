@@ -8,6 +8,7 @@
 #include "kiln/ops/array_ops.h"
 #include "kiln/core/error.h"
 #include "kiln/ops/math_ops.h"
+#include "metric_config.h"
 
 namespace kiln::metrics {
 
@@ -117,18 +118,25 @@ Tensor AUC::result() const {
 }
 
 Config AUC::get_config() const {
-  Config c = base_config();
-  c["num_thresholds"] = num_thresholds_;
-  c["curve"] = o_.curve;
-  c["summation_method"] = o_.summation_method;
+  Config c = detail::with_fields(base_config(), o_);
+  c["num_thresholds"] = num_thresholds_;  // given thresholds set the number
+  // Only user-given thresholds are written (without the added end points).
+  if (o_.thresholds.empty()) c.erase("thresholds");
+  else c["thresholds"] = std::vector<double>(thresholds_.begin() + 1, thresholds_.end() - 1);
+  // Keras's multi-label keys: Kiln's AUC is single-label.
   c["multi_label"] = false;
   c["num_labels"] = nullptr;
   c["label_weights"] = nullptr;
-  c["from_logits"] = o_.from_logits;
-  // Only user-given thresholds are written (without the added end points).
-  if (!o_.thresholds.empty()) c["thresholds"] = std::vector<double>(thresholds_.begin() + 1, thresholds_.end() - 1);
   return c;
 }
+
+namespace {
+MetricPtr auc_from_config(const Config& c) {
+  if (config_io::ConfigReader("AUC", c).boolean("multi_label", false))
+    throw ValueError("AUC: multi_label=True is not supported");
+  return detail::metric_from_fields<AUC>("AUC", c);
+}
+}  // namespace
 
 std::shared_ptr<Metric> AUC::clone() const {
   AUCOptions o = o_;
@@ -136,5 +144,7 @@ std::shared_ptr<Metric> AUC::clone() const {
   o.dtype = dtype();
   return std::make_shared<AUC>(o);
 }
+
+KILN_REGISTER_METRIC_FACTORY(AUC, auc_from_config, "AUC", "auc")
 
 }  // namespace kiln::metrics

@@ -7,6 +7,7 @@
 #include "kiln/core/error.h"
 #include "kiln/ops/math_ops.h"
 #include "kiln/ops/reduce_ops.h"
+#include "metric_config.h"
 
 namespace kiln::metrics {
 
@@ -24,18 +25,21 @@ Tensor binary_accuracy(const Tensor& y_true, const Tensor& y_pred, double thresh
 BinaryAccuracy::BinaryAccuracy(BinaryAccuracyOptions o)
     : MeanMetricWrapper("binary_accuracy", MetricOptions{o.name, o.dtype},
                         [v = o.threshold](const Tensor& t, const Tensor& p) { return binary_accuracy(t, p, v); }),
-      threshold_(o.threshold) {
-  if (threshold_ <= 0.0 || threshold_ >= 1.0)
+      o_(o) {
+  if (o_.threshold <= 0.0 || o_.threshold >= 1.0)
     throw ValueError("BinaryAccuracy: invalid value for argument `threshold`. Expected a value in interval (0, 1). "
-                     "Received: threshold=" + std::to_string(threshold_));
+                     "Received: threshold=" + std::to_string(o_.threshold));
 }
 
-Config BinaryAccuracy::get_config() const {
-  Config c = base_config();
-  c["threshold"] = threshold_;
-  return c;
+Config BinaryAccuracy::get_config() const { return detail::with_fields(base_config(), o_); }
+
+std::shared_ptr<Metric> BinaryAccuracy::clone() const {
+  BinaryAccuracyOptions o = o_;
+  o.name = name();
+  o.dtype = dtype();
+  return std::make_shared<BinaryAccuracy>(o);
 }
 
-std::shared_ptr<Metric> BinaryAccuracy::clone() const { return std::make_shared<BinaryAccuracy>(BinaryAccuracyOptions{threshold_, name(), dtype()}); }
+KILN_REGISTER_METRIC(BinaryAccuracy, "BinaryAccuracy", "binary_accuracy")
 
 }  // namespace kiln::metrics

@@ -7,6 +7,7 @@
 #include "kiln/core/error.h"
 #include "kiln/ops/math_ops.h"
 #include "kiln/ops/reduce_ops.h"
+#include "metric_config.h"
 
 namespace kiln::metrics {
 
@@ -23,5 +24,7 @@ Tensor categorical_accuracy(const Tensor& y_true, const Tensor& y_pred) {
 CategoricalAccuracy::CategoricalAccuracy(MetricOptions o) : MeanMetricWrapper("categorical_accuracy", std::move(o), &categorical_accuracy) {}
 
 std::shared_ptr<Metric> CategoricalAccuracy::clone() const { return std::make_shared<CategoricalAccuracy>(MetricOptions{name(), dtype()}); }
+
+KILN_REGISTER_METRIC(CategoricalAccuracy, "CategoricalAccuracy", "categorical_accuracy")
 
 }  // namespace kiln::metrics

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "confusion_utils.h"
+#include "metric_config.h"
 
 namespace kiln::metrics {
 
@@ -33,15 +34,23 @@ Tensor ConfusionMatrixConditionCount::result() const {
   return detail::make_result(detail::values_of(accumulator_), dtype(), thresholds_.size() == 1);
 }
 
-Config ConfusionMatrixConditionCount::get_config() const {
-  Config c = base_config();
-  if (init_thresholds_.empty())
-    c["thresholds"] = nullptr;
-  else if (init_thresholds_.size() == 1)
-    c["thresholds"] = init_thresholds_[0];
-  else
-    c["thresholds"] = init_thresholds_;
-  return c;
+Config ConfusionMatrixConditionCount::get_config() const { return detail::with_fields(base_config(), options()); }
+
+Config config_value(const Thresholds& t) {
+  if (t.empty()) return nullptr;
+  if (t.size() == 1) return t[0];
+  return static_cast<const std::vector<double>&>(t);
 }
+
+void read_value(const config_io::ConfigReader& r, const char* key, Thresholds& t) {
+  std::vector<double> v;
+  config_io::read_value(r, key, v);
+  if (r.has(key)) t = Thresholds(std::move(v));
+}
+
+KILN_REGISTER_METRIC(TruePositives, "TruePositives", "true_positives")
+KILN_REGISTER_METRIC(TrueNegatives, "TrueNegatives", "true_negatives")
+KILN_REGISTER_METRIC(FalsePositives, "FalsePositives", "false_positives")
+KILN_REGISTER_METRIC(FalseNegatives, "FalseNegatives", "false_negatives")
 
 }  // namespace kiln::metrics

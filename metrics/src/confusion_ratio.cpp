@@ -1,8 +1,12 @@
 #include "kiln/metrics/confusion_ratio.h"
 
+#include "kiln/metrics/precision.h"
+#include "kiln/metrics/recall.h"
+
 #include <nlohmann/json.hpp>
 
 #include "confusion_utils.h"
+#include "metric_config.h"
 
 namespace kiln::metrics {
 
@@ -33,18 +37,7 @@ Tensor ConfusionRatio::result() const {
   return detail::make_result(r, dtype(), thresholds_.size() == 1);
 }
 
-Config ConfusionRatio::get_config() const {
-  Config c = base_config();
-  if (o_.thresholds.empty())
-    c["thresholds"] = nullptr;
-  else if (o_.thresholds.size() == 1)
-    c["thresholds"] = o_.thresholds[0];
-  else
-    c["thresholds"] = o_.thresholds;
-  c["top_k"] = o_.top_k ? Config(*o_.top_k) : Config(nullptr);
-  c["class_id"] = o_.class_id ? Config(*o_.class_id) : Config(nullptr);
-  return c;
-}
+Config ConfusionRatio::get_config() const { return detail::with_fields(base_config(), o_); }
 
 ConfusionRatioOptions ConfusionRatio::clone_options() const {
   ConfusionRatioOptions o = o_;
@@ -52,5 +45,8 @@ ConfusionRatioOptions ConfusionRatio::clone_options() const {
   o.dtype = dtype();
   return o;
 }
+
+KILN_REGISTER_METRIC(Precision, "Precision", "precision")
+KILN_REGISTER_METRIC(Recall, "Recall", "recall")
 
 }  // namespace kiln::metrics

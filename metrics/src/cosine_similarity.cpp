@@ -7,6 +7,7 @@
 #include "kiln/core/error.h"
 #include "kiln/ops/math_ops.h"
 #include "kiln/ops/reduce_ops.h"
+#include "metric_config.h"
 
 namespace kiln::metrics {
 
@@ -27,14 +28,17 @@ Tensor cosine_similarity(const Tensor& y_true, const Tensor& y_pred, int axis) {
 CosineSimilarity::CosineSimilarity(CosineSimilarityOptions o)
     : MeanMetricWrapper("cosine_similarity", MetricOptions{o.name, o.dtype},
                         [v = o.axis](const Tensor& t, const Tensor& p) { return cosine_similarity(t, p, v); }),
-      axis_(o.axis) {}
+      o_(o) {}
 
-Config CosineSimilarity::get_config() const {
-  Config c = base_config();
-  c["axis"] = axis_;
-  return c;
+Config CosineSimilarity::get_config() const { return detail::with_fields(base_config(), o_); }
+
+std::shared_ptr<Metric> CosineSimilarity::clone() const {
+  CosineSimilarityOptions o = o_;
+  o.name = name();
+  o.dtype = dtype();
+  return std::make_shared<CosineSimilarity>(o);
 }
 
-std::shared_ptr<Metric> CosineSimilarity::clone() const { return std::make_shared<CosineSimilarity>(CosineSimilarityOptions{axis_, name(), dtype()}); }
+KILN_REGISTER_METRIC(CosineSimilarity, "CosineSimilarity", "cosine_similarity")
 
 }  // namespace kiln::metrics

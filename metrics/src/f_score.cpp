@@ -5,6 +5,7 @@
 #include "confusion_utils.h"
 #include "kiln/ops/array_ops.h"
 #include "kiln/core/error.h"
+#include "metric_config.h"
 
 namespace kiln::metrics {
 
@@ -119,10 +120,8 @@ Tensor FBetaScore::result() const {
 void FBetaScore::reset_state() { Metric::reset_state(); }
 
 Config FBetaScore::get_config() const {
-  Config c = base_config();
-  c["average"] = o_.average.empty() ? Config(nullptr) : Config(o_.average);
-  c["beta"] = o_.beta;
-  c["threshold"] = o_.threshold ? Config(*o_.threshold) : Config(nullptr);
+  Config c = detail::with_fields(base_config(), o_);
+  if (o_.average.empty()) c["average"] = nullptr;  // Keras's None
   return c;
 }
 
@@ -145,5 +144,8 @@ Config F1Score::get_config() const {
 std::shared_ptr<Metric> F1Score::clone() const {
   return std::make_shared<F1Score>(F1ScoreOptions{o_.average, o_.threshold, name(), dtype()});
 }
+
+KILN_REGISTER_METRIC(FBetaScore, "FBetaScore", "fbeta_score")
+KILN_REGISTER_METRIC(F1Score, "F1Score", "f1_score")
 
 }  // namespace kiln::metrics

@@ -7,6 +7,7 @@
 #include "kiln/core/error.h"
 #include "kiln/ops/math_ops.h"
 #include "kiln/ops/reduce_ops.h"
+#include "metric_config.h"
 
 namespace kiln::metrics {
 
@@ -24,5 +25,7 @@ Tensor log_cosh(const Tensor& y_true, const Tensor& y_pred) {
 LogCoshError::LogCoshError(MetricOptions o) : MeanMetricWrapper("logcosh", std::move(o), &log_cosh) {}
 
 std::shared_ptr<Metric> LogCoshError::clone() const { return std::make_shared<LogCoshError>(MetricOptions{name(), dtype()}); }
+
+KILN_REGISTER_METRIC(LogCoshError, "LogCoshError", "log_cosh_error", "logcosh", "log_cosh")
 
 }  // namespace kiln::metrics

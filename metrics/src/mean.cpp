@@ -4,6 +4,7 @@
 #include "kiln/training/loss.h"
 #include "kiln/ops/math_ops.h"
 #include "kiln/ops/reduce_ops.h"
+#include "metric_config.h"
 
 namespace kiln::metrics {
 
@@ -72,5 +73,7 @@ Tensor Mean::result() const {
 }
 
 std::shared_ptr<Metric> Mean::clone() const { return std::make_shared<Mean>(MetricOptions{name(), dtype()}); }
+
+KILN_REGISTER_METRIC(Mean, "Mean", "mean")
 
 }  // namespace kiln::metrics

@@ -7,6 +7,7 @@
 #include "kiln/core/error.h"
 #include "kiln/ops/math_ops.h"
 #include "kiln/ops/reduce_ops.h"
+#include "metric_config.h"
 
 namespace kiln::metrics {
 
@@ -23,5 +24,7 @@ Tensor mean_absolute_error(const Tensor& y_true, const Tensor& y_pred) {
 MeanAbsoluteError::MeanAbsoluteError(MetricOptions o) : MeanMetricWrapper("mean_absolute_error", std::move(o), &mean_absolute_error) {}
 
 std::shared_ptr<Metric> MeanAbsoluteError::clone() const { return std::make_shared<MeanAbsoluteError>(MetricOptions{name(), dtype()}); }
+
+KILN_REGISTER_METRIC(MeanAbsoluteError, "MeanAbsoluteError", "mean_absolute_error", "mae", "MAE")
 
 }  // namespace kiln::metrics

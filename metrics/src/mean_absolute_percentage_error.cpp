@@ -7,6 +7,7 @@
 #include "kiln/core/error.h"
 #include "kiln/ops/math_ops.h"
 #include "kiln/ops/reduce_ops.h"
+#include "metric_config.h"
 
 namespace kiln::metrics {
 
@@ -23,5 +24,8 @@ Tensor mean_absolute_percentage_error(const Tensor& y_true, const Tensor& y_pred
 MeanAbsolutePercentageError::MeanAbsolutePercentageError(MetricOptions o) : MeanMetricWrapper("mean_absolute_percentage_error", std::move(o), &mean_absolute_percentage_error) {}
 
 std::shared_ptr<Metric> MeanAbsolutePercentageError::clone() const { return std::make_shared<MeanAbsolutePercentageError>(MetricOptions{name(), dtype()}); }
+
+KILN_REGISTER_METRIC(MeanAbsolutePercentageError, "MeanAbsolutePercentageError", "mean_absolute_percentage_error",
+                     "mape", "MAPE")
 
 }  // namespace kiln::metrics

@@ -7,6 +7,7 @@
 #include "kiln/core/error.h"
 #include "kiln/ops/reduce_ops.h"
 #include "kiln/core/registry.h"
+#include "metric_config.h"
 
 namespace kiln::metrics {
 
@@ -61,15 +62,7 @@ Tensor MeanIoU::result() const {
   return detail::make_result({iou_sum / (valid + 1e-7)}, dtype(), true);
 }
 
-Config MeanIoU::get_config() const {
-  Config c = base_config();
-  c["num_classes"] = num_classes_;
-  c["ignore_class"] = o_.ignore_class ? Config(*o_.ignore_class) : Config(nullptr);
-  c["sparse_y_true"] = o_.sparse_y_true;
-  c["sparse_y_pred"] = o_.sparse_y_pred;
-  c["axis"] = o_.axis;
-  return c;
-}
+Config MeanIoU::get_config() const { return detail::with_args(detail::with_fields(base_config(), o_), *this); }
 
 std::shared_ptr<Metric> MeanIoU::clone() const {
   MeanIoUOptions o = o_;
@@ -77,5 +70,7 @@ std::shared_ptr<Metric> MeanIoU::clone() const {
   o.dtype = dtype();
   return std::make_shared<MeanIoU>(num_classes_, o);
 }
+
+KILN_REGISTER_METRIC(MeanIoU, "MeanIoU", "mean_io_u", "mean_iou")
 
 }  // namespace kiln::metrics

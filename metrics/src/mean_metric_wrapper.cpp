@@ -5,6 +5,7 @@
 #include "kiln/ops/array_ops.h"
 #include "kiln/core/error.h"
 #include "kiln/ops/math_ops.h"
+#include "metric_config.h"
 
 namespace kiln::metrics {
 
@@ -59,9 +60,63 @@ Config MeanMetricWrapper::get_config() const {
   return c;
 }
 
+namespace {
+
+// Only wrappers of a loss can be rebuilt: config["fn"] holds the serialized loss.
+MetricPtr wrapper_from_config(const Config& c) {
+  config_io::ConfigReader r("MeanMetricWrapper", c);
+  if (!r.has("fn"))
+    throw ValueError("MeanMetricWrapper.from_config: only wrappers of a loss can be rebuilt (config['fn'] holds "
+                     "the serialized loss); received " + c.dump());
+  MetricOptions o = detail::read_metric_options<MeanMetricWrapper>(r);
+  return MeanMetricWrapper::from_loss(losses::from_config(c["fn"]), o.name, o.dtype);
+}
+
+// A loss name used as a metric: the running mean of the loss's per-sample
+// values; the loss's own keys configure the loss.
+detail::MetricFactory loss_metric(const std::string& loss_class, const std::string& default_name) {
+  return [loss_class, default_name](const Config& c) -> MetricPtr {
+    config_io::ConfigReader r(loss_class, c);
+    MetricOptions o = detail::read_metric_options<MeanMetricWrapper>(r);
+    Config loss_cfg = c;
+    loss_cfg.erase("name");
+    loss_cfg.erase("dtype");
+    LossPtr loss = losses::from_config(Config{{"class_name", loss_class}, {"config", loss_cfg}});
+    return MeanMetricWrapper::from_loss(loss, o.name.empty() ? default_name : o.name, o.dtype);
+  };
+}
+
+}  // namespace
+
 std::shared_ptr<Metric> MeanMetricWrapper::clone() const {
   if (loss_) return from_loss(loss_, name(), dtype());
   return std::make_shared<MeanMetricWrapper>(fn_, name(), dtype());
 }
+
+KILN_REGISTER_METRIC_FACTORY(MeanMetricWrapper, wrapper_from_config, "MeanMetricWrapper", "mean_metric_wrapper")
+// Loss names as metrics (Keras's probabilistic and hinge metrics, and loss functions).
+KILN_REGISTER_METRIC_FACTORY(BinaryCrossentropy, loss_metric("BinaryCrossentropy", "binary_crossentropy"),
+                             "BinaryCrossentropy", "binary_crossentropy", "bce", "BCE")
+KILN_REGISTER_METRIC_FACTORY(CategoricalCrossentropy,
+                             loss_metric("CategoricalCrossentropy", "categorical_crossentropy"),
+                             "CategoricalCrossentropy", "categorical_crossentropy", "cce", "CCE")
+KILN_REGISTER_METRIC_FACTORY(SparseCategoricalCrossentropy,
+                             loss_metric("SparseCategoricalCrossentropy", "sparse_categorical_crossentropy"),
+                             "SparseCategoricalCrossentropy", "sparse_categorical_crossentropy", "scce")
+KILN_REGISTER_METRIC_FACTORY(KLDivergence, loss_metric("KLDivergence", "kl_divergence"), "KLDivergence",
+                             "kl_divergence", "kld", "KLD", "kullback_leibler_divergence")
+KILN_REGISTER_METRIC_FACTORY(Poisson, loss_metric("Poisson", "poisson"), "Poisson", "poisson")
+KILN_REGISTER_METRIC_FACTORY(Hinge, loss_metric("Hinge", "hinge"), "Hinge", "hinge")
+KILN_REGISTER_METRIC_FACTORY(SquaredHinge, loss_metric("SquaredHinge", "squared_hinge"), "SquaredHinge",
+                             "squared_hinge")
+KILN_REGISTER_METRIC_FACTORY(CategoricalHinge, loss_metric("CategoricalHinge", "categorical_hinge"),
+                             "CategoricalHinge", "categorical_hinge")
+KILN_REGISTER_METRIC_FACTORY(Huber, loss_metric("Huber", "huber"), "huber")
+KILN_REGISTER_METRIC_FACTORY(BinaryFocalCrossentropy,
+                             loss_metric("BinaryFocalCrossentropy", "binary_focal_crossentropy"),
+                             "binary_focal_crossentropy")
+KILN_REGISTER_METRIC_FACTORY(CategoricalFocalCrossentropy,
+                             loss_metric("CategoricalFocalCrossentropy", "categorical_focal_crossentropy"),
+                             "categorical_focal_crossentropy")
 
 }  // namespace kiln::metrics

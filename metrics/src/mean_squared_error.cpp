@@ -7,6 +7,7 @@
 #include "kiln/core/error.h"
 #include "kiln/ops/math_ops.h"
 #include "kiln/ops/reduce_ops.h"
+#include "metric_config.h"
 
 namespace kiln::metrics {
 
@@ -23,5 +24,7 @@ Tensor mean_squared_error(const Tensor& y_true, const Tensor& y_pred) {
 MeanSquaredError::MeanSquaredError(MetricOptions o) : MeanMetricWrapper("mean_squared_error", std::move(o), &mean_squared_error) {}
 
 std::shared_ptr<Metric> MeanSquaredError::clone() const { return std::make_shared<MeanSquaredError>(MetricOptions{name(), dtype()}); }
+
+KILN_REGISTER_METRIC(MeanSquaredError, "MeanSquaredError", "mean_squared_error", "mse", "MSE")
 
 }  // namespace kiln::metrics

@@ -7,6 +7,7 @@
 #include "kiln/core/error.h"
 #include "kiln/ops/math_ops.h"
 #include "kiln/ops/reduce_ops.h"
+#include "metric_config.h"
 
 namespace kiln::metrics {
 
@@ -24,5 +25,8 @@ Tensor mean_squared_logarithmic_error(const Tensor& y_true, const Tensor& y_pred
 MeanSquaredLogarithmicError::MeanSquaredLogarithmicError(MetricOptions o) : MeanMetricWrapper("mean_squared_logarithmic_error", std::move(o), &mean_squared_logarithmic_error) {}
 
 std::shared_ptr<Metric> MeanSquaredLogarithmicError::clone() const { return std::make_shared<MeanSquaredLogarithmicError>(MetricOptions{name(), dtype()}); }
+
+KILN_REGISTER_METRIC(MeanSquaredLogarithmicError, "MeanSquaredLogarithmicError", "mean_squared_logarithmic_error",
+                     "msle", "MSLE")
 
 }  // namespace kiln::metrics

@@ -3,6 +3,7 @@
 #include "kiln/ops/array_ops.h"
 #include "kiln/training/loss.h"
 #include "kiln/ops/math_ops.h"
+#include "metric_config.h"
 
 namespace kiln::metrics {
 
@@ -21,5 +22,7 @@ Tensor RootMeanSquaredError::result() const { return sqrt(Mean::result()); }
 std::shared_ptr<Metric> RootMeanSquaredError::clone() const {
   return std::make_shared<RootMeanSquaredError>(MetricOptions{name(), dtype()});
 }
+
+KILN_REGISTER_METRIC(RootMeanSquaredError, "RootMeanSquaredError", "root_mean_squared_error", "rmse", "RMSE")
 
 }  // namespace kiln::metrics

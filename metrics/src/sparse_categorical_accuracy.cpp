@@ -7,6 +7,7 @@
 #include "kiln/core/error.h"
 #include "kiln/ops/math_ops.h"
 #include "kiln/ops/reduce_ops.h"
+#include "metric_config.h"
 
 namespace kiln::metrics {
 
@@ -28,5 +29,7 @@ Tensor sparse_categorical_accuracy(const Tensor& y_true, const Tensor& y_pred) {
 SparseCategoricalAccuracy::SparseCategoricalAccuracy(MetricOptions o) : MeanMetricWrapper("sparse_categorical_accuracy", std::move(o), &sparse_categorical_accuracy) {}
 
 std::shared_ptr<Metric> SparseCategoricalAccuracy::clone() const { return std::make_shared<SparseCategoricalAccuracy>(MetricOptions{name(), dtype()}); }
+
+KILN_REGISTER_METRIC(SparseCategoricalAccuracy, "SparseCategoricalAccuracy", "sparse_categorical_accuracy")
 
 }  // namespace kiln::metrics

@@ -7,6 +7,7 @@
 #include "kiln/core/error.h"
 #include "kiln/ops/math_ops.h"
 #include "kiln/ops/reduce_ops.h"
+#include "metric_config.h"
 
 namespace kiln::metrics {
 
@@ -43,14 +44,18 @@ Tensor sparse_top_k_categorical_accuracy(const Tensor& y_true, const Tensor& y_p
 SparseTopKCategoricalAccuracy::SparseTopKCategoricalAccuracy(SparseTopKCategoricalAccuracyOptions o)
     : MeanMetricWrapper("sparse_top_k_categorical_accuracy", MetricOptions{o.name, o.dtype},
                         [v = o.k](const Tensor& t, const Tensor& p) { return sparse_top_k_categorical_accuracy(t, p, v); }),
-      k_(o.k) {}
+      o_(o) {}
 
-Config SparseTopKCategoricalAccuracy::get_config() const {
-  Config c = base_config();
-  c["k"] = k_;
-  return c;
+Config SparseTopKCategoricalAccuracy::get_config() const { return detail::with_fields(base_config(), o_); }
+
+std::shared_ptr<Metric> SparseTopKCategoricalAccuracy::clone() const {
+  SparseTopKCategoricalAccuracyOptions o = o_;
+  o.name = name();
+  o.dtype = dtype();
+  return std::make_shared<SparseTopKCategoricalAccuracy>(o);
 }
 
-std::shared_ptr<Metric> SparseTopKCategoricalAccuracy::clone() const { return std::make_shared<SparseTopKCategoricalAccuracy>(SparseTopKCategoricalAccuracyOptions{k_, name(), dtype()}); }
+KILN_REGISTER_METRIC(SparseTopKCategoricalAccuracy, "SparseTopKCategoricalAccuracy",
+                     "sparse_top_k_categorical_accuracy")
 
 }  // namespace kiln::metrics

@@ -3,6 +3,7 @@
 #include "kiln/ops/array_ops.h"
 #include "kiln/metrics/mean.h"
 #include "kiln/ops/reduce_ops.h"
+#include "metric_config.h"
 
 namespace kiln::metrics {
 
@@ -31,5 +32,7 @@ Tensor Sum::operator()(const Tensor& y_true, const Tensor& y_pred, const Tensor&
 Tensor Sum::result() const { return total_.read_value_untracked().clone(); }
 
 std::shared_ptr<Metric> Sum::clone() const { return std::make_shared<Sum>(MetricOptions{name(), dtype()}); }
+
+KILN_REGISTER_METRIC(Sum, "Sum", "sum")
 
 }  // namespace kiln::metrics

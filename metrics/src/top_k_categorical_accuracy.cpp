@@ -8,6 +8,7 @@
 #include "kiln/ops/math_ops.h"
 #include "kiln/metrics/sparse_top_k_categorical_accuracy.h"
 #include "kiln/ops/reduce_ops.h"
+#include "metric_config.h"
 
 namespace kiln::metrics {
 
@@ -24,14 +25,17 @@ Tensor top_k_categorical_accuracy(const Tensor& y_true, const Tensor& y_pred, in
 TopKCategoricalAccuracy::TopKCategoricalAccuracy(TopKCategoricalAccuracyOptions o)
     : MeanMetricWrapper("top_k_categorical_accuracy", MetricOptions{o.name, o.dtype},
                         [v = o.k](const Tensor& t, const Tensor& p) { return top_k_categorical_accuracy(t, p, v); }),
-      k_(o.k) {}
+      o_(o) {}
 
-Config TopKCategoricalAccuracy::get_config() const {
-  Config c = base_config();
-  c["k"] = k_;
-  return c;
+Config TopKCategoricalAccuracy::get_config() const { return detail::with_fields(base_config(), o_); }
+
+std::shared_ptr<Metric> TopKCategoricalAccuracy::clone() const {
+  TopKCategoricalAccuracyOptions o = o_;
+  o.name = name();
+  o.dtype = dtype();
+  return std::make_shared<TopKCategoricalAccuracy>(o);
 }
 
-std::shared_ptr<Metric> TopKCategoricalAccuracy::clone() const { return std::make_shared<TopKCategoricalAccuracy>(TopKCategoricalAccuracyOptions{k_, name(), dtype()}); }
+KILN_REGISTER_METRIC(TopKCategoricalAccuracy, "TopKCategoricalAccuracy", "top_k_categorical_accuracy")
 
 }  // namespace kiln::metrics

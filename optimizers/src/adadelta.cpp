@@ -3,11 +3,13 @@
 #include <nlohmann/json.hpp>
 
 #include "kiln/ops/math_ops.h"
+#include "optimizer_config.h"
 
 namespace kiln::optimizers {
 
 Adadelta::Adadelta(AdadeltaOptions o)
-    : Optimizer("adadelta", std::move(o.learning_rate), std::move(o.base)), rho_(o.rho), epsilon_(o.epsilon) {}
+    : Optimizer("adadelta", o.learning_rate, o.base), rho_(o.rho), epsilon_(o.epsilon),
+      o_(std::move(o)) {}
 
 void Adadelta::build_slots(const std::vector<Variable>& vars) {
   for (const auto& v : vars) {
@@ -26,11 +28,8 @@ void Adadelta::update_step(const Tensor& g, Variable& var, double lr, std::size_
   var.assign_add(delta * lr);
 }
 
-Config Adadelta::get_config() const {
-  Config c = base_config();
-  c["rho"] = rho_;
-  c["epsilon"] = epsilon_;
-  return c;
-}
+Config Adadelta::get_config() const { return detail::with_fields(base_config(), o_); }
+
+KILN_REGISTER_OPTIMIZER(Adadelta, "Adadelta", "adadelta")
 
 }  // namespace kiln::optimizers

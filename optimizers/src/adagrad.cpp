@@ -4,13 +4,15 @@
 
 #include "kiln/core/error.h"
 #include "kiln/ops/math_ops.h"
+#include "optimizer_config.h"
 
 namespace kiln::optimizers {
 
 Adagrad::Adagrad(AdagradOptions o)
-    : Optimizer("adagrad", std::move(o.learning_rate), std::move(o.base)),
+    : Optimizer("adagrad", o.learning_rate, o.base),
       initial_accumulator_value_(o.initial_accumulator_value),
-      epsilon_(o.epsilon) {
+      epsilon_(o.epsilon),
+      o_(std::move(o)) {
   if (initial_accumulator_value_ < 0)
     throw ValueError("Adagrad: `initial_accumulator_value` must be non-negative. Received: " +
                      std::to_string(initial_accumulator_value_));
@@ -26,11 +28,8 @@ void Adagrad::update_step(const Tensor& g, Variable& var, double lr, std::size_t
   var.assign_sub(g * lr / sqrt(acc.read_value_untracked() + epsilon_));
 }
 
-Config Adagrad::get_config() const {
-  Config c = base_config();
-  c["initial_accumulator_value"] = initial_accumulator_value_;
-  c["epsilon"] = epsilon_;
-  return c;
-}
+Config Adagrad::get_config() const { return detail::with_fields(base_config(), o_); }
+
+KILN_REGISTER_OPTIMIZER(Adagrad, "Adagrad", "adagrad")
 
 }  // namespace kiln::optimizers

@@ -5,17 +5,19 @@
 
 #include "kiln/ops/fused_updates.h"
 #include "kiln/ops/math_ops.h"
+#include "optimizer_config.h"
 
 namespace kiln::optimizers {
 
 Adam::Adam(AdamOptions o) : Adam(std::move(o), "adam") {}
 
 Adam::Adam(AdamOptions o, std::string default_name)
-    : Optimizer(std::move(default_name), std::move(o.learning_rate), std::move(o.base)),
+    : Optimizer(std::move(default_name), o.learning_rate, o.base),
       beta_1_(o.beta_1),
       beta_2_(o.beta_2),
       epsilon_(o.epsilon),
-      amsgrad_(o.amsgrad) {}
+      amsgrad_(o.amsgrad),
+      o_(std::move(o)) {}
 
 void Adam::build_slots(const std::vector<Variable>& vars) {
   // Per variable, interleaved: the order Keras 3 files store them in.
@@ -44,13 +46,8 @@ void Adam::update_step(const Tensor& g, Variable& var, double lr, std::size_t in
                      beta_2_, epsilon_);
 }
 
-Config Adam::get_config() const {
-  Config c = base_config();
-  c["beta_1"] = beta_1_;
-  c["beta_2"] = beta_2_;
-  c["epsilon"] = epsilon_;
-  c["amsgrad"] = amsgrad_;
-  return c;
-}
+Config Adam::get_config() const { return detail::with_fields(base_config(), o_); }
+
+KILN_REGISTER_OPTIMIZER(Adam, "Adam", "adam")
 
 }  // namespace kiln::optimizers

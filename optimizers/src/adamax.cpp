@@ -4,14 +4,16 @@
 #include <nlohmann/json.hpp>
 
 #include "kiln/ops/math_ops.h"
+#include "optimizer_config.h"
 
 namespace kiln::optimizers {
 
 Adamax::Adamax(AdamaxOptions o)
-    : Optimizer("adamax", std::move(o.learning_rate), std::move(o.base)),
+    : Optimizer("adamax", o.learning_rate, o.base),
       beta_1_(o.beta_1),
       beta_2_(o.beta_2),
-      epsilon_(o.epsilon) {}
+      epsilon_(o.epsilon),
+      o_(std::move(o)) {}
 
 void Adamax::build_slots(const std::vector<Variable>& vars) {
   for (const auto& v : vars) {
@@ -29,12 +31,8 @@ void Adamax::update_step(const Tensor& g, Variable& var, double lr, std::size_t 
   var.assign_sub(m.read_value_untracked() * lr / ((u.read_value_untracked() + epsilon_) * (1 - beta_1_power)));
 }
 
-Config Adamax::get_config() const {
-  Config c = base_config();
-  c["beta_1"] = beta_1_;
-  c["beta_2"] = beta_2_;
-  c["epsilon"] = epsilon_;
-  return c;
-}
+Config Adamax::get_config() const { return detail::with_fields(base_config(), o_); }
+
+KILN_REGISTER_OPTIMIZER(Adamax, "Adamax", "adamax")
 
 }  // namespace kiln::optimizers

@@ -4,6 +4,7 @@
 
 #include "kiln/core/error.h"
 #include "kiln/ops/math_ops.h"
+#include "optimizer_config.h"
 
 namespace kiln::optimizers {
 
@@ -49,15 +50,8 @@ void Ftrl::update_step(const Tensor& g, Variable& var, double lr, std::size_t in
   accum.assign(new_accum);
 }
 
-Config Ftrl::get_config() const {
-  Config c = base_config();
-  c["learning_rate_power"] = o_.learning_rate_power;
-  c["initial_accumulator_value"] = o_.initial_accumulator_value;
-  c["l1_regularization_strength"] = o_.l1_regularization_strength;
-  c["l2_regularization_strength"] = o_.l2_regularization_strength;
-  c["l2_shrinkage_regularization_strength"] = o_.l2_shrinkage_regularization_strength;
-  c["beta"] = o_.beta;
-  return c;
-}
+Config Ftrl::get_config() const { return detail::with_fields(base_config(), o_); }
+
+KILN_REGISTER_OPTIMIZER(Ftrl, "Ftrl", "ftrl")
 
 }  // namespace kiln::optimizers

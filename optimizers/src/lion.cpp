@@ -4,11 +4,13 @@
 
 #include "kiln/core/error.h"
 #include "kiln/ops/math_ops.h"
+#include "optimizer_config.h"
 
 namespace kiln::optimizers {
 
 Lion::Lion(LionOptions o)
-    : Optimizer("lion", std::move(o.learning_rate), std::move(o.base)), beta_1_(o.beta_1), beta_2_(o.beta_2) {
+    : Optimizer("lion", o.learning_rate, o.base), beta_1_(o.beta_1), beta_2_(o.beta_2),
+      o_(std::move(o)) {
   if (beta_1_ <= 0 || beta_1_ > 1)
     throw ValueError("Lion: argument `beta_1` must be in the [0, 1] range. Otherwise, the optimizer degenerates to "
                      "SignSGD. Received: beta_1=" +
@@ -25,11 +27,8 @@ void Lion::update_step(const Tensor& g, Variable& var, double lr, std::size_t in
   m.assign(m.read_value_untracked() * beta_2_ + g * (1.0 - beta_2_));
 }
 
-Config Lion::get_config() const {
-  Config c = base_config();
-  c["beta_1"] = beta_1_;
-  c["beta_2"] = beta_2_;
-  return c;
-}
+Config Lion::get_config() const { return detail::with_fields(base_config(), o_); }
+
+KILN_REGISTER_OPTIMIZER(Lion, "Lion", "lion")
 
 }  // namespace kiln::optimizers

@@ -4,14 +4,16 @@
 #include <nlohmann/json.hpp>
 
 #include "kiln/ops/math_ops.h"
+#include "optimizer_config.h"
 
 namespace kiln::optimizers {
 
 Nadam::Nadam(NadamOptions o)
-    : Optimizer("nadam", std::move(o.learning_rate), std::move(o.base)),
+    : Optimizer("nadam", o.learning_rate, o.base),
       beta_1_(o.beta_1),
       beta_2_(o.beta_2),
-      epsilon_(o.epsilon) {}
+      epsilon_(o.epsilon),
+      o_(std::move(o)) {}
 
 void Nadam::build_slots(const std::vector<Variable>& vars) {
   for (const auto& v : vars) {
@@ -45,12 +47,8 @@ void Nadam::update_step(const Tensor& g, Variable& var, double lr, std::size_t i
   var.assign_sub(m_hat * lr / (sqrt(v_hat) + epsilon_));
 }
 
-Config Nadam::get_config() const {
-  Config c = base_config();
-  c["beta_1"] = beta_1_;
-  c["beta_2"] = beta_2_;
-  c["epsilon"] = epsilon_;
-  return c;
-}
+Config Nadam::get_config() const { return detail::with_fields(base_config(), o_); }
+
+KILN_REGISTER_OPTIMIZER(Nadam, "Nadam", "nadam")
 
 }  // namespace kiln::optimizers

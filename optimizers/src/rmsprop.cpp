@@ -3,15 +3,17 @@
 #include <nlohmann/json.hpp>
 
 #include "kiln/ops/math_ops.h"
+#include "optimizer_config.h"
 
 namespace kiln::optimizers {
 
 RMSprop::RMSprop(RMSpropOptions o)
-    : Optimizer("rmsprop", std::move(o.learning_rate), std::move(o.base)),
+    : Optimizer("rmsprop", o.learning_rate, o.base),
       rho_(o.rho),
       momentum_(o.momentum),
       epsilon_(o.epsilon),
-      centered_(o.centered) {}
+      centered_(o.centered),
+      o_(std::move(o)) {}
 
 void RMSprop::build_slots(const std::vector<Variable>& vars) {
   for (const auto& v : vars) {
@@ -44,13 +46,8 @@ void RMSprop::update_step(const Tensor& g, Variable& var, double lr, std::size_t
   }
 }
 
-Config RMSprop::get_config() const {
-  Config c = base_config();
-  c["rho"] = rho_;
-  c["momentum"] = momentum_;
-  c["epsilon"] = epsilon_;
-  c["centered"] = centered_;
-  return c;
-}
+Config RMSprop::get_config() const { return detail::with_fields(base_config(), o_); }
+
+KILN_REGISTER_OPTIMIZER(RMSprop, "RMSprop", "rmsprop")
 
 }  // namespace kiln::optimizers

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kiln/core/error.h"
+#include "optimizer_config.h"
 
 namespace kiln::optimizers::schedules {
 namespace {
@@ -25,11 +26,24 @@ void check_positive(const char* cls, const char* arg, double v) {
 
 }  // namespace
 
+Config config_value(StepCount s) { return number(s.value); }
+void read_value(const config_io::ConfigReader& r, const char* key, StepCount& s) { s.value = r.number(key, s.value); }
+Config config_value(const StepList& v) {
+  Config j = Config::array();
+  for (double x : v) j.push_back(number(x));
+  return j;
+}
+void read_value(const config_io::ConfigReader& r, const char* key, StepList& v) {
+  std::vector<double> list;
+  config_io::read_value(r, key, list);
+  if (r.has(key)) v = StepList(std::move(list));
+}
+
 // ---------------------------------------------------------------- ExponentialDecay
 
 ExponentialDecay::ExponentialDecay(double initial_learning_rate, double decay_steps, double decay_rate, bool staircase,
                                    std::string name)
-    : initial_(initial_learning_rate),
+    : initial_learning_rate_(initial_learning_rate),
       decay_steps_(decay_steps),
       decay_rate_(decay_rate),
       staircase_(staircase),
@@ -40,16 +54,12 @@ ExponentialDecay::ExponentialDecay(double initial_learning_rate, double decay_st
 double ExponentialDecay::operator()(int64_t step) const {
   double p = static_cast<double>(step) / decay_steps_;
   if (staircase_) p = std::floor(p);
-  return initial_ * std::pow(decay_rate_, p);
+  return initial_learning_rate_ * std::pow(decay_rate_, p);
 }
 
-Config ExponentialDecay::get_config() const {
-  return {{"initial_learning_rate", initial_},
-          {"decay_steps", number(decay_steps_)},
-          {"decay_rate", decay_rate_},
-          {"staircase", staircase_},
-          {"name", name_}};
-}
+Config ExponentialDecay::get_config() const { return detail::args_config(*this); }
+
+KILN_REGISTER_SCHEDULE(ExponentialDecay, "ExponentialDecay")
 
 // ---------------------------------------------------------------- PiecewiseConstantDecay
 
@@ -74,19 +84,17 @@ double PiecewiseConstantDecay::operator()(int64_t step) const {
   return values_.back();
 }
 
-Config PiecewiseConstantDecay::get_config() const {
-  Config b = Config::array();
-  for (double x : boundaries_) b.push_back(number(x));
-  return {{"boundaries", b}, {"values", values_}, {"name", name_}};
-}
+Config PiecewiseConstantDecay::get_config() const { return detail::args_config(*this); }
+
+KILN_REGISTER_SCHEDULE(PiecewiseConstantDecay, "PiecewiseConstantDecay")
 
 // ---------------------------------------------------------------- PolynomialDecay
 
 PolynomialDecay::PolynomialDecay(double initial_learning_rate, double decay_steps, double end_learning_rate,
                                  double power, bool cycle, std::string name)
-    : initial_(initial_learning_rate),
+    : initial_learning_rate_(initial_learning_rate),
       decay_steps_(decay_steps),
-      end_(end_learning_rate),
+      end_learning_rate_(end_learning_rate),
       power_(power),
       cycle_(cycle),
       name_(std::move(name)) {
@@ -104,20 +112,18 @@ double PolynomialDecay::operator()(int64_t step) const {
     s = std::min(s, steps);
   }
   const double p = s / steps;
-  return (initial_ - end_) * std::pow(1 - p, power_) + end_;
+  return (initial_learning_rate_ - end_learning_rate_) * std::pow(1 - p, power_) + end_learning_rate_;
 }
 
-Config PolynomialDecay::get_config() const {
-  return {{"initial_learning_rate", initial_}, {"decay_steps", number(decay_steps_)},
-          {"end_learning_rate", end_},       {"power", power_},
-          {"cycle", cycle_},                 {"name", name_}};
-}
+Config PolynomialDecay::get_config() const { return detail::args_config(*this); }
+
+KILN_REGISTER_SCHEDULE(PolynomialDecay, "PolynomialDecay")
 
 // ---------------------------------------------------------------- InverseTimeDecay
 
 InverseTimeDecay::InverseTimeDecay(double initial_learning_rate, double decay_steps, double decay_rate, bool staircase,
                                    std::string name)
-    : initial_(initial_learning_rate),
+    : initial_learning_rate_(initial_learning_rate),
       decay_steps_(decay_steps),
       decay_rate_(decay_rate),
       staircase_(staircase),
@@ -128,22 +134,18 @@ InverseTimeDecay::InverseTimeDecay(double initial_learning_rate, double decay_st
 double InverseTimeDecay::operator()(int64_t step) const {
   double p = static_cast<double>(step) / decay_steps_;
   if (staircase_) p = std::floor(p);
-  return initial_ / (1.0 + decay_rate_ * p);
+  return initial_learning_rate_ / (1.0 + decay_rate_ * p);
 }
 
-Config InverseTimeDecay::get_config() const {
-  return {{"initial_learning_rate", initial_},
-          {"decay_steps", number(decay_steps_)},
-          {"decay_rate", decay_rate_},
-          {"staircase", staircase_},
-          {"name", name_}};
-}
+Config InverseTimeDecay::get_config() const { return detail::args_config(*this); }
+
+KILN_REGISTER_SCHEDULE(InverseTimeDecay, "InverseTimeDecay")
 
 // ---------------------------------------------------------------- CosineDecay
 
 CosineDecay::CosineDecay(double initial_learning_rate, double decay_steps, double alpha, std::string name,
                          std::optional<double> warmup_target, double warmup_steps)
-    : initial_(initial_learning_rate),
+    : initial_learning_rate_(initial_learning_rate),
       decay_steps_(decay_steps),
       alpha_(alpha),
       name_(std::move(name)),
@@ -158,26 +160,21 @@ double CosineDecay::operator()(int64_t step) const {
     return from_lr * ((1 - alpha_) * cosine + alpha_);
   };
   double s = static_cast<double>(step);
-  if (!warmup_target_) return decay(std::min(s, decay_steps_), initial_);
-  s = std::min(s, decay_steps_ + warmup_steps_);
-  if (s < warmup_steps_) return (*warmup_target_ - initial_) * (s / warmup_steps_) + initial_;
+  if (!warmup_target_) return decay(std::min<double>(s, decay_steps_), initial_learning_rate_);
+  s = std::min<double>(s, decay_steps_ + warmup_steps_);
+  if (s < warmup_steps_) return (*warmup_target_ - initial_learning_rate_) * (s / warmup_steps_) + initial_learning_rate_;
   return decay(s - warmup_steps_, *warmup_target_);
 }
 
-Config CosineDecay::get_config() const {
-  return {{"initial_learning_rate", initial_},
-          {"decay_steps", number(decay_steps_)},
-          {"alpha", alpha_},
-          {"name", name_},
-          {"warmup_target", warmup_target_ ? Config(*warmup_target_) : Config(nullptr)},
-          {"warmup_steps", number(warmup_steps_)}};
-}
+Config CosineDecay::get_config() const { return detail::args_config(*this); }
+
+KILN_REGISTER_SCHEDULE(CosineDecay, "CosineDecay")
 
 // ---------------------------------------------------------------- CosineDecayRestarts
 
 CosineDecayRestarts::CosineDecayRestarts(double initial_learning_rate, double first_decay_steps, double t_mul,
                                          double m_mul, double alpha, std::string name)
-    : initial_(initial_learning_rate),
+    : initial_learning_rate_(initial_learning_rate),
       first_decay_steps_(first_decay_steps),
       t_mul_(t_mul),
       m_mul_(m_mul),
@@ -200,14 +197,12 @@ double CosineDecayRestarts::operator()(int64_t step) const {
   }
   const double m_fac = std::pow(m_mul_, i_restart);
   const double cosine = 0.5 * m_fac * (1.0 + std::cos(std::numbers::pi * fraction));
-  return initial_ * ((1 - alpha_) * cosine + alpha_);
+  return initial_learning_rate_ * ((1 - alpha_) * cosine + alpha_);
 }
 
-Config CosineDecayRestarts::get_config() const {
-  return {{"initial_learning_rate", initial_}, {"first_decay_steps", number(first_decay_steps_)},
-          {"t_mul", t_mul_},                 {"m_mul", m_mul_},
-          {"alpha", alpha_},                 {"name", name_}};
-}
+Config CosineDecayRestarts::get_config() const { return detail::args_config(*this); }
+
+KILN_REGISTER_SCHEDULE(CosineDecayRestarts, "CosineDecayRestarts")
 
 Config serialize(const LearningRateSchedule& s) {
   return {{"module", "keras.optimizers.schedules"},

@@ -4,11 +4,15 @@
 
 #include "kiln/core/error.h"
 #include "kiln/ops/math_ops.h"
+#include "optimizer_config.h"
 
 namespace kiln::optimizers {
 
 SGD::SGD(SGDOptions o)
-    : Optimizer("SGD", std::move(o.learning_rate), std::move(o.base)), momentum_(o.momentum), nesterov_(o.nesterov) {
+    : Optimizer("SGD", o.learning_rate, o.base),
+      momentum_(o.momentum),
+      nesterov_(o.nesterov),
+      o_(std::move(o)) {
   if (momentum_ < 0 || momentum_ > 1)
     throw ValueError("SGD: `momentum` must be a float between [0, 1]. Received: momentum=" +
                      std::to_string(momentum_));
@@ -32,11 +36,8 @@ void SGD::update_step(const Tensor& g, Variable& var, double lr, std::size_t ind
     var.assign_add(m.read_value_untracked());
 }
 
-Config SGD::get_config() const {
-  Config c = base_config();
-  c["momentum"] = momentum_;
-  c["nesterov"] = nesterov_;
-  return c;
-}
+Config SGD::get_config() const { return detail::with_fields(base_config(), o_); }
+
+KILN_REGISTER_OPTIMIZER(SGD, "SGD", "sgd")
 
 }  // namespace kiln::optimizers

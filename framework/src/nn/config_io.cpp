@@ -83,6 +83,21 @@ void read_value(const ConfigReader& r, const char* key, std::vector<int>& v) {
 void read_value(const ConfigReader& r, const char* key, std::vector<int64_t>& v) {
   if (r.has(key)) v = r.int_list(key);
 }
+Config config_value(const std::vector<double>& v) { return v; }
+void read_value(const ConfigReader& r, const char* key, std::vector<double>& v) {
+  if (!r.has(key)) return;
+  const Config& j = r.raw()[key];
+  if (j.is_number()) {
+    v = {j.get<double>()};
+    return;
+  }
+  if (!j.is_array()) r.fail(key, "a list of numbers");
+  v.clear();
+  for (const auto& x : j) {
+    if (!x.is_number()) r.fail(key, "a list of numbers");
+    v.push_back(x.get<double>());
+  }
+}
 
 // ---- ConfigReader ----
 ConfigReader::ConfigReader(std::string cls, const Config& c) : cls_(std::move(cls)), c_(c) {

@@ -86,6 +86,7 @@ Config config_value(const constraints::ConstraintPtr& v);
 Config config_value(const Shape& v);
 Config config_value(const std::vector<int>& v);
 Config config_value(const std::vector<int64_t>& v);
+Config config_value(const std::vector<double>& v);
 template <class T>
 Config config_value(const std::optional<T>& v) {
   return v ? config_value(*v) : Config(nullptr);
@@ -105,6 +106,8 @@ void read_value(const ConfigReader& r, const char* key, constraints::ConstraintP
 void read_value(const ConfigReader& r, const char* key, Shape& v);
 void read_value(const ConfigReader& r, const char* key, std::vector<int>& v);
 void read_value(const ConfigReader& r, const char* key, std::vector<int64_t>& v);
+/// A list of numbers (a single number is a one-element list).
+void read_value(const ConfigReader& r, const char* key, std::vector<double>& v);
 template <class T>
 void read_value(const ConfigReader& r, const char* key, std::optional<T>& v) {
   if (!r.has(key)) return;

@@ -11,6 +11,7 @@
 #include "kiln/core/error.h"
 #include "kiln/ops/math_ops.h"
 #include "kiln/ops/reduce_ops.h"
+#include "training/learning_rate_config.h"
 
 namespace kiln {
 
@@ -318,24 +319,10 @@ void Optimizer::to(Device device) {
 
 Config Optimizer::base_config() const {
   Config c = Config::object();
+  config_io::write_fields(c, options_);
   c["name"] = name_;
-  if (lr_.schedule()) {
-    c["learning_rate"] = {{"module", "keras.optimizers.schedules"},
-                          {"class_name", lr_.schedule()->class_name()},
-                          {"config", lr_.schedule()->get_config()},
-                          {"registered_name", nullptr}};
-  } else {
-    c["learning_rate"] = float_learning_rate();
-  }
-  auto opt = [](const std::optional<double>& v) { return v ? Config(*v) : Config(nullptr); };
-  c["weight_decay"] = opt(options_.weight_decay);
-  c["clipnorm"] = opt(options_.clipnorm);
-  c["global_clipnorm"] = opt(options_.global_clipnorm);
-  c["clipvalue"] = opt(options_.clipvalue);
-  c["use_ema"] = options_.use_ema;
-  c["ema_momentum"] = options_.ema_momentum;
-  c["ema_overwrite_frequency"] =
-      options_.ema_overwrite_frequency ? Config(*options_.ema_overwrite_frequency) : Config(nullptr);
+  // A float rate is the exact double given, or the variable's value once assigned.
+  c["learning_rate"] = lr_.schedule() ? config_value(lr_) : Config(float_learning_rate());
   c["loss_scale_factor"] = nullptr;
   c["gradient_accumulation_steps"] = nullptr;
   return c;

@@ -8,6 +8,7 @@
 #include "kiln/core/error.h"
 #include "kiln/core/registry.h"
 #include "kiln/training/optimizer.h"
+#include "training/learning_rate_config.h"
 
 namespace kiln {
 
@@ -90,4 +91,20 @@ SchedulePtr schedule_from_config(const Config& c) {
 }
 
 }  // namespace optimizers
+
+Config config_value(const LearningRate& lr) {
+  if (!lr.schedule()) return lr.value();
+  return {{"module", "keras.optimizers.schedules"},
+          {"class_name", lr.schedule()->class_name()},
+          {"config", lr.schedule()->get_config()},
+          {"registered_name", nullptr}};
+}
+
+void read_value(const config_io::ConfigReader& r, const char* key, LearningRate& lr) {
+  if (!r.has(key)) return;
+  const Config& v = r.raw()[key];
+  if (v.is_object()) lr = LearningRate(optimizers::schedule_from_config(v));
+  else lr = LearningRate(r.number(key, lr.value()));
+}
+
 }  // namespace kiln

@@ -2,7 +2,7 @@
 // Loss base (Keras semantics): call() gives per-sample losses, operator()
 // applies sample weights and the reduction. Argument order: y_true, y_pred.
 // To add a loss: derive from Loss, implement call(), class_name(),
-// get_config(); register it in losses/src/register_losses.cpp.
+// get_config(); built-ins register with KILN_REGISTER_LOSS (kiln/losses/losses.h).
 #include <functional>
 #include <initializer_list>
 #include <map>

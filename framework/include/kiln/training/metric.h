@@ -2,7 +2,7 @@
 // Metric base: stateful, with update_state / result / reset_state. State lives
 // in non-trainable Variables so it can be saved. Concrete metrics live in metrics/.
 // To add a metric: derive from Metric (or MeanMetricWrapper for a per-sample
-// function), create state with add_state(), register it in metrics/src/register_metrics.cpp.
+// function), create state with add_state(), register with KILN_REGISTER_METRIC (kiln/metrics/metrics.h).
 #include <functional>
 #include <initializer_list>
 #include <map>

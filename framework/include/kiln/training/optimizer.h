@@ -8,11 +8,14 @@
 // any of it.
 //
 // To add an optimizer:
-//   1. Derive from kiln::Optimizer; take an options struct that embeds OptimizerOptions.
+//   1. Derive from kiln::Optimizer; take an options struct (`Options`) whose
+//      KILN_FIELDS lists learning_rate, its own keys and the embedded
+//      OptimizerOptions `base` (written flat, as Keras does).
 //   2. build_slots(): for each variable, add_slot(var, "momentum"), ... (all slots
 //      of one variable before the next: the order Keras 3 files store them in).
 //   3. update_step(grad, var, lr, index): Keras's exact formula with ops + var.assign*.
-//   4. class_name()/get_config(); register it in optimizers/src/register_optimizers.cpp.
+//   4. class_name()/get_config() (optimizers/src/optimizer_config.h) and one
+//      KILN_REGISTER_OPTIMIZER(Adam, "Adam", "adam") line in its .cpp.
 #include <functional>
 #include <memory>
 #include <optional>
@@ -21,6 +24,7 @@
 #include <vector>
 
 #include "kiln/core/config.h"
+#include "kiln/core/fields.h"
 #include "kiln/core/tensor.h"
 #include "kiln/autodiff/variable.h"
 
@@ -68,6 +72,8 @@ struct OptimizerOptions {
   double ema_momentum = 0.99;
   std::optional<int> ema_overwrite_frequency;
   std::string name;
+  KILN_FIELDS(OptimizerOptions, name, weight_decay, clipnorm, global_clipnorm, clipvalue, use_ema, ema_momentum,
+              ema_overwrite_frequency)
 };
 
 class Optimizer {

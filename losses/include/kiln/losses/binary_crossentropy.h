@@ -10,6 +10,7 @@
 //   kiln::losses::BinaryCrossentropy({.from_logits = true})(
 //       Tensor({0.f, 1.f, 0.f, 0.f}), Tensor({-18.6f, 0.51f, 2.94f, -12.8f}))   // 0.8654
 //   kiln::losses::binary_crossentropy({{0.f, 1.f}, {0.f, 0.f}}, {{0.6f, 0.4f}, {0.4f, 0.6f}})  // [0.916, 0.714]
+#include "kiln/core/fields.h"
 #include "kiln/training/loss.h"
 
 namespace kiln::losses {
@@ -20,6 +21,7 @@ struct BinaryCrossentropyOptions {
   int axis = -1;
   std::string reduction = "sum_over_batch_size";
   std::string name;
+  KILN_FIELDS(BinaryCrossentropyOptions, from_logits, label_smoothing, axis)
 };
 
 /// Element-wise binary crossentropy (no mean): keras.ops.binary_crossentropy.
@@ -30,18 +32,17 @@ Tensor binary_crossentropy(const Tensor& y_true, const Tensor& y_pred, bool from
 
 class BinaryCrossentropy : public Loss {
  public:
+  using Options = BinaryCrossentropyOptions;
   explicit BinaryCrossentropy(BinaryCrossentropyOptions options = {});
   Tensor call(const Tensor& y_true, const Tensor& y_pred) const override;
   std::string class_name() const override { return "BinaryCrossentropy"; }
   Config get_config() const override;
-  bool from_logits() const { return from_logits_; }
-  double label_smoothing() const { return label_smoothing_; }
-  int axis() const { return axis_; }
+  bool from_logits() const { return o_.from_logits; }
+  double label_smoothing() const { return o_.label_smoothing; }
+  int axis() const { return o_.axis; }
 
  private:
-  bool from_logits_;
-  double label_smoothing_;
-  int axis_;
+  BinaryCrossentropyOptions o_;
 };
 
 }  // namespace kiln::losses

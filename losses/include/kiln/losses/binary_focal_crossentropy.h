@@ -10,6 +10,7 @@
 // Shapes: (batch, ..., d) -> (batch, ...). Example (Keras docstring):
 //   kiln::losses::BinaryFocalCrossentropy({.gamma = 2, .from_logits = true})(
 //       Tensor({0.f, 1.f, 0.f, 0.f}), Tensor({-18.6f, 0.51f, 2.94f, -12.8f}))   // 0.691
+#include "kiln/core/fields.h"
 #include "kiln/training/loss.h"
 
 namespace kiln::losses {
@@ -23,6 +24,7 @@ struct BinaryFocalCrossentropyOptions {
   int axis = -1;
   std::string reduction = "sum_over_batch_size";
   std::string name;
+  KILN_FIELDS(BinaryFocalCrossentropyOptions, apply_class_balancing, alpha, gamma, from_logits, label_smoothing, axis)
 };
 
 /// Per-sample binary focal crossentropy, the mean over `axis`.
@@ -32,6 +34,7 @@ Tensor binary_focal_crossentropy(const Tensor& y_true, const Tensor& y_pred, boo
 
 class BinaryFocalCrossentropy : public Loss {
  public:
+  using Options = BinaryFocalCrossentropyOptions;
   explicit BinaryFocalCrossentropy(BinaryFocalCrossentropyOptions options = {});
   Tensor call(const Tensor& y_true, const Tensor& y_pred) const override;
   std::string class_name() const override { return "BinaryFocalCrossentropy"; }

@@ -10,6 +10,7 @@
 //   kiln::losses::CategoricalCrossentropy()({{0.f, 1.f, 0.f}, {0.f, 0.f, 1.f}},
 //                                           {{0.05f, 0.95f, 0.f}, {0.1f, 0.8f, 0.1f}})   // 1.177
 //   kiln::losses::CategoricalCrossentropy({.from_logits = true})({{1.f, 0.f}}, {{-1.f, 3.f}})  // 4.01815
+#include "kiln/core/fields.h"
 #include "kiln/training/loss.h"
 
 namespace kiln::losses {
@@ -20,6 +21,7 @@ struct CategoricalCrossentropyOptions {
   int axis = -1;
   std::string reduction = "sum_over_batch_size";
   std::string name;
+  KILN_FIELDS(CategoricalCrossentropyOptions, from_logits, label_smoothing, axis)
 };
 
 /// Per-sample categorical crossentropy over `axis`.
@@ -28,18 +30,17 @@ Tensor categorical_crossentropy(const Tensor& y_true, const Tensor& y_pred, bool
 
 class CategoricalCrossentropy : public Loss {
  public:
+  using Options = CategoricalCrossentropyOptions;
   explicit CategoricalCrossentropy(CategoricalCrossentropyOptions options = {});
   Tensor call(const Tensor& y_true, const Tensor& y_pred) const override;
   std::string class_name() const override { return "CategoricalCrossentropy"; }
   Config get_config() const override;
-  bool from_logits() const { return from_logits_; }
-  double label_smoothing() const { return label_smoothing_; }
-  int axis() const { return axis_; }
+  bool from_logits() const { return o_.from_logits; }
+  double label_smoothing() const { return o_.label_smoothing; }
+  int axis() const { return o_.axis; }
 
  private:
-  bool from_logits_;
-  double label_smoothing_;
-  int axis_;
+  CategoricalCrossentropyOptions o_;
 };
 
 }  // namespace kiln::losses

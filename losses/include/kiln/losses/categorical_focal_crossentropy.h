@@ -10,6 +10,7 @@
 //   kiln::losses::CategoricalFocalCrossentropy()({{0.f, 1.f, 0.f}, {0.f, 0.f, 1.f}},
 //                                                {{0.05f, 0.95f, 0.f}, {0.1f, 0.8f, 0.1f}})  // 0.23315276
 // alpha is one scalar here (Keras also accepts a per-class list).
+#include "kiln/core/fields.h"
 #include "kiln/training/loss.h"
 
 namespace kiln::losses {
@@ -22,6 +23,7 @@ struct CategoricalFocalCrossentropyOptions {
   int axis = -1;
   std::string reduction = "sum_over_batch_size";
   std::string name;
+  KILN_FIELDS(CategoricalFocalCrossentropyOptions, alpha, gamma, from_logits, label_smoothing, axis)
 };
 
 /// Per-sample categorical focal crossentropy over `axis`.
@@ -31,6 +33,7 @@ Tensor categorical_focal_crossentropy(const Tensor& y_true, const Tensor& y_pred
 
 class CategoricalFocalCrossentropy : public Loss {
  public:
+  using Options = CategoricalFocalCrossentropyOptions;
   explicit CategoricalFocalCrossentropy(CategoricalFocalCrossentropyOptions options = {});
   Tensor call(const Tensor& y_true, const Tensor& y_pred) const override;
   std::string class_name() const override { return "CategoricalFocalCrossentropy"; }

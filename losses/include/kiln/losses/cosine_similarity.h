@@ -6,6 +6,7 @@
 // In [-1, 1]: -1 means the same direction, 0 orthogonal. A zero vector gives 0.
 // Shapes: (batch, ..., d) -> (batch, ...) for axis=-1. Example (Keras docstring):
 //   kiln::losses::CosineSimilarity({.axis = 1})({{0.f, 1.f}, {1.f, 1.f}}, {{1.f, 0.f}, {1.f, 1.f}})  // -0.5
+#include "kiln/core/fields.h"
 #include "kiln/training/loss.h"
 
 namespace kiln::losses {
@@ -14,6 +15,7 @@ struct CosineSimilarityOptions {
   int axis = -1;
   std::string reduction = "sum_over_batch_size";
   std::string name;
+  KILN_FIELDS(CosineSimilarityOptions, axis)
 };
 
 /// Per-sample negative cosine similarity along `axis`.
@@ -23,14 +25,15 @@ Tensor l2_normalize(const Tensor& x, int axis = -1);
 
 class CosineSimilarity : public Loss {
  public:
+  using Options = CosineSimilarityOptions;
   explicit CosineSimilarity(CosineSimilarityOptions options = {});
   Tensor call(const Tensor& y_true, const Tensor& y_pred) const override;
   std::string class_name() const override { return "CosineSimilarity"; }
   Config get_config() const override;
-  int axis() const { return axis_; }
+  int axis() const { return o_.axis; }
 
  private:
-  int axis_;
+  CosineSimilarityOptions o_;
 };
 
 }  // namespace kiln::losses

@@ -8,14 +8,17 @@
 //
 // To add a loss:
 //   1. losses/include/kiln/losses/<name>.h: an options struct (its own fields,
-//      then `reduction` and `name`), the per-sample function, and the class
-//      deriving from kiln::Loss (call, class_name, get_config).
+//      then `reduction` and `name`) whose KILN_FIELDS lists its own fields
+//      under Keras's keyword names, the per-sample function, and the class
+//      deriving from kiln::Loss (call, class_name, get_config) with
+//      `using Options = <Name>Options;` and the options kept in `o_`.
 //   2. losses/src/<name>.cpp: the function from differentiable kiln ops (so
 //      gradients flow to y_pred); call() squeezes/expands y_true and y_pred to
-//      the same rank first, as Keras's LossFunctionWrapper does.
-//   3. Register its class name, snake_case name and aliases in
-//      losses/src/register_losses.cpp, reading the config keys back.
-//   4. Tests in tests/losses/: the Keras docstring numbers, each reduction,
+//      the same rank first, as Keras's LossFunctionWrapper does; get_config is
+//      `detail::with_fields(base_config(), o_)` (loss_config.h); and one line
+//      registers the class name, snake_case name and aliases:
+//        KILN_REGISTER_LOSS(Huber, "Huber", "huber", "huber_loss")
+//   3. Tests in tests/losses/: the Keras docstring numbers, each reduction,
 //      sample weights, a float64 gradient check and the config round trip.
 #include "kiln/training/loss.h"
 #include "kiln/losses/binary_crossentropy.h"

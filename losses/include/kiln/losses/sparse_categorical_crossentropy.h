@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "kiln/core/fields.h"
 #include "kiln/training/loss.h"
 
 namespace kiln::losses {
@@ -26,6 +27,7 @@ struct SparseCategoricalCrossentropyOptions {
   int axis = -1;
   std::string reduction = "sum_over_batch_size";
   std::string name;
+  KILN_FIELDS(SparseCategoricalCrossentropyOptions, from_logits, ignore_class, axis)
 };
 
 /// Per-sample sparse categorical crossentropy; ignored labels give 0.
@@ -34,20 +36,19 @@ Tensor sparse_categorical_crossentropy(const Tensor& y_true, const Tensor& y_pre
 
 class SparseCategoricalCrossentropy : public Loss {
  public:
+  using Options = SparseCategoricalCrossentropyOptions;
   explicit SparseCategoricalCrossentropy(SparseCategoricalCrossentropyOptions options = {});
   Tensor call(const Tensor& y_true, const Tensor& y_pred) const override;
   /// With ignore_class: 1 where the label is kept, 0 where it is ignored.
   Tensor compute_mask(const Tensor& y_true, const Tensor& y_pred) const override;
   std::string class_name() const override { return "SparseCategoricalCrossentropy"; }
   Config get_config() const override;
-  bool from_logits() const { return from_logits_; }
-  const std::optional<int64_t>& ignore_class() const { return ignore_class_; }
-  int axis() const { return axis_; }
+  bool from_logits() const { return o_.from_logits; }
+  const std::optional<int64_t>& ignore_class() const { return o_.ignore_class; }
+  int axis() const { return o_.axis; }
 
  private:
-  bool from_logits_;
-  std::optional<int64_t> ignore_class_;
-  int axis_;
+  SparseCategoricalCrossentropyOptions o_;
 };
 
 }  // namespace kiln::losses

@@ -14,6 +14,7 @@
 // result(): a float32 scalar. multi_label / label_weights are not supported.
 #include <vector>
 
+#include "kiln/core/fields.h"
 #include "kiln/training/metric.h"
 
 namespace kiln::metrics {
@@ -26,10 +27,12 @@ struct AUCOptions {
   bool from_logits = false;                        // apply a sigmoid to y_pred first
   std::string name;
   DType dtype = DType::float32;
+  KILN_FIELDS(AUCOptions, num_thresholds, curve, summation_method, thresholds, from_logits)
 };
 
 class AUC : public Metric {
  public:
+  using Options = AUCOptions;
   explicit AUC(AUCOptions options = {});
   void update_state(const Tensor& y_true, const Tensor& y_pred, const Tensor& sample_weight = Tensor()) override;
   Tensor result() const override;

@@ -2,6 +2,7 @@
 // BinaryAccuracy metric (keras.metrics.BinaryAccuracy): How often thresholded predictions match binary labels (threshold 0.5).
 //   m.update_state({{1}, {1}, {0}, {0}}, {{0.98}, {1}, {0}, {0.6}})  -> 0.75
 // result(): a float32 scalar (the weighted running mean). Config: name, dtype, threshold.
+#include "kiln/core/fields.h"
 #include "kiln/metrics/mean_metric_wrapper.h"
 
 namespace kiln::metrics {
@@ -13,18 +14,20 @@ struct BinaryAccuracyOptions {
   double threshold = 0.5;
   std::string name;
   DType dtype = DType::float32;
+  KILN_FIELDS(BinaryAccuracyOptions, threshold)
 };
 
 class BinaryAccuracy : public MeanMetricWrapper {
  public:
+  using Options = BinaryAccuracyOptions;
   explicit BinaryAccuracy(BinaryAccuracyOptions options = {});
   std::string class_name() const override { return "BinaryAccuracy"; }
   std::shared_ptr<Metric> clone() const override;
-  double threshold() const { return threshold_; }
+  double threshold() const { return o_.threshold; }
   Config get_config() const override;
 
  private:
-  double threshold_;
+  BinaryAccuracyOptions o_;
 };
 
 }  // namespace kiln::metrics

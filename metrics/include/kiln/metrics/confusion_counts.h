@@ -7,23 +7,33 @@
 //   m.update_state(Tensor({0.f, 1.f, 1.f, 1.f}), Tensor({1.f, 0.f, 1.f, 1.f}));  // 2
 //   kiln::metrics::FalsePositives({.thresholds = {0.15, 0.5, 0.85}})  // result shape (3,)
 // result(): a float32 scalar for one threshold, else shape (num_thresholds,).
+#include <utility>
 #include <vector>
 
+#include "kiln/core/fields.h"
 #include "kiln/training/metric.h"
 
 namespace kiln::metrics {
 
+/// Decision thresholds, which Keras writes as null (none given), one number or a list.
+struct Thresholds : std::vector<double> {
+  using std::vector<double>::vector;
+  Thresholds(std::vector<double> v) : std::vector<double>(std::move(v)) {}
+};
+
 struct ConfusionCountOptions {
   /// Values in [0, 1]; empty means {0.5}.
-  std::vector<double> thresholds;
+  Thresholds thresholds;
   std::string name;
   DType dtype = DType::float32;
+  KILN_FIELDS(ConfusionCountOptions, thresholds)
 };
 
 /// The shared implementation (Keras's _ConfusionMatrixConditionCount).
 class ConfusionMatrixConditionCount : public Metric {
  public:
   enum class Condition { true_positives, false_positives, true_negatives, false_negatives };
+  using Options = ConfusionCountOptions;
   ConfusionMatrixConditionCount(Condition condition, std::string default_name, ConfusionCountOptions options);
   void update_state(const Tensor& y_true, const Tensor& y_pred, const Tensor& sample_weight = Tensor()) override;
   Tensor result() const override;

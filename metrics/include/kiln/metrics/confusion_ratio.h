@@ -9,22 +9,25 @@
 #include <string>
 #include <vector>
 
+#include "kiln/metrics/confusion_counts.h"
 #include "kiln/training/metric.h"
 
 namespace kiln::metrics {
 
 struct ConfusionRatioOptions {
-  std::vector<double> thresholds;
+  Thresholds thresholds;
   std::optional<int> top_k;
   std::optional<int> class_id;
   std::string name;
   DType dtype = DType::float32;
+  KILN_FIELDS(ConfusionRatioOptions, thresholds, top_k, class_id)
 };
 
 class ConfusionRatio : public Metric {
  public:
   /// The count added to the true positives in the denominator.
   enum class Other { false_positives, false_negatives };
+  using Options = ConfusionRatioOptions;
 
   void update_state(const Tensor& y_true, const Tensor& y_pred, const Tensor& sample_weight = Tensor()) override;
   Tensor result() const override;

@@ -2,6 +2,7 @@
 // CosineSimilarity metric (keras.metrics.CosineSimilarity): Running mean of the cosine similarity along `axis`.
 //   CosineSimilarity({.axis = 1}).update_state({{0, 1}, {1, 1}}, {{1, 0}, {1, 1}})  -> 0.5
 // result(): a float32 scalar (the weighted running mean). Config: name, dtype, axis.
+#include "kiln/core/fields.h"
 #include "kiln/metrics/mean_metric_wrapper.h"
 
 namespace kiln::metrics {
@@ -13,18 +14,20 @@ struct CosineSimilarityOptions {
   int axis = -1;
   std::string name;
   DType dtype = DType::float32;
+  KILN_FIELDS(CosineSimilarityOptions, axis)
 };
 
 class CosineSimilarity : public MeanMetricWrapper {
  public:
+  using Options = CosineSimilarityOptions;
   explicit CosineSimilarity(CosineSimilarityOptions options = {});
   std::string class_name() const override { return "CosineSimilarity"; }
   std::shared_ptr<Metric> clone() const override;
-  int axis() const { return axis_; }
+  int axis() const { return o_.axis; }
   Config get_config() const override;
 
  private:
-  int axis_;
+  CosineSimilarityOptions o_;
 };
 
 }  // namespace kiln::metrics

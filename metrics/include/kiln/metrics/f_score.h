@@ -13,6 +13,7 @@
 //   m.update_state(Tensor({{1, 1, 1}, {1, 0, 0}}, ...), ...)  // [0.5, 0.8, 0.6666667]
 #include <optional>
 
+#include "kiln/core/fields.h"
 #include "kiln/training/metric.h"
 
 namespace kiln::metrics {
@@ -23,6 +24,7 @@ struct FBetaScoreOptions {
   std::optional<double> threshold;
   std::string name;
   DType dtype = DType::float32;
+  KILN_FIELDS(FBetaScoreOptions, average, beta, threshold)
 };
 
 struct F1ScoreOptions {
@@ -30,10 +32,12 @@ struct F1ScoreOptions {
   std::optional<double> threshold;
   std::string name;
   DType dtype = DType::float32;
+  KILN_FIELDS(F1ScoreOptions, average, threshold)
 };
 
 class FBetaScore : public Metric {
  public:
+  using Options = FBetaScoreOptions;
   explicit FBetaScore(FBetaScoreOptions options = {});
   void update_state(const Tensor& y_true, const Tensor& y_pred, const Tensor& sample_weight = Tensor()) override;
   Tensor result() const override;
@@ -55,6 +59,7 @@ class FBetaScore : public Metric {
 
 class F1Score : public FBetaScore {
  public:
+  using Options = F1ScoreOptions;
   explicit F1Score(F1ScoreOptions options = {});
   std::string class_name() const override { return "F1Score"; }
   Config get_config() const override;

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "kiln/core/fields.h"
 #include "kiln/training/metric.h"
 
 namespace kiln::metrics {
@@ -24,10 +25,12 @@ struct MeanIoUOptions {
   int axis = -1;
   std::string name;
   DType dtype = DType::float32;
+  KILN_FIELDS(MeanIoUOptions, ignore_class, sparse_y_true, sparse_y_pred, axis)
 };
 
 class MeanIoU : public Metric {
  public:
+  using Options = MeanIoUOptions;
   explicit MeanIoU(int64_t num_classes, MeanIoUOptions options = {});
   void update_state(const Tensor& y_true, const Tensor& y_pred, const Tensor& sample_weight = Tensor()) override;
   Tensor result() const override;
@@ -35,6 +38,7 @@ class MeanIoU : public Metric {
   Config get_config() const override;
   std::shared_ptr<Metric> clone() const override;
   int64_t num_classes() const { return num_classes_; }
+  KILN_ARGS(MeanIoU, num_classes_)
 
  private:
   int64_t num_classes_;

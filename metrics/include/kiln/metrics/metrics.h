@@ -11,10 +11,13 @@
 //      function (see accuracy.h). Otherwise derive from kiln::Metric, create
 //      the state in the constructor with add_state(name, shape, init) (it is
 //      reset to `init` by reset_state), implement update_state and result.
-//   2. Options struct with the metric's own fields, then `name` and `dtype`;
-//      get_config() = base_config() + those fields; clone() = same config.
-//   3. Register the class name, snake_case name and aliases in
-//      metrics/src/register_metrics.cpp.
+//   2. Options struct with the metric's own fields (KILN_FIELDS, under Keras's
+//      keyword names), then `name` and `dtype`; the class says
+//      `using Options = ...;` and keeps them in o_; get_config() is
+//      `detail::with_fields(base_config(), o_)` (metrics/src/metric_config.h);
+//      clone() = same options.
+//   3. One line in its .cpp registers the class name, snake_case name and
+//      aliases: KILN_REGISTER_METRIC(Foo, "Foo", "foo").
 //   4. Tests in tests/metrics/: the Keras docstring numbers, sample weights,
 //      reset_state and the config round trip.
 #include "kiln/training/metric.h"

@@ -2,6 +2,7 @@
 // SparseTopKCategoricalAccuracy metric (keras.metrics.SparseTopKCategoricalAccuracy): How often the integer target is in the top k predictions (k = 5).
 //   SparseTopKCategoricalAccuracy({.k = 1}).update_state(Tensor({2, 1}), {{0.1, 0.9, 0.8}, {0.05, 0.95, 0}})  -> 0.5
 // result(): a float32 scalar (the weighted running mean). Config: name, dtype, k.
+#include "kiln/core/fields.h"
 #include "kiln/metrics/mean_metric_wrapper.h"
 
 namespace kiln::metrics {
@@ -17,18 +18,20 @@ struct SparseTopKCategoricalAccuracyOptions {
   int k = 5;
   std::string name;
   DType dtype = DType::float32;
+  KILN_FIELDS(SparseTopKCategoricalAccuracyOptions, k)
 };
 
 class SparseTopKCategoricalAccuracy : public MeanMetricWrapper {
  public:
+  using Options = SparseTopKCategoricalAccuracyOptions;
   explicit SparseTopKCategoricalAccuracy(SparseTopKCategoricalAccuracyOptions options = {});
   std::string class_name() const override { return "SparseTopKCategoricalAccuracy"; }
   std::shared_ptr<Metric> clone() const override;
-  int k() const { return k_; }
+  int k() const { return o_.k; }
   Config get_config() const override;
 
  private:
-  int k_;
+  SparseTopKCategoricalAccuracyOptions o_;
 };
 
 }  // namespace kiln::metrics

@@ -2,6 +2,7 @@
 // TopKCategoricalAccuracy metric (keras.metrics.TopKCategoricalAccuracy): How often the one-hot target is in the top k predictions (k = 5).
 //   TopKCategoricalAccuracy({.k = 1}).update_state({{0, 0, 1}, {0, 1, 0}}, {{0.1, 0.9, 0.8}, {0.05, 0.95, 0}})  -> 0.5
 // result(): a float32 scalar (the weighted running mean). Config: name, dtype, k.
+#include "kiln/core/fields.h"
 #include "kiln/metrics/mean_metric_wrapper.h"
 
 namespace kiln::metrics {
@@ -13,18 +14,20 @@ struct TopKCategoricalAccuracyOptions {
   int k = 5;
   std::string name;
   DType dtype = DType::float32;
+  KILN_FIELDS(TopKCategoricalAccuracyOptions, k)
 };
 
 class TopKCategoricalAccuracy : public MeanMetricWrapper {
  public:
+  using Options = TopKCategoricalAccuracyOptions;
   explicit TopKCategoricalAccuracy(TopKCategoricalAccuracyOptions options = {});
   std::string class_name() const override { return "TopKCategoricalAccuracy"; }
   std::shared_ptr<Metric> clone() const override;
-  int k() const { return k_; }
+  int k() const { return o_.k; }
   Config get_config() const override;
 
  private:
-  int k_;
+  TopKCategoricalAccuracyOptions o_;
 };
 
 }  // namespace kiln::metrics

@@ -7,6 +7,7 @@
 // Slots per variable: "<var>_accumulated_grad", "<var>_accumulated_delta_var".
 //
 //   kiln::optimizers::Adadelta opt({.learning_rate = 1.0});
+#include "kiln/core/fields.h"
 #include "kiln/training/optimizer.h"
 
 namespace kiln::optimizers {
@@ -16,10 +17,12 @@ struct AdadeltaOptions {
   double rho = 0.95;
   double epsilon = 1e-7;
   OptimizerOptions base;
+  KILN_FIELDS(AdadeltaOptions, learning_rate, rho, epsilon, base)
 };
 
 class Adadelta : public Optimizer {
  public:
+  using Options = AdadeltaOptions;
   explicit Adadelta(AdadeltaOptions o = {});
   std::string class_name() const override { return "Adadelta"; }
   Config get_config() const override;
@@ -30,6 +33,7 @@ class Adadelta : public Optimizer {
 
  private:
   double rho_, epsilon_;
+  AdadeltaOptions o_;  // as given: get_config writes them
 };
 
 }  // namespace kiln::optimizers

@@ -5,6 +5,7 @@
 // Slots per variable: "<var>_accumulator".
 //
 //   kiln::optimizers::Adagrad opt({.learning_rate = 0.1});
+#include "kiln/core/fields.h"
 #include "kiln/training/optimizer.h"
 
 namespace kiln::optimizers {
@@ -14,10 +15,12 @@ struct AdagradOptions {
   double initial_accumulator_value = 0.1;
   double epsilon = 1e-7;
   OptimizerOptions base;
+  KILN_FIELDS(AdagradOptions, learning_rate, initial_accumulator_value, epsilon, base)
 };
 
 class Adagrad : public Optimizer {
  public:
+  using Options = AdagradOptions;
   explicit Adagrad(AdagradOptions o = {});
   std::string class_name() const override { return "Adagrad"; }
   Config get_config() const override;
@@ -28,6 +31,7 @@ class Adagrad : public Optimizer {
 
  private:
   double initial_accumulator_value_, epsilon_;
+  AdagradOptions o_;  // as given: get_config writes them
 };
 
 }  // namespace kiln::optimizers

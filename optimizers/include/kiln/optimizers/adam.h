@@ -9,6 +9,7 @@
 // Slots per variable, in order: "<var>_momentum", "<var>_velocity" (+ "<var>_velocity_hat").
 //
 //   kiln::optimizers::Adam opt({.learning_rate = 1e-3, .amsgrad = true});
+#include "kiln/core/fields.h"
 #include "kiln/training/optimizer.h"
 
 namespace kiln::optimizers {
@@ -20,10 +21,12 @@ struct AdamOptions {
   double epsilon = 1e-7;
   bool amsgrad = false;
   OptimizerOptions base;
+  KILN_FIELDS(AdamOptions, learning_rate, beta_1, beta_2, epsilon, amsgrad, base)
 };
 
 class Adam : public Optimizer {
  public:
+  using Options = AdamOptions;
   explicit Adam(AdamOptions o = {});
   std::string class_name() const override { return "Adam"; }
   Config get_config() const override;
@@ -41,6 +44,7 @@ class Adam : public Optimizer {
  private:
   double beta_1_, beta_2_, epsilon_;
   bool amsgrad_;
+  AdamOptions o_;  // as given: get_config writes them
 };
 
 }  // namespace kiln::optimizers

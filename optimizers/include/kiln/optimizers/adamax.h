@@ -7,6 +7,7 @@
 // Slots per variable: "<var>_momentum", "<var>_norm".
 //
 //   kiln::optimizers::Adamax opt({.learning_rate = 2e-3});
+#include "kiln/core/fields.h"
 #include "kiln/training/optimizer.h"
 
 namespace kiln::optimizers {
@@ -17,10 +18,12 @@ struct AdamaxOptions {
   double beta_2 = 0.999;
   double epsilon = 1e-7;
   OptimizerOptions base;
+  KILN_FIELDS(AdamaxOptions, learning_rate, beta_1, beta_2, epsilon, base)
 };
 
 class Adamax : public Optimizer {
  public:
+  using Options = AdamaxOptions;
   explicit Adamax(AdamaxOptions o = {});
   std::string class_name() const override { return "Adamax"; }
   Config get_config() const override;
@@ -31,6 +34,7 @@ class Adamax : public Optimizer {
 
  private:
   double beta_1_, beta_2_, epsilon_;
+  AdamaxOptions o_;  // as given: get_config writes them
 };
 
 }  // namespace kiln::optimizers

@@ -4,6 +4,7 @@
 // Adam update (see adam.h). weight_decay defaults to 0.004 and is required.
 //
 //   kiln::optimizers::AdamW opt({.learning_rate = 1e-3, .weight_decay = 0.01});
+#include "kiln/core/fields.h"
 #include "kiln/optimizers/adam.h"
 
 namespace kiln::optimizers {
@@ -17,10 +18,12 @@ struct AdamWOptions {
   bool amsgrad = false;
   /// base.weight_decay is ignored: the field above wins.
   OptimizerOptions base;
+  KILN_FIELDS(AdamWOptions, learning_rate, weight_decay, beta_1, beta_2, epsilon, amsgrad, base)
 };
 
 class AdamW : public Adam {
  public:
+  using Options = AdamWOptions;
   explicit AdamW(AdamWOptions o = {});
   std::string class_name() const override { return "AdamW"; }
 };

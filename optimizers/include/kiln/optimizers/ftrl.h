@@ -10,6 +10,7 @@
 // Slots per variable: "<var>_accumulator", "<var>_linear".
 //
 //   kiln::optimizers::Ftrl opt({.learning_rate = 0.1, .l1_regularization_strength = 0.01});
+#include "kiln/core/fields.h"
 #include "kiln/training/optimizer.h"
 
 namespace kiln::optimizers {
@@ -24,10 +25,13 @@ struct FtrlOptions {
   double l2_shrinkage_regularization_strength = 0.0;
   double beta = 0.0;
   OptimizerOptions base;
+  KILN_FIELDS(FtrlOptions, learning_rate, learning_rate_power, initial_accumulator_value, l1_regularization_strength,
+              l2_regularization_strength, l2_shrinkage_regularization_strength, beta, base)
 };
 
 class Ftrl : public Optimizer {
  public:
+  using Options = FtrlOptions;
   explicit Ftrl(FtrlOptions o = {});
   std::string class_name() const override { return "Ftrl"; }
   Config get_config() const override;

@@ -5,6 +5,7 @@
 // Slots per variable: "<var>_momentum". beta_1 must be in (0, 1].
 //
 //   kiln::optimizers::Lion opt({.learning_rate = 1e-4});
+#include "kiln/core/fields.h"
 #include "kiln/training/optimizer.h"
 
 namespace kiln::optimizers {
@@ -14,10 +15,12 @@ struct LionOptions {
   double beta_1 = 0.9;
   double beta_2 = 0.99;
   OptimizerOptions base;
+  KILN_FIELDS(LionOptions, learning_rate, beta_1, beta_2, base)
 };
 
 class Lion : public Optimizer {
  public:
+  using Options = LionOptions;
   explicit Lion(LionOptions o = {});
   std::string class_name() const override { return "Lion"; }
   Config get_config() const override;
@@ -28,6 +31,7 @@ class Lion : public Optimizer {
 
  private:
   double beta_1_, beta_2_;
+  LionOptions o_;  // as given: get_config writes them
 };
 
 }  // namespace kiln::optimizers

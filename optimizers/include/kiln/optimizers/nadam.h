@@ -10,6 +10,7 @@
 // "u_product" (dtype of the first variable) after all of them, as Keras tracks it.
 //
 //   kiln::optimizers::Nadam opt({.learning_rate = 2e-3});
+#include "kiln/core/fields.h"
 #include "kiln/training/optimizer.h"
 
 namespace kiln::optimizers {
@@ -20,10 +21,12 @@ struct NadamOptions {
   double beta_2 = 0.999;
   double epsilon = 1e-7;
   OptimizerOptions base;
+  KILN_FIELDS(NadamOptions, learning_rate, beta_1, beta_2, epsilon, base)
 };
 
 class Nadam : public Optimizer {
  public:
+  using Options = NadamOptions;
   explicit Nadam(NadamOptions o = {});
   std::string class_name() const override { return "Nadam"; }
   Config get_config() const override;
@@ -36,6 +39,7 @@ class Nadam : public Optimizer {
  private:
   double beta_1_, beta_2_, epsilon_;
   Variable u_product_;
+  NadamOptions o_;  // as given: get_config writes them
 };
 
 }  // namespace kiln::optimizers

@@ -9,6 +9,7 @@
 // Keras docstring: RMSprop(lr=0.1) on w = 10 with g = w gives w = 9.683772.
 //
 //   kiln::optimizers::RMSprop opt({.learning_rate = 0.01, .centered = true});
+#include "kiln/core/fields.h"
 #include "kiln/training/optimizer.h"
 
 namespace kiln::optimizers {
@@ -20,10 +21,12 @@ struct RMSpropOptions {
   double epsilon = 1e-7;
   bool centered = false;
   OptimizerOptions base;
+  KILN_FIELDS(RMSpropOptions, learning_rate, rho, momentum, epsilon, centered, base)
 };
 
 class RMSprop : public Optimizer {
  public:
+  using Options = RMSpropOptions;
   explicit RMSprop(RMSpropOptions o = {});
   std::string class_name() const override { return "RMSprop"; }
   Config get_config() const override;
@@ -35,6 +38,7 @@ class RMSprop : public Optimizer {
  private:
   double rho_, momentum_, epsilon_;
   bool centered_;
+  RMSpropOptions o_;  // as given: get_config writes them
 };
 
 }  // namespace kiln::optimizers

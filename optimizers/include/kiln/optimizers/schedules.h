@@ -10,11 +10,26 @@
 // initial_learning_rate, float32 by default). get_config() returns Keras's keys.
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "kiln/core/fields.h"
 #include "kiln/training/optimizer.h"
 
 namespace kiln::optimizers::schedules {
+
+/// A step count (decay_steps, warmup_steps): a double that get_config writes
+/// as an integer when it is whole, as Keras does (decay_steps=100000).
+struct StepCount {
+  double value = 0;
+  StepCount(double v = 0) : value(v) {}
+  operator double() const { return value; }
+};
+/// Step boundaries, written as integers where whole (see StepCount).
+struct StepList : std::vector<double> {
+  using std::vector<double>::vector;
+  StepList(std::vector<double> v) : std::vector<double>(std::move(v)) {}
+};
 
 /// lr = initial * decay_rate ^ (step / decay_steps); with staircase the
 /// exponent is floor(step / decay_steps).
@@ -25,9 +40,12 @@ class ExponentialDecay : public LearningRateSchedule {
   double operator()(int64_t step) const override;
   std::string class_name() const override { return "ExponentialDecay"; }
   Config get_config() const override;
+  KILN_ARGS(ExponentialDecay, initial_learning_rate_, decay_steps_, decay_rate_, staircase_, name_)
 
  private:
-  double initial_, decay_steps_, decay_rate_;
+  double initial_learning_rate_;
+  StepCount decay_steps_;
+  double decay_rate_;
   bool staircase_;
   std::string name_;
 };
@@ -42,9 +60,11 @@ class PiecewiseConstantDecay : public LearningRateSchedule {
   double operator()(int64_t step) const override;
   std::string class_name() const override { return "PiecewiseConstantDecay"; }
   Config get_config() const override;
+  KILN_ARGS(PiecewiseConstantDecay, boundaries_, values_, name_)
 
  private:
-  std::vector<double> boundaries_, values_;
+  StepList boundaries_;
+  std::vector<double> values_;
   std::string name_;
 };
 
@@ -57,9 +77,12 @@ class PolynomialDecay : public LearningRateSchedule {
   double operator()(int64_t step) const override;
   std::string class_name() const override { return "PolynomialDecay"; }
   Config get_config() const override;
+  KILN_ARGS(PolynomialDecay, initial_learning_rate_, decay_steps_, end_learning_rate_, power_, cycle_, name_)
 
  private:
-  double initial_, decay_steps_, end_, power_;
+  double initial_learning_rate_;
+  StepCount decay_steps_;
+  double end_learning_rate_, power_;
   bool cycle_;
   std::string name_;
 };
@@ -73,9 +96,12 @@ class InverseTimeDecay : public LearningRateSchedule {
   double operator()(int64_t step) const override;
   std::string class_name() const override { return "InverseTimeDecay"; }
   Config get_config() const override;
+  KILN_ARGS(InverseTimeDecay, initial_learning_rate_, decay_steps_, decay_rate_, staircase_, name_)
 
  private:
-  double initial_, decay_steps_, decay_rate_;
+  double initial_learning_rate_;
+  StepCount decay_steps_;
+  double decay_rate_;
   bool staircase_;
   std::string name_;
 };
@@ -93,12 +119,15 @@ class CosineDecay : public LearningRateSchedule {
   double operator()(int64_t step) const override;
   std::string class_name() const override { return "CosineDecay"; }
   Config get_config() const override;
+  KILN_ARGS(CosineDecay, initial_learning_rate_, decay_steps_, alpha_, name_, warmup_target_, warmup_steps_)
 
  private:
-  double initial_, decay_steps_, alpha_;
+  double initial_learning_rate_;
+  StepCount decay_steps_;
+  double alpha_;
   std::string name_;
   std::optional<double> warmup_target_;
-  double warmup_steps_;
+  StepCount warmup_steps_;
 };
 
 /// SGDR: cosine decay from 1 to alpha over first_decay_steps, then a warm
@@ -111,9 +140,12 @@ class CosineDecayRestarts : public LearningRateSchedule {
   double operator()(int64_t step) const override;
   std::string class_name() const override { return "CosineDecayRestarts"; }
   Config get_config() const override;
+  KILN_ARGS(CosineDecayRestarts, initial_learning_rate_, first_decay_steps_, t_mul_, m_mul_, alpha_, name_)
 
  private:
-  double initial_, first_decay_steps_, t_mul_, m_mul_, alpha_;
+  double initial_learning_rate_;
+  StepCount first_decay_steps_;
+  double t_mul_, m_mul_, alpha_;
   std::string name_;
 };
 

@@ -7,6 +7,7 @@
 //
 //   kiln::optimizers::SGD opt({.learning_rate = 0.1, .momentum = 0.9, .nesterov = true});
 //   opt.apply(grads, vars);
+#include "kiln/core/fields.h"
 #include "kiln/training/optimizer.h"
 
 namespace kiln::optimizers {
@@ -17,10 +18,12 @@ struct SGDOptions {
   double momentum = 0.0;
   bool nesterov = false;
   OptimizerOptions base;
+  KILN_FIELDS(SGDOptions, learning_rate, momentum, nesterov, base)
 };
 
 class SGD : public Optimizer {
  public:
+  using Options = SGDOptions;
   explicit SGD(SGDOptions o = {});
   std::string class_name() const override { return "SGD"; }
   Config get_config() const override;
@@ -34,6 +37,7 @@ class SGD : public Optimizer {
  private:
   double momentum_;
   bool nesterov_;
+  SGDOptions o_;  // as given: get_config writes them
 };
 
 }  // namespace kiln::optimizers
