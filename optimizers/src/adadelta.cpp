@@ -8,7 +8,7 @@
 namespace kiln::optimizers {
 
 Adadelta::Adadelta(AdadeltaOptions o)
-    : Optimizer("adadelta", o.learning_rate, o.base), rho_(o.rho), epsilon_(o.epsilon),
+    : Optimizer("adadelta", o.learning_rate, o.base),
       o_(std::move(o)) {}
 
 void Adadelta::build_slots(const std::vector<Variable>& vars) {
@@ -21,10 +21,10 @@ void Adadelta::build_slots(const std::vector<Variable>& vars) {
 void Adadelta::update_step(const Tensor& g, Variable& var, double lr, std::size_t index) {
   Variable& acc_grad = slot(index, 0);
   Variable& acc_delta = slot(index, 1);
-  auto rms = [this](const Tensor& x) { return sqrt(x + epsilon_); };
-  acc_grad.assign(acc_grad.read_value_untracked() * rho_ + square(g) * (1 - rho_));
+  auto rms = [this](const Tensor& x) { return sqrt(x + o_.epsilon); };
+  acc_grad.assign(acc_grad.read_value_untracked() * o_.rho + square(g) * (1 - o_.rho));
   Tensor delta = -(rms(acc_delta.read_value_untracked()) * g / rms(acc_grad.read_value_untracked()));
-  acc_delta.assign(acc_delta.read_value_untracked() * rho_ + square(delta) * (1 - rho_));
+  acc_delta.assign(acc_delta.read_value_untracked() * o_.rho + square(delta) * (1 - o_.rho));
   var.assign_add(delta * lr);
 }
 

@@ -10,22 +10,20 @@ namespace kiln::optimizers {
 
 Adagrad::Adagrad(AdagradOptions o)
     : Optimizer("adagrad", o.learning_rate, o.base),
-      initial_accumulator_value_(o.initial_accumulator_value),
-      epsilon_(o.epsilon),
       o_(std::move(o)) {
-  if (initial_accumulator_value_ < 0)
+  if (o_.initial_accumulator_value < 0)
     throw ValueError("Adagrad: `initial_accumulator_value` must be non-negative. Received: " +
-                     std::to_string(initial_accumulator_value_));
+                     std::to_string(o_.initial_accumulator_value));
 }
 
 void Adagrad::build_slots(const std::vector<Variable>& vars) {
-  for (const auto& v : vars) add_slot(v, "accumulator", initial_accumulator_value_);
+  for (const auto& v : vars) add_slot(v, "accumulator", o_.initial_accumulator_value);
 }
 
 void Adagrad::update_step(const Tensor& g, Variable& var, double lr, std::size_t index) {
   Variable& acc = slot(index, 0);
   acc.assign_add(square(g));
-  var.assign_sub(g * lr / sqrt(acc.read_value_untracked() + epsilon_));
+  var.assign_sub(g * lr / sqrt(acc.read_value_untracked() + o_.epsilon));
 }
 
 Config Adagrad::get_config() const { return detail::with_fields(base_config(), o_); }

@@ -13,10 +13,6 @@ Adam::Adam(AdamOptions o) : Adam(std::move(o), "adam") {}
 
 Adam::Adam(AdamOptions o, std::string default_name)
     : Optimizer(std::move(default_name), o.learning_rate, o.base),
-      beta_1_(o.beta_1),
-      beta_2_(o.beta_2),
-      epsilon_(o.epsilon),
-      amsgrad_(o.amsgrad),
       o_(std::move(o)) {}
 
 void Adam::build_slots(const std::vector<Variable>& vars) {
@@ -24,7 +20,7 @@ void Adam::build_slots(const std::vector<Variable>& vars) {
   for (const auto& v : vars) {
     add_slot(v, "momentum");
     add_slot(v, "velocity");
-    if (amsgrad_) add_slot(v, "velocity_hat");
+    if (o_.amsgrad) add_slot(v, "velocity_hat");
   }
 }
 
@@ -35,15 +31,15 @@ void Adam::update_step(const Tensor& g, Variable& var, double lr, std::size_t in
   double alpha;
   if (var.dtype() == DType::float32) {
     const float t = static_cast<float>(local_step());
-    const float b1 = std::pow(static_cast<float>(beta_1_), t), b2 = std::pow(static_cast<float>(beta_2_), t);
+    const float b1 = std::pow(static_cast<float>(o_.beta_1), t), b2 = std::pow(static_cast<float>(o_.beta_2), t);
     alpha = static_cast<double>(static_cast<float>(lr) * std::sqrt(1.0f - b2) / (1.0f - b1));
   } else {
     const double t = static_cast<double>(local_step());
-    alpha = lr * std::sqrt(1 - std::pow(beta_2_, t)) / (1 - std::pow(beta_1_, t));
+    alpha = lr * std::sqrt(1 - std::pow(o_.beta_2, t)) / (1 - std::pow(o_.beta_1, t));
   }
   // One fused pass over var, m, v (and v_hat): Keras's formula, same order.
-  fused::adam_update(var, slot(index, 0), slot(index, 1), amsgrad_ ? &slot(index, 2) : nullptr, g, alpha, beta_1_,
-                     beta_2_, epsilon_);
+  fused::adam_update(var, slot(index, 0), slot(index, 1), o_.amsgrad ? &slot(index, 2) : nullptr, g, alpha, o_.beta_1,
+                     o_.beta_2, o_.epsilon);
 }
 
 Config Adam::get_config() const { return detail::with_fields(base_config(), o_); }

@@ -10,9 +10,6 @@ namespace kiln::optimizers {
 
 Adamax::Adamax(AdamaxOptions o)
     : Optimizer("adamax", o.learning_rate, o.base),
-      beta_1_(o.beta_1),
-      beta_2_(o.beta_2),
-      epsilon_(o.epsilon),
       o_(std::move(o)) {}
 
 void Adamax::build_slots(const std::vector<Variable>& vars) {
@@ -23,12 +20,12 @@ void Adamax::build_slots(const std::vector<Variable>& vars) {
 }
 
 void Adamax::update_step(const Tensor& g, Variable& var, double lr, std::size_t index) {
-  const double beta_1_power = std::pow(beta_1_, static_cast<double>(local_step()));
+  const double beta_1_power = std::pow(o_.beta_1, static_cast<double>(local_step()));
   Variable& m = slot(index, 0);
   Variable& u = slot(index, 1);
-  m.assign_add((g - m.read_value_untracked()) * (1 - beta_1_));
-  u.assign(maximum(u.read_value_untracked() * beta_2_, abs(g)));
-  var.assign_sub(m.read_value_untracked() * lr / ((u.read_value_untracked() + epsilon_) * (1 - beta_1_power)));
+  m.assign_add((g - m.read_value_untracked()) * (1 - o_.beta_1));
+  u.assign(maximum(u.read_value_untracked() * o_.beta_2, abs(g)));
+  var.assign_sub(m.read_value_untracked() * lr / ((u.read_value_untracked() + o_.epsilon) * (1 - beta_1_power)));
 }
 
 Config Adamax::get_config() const { return detail::with_fields(base_config(), o_); }

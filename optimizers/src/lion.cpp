@@ -9,12 +9,12 @@
 namespace kiln::optimizers {
 
 Lion::Lion(LionOptions o)
-    : Optimizer("lion", o.learning_rate, o.base), beta_1_(o.beta_1), beta_2_(o.beta_2),
+    : Optimizer("lion", o.learning_rate, o.base),
       o_(std::move(o)) {
-  if (beta_1_ <= 0 || beta_1_ > 1)
+  if (o_.beta_1 <= 0 || o_.beta_1 > 1)
     throw ValueError("Lion: argument `beta_1` must be in the [0, 1] range. Otherwise, the optimizer degenerates to "
                      "SignSGD. Received: beta_1=" +
-                     std::to_string(beta_1_));
+                     std::to_string(o_.beta_1));
 }
 
 void Lion::build_slots(const std::vector<Variable>& vars) {
@@ -23,8 +23,8 @@ void Lion::build_slots(const std::vector<Variable>& vars) {
 
 void Lion::update_step(const Tensor& g, Variable& var, double lr, std::size_t index) {
   Variable& m = slot(index, 0);
-  var.assign_sub(sign(m.read_value_untracked() * beta_1_ + g * (1.0 - beta_1_)) * lr);
-  m.assign(m.read_value_untracked() * beta_2_ + g * (1.0 - beta_2_));
+  var.assign_sub(sign(m.read_value_untracked() * o_.beta_1 + g * (1.0 - o_.beta_1)) * lr);
+  m.assign(m.read_value_untracked() * o_.beta_2 + g * (1.0 - o_.beta_2));
 }
 
 Config Lion::get_config() const { return detail::with_fields(base_config(), o_); }

@@ -10,9 +10,6 @@ namespace kiln::optimizers {
 
 Nadam::Nadam(NadamOptions o)
     : Optimizer("nadam", o.learning_rate, o.base),
-      beta_1_(o.beta_1),
-      beta_2_(o.beta_2),
-      epsilon_(o.epsilon),
       o_(std::move(o)) {}
 
 void Nadam::build_slots(const std::vector<Variable>& vars) {
@@ -27,24 +24,24 @@ void Nadam::build_slots(const std::vector<Variable>& vars) {
 
 void Nadam::prepare_update_steps(double) {
   const double t = static_cast<double>(local_step());
-  u_product_.assign(u_product_.read_value_untracked() * (beta_1_ * (1.0 - 0.5 * std::pow(0.96, t))));
+  u_product_.assign(u_product_.read_value_untracked() * (o_.beta_1 * (1.0 - 0.5 * std::pow(0.96, t))));
 }
 
 void Nadam::update_step(const Tensor& g, Variable& var, double lr, std::size_t index) {
   const double t = static_cast<double>(local_step());
-  const double u_t = beta_1_ * (1.0 - 0.5 * std::pow(0.96, t));
-  const double u_t_1 = beta_1_ * (1.0 - 0.5 * std::pow(0.96, t + 1));
+  const double u_t = o_.beta_1 * (1.0 - 0.5 * std::pow(0.96, t));
+  const double u_t_1 = o_.beta_1 * (1.0 - 0.5 * std::pow(0.96, t + 1));
   const double u_product_t = u_product_.read_value_untracked().item<double>();
   const double u_product_t_1 = u_product_t * u_t_1;
-  const double beta_2_power = std::pow(beta_2_, t);
+  const double beta_2_power = std::pow(o_.beta_2, t);
 
   Variable& m = slot(index, 0);
   Variable& v = slot(index, 1);
-  m.assign_add((g - m.read_value_untracked()) * (1 - beta_1_));
-  v.assign_add((square(g) - v.read_value_untracked()) * (1 - beta_2_));
+  m.assign_add((g - m.read_value_untracked()) * (1 - o_.beta_1));
+  v.assign_add((square(g) - v.read_value_untracked()) * (1 - o_.beta_2));
   Tensor m_hat = m.read_value_untracked() * u_t_1 / (1 - u_product_t_1) + g * (1 - u_t) / (1 - u_product_t);
   Tensor v_hat = v.read_value_untracked() / (1 - beta_2_power);
-  var.assign_sub(m_hat * lr / (sqrt(v_hat) + epsilon_));
+  var.assign_sub(m_hat * lr / (sqrt(v_hat) + o_.epsilon));
 }
 
 Config Nadam::get_config() const { return detail::with_fields(base_config(), o_); }

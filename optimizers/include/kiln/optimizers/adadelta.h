@@ -32,8 +32,7 @@ class Adadelta : public Optimizer {
   void update_step(const Tensor& grad, Variable& var, double lr, std::size_t index) override;
 
  private:
-  double rho_, epsilon_;
-  AdadeltaOptions o_;  // as given: get_config writes them
+  AdadeltaOptions o_;
 };
 
 }  // namespace kiln::optimizers

@@ -30,8 +30,7 @@ class Adagrad : public Optimizer {
   void update_step(const Tensor& grad, Variable& var, double lr, std::size_t index) override;
 
  private:
-  double initial_accumulator_value_, epsilon_;
-  AdagradOptions o_;  // as given: get_config writes them
+  AdagradOptions o_;
 };
 
 }  // namespace kiln::optimizers

@@ -30,10 +30,10 @@ class Adam : public Optimizer {
   explicit Adam(AdamOptions o = {});
   std::string class_name() const override { return "Adam"; }
   Config get_config() const override;
-  double beta_1() const { return beta_1_; }
-  double beta_2() const { return beta_2_; }
-  double epsilon() const { return epsilon_; }
-  bool amsgrad() const { return amsgrad_; }
+  double beta_1() const { return o_.beta_1; }
+  double beta_2() const { return o_.beta_2; }
+  double epsilon() const { return o_.epsilon; }
+  bool amsgrad() const { return o_.amsgrad; }
 
  protected:
   /// For AdamW: a different default name.
@@ -42,9 +42,7 @@ class Adam : public Optimizer {
   void update_step(const Tensor& grad, Variable& var, double lr, std::size_t index) override;
 
  private:
-  double beta_1_, beta_2_, epsilon_;
-  bool amsgrad_;
-  AdamOptions o_;  // as given: get_config writes them
+  AdamOptions o_;
 };
 
 }  // namespace kiln::optimizers

@@ -33,8 +33,7 @@ class Adamax : public Optimizer {
   void update_step(const Tensor& grad, Variable& var, double lr, std::size_t index) override;
 
  private:
-  double beta_1_, beta_2_, epsilon_;
-  AdamaxOptions o_;  // as given: get_config writes them
+  AdamaxOptions o_;
 };
 
 }  // namespace kiln::optimizers

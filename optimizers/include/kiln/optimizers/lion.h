@@ -30,8 +30,7 @@ class Lion : public Optimizer {
   void update_step(const Tensor& grad, Variable& var, double lr, std::size_t index) override;
 
  private:
-  double beta_1_, beta_2_;
-  LionOptions o_;  // as given: get_config writes them
+  LionOptions o_;
 };
 
 }  // namespace kiln::optimizers

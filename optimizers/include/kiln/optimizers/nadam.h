@@ -37,9 +37,8 @@ class Nadam : public Optimizer {
   void update_step(const Tensor& grad, Variable& var, double lr, std::size_t index) override;
 
  private:
-  double beta_1_, beta_2_, epsilon_;
   Variable u_product_;
-  NadamOptions o_;  // as given: get_config writes them
+  NadamOptions o_;
 };
 
 }  // namespace kiln::optimizers

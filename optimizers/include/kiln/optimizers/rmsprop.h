@@ -36,9 +36,7 @@ class RMSprop : public Optimizer {
   void update_step(const Tensor& grad, Variable& var, double lr, std::size_t index) override;
 
  private:
-  double rho_, momentum_, epsilon_;
-  bool centered_;
-  RMSpropOptions o_;  // as given: get_config writes them
+  RMSpropOptions o_;
 };
 
 }  // namespace kiln::optimizers
