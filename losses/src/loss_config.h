@@ -21,14 +21,7 @@
 namespace kiln::losses::detail {
 
 template <class L>
-struct OptionsOf {
-  using type = LossOptions;
-};
-template <class L>
-  requires requires { typename L::Options; }
-struct OptionsOf<L> {
-  using type = typename L::Options;
-};
+using OptionsOf = config_io::OptionsOr<L, LossOptions>;
 
 /// Keras's base keys: `reduction` (null is Keras's None, "none") and `name`.
 template <class O>
@@ -37,12 +30,7 @@ void read_loss_base(const config_io::ConfigReader& r, O& o) {
   o.name = r.string("name", o.name);
 }
 
-/// The base config with the options' own fields added.
-template <class O>
-Config with_fields(Config base, const O& o) {
-  config_io::write_fields(base, o);
-  return base;
-}
+using config_io::with_fields;
 
 /// Keras's `cls(**config)`: the base keys and the options' fields, then the constructor.
 template <class L>

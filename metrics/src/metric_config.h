@@ -37,21 +37,9 @@ using config_io::config_value;
 using config_io::read_value;
 
 template <class M>
-struct OptionsOf {
-  using type = MetricOptions;
-};
-template <class M>
-  requires requires { typename M::Options; }
-struct OptionsOf<M> {
-  using type = typename M::Options;
-};
+using OptionsOf = config_io::OptionsOr<M, MetricOptions>;
 
-/// The base config with the options' own fields added.
-template <class O>
-Config with_fields(Config base, const O& o) {
-  config_io::write_fields(base, o);
-  return base;
-}
+using config_io::with_fields;
 
 /// The positional arguments (KILN_ARGS) added to a config.
 template <class M>

@@ -151,4 +151,23 @@ void read_fields(const ConfigReader& r, O& o) {
   std::apply([&](const auto&... f) { (read_field(r, key_of(f), o.*(f.member)), ...); }, O::fields());
 }
 
+/// The base config with the options' own fields added.
+template <class O>
+Config with_fields(Config base, const O& o) {
+  write_fields(base, o);
+  return base;
+}
+
+/// T::Options when the class names one, else Default (a class whose options
+/// are only the base ones).
+template <class T, class Default>
+struct OptionsOr {
+  using type = Default;
+};
+template <class T, class Default>
+  requires requires { typename T::Options; }
+struct OptionsOr<T, Default> {
+  using type = typename T::Options;
+};
+
 }  // namespace kiln::config_io
