@@ -48,5 +48,6 @@ int run_schedules(const Group& g);
 int run_layers(const Group& g);
 int run_tensorboard(const Group& g);
 int run_files(const Group& g);
+int run_models(const Group& g);
 
 }  // namespace oracle
