@@ -244,3 +244,24 @@ TEST_CASE("Keras 3 subclassed model (.keras): unknown class is named; custom_obj
   auto again = models::load_model(out, o2);
   CHECK(saving_test::max_abs_diff(again->predict(ones({2, 4})), m->predict(ones({2, 4}))) == 0);
 }
+
+TEST_CASE("tf.keras 2.4 .h5 optimizer state: Adam's slots restored by name where Keras 3 gives up (25 saved, 26 kept)") {
+  // tf.keras 2 saved iterations and the m/v slots; Keras 3 (and Kiln) also keep the
+  // learning rate, so Keras 3 warns and starts a fresh optimizer.
+  auto m = models::load_model(data("Muhtashim009__Fashion_mnist_cnn/fashion_mnist_model.h5"));
+  REQUIRE(m->optimizer());
+  CHECK(m->optimizer()->iterations() == 4700);  // Adam/iter:0 in the file
+  std::optional<Variable> m_bias, v_bias;
+  for (const auto& v : m->optimizer()->variables()) {
+    if (v.path().ends_with("dense_1_bias_momentum")) m_bias = v;
+    if (v.path().ends_with("dense_1_bias_velocity")) v_bias = v;
+  }
+  REQUIRE(m_bias);
+  REQUIRE(v_bias);
+  double abs_sum = 0;
+  for (float x : m_bias->value().to_vector<float>()) abs_sum += std::abs(x);
+  CHECK(abs_sum == doctest::Approx(0.004777625203132629).epsilon(1e-6));  // sum |Adam/dense_1/bias/m:0|
+  const auto v = v_bias->value().to_vector<float>();
+  CHECK(v[0] == doctest::Approx(4.0647006e-05).epsilon(1e-6));  // Adam/dense_1/bias/v:0
+  CHECK(v[2] == doctest::Approx(5.0956056e-05).epsilon(1e-6));
+}

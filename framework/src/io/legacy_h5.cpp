@@ -161,6 +161,59 @@ void load_legacy_weights(Model& m, const H5Group& g, const LegacyLoadOptions& o)
   for (auto& a : todo) a.var.assign(a.value);
 }
 
+namespace {
+
+/// A tf.keras 2 (OptimizerV2) slot name as Kiln's (and Keras 3's) optimizer calls it.
+std::string keras3_slot(const std::string& optimizer_class, const std::string& slot) {
+  if (optimizer_class == "Adamax") return slot == "m" ? "momentum" : slot == "v" ? "norm" : slot;
+  static const std::map<std::string, std::string> table{
+      {"m", "momentum"},        {"v", "velocity"},         {"vhat", "velocity_hat"},
+      {"rms", "velocity"},      {"mg", "average_gradient"}, {"accum_grad", "accumulated_grad"},
+      {"accum_var", "accumulated_delta_var"}};
+  auto it = table.find(slot);
+  return it == table.end() ? slot : it->second;
+}
+
+/// tf.keras 2 stores "<Optimizer>/iter:0" and one "<Optimizer>/<layer>/<weight>/<slot>:0"
+/// per slot; Keras 3 and Kiln also keep the learning rate, so the counts differ
+/// and Keras 3 gives up. The names say which slot of which variable each value
+/// is, so Kiln restores them by name. False (nothing assigned) unless every
+/// slot of the optimizer is found with its shape.
+bool restore_optimizer_v2_slots(Optimizer& opt, const H5Group& og, const std::vector<std::string>& names) {
+  std::map<std::string, Variable> by_path;
+  for (const auto& v : opt.variables()) by_path[v.path()] = v;
+  std::vector<Assignment> todo;
+  std::set<std::string> assigned;
+  for (const auto& full : names) {
+    std::string n = full.size() > 2 && full.ends_with(":0") ? full.substr(0, full.size() - 2) : full;
+    const auto first = n.find('/');
+    if (first == std::string::npos) return false;
+    const std::string rest = n.substr(first + 1);
+    std::string path;
+    if (rest == "iter") {
+      path = opt.name() + "/iteration";
+    } else {
+      const auto last = rest.rfind('/');
+      if (last == std::string::npos) return false;
+      std::string var = rest.substr(0, last);
+      std::replace(var.begin(), var.end(), '/', '_');
+      path = opt.name() + "/" + var + "_" + keras3_slot(opt.class_name(), rest.substr(last + 1));
+    }
+    auto it = by_path.find(path);
+    if (it == by_path.end() || !og.is_dataset(full)) return false;
+    Tensor t = og.read(full);
+    if (t.shape() != it->second.shape()) return false;
+    todo.push_back({it->second, t.dtype() == it->second.dtype() ? t : t.cast(it->second.dtype())});
+    assigned.insert(path);
+  }
+  for (const auto& [path, v] : by_path)
+    if (!assigned.count(path) && path != opt.name() + "/learning_rate") return false;
+  for (auto& a : todo) a.var.assign(a.value);
+  return true;
+}
+
+}  // namespace
+
 void load_legacy_optimizer(Model& m, const H5Group& root) {
   if (!m.optimizer() || !root.is_group("optimizer_weights")) return;
   H5Group og = root.group("optimizer_weights");
@@ -169,6 +222,7 @@ void load_legacy_optimizer(Model& m, const H5Group& root) {
   if (!opt.built()) opt.build(m.trainable_variables());
   const auto vs = opt.variables();
   if (names.size() != vs.size()) {
+    if (restore_optimizer_v2_slots(opt, og, names)) return;
     warn(og.where() + ": error in loading the saved optimizer state (" + std::to_string(names.size()) +
          " saved variables, optimizer '" + opt.name() + "' has " + std::to_string(vs.size()) +
          "). As a result, your model is starting with a freshly initialized optimizer.");
