@@ -13,7 +13,7 @@
 //   kiln_bench --list                    # the case names
 // Options: --samples N (override the number of training images), --data DIR (Fashion-MNIST IDX files).
 //
-// GPU mode (issue 8; bench/run_gpu.sh runs it against PyTorch eager, bench/torch_gpu_bench.py):
+// GPU mode (bench/run_gpu.sh runs it against PyTorch eager, bench/torch_gpu_bench.py):
 //   kiln_bench --device cuda --case gpu_cnn_train_b64    # guide CNN, one epoch of 60,000 at batch 64
 //   kiln_bench --device cuda --case gpu_cnn_train_b512   # the same at batch 512
 //   kiln_bench --device cuda --case gpu_cnn_infer        # predict the 10,000 test images at batch 1000

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Kiln against libtorch, side by side (issue 7). See bench/README.md.
+# Kiln against libtorch, side by side. See bench/README.md.
 #
 #   bench/run.sh [--with-torch] [--rounds N] [--cases NAME...] [--no-build]
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Kiln on CUDA against PyTorch eager on the same GPU (issue 8). See bench/README.md, "GPU mode".
+# Kiln on CUDA against PyTorch eager on the same GPU. See bench/README.md, "GPU mode".
 #
 #   bench/run_gpu.sh [--rounds N] [--cases NAME...] [--data DIR]
 #

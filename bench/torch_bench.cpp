@@ -1,4 +1,4 @@
-// torch_bench: the libtorch peer of bench/kiln_bench.cpp (issue 7). The same cases, models, data, batch
+// torch_bench: the libtorch peer of bench/kiln_bench.cpp. The same cases, models, data, batch
 // sizes and JSON output, with "impl":"libtorch". Built only when libtorch-dev (1.13) is installed.
 //
 //   torch_bench --case cnn_train|cnn_infer|bigcnn_train|mlp_train|cnn_b16|cnn_b64|cnn_b256|dispatch

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""PyTorch eager peer of kiln_bench's GPU cases (issue 8). See bench/README.md, "GPU mode".
+"""PyTorch eager peer of kiln_bench's GPU cases. See bench/README.md, "GPU mode".
 
 One measurement per process, one JSON line on stdout, in kiln_bench's format with "impl":"pytorch":
 
