@@ -359,3 +359,14 @@ TEST_CASE("UpSampling1D repeats each step in place, as keras.ops.repeat(x, size,
   CHECK(from_keras->compute_output_shape(k::Shape{k::None, 4, 2}) == k::Shape{k::None, 12, 2});
   CHECK(L::from_config("UpSampling1D", k::Config::object())->get_config()["size"] == 2);  // Keras's default
 }
+
+TEST_CASE("generated from_config: a missing required argument or a wrong type names the class and the key") {
+  CHECK_THROWS_WITH_AS(L::from_config("Dense", {{"activation", "relu"}}),
+                       doctest::Contains("Dense.from_config: missing required key 'units'"), k::ValueError);
+  CHECK_THROWS_WITH_AS(L::from_config("Conv2D", {{"filters", 4}}),
+                       doctest::Contains("Conv2D.from_config: missing required key 'kernel_size'"), k::ValueError);
+  CHECK_THROWS_WITH_AS(L::from_config("Dense", {{"units", 3}, {"use_bias", "yes"}}),
+                       doctest::Contains("Dense.from_config: 'use_bias' must be true or false"), k::ValueError);
+  // Keras 1's key, upgraded by Dense's own hook.
+  CHECK(L::from_config("Dense", {{"output_dim", 5}})->compute_output_shape(k::Shape{2, 3}) == k::Shape{2, 5});
+}
