@@ -60,6 +60,10 @@ Tensor Variable::value() const {
     Tensor fresh = Tensor::empty(v.shape(), v.dtype(), v.device());
     backend::backend_for(v.device()).copy_from(v, fresh);
     snap->storage = fresh.impl()->storage;
+    if (auto* rec = backend::active_recording(); rec && rec->size()) {
+      rec->nodes().back().type = "ReadVariableOp";
+      rec->nodes().back().label = need(impl_).path;
+    }
   }
   return Tensor(snap);
 }

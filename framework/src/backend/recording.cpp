@@ -1,7 +1,8 @@
 // The recording decorator: every Backend call is appended to the active
-// Recording as a closure over the same tensors and parameters, then run.
+// Recording as a node over the same tensors and parameters, then run.
 #include "backend/recording.h"
 
+#include "backend/op_types.h"
 #include "core/tracing.h"
 
 #include <map>
@@ -10,7 +11,7 @@
 namespace kiln::backend {
 
 void Recording::replay() {
-  for (auto& node : nodes_) node();
+  for (auto& node : nodes_) node.run();
 }
 
 namespace {
@@ -18,94 +19,116 @@ namespace {
 std::optional<Tensor> opt(const Tensor* t) { return t ? std::optional<Tensor>(*t) : std::nullopt; }
 const Tensor* ptr(const std::optional<Tensor>& t) { return t ? &*t : nullptr; }
 Tensor* ptr(std::optional<Tensor>& t) { return t ? &*t : nullptr; }
+std::vector<Tensor> some(std::initializer_list<const Tensor*> ts) {
+  std::vector<Tensor> out;
+  for (const Tensor* t : ts)
+    if (t) out.push_back(*t);
+  return out;
+}
+
+using Ts = std::vector<Tensor>;
 
 class RecordingBackend final : public Backend {
  public:
-  RecordingBackend(Backend& real, Recording& rec) : r_(real), rec_(rec) {}
+  RecordingBackend(Backend& real, Recording& rec, bool execute) : r_(real), rec_(rec), execute_(execute) {}
   Device device() const override { return r_.device(); }
   std::shared_ptr<Storage> allocate(std::size_t nbytes) override { return r_.allocate(nbytes); }
 
   void fill(Tensor& out, double value) override {
-    run([&r = r_, out, value]() mutable { r.fill(out, value); });
+    run("Fill", {}, {out}, [&r = r_, out, value]() mutable { r.fill(out, value); });
   }
   void cast(const Tensor& x, Tensor& out) override {
-    run([&r = r_, x, out]() mutable { r.cast(x, out); });
+    run("Cast", {x}, {out}, [&r = r_, x, out]() mutable { r.cast(x, out); });
   }
   void strided_copy(const Tensor& src, int64_t so, const std::vector<int64_t>& ss, Tensor& dst, int64_t doff,
                     const std::vector<int64_t>& ds, const Shape& shape, bool acc) override {
-    run([&r = r_, src, so, ss, dst, doff, ds, shape, acc]() mutable { r.strided_copy(src, so, ss, dst, doff, ds, shape, acc); });
+    // An accumulating copy also reads what it adds to.
+    run(acc ? "StridedAdd" : "StridedCopy", acc ? Ts{src, dst} : Ts{src}, {dst},
+        [&r = r_, src, so, ss, dst, doff, ds, shape, acc]() mutable { r.strided_copy(src, so, ss, dst, doff, ds, shape, acc); });
   }
   void unary(UnaryOp op, const Tensor& x, Tensor& out) override {
-    run([&r = r_, op, x, out]() mutable { r.unary(op, x, out); });
+    run(op_type(op), {x}, {out}, [&r = r_, op, x, out]() mutable { r.unary(op, x, out); }).unary = static_cast<int>(op);
   }
   void binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& out) override {
-    run([&r = r_, op, a, b, out]() mutable { r.binary(op, a, b, out); });
+    run(op_type(op), {a, b}, {out}, [&r = r_, op, a, b, out]() mutable { r.binary(op, a, b, out); }).binary =
+        static_cast<int>(op);
   }
   void reduce(ReduceOp op, const Tensor& x, Tensor& out) override {
-    run([&r = r_, op, x, out]() mutable { r.reduce(op, x, out); });
+    run(op_type(op), {x}, {out}, [&r = r_, op, x, out]() mutable { r.reduce(op, x, out); });
   }
   void arg_reduce(bool is_max, const Tensor& x, int axis, Tensor& out) override {
-    run([&r = r_, is_max, x, axis, out]() mutable { r.arg_reduce(is_max, x, axis, out); });
+    run(is_max ? "ArgMax" : "ArgMin", {x}, {out},
+        [&r = r_, is_max, x, axis, out]() mutable { r.arg_reduce(is_max, x, axis, out); });
   }
   void where(const Tensor& c, const Tensor& x, const Tensor& y, Tensor& out) override {
-    run([&r = r_, c, x, y, out]() mutable { r.where(c, x, y, out); });
+    run("SelectV2", {c, x, y}, {out}, [&r = r_, c, x, y, out]() mutable { r.where(c, x, y, out); });
   }
   void gather(const Tensor& params, const Tensor& indices, int axis, Tensor& out) override {
-    run([&r = r_, params, indices, axis, out]() mutable { r.gather(params, indices, axis, out); });
+    run("GatherV2", {params, indices}, {out},
+        [&r = r_, params, indices, axis, out]() mutable { r.gather(params, indices, axis, out); });
   }
   void scatter_add(Tensor& out, const Tensor& indices, const Tensor& updates, int axis) override {
-    run([&r = r_, out, indices, updates, axis]() mutable { r.scatter_add(out, indices, updates, axis); });
+    run("ScatterAdd", {out, indices, updates}, {out},
+        [&r = r_, out, indices, updates, axis]() mutable { r.scatter_add(out, indices, updates, axis); });
   }
   void one_hot(const Tensor& indices, int64_t depth, Tensor& out) override {
-    run([&r = r_, indices, depth, out]() mutable { r.one_hot(indices, depth, out); });
+    run("OneHot", {indices}, {out}, [&r = r_, indices, depth, out]() mutable { r.one_hot(indices, depth, out); });
   }
   void matmul(const Tensor& a, const Tensor& b, Tensor& out, bool ta, bool tb) override {
-    run([&r = r_, a, b, out, ta, tb]() mutable { r.matmul(a, b, out, ta, tb); });
+    // Ops hand every product over as a batch; a batch of one is a plain MatMul.
+    const bool batched = (a.rank() > 2 && a.shape()[0] > 1) || (b.rank() > 2 && b.shape()[0] > 1);
+    run(batched ? "BatchMatMulV2" : "MatMul", {a, b}, {out},
+        [&r = r_, a, b, out, ta, tb]() mutable { r.matmul(a, b, out, ta, tb); });
   }
   void softmax(const Tensor& x, int axis, bool log, Tensor& out) override {
-    run([&r = r_, x, axis, log, out]() mutable { r.softmax(x, axis, log, out); });
+    run(log ? "LogSoftmax" : "Softmax", {x}, {out}, [&r = r_, x, axis, log, out]() mutable { r.softmax(x, axis, log, out); });
   }
   void sparse_xent(const Tensor& labels, const Tensor& logits, Tensor& loss, Tensor& probs) override {
-    run([&r = r_, labels, logits, loss, probs]() mutable { r.sparse_xent(labels, logits, loss, probs); });
+    run("SparseSoftmaxCrossEntropyWithLogits", {labels, logits}, {loss, probs},
+        [&r = r_, labels, logits, loss, probs]() mutable { r.sparse_xent(labels, logits, loss, probs); });
   }
   void conv2d(const Tensor& x, const Tensor& w, const Conv2DParams& p, Tensor& out) override {
-    run([&r = r_, x, w, p, out]() mutable { r.conv2d(x, w, p, out); });
+    run("Conv2D", {x, w}, {out}, [&r = r_, x, w, p, out]() mutable { r.conv2d(x, w, p, out); });
   }
   void conv2d_backward_input(const Tensor& dy, const Tensor& w, const Conv2DParams& p, Tensor& dx) override {
-    run([&r = r_, dy, w, p, dx]() mutable { r.conv2d_backward_input(dy, w, p, dx); });
+    run("Conv2DBackpropInput", {dy, w}, {dx}, [&r = r_, dy, w, p, dx]() mutable { r.conv2d_backward_input(dy, w, p, dx); });
   }
   void conv2d_backward_filter(const Tensor& x, const Tensor& dy, const Conv2DParams& p, Tensor& dw) override {
-    run([&r = r_, x, dy, p, dw]() mutable { r.conv2d_backward_filter(x, dy, p, dw); });
+    run("Conv2DBackpropFilter", {x, dy}, {dw},
+        [&r = r_, x, dy, p, dw]() mutable { r.conv2d_backward_filter(x, dy, p, dw); });
   }
   void max_pool2d(const Tensor& x, const Pool2DParams& p, Tensor& out, Tensor& argmax) override {
-    run([&r = r_, x, p, out, argmax]() mutable { r.max_pool2d(x, p, out, argmax); });
+    run("MaxPoolWithArgmax", {x}, {out, argmax}, [&r = r_, x, p, out, argmax]() mutable { r.max_pool2d(x, p, out, argmax); });
   }
   void max_pool2d_backward(const Tensor& dy, const Tensor& argmax, const Pool2DParams& p, Tensor& dx) override {
-    run([&r = r_, dy, argmax, p, dx]() mutable { r.max_pool2d_backward(dy, argmax, p, dx); });
+    run("MaxPoolGradWithArgmax", {dy, argmax}, {dx},
+        [&r = r_, dy, argmax, p, dx]() mutable { r.max_pool2d_backward(dy, argmax, p, dx); });
   }
   void avg_pool2d(const Tensor& x, const Pool2DParams& p, Tensor& out) override {
-    run([&r = r_, x, p, out]() mutable { r.avg_pool2d(x, p, out); });
+    run("AvgPool", {x}, {out}, [&r = r_, x, p, out]() mutable { r.avg_pool2d(x, p, out); });
   }
   void avg_pool2d_backward(const Tensor& dy, const Pool2DParams& p, Tensor& dx) override {
-    run([&r = r_, dy, p, dx]() mutable { r.avg_pool2d_backward(dy, p, dx); });
+    run("AvgPoolGrad", {dy}, {dx}, [&r = r_, dy, p, dx]() mutable { r.avg_pool2d_backward(dy, p, dx); });
   }
   void dropout(const Tensor& x, double rate, uint64_t seed, Tensor& out, Tensor& mask) override {
-    run([&r = r_, x, rate, seed, out, mask]() mutable { r.dropout(x, rate, seed, out, mask); });
+    run("Dropout", {x}, {out, mask}, [&r = r_, x, rate, seed, out, mask]() mutable { r.dropout(x, rate, seed, out, mask); });
   }
   void copy_from(const Tensor& src, Tensor& dst) override {
-    run([&r = r_, src, dst]() mutable { r.copy_from(src, dst); });
+    run("Identity", {src}, {dst}, [&r = r_, src, dst]() mutable { r.copy_from(src, dst); });
   }
   void bias_add(const Tensor& x, const Tensor& bias, bool relu, Tensor& out) override {
-    run([&r = r_, x, bias, relu, out]() mutable { r.bias_add(x, bias, relu, out); });
+    run(relu ? "BiasAddRelu" : "BiasAdd", {x, bias}, {out},
+        [&r = r_, x, bias, relu, out]() mutable { r.bias_add(x, bias, relu, out); });
   }
   void bias_add_backward(const Tensor& dy, const Tensor& y, bool relu, Tensor& dx, Tensor& db) override {
-    run([&r = r_, dy, y, relu, dx, db]() mutable { r.bias_add_backward(dy, y, relu, dx, db); });
+    run("BiasAddGrad", {dy, y}, relu ? Ts{dx, db} : Ts{db},
+        [&r = r_, dy, y, relu, dx, db]() mutable { r.bias_add_backward(dy, y, relu, dx, db); });
   }
   void conv2d_bias(const Tensor& x, const Tensor& w, const Tensor& bias, bool relu, const Conv2DParams& p,
                    Tensor& out) override {
     // A backend may answer with another buffer (the composed default does);
     // the result then goes into `out`'s, which later calls read.
-    run([&r = r_, x, w, bias, relu, p, out]() mutable {
+    run(relu ? "Conv2DBiasRelu" : "Conv2DBias", {x, w, bias}, {out}, [&r = r_, x, w, bias, relu, p, out]() mutable {
       Tensor o = out;
       r.conv2d_bias(x, w, bias, relu, p, o);
       if (!o.same_as(out)) r.copy_from(o, out);
@@ -113,48 +136,72 @@ class RecordingBackend final : public Backend {
   }
   bool batch_norm_training(const Tensor& x, const Tensor* gamma, const Tensor* beta, double eps, Tensor& y,
                            Tensor& mean, Tensor& var) override {
-    if (!r_.batch_norm_training(x, gamma, beta, eps, y, mean, var)) return false;
-    rec_.add([&r = r_, x, g = opt(gamma), b = opt(beta), eps, y, mean, var]() mutable {
-      r.batch_norm_training(x, ptr(g), ptr(b), eps, y, mean, var);
-    });
+    if (execute_ && !r_.batch_norm_training(x, gamma, beta, eps, y, mean, var)) return false;
+    if (!execute_ && !probe_batch_norm()) return false;
+    add("FusedBatchNormV3", some({&x, gamma, beta}), {y, mean, var},
+        [&r = r_, x, g = opt(gamma), b = opt(beta), eps, y, mean, var]() mutable {
+          r.batch_norm_training(x, ptr(g), ptr(b), eps, y, mean, var);
+        });
     return true;
   }
   bool batch_norm_training_backward(const Tensor& dy, const Tensor& x, const Tensor& mean, const Tensor& var,
                                     const Tensor* gamma, double eps, Tensor& dx, Tensor* dgamma,
                                     Tensor* dbeta) override {
-    if (!r_.batch_norm_training_backward(dy, x, mean, var, gamma, eps, dx, dgamma, dbeta)) return false;
-    rec_.add([&r = r_, dy, x, mean, var, g = opt(gamma), eps, dx, dg = opt(dgamma), db = opt(dbeta)]() mutable {
-      r.batch_norm_training_backward(dy, x, mean, var, ptr(g), eps, dx, ptr(dg), ptr(db));
-    });
+    if (execute_ && !r_.batch_norm_training_backward(dy, x, mean, var, gamma, eps, dx, dgamma, dbeta)) return false;
+    if (!execute_ && !probe_batch_norm()) return false;
+    add("FusedBatchNormGradV3", some({&dy, &x, &mean, &var, gamma}), some({&dx, dgamma, dbeta}),
+        [&r = r_, dy, x, mean, var, g = opt(gamma), eps, dx, dg = opt(dgamma), db = opt(dbeta)]() mutable {
+          r.batch_norm_training_backward(dy, x, mean, var, ptr(g), eps, dx, ptr(dg), ptr(db));
+        });
     return true;
   }
   bool adam_update(Tensor& w, Tensor& m, Tensor& v, Tensor* v_hat, const Tensor& g, double alpha, double one_b1,
-                   double one_b2, double eps) override {
-    if (!r_.adam_update(w, m, v, v_hat, g, alpha, one_b1, one_b2, eps)) return false;
-    rec_.add([&r = r_, w, m, v, vh = opt(v_hat), g, alpha, one_b1, one_b2, eps]() mutable {
-      r.adam_update(w, m, v, ptr(vh), g, alpha, one_b1, one_b2, eps);
-    });
-    return true;
-  }
+                   double one_b2, double eps) override;
   void conv2d_bias_backward_filter(const Tensor& x, const Tensor& dy, const Tensor& y, bool relu,
                                    const Conv2DParams& p, Tensor& dw, Tensor& db) override {
-    run([&r = r_, x, dy, y, relu, p, dw, db]() mutable { r.conv2d_bias_backward_filter(x, dy, y, relu, p, dw, db); });
+    run("Conv2DBiasBackpropFilter", {x, dy, y}, {dw, db},
+        [&r = r_, x, dy, y, relu, p, dw, db]() mutable { r.conv2d_bias_backward_filter(x, dy, y, relu, p, dw, db); });
   }
 
  private:
   template <class Fn>
-  void run(Fn fn) {
-    fn();
-    rec_.add(std::move(fn));
+  Node& run(const char* type, Ts inputs, Ts outputs, Fn fn) {
+    if (execute_) fn();
+    return add(type, std::move(inputs), std::move(outputs), std::move(fn));
   }
+  template <class Fn>
+  Node& add(const char* type, Ts inputs, Ts outputs, Fn fn) {
+    Node n;
+    n.type = type;
+    n.inputs = std::move(inputs);
+    n.outputs = std::move(outputs);
+    n.run = std::move(fn);
+    return rec_.add(std::move(n));
+  }
+  /// Whether the real backend has the fused batch-norm kernels, asked without
+  /// running them (the trace does not execute): only the CPU's has them today.
+  bool probe_batch_norm() const { return r_.device().is_cpu(); }
   Backend& r_;
   Recording& rec_;
+  bool execute_;
 };
+
+bool RecordingBackend::adam_update(Tensor& w, Tensor& m, Tensor& v, Tensor* v_hat, const Tensor& g, double alpha,
+                                   double one_b1, double one_b2, double eps) {
+  if (execute_ && !r_.adam_update(w, m, v, v_hat, g, alpha, one_b1, one_b2, eps)) return false;
+  if (!execute_ && !r_.device().is_cpu()) return false;
+  add("ResourceApplyAdam", some({&w, &m, &v, v_hat, &g}), some({&w, &m, &v, v_hat}),
+      [&r = r_, w, m, v, vh = opt(v_hat), g, alpha, one_b1, one_b2, eps]() mutable {
+        r.adam_update(w, m, v, ptr(vh), g, alpha, one_b1, one_b2, eps);
+      });
+  return true;
+}
 
 }  // namespace
 
 struct RecordingScope::State {
   Recording* rec = nullptr;
+  bool execute = true;
   std::map<Backend*, std::unique_ptr<RecordingBackend>> wrappers;
 };
 
@@ -162,8 +209,9 @@ namespace {
 thread_local RecordingScope::State* t_state = nullptr;
 }
 
-RecordingScope::RecordingScope(Recording& rec) : state_(std::make_unique<State>()), saved_(t_state) {
+RecordingScope::RecordingScope(Recording& rec, bool execute) : state_(std::make_unique<State>()), saved_(t_state) {
   state_->rec = &rec;
+  state_->execute = execute;
   t_state = state_.get();
 }
 RecordingScope::~RecordingScope() { t_state = saved_; }
@@ -173,21 +221,28 @@ RecordingPause::~RecordingPause() { t_state = static_cast<RecordingScope::State*
 
 Recording* active_recording() { return t_state ? t_state->rec : nullptr; }
 
-void record_host_node(const std::function<void()>& fn) {
+void record_host_node(const std::function<void()>& fn, HostEffects effects) {
   Recording* rec = active_recording();
   if (!rec) return fn();
-  {
+  if (t_state->execute) {
     RecordingPause pause;
     tracing::Scope eager(nullptr, true);
     fn();
   }
-  rec->add(fn);
+  Node n;
+  n.type = std::move(effects.type);
+  n.inputs = std::move(effects.reads);
+  n.outputs = std::move(effects.writes);
+  n.run = fn;
+  n.host = true;
+  n.opaque = effects.opaque;
+  rec->add(std::move(n));
 }
 
 Backend& recorded(Backend& real) {
   if (!t_state) return real;
   auto& w = t_state->wrappers[&real];
-  if (!w) w = std::make_unique<RecordingBackend>(real, *t_state->rec);
+  if (!w) w = std::make_unique<RecordingBackend>(real, *t_state->rec, t_state->execute);
   return *w;
 }
 

@@ -1,12 +1,15 @@
 #pragma once
 // Private: recording the device work of a trace. While a RecordingScope is
 // alive on a thread, backend_for() hands out a decorator that appends each
-// backend call (a closure holding its tensors' handles and its parameters) to
-// a Recording, and also runs it. Replaying the Recording re-runs the calls on
-// the same buffers, without the ops' checks, allocation or tape bookkeeping.
+// backend call to a Recording as a node (its op type, the tensors it reads and
+// writes, and a closure holding their handles and its parameters), and also
+// runs it. Replaying the Recording re-runs the nodes on the same buffers,
+// without the ops' checks, allocation or tape bookkeeping. The graph layer
+// reads the nodes to print, export and optimize a trace.
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -14,21 +17,42 @@
 
 namespace kiln::backend {
 
+struct Node {
+  /// TensorFlow's name for the op ("MatMul", "Mul", "Dropout").
+  std::string type;
+  /// What a reader would call it, when more than its type says (a variable's path).
+  std::string label;
+  std::vector<Tensor> inputs;   // read
+  std::vector<Tensor> outputs;  // written
+  std::function<void()> run;
+  /// Host logic that runs at every replay (an optimizer's bookkeeping, a seed
+  /// draw). `opaque` ones may read or write tensors they do not list.
+  bool host = false;
+  bool opaque = false;
+  /// Element-wise nodes (one value out per value in, same positions) carry their op for fusion.
+  int unary = -1;
+  int binary = -1;
+};
+
 class Recording {
  public:
-  void add(std::function<void()> node) { nodes_.push_back(std::move(node)); }
-  /// Runs every recorded call in order.
+  Node& add(Node node) { return nodes_.emplace_back(std::move(node)); }
+  /// Runs every node in order.
   void replay();
   std::size_t size() const { return nodes_.size(); }
+  std::vector<Node>& nodes() { return nodes_; }
+  const std::vector<Node>& nodes() const { return nodes_; }
 
  private:
-  std::vector<std::function<void()>> nodes_;
+  std::vector<Node> nodes_;
 };
 
 /// Records into `rec` on this thread while alive (nests; the innermost wins).
+/// With `execute` false the calls are only recorded, not run (a trace for its
+/// graph alone: values are undefined, and host nodes do not run).
 class RecordingScope {
  public:
-  explicit RecordingScope(Recording& rec);
+  explicit RecordingScope(Recording& rec, bool execute = true);
   ~RecordingScope();
   RecordingScope(const RecordingScope&) = delete;
   RecordingScope& operator=(const RecordingScope&) = delete;
@@ -54,17 +78,28 @@ class RecordingPause {
 
 /// The Recording this thread records into, or null.
 Recording* active_recording();
-/// Runs `fn` now, unrecorded and with value reads allowed, and appends it to
-/// the active recording so that every replay runs it again.
-void record_host_node(const std::function<void()>& fn);
+
+/// What a host node touches. Without `opaque`, it reads only `reads` and
+/// writes only `writes`, which lets graph passes move and share buffers around it.
+struct HostEffects {
+  std::string type = "HostCall";
+  std::vector<Tensor> reads;
+  std::vector<Tensor> writes;
+  bool opaque = true;
+};
+
+/// Runs `fn` now, unrecorded and with value reads allowed (unless the trace
+/// does not execute), and appends it to the active recording as a host node
+/// so that every replay runs it again.
+void record_host_node(const std::function<void()>& fn, HostEffects effects = {});
 /// Runs `fn` now; inside a trace it becomes a host node (record_host_node). For
 /// host logic whose values change from call to call (an optimizer step's
-/// learning rate, bias corrections and counters), which a record of its kernels
-/// would freeze. Outside a trace nothing is wrapped or copied.
+/// learning rate, bias corrections and counters, a dropout seed), which a
+/// record of its kernels would freeze. Outside a trace nothing is wrapped or copied.
 template <class Fn>
-void run_as_host_node(Fn&& fn) {
+void run_as_host_node(Fn&& fn, HostEffects effects = {}) {
   if (!active_recording()) return static_cast<void>(fn());
-  record_host_node(std::function<void()>(std::forward<Fn>(fn)));
+  record_host_node(std::function<void()>(std::forward<Fn>(fn)), std::move(effects));
 }
 /// The backend ops should call for `real`: `real` itself, or its recording decorator.
 Backend& recorded(Backend& real);

@@ -9,6 +9,7 @@
 #include "backend/recording.h"
 #include "core/tensor_impl.h"
 #include "core/tracing.h"
+#include "graph/describe.h"
 #include "kiln/core/error.h"
 
 namespace kiln {
@@ -33,6 +34,22 @@ void ArgTraits<Tensor>::describe(const Tensor& t, std::string& key, std::vector<
   const std::string spec = TensorSpec{t.shape(), t.dtype(), ""}.to_string();
   key += "T" + spec + "@" + t.device().to_string() + ";";
   described.push_back(spec);
+}
+
+void ArgTraits<TensorSpec>::describe(const TensorSpec& s, std::string& key, std::vector<std::string>& described) {
+  // Keyed as a tensor of that shape and dtype on the default device, so a
+  // later call with such a tensor replays this trace.
+  const std::string spec = TensorSpec{s.shape, s.dtype, ""}.to_string();
+  key += "T" + spec + "@" + default_device().to_string() + ";";
+  described.push_back(s.to_string());
+}
+
+void ArgTraits<TensorSpec>::collect(const TensorSpec& s, std::vector<Tensor>& out) {
+  for (int64_t d = 0; d < s.shape.rank(); ++d)
+    if (s.shape[d] < 0)
+      throw ValueError("kiln::function: get_concrete_function needs a fully defined shape, received " +
+                       s.to_string() + "; give the function an input_signature for a shape-polymorphic trace");
+  out.push_back(zeros(s.shape, s.dtype).to(default_device()));
 }
 
 void ArgTraits<std::vector<Tensor>>::describe(const std::vector<Tensor>& v, std::string& key,
@@ -68,14 +85,14 @@ std::map<std::string, Tensor> ResultTraits<std::map<std::string, Tensor>>::unfla
   return out;
 }
 
-namespace {
-
-struct Trace {
+struct FunctionCore::Trace {
   std::vector<Tensor> placeholders;
   backend::Recording recording;
   std::vector<Tensor> outputs;
   std::vector<std::string> described;
 };
+
+namespace {
 
 /// TensorFlow warns when a function keeps retracing; so does Kiln, once, at
 /// the fifth trace, naming the arguments whose signatures changed.
@@ -129,15 +146,16 @@ void check_signature(const FunctionOptions& o, const std::vector<Tensor>& args) 
   }
 }
 
-void warn_retracing(const std::string& name, const std::vector<const Trace*>& traces) {
+/// `traces` lists each trace's argument descriptions.
+void warn_retracing(const std::string& name, const std::vector<const std::vector<std::string>*>& traces) {
   std::set<std::size_t> changing;
-  for (const Trace* t : traces)
-    for (std::size_t i = 0; i < t->described.size(); ++i)
-      if (i >= traces.front()->described.size() || t->described[i] != traces.front()->described[i]) changing.insert(i);
+  for (const auto* t : traces)
+    for (std::size_t i = 0; i < t->size(); ++i)
+      if (i >= traces.front()->size() || (*t)[i] != (*traces.front())[i]) changing.insert(i);
   std::string which;
   for (std::size_t i : changing) {
     which += (which.empty() ? "" : "; ") + std::string("argument ") + std::to_string(i + 1) + " was";
-    for (const Trace* t : traces) which += " " + (i < t->described.size() ? t->described[i] : "(absent)");
+    for (const auto* t : traces) which += " " + (i < t->size() ? (*t)[i] : "(absent)");
   }
   std::cerr << "WARNING: " << traces.size() << " calls to kiln::function '" << name
             << "' triggered retracing (" << which
@@ -148,36 +166,82 @@ void warn_retracing(const std::string& name, const std::vector<const Trace*>& tr
 
 }  // namespace
 
-std::vector<Tensor> FunctionCore::call(const std::vector<Tensor>& args, const std::string& key,
-                                       const std::vector<std::string>& described, const Body& body) {
+namespace {
+struct Collected {
+  std::vector<ConcreteFunction> graphs;
+  std::set<const void*> traces;  // each trace once
+};
+thread_local std::unique_ptr<Collected> t_collected;
+}  // namespace
+
+void start_collecting() { t_collected = std::make_unique<Collected>(); }
+
+std::vector<ConcreteFunction> stop_collecting() {
+  std::vector<ConcreteFunction> out;
+  if (t_collected) out = std::move(t_collected->graphs);
+  t_collected.reset();
+  return out;
+}
+
+bool FunctionCore::runs_eagerly() {
   // Eager when asked to, inside another function's trace (its record takes
   // this body's work inline), and under a recording outer tape, which needs
   // the ops themselves to differentiate through them.
-  if (config::functions_run_eagerly() || tracing::current_function() || autodiff::active()) return body(args);
+  return config::functions_run_eagerly() || tracing::current_function() || autodiff::active();
+}
+
+std::vector<Tensor> FunctionCore::call(const std::vector<Tensor>& args, const std::string& key,
+                                       const std::vector<std::string>& described, const Body& body) {
+  if (runs_eagerly()) return body(args);
   check_signature(s_->options, args);
   auto it = s_->traces.find(key);
-  if (it != s_->traces.end()) {
-    Trace& t = *it->second;
+  Trace* t = it != s_->traces.end() ? it->second.get() : nullptr;
+  if (t) {
     for (std::size_t i = 0; i < args.size(); ++i)
-      backend::backend_for(args[i].device()).copy_from(args[i], t.placeholders[i]);
-    t.recording.replay();
-    return clone_all(t.outputs);
+      backend::backend_for(args[i].device()).copy_from(args[i], t->placeholders[i]);
+    t->recording.replay();
+  } else {
+    t = &trace(args, key, described, body, true);
   }
+  if (t_collected && t_collected->traces.insert(t).second) t_collected->graphs.push_back(describe(*t));
+  return clone_all(t->outputs);
+}
+
+ConcreteFunction FunctionCore::describe(const Trace& t) const {
+  std::vector<std::string> signature;
+  for (std::size_t i = 0; i < t.described.size(); ++i)
+    signature.push_back("args_" + std::to_string(i) + ": " + t.described[i]);
+  return graph::describe(s_->options.name, signature, t.placeholders, t.recording, t.outputs);
+}
+
+ConcreteFunction FunctionCore::concrete_function(const std::vector<Tensor>& args, const std::string& key,
+                                                 const std::vector<std::string>& described, const Body& body) {
+  check_signature(s_->options, args);
+  auto it = s_->traces.find(key);
+  return describe(it != s_->traces.end() ? *it->second : trace(args, key, described, body, false));
+}
+
+FunctionCore::Trace& FunctionCore::trace(const std::vector<Tensor>& args, const std::string& key,
+                                         const std::vector<std::string>& described, const Body& body, bool execute) {
   auto trace = std::make_unique<Trace>();
   trace->described = described;
   trace->placeholders = clone_all(args);
   const bool first = s_->tracing_count == 0;
   ++s_->tracing_count;
   {
-    backend::RecordingScope recording(trace->recording);
+    backend::RecordingScope recording(trace->recording, execute);
     tracing::Scope scope(&s_->options.name, first);
     trace->outputs = body(trace->placeholders);
   }
-  std::vector<Tensor> result = clone_all(trace->outputs);
+  Trace& t = *trace;
   s_->order.push_back(trace.get());
   s_->traces.emplace(key, std::move(trace));
-  if (s_->tracing_count == kRetraceWarning) warn_retracing(s_->options.name, s_->order);
-  return result;
+  if (s_->tracing_count == kRetraceWarning) {
+    std::vector<const std::vector<std::string>*> all;
+    for (const Trace* tr : s_->order) all.push_back(&tr->described);
+    warn_retracing(s_->options.name, all);
+  }
+  return t;
 }
 
 std::string FunctionCore::pretty_printed_concrete_signatures() const {

@@ -136,6 +136,10 @@ void EventFileWriter::add_histogram_tensor(const std::string& tag, const std::ve
   write_event(event_proto::histogram_tensor(now(), step, tag, buckets));
 }
 
+void EventFileWriter::add_graph(const std::string& graph_def, int64_t step) {
+  write_event(event_proto::graph(now(), step, graph_def));
+}
+
 void EventFileWriter::add_text(const std::string& tag, const std::string& value, int64_t step) {
   write_event(event_proto::text(now(), step, tag, value));
 }

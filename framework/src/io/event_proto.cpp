@@ -152,6 +152,12 @@ std::string text(double wall_time, int64_t step, const std::string& tag, const s
   return event_with_value(wall_time, step, tensor_value(tag, tensor, plugin_metadata("text", kClassNone)));
 }
 
+std::string graph(double wall_time, int64_t step, const std::string& graph_def) {
+  std::string e = event_header(wall_time, step);
+  put_bytes_field(e, 4, graph_def);  // Event.graph_def
+  return e;
+}
+
 std::string images(double wall_time, int64_t step, const std::string& tag, int64_t width, int64_t height,
                    const std::vector<std::string>& pngs) {
   std::string tensor = tensor_proto(kDtString, {static_cast<int64_t>(pngs.size()) + 2});

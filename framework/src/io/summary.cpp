@@ -7,6 +7,8 @@
 #include <mutex>
 #include <vector>
 
+#include "io/graph_def_proto.h"
+#include "kiln/graph/function.h"
 #include "io/png_encoder.h"
 #include "kiln/core/error.h"
 #include "kiln/io/event_file.h"
@@ -147,5 +149,25 @@ namespace experimental {
 void set_step(std::optional<int64_t> step) { t_default_step = step; }
 std::optional<int64_t> get_step() { return t_default_step; }
 }  // namespace experimental
+
+bool graph(const ConcreteFunction& f) {
+  const std::optional<int64_t> step = experimental::get_step() ? std::nullopt : std::optional<int64_t>(0);
+  return write_to_default(step, [&](io::EventFileWriter& w, int64_t s) { w.add_graph(io::graph_def_proto(f), s); });
+}
+
+void trace_on(bool graph) {
+  if (graph) kiln::graph::start_collecting();
+}
+
+bool trace_export(const std::string& name, std::optional<int64_t> step) {
+  (void)name;  // TensorFlow tags the run metadata with it; a GraphDef event has no tag
+  const std::vector<ConcreteFunction> graphs = kiln::graph::stop_collecting();
+  if (graphs.empty()) return false;
+  return write_to_default(step, [&](io::EventFileWriter& w, int64_t s) {
+    for (const auto& g : graphs) w.add_graph(io::graph_def_proto(g), s);
+  });
+}
+
+void trace_off() { kiln::graph::stop_collecting(); }
 
 }  // namespace kiln::summary

@@ -252,7 +252,8 @@ Tensor dropout(const Tensor& x, double rate) {
   Tensor mask = Tensor::empty(x.shape(), x.dtype(), x.device());
   // A host node inside a trace: each replay takes the next seed from the
   // global generator, as the eager call does, so traced and eager runs agree.
-  backend::run_as_host_node([x, rate, y, mask]() mutable { be(x).dropout(x, rate, random::next_seed(), y, mask); });
+  backend::run_as_host_node([x, rate, y, mask]() mutable { be(x).dropout(x, rate, random::next_seed(), y, mask); },
+                            {.type = "Dropout", .reads = {x}, .writes = {y, mask}, .opaque = false});
   if (autodiff::active())
     autodiff::record("Dropout", {x}, {y}, [mask](const Grads& dy, const Needs&) { return Grads{multiply(dy[0], mask)}; });
   return y;

@@ -37,9 +37,8 @@ void draw_into(Tensor& t, std::mt19937_64 gen, Draw draw) {
 template <class Draw>
 Tensor generate(const Shape& shape, DType dtype, std::optional<uint64_t> seed, Draw draw) {
   Tensor t = Tensor::empty(shape, dtype);
-  draw_into(t, make_gen(seed), draw);
-  if (auto* rec = backend::active_recording())
-    rec->add([t, seed, draw]() mutable { draw_into(t, make_gen(seed), draw); });
+  backend::run_as_host_node([t, seed, draw]() mutable { draw_into(t, make_gen(seed), draw); },
+                            {.type = "RandomDraw", .writes = {t}, .opaque = false});
   return t.to(default_device());  // drawn on the host, placed where a DeviceScope asks
 }
 }  // namespace

@@ -204,7 +204,17 @@ void Optimizer::apply(const std::vector<std::optional<Tensor>>& grads, const std
   // run it again on the gradients' recorded buffers, with this step's
   // learning rate and counters.
   if (!backend::active_recording()) return apply_now(grads, vars);
-  backend::record_host_node([this, grads, vars] { apply_now(grads, vars); });
+  if (!built_ && grads.size() == vars.size()) build(vars);
+  // What the step touches: the gradients, the model's variables and this optimizer's own.
+  backend::HostEffects effects{.type = "OptimizerApply", .opaque = false};
+  for (const auto& g : grads)
+    if (g && g->defined()) effects.reads.push_back(*g);
+  for (const auto& v : vars) {
+    effects.reads.push_back(v.read_value_untracked());
+    effects.writes.push_back(v.read_value_untracked());
+  }
+  for (const auto& v : variables()) effects.writes.push_back(v.read_value_untracked());
+  backend::record_host_node([this, grads, vars] { apply_now(grads, vars); }, std::move(effects));
 }
 
 void Optimizer::apply_now(const std::vector<std::optional<Tensor>>& grads_in, const std::vector<Variable>& vars_in) {

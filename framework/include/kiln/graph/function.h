@@ -29,6 +29,7 @@
 
 #include "kiln/autodiff/variable.h"
 #include "kiln/core/tensor.h"
+#include "kiln/graph/concrete_function.h"
 
 namespace kiln {
 
@@ -65,6 +66,13 @@ class FunctionCore {
   /// `key`, replayed after. `described` lists the arguments for warnings.
   std::vector<Tensor> call(const std::vector<Tensor>& args, const std::string& key,
                            const std::vector<std::string>& described, const Body& body);
+  /// The graph traced for these arguments, traced now if it is new: a trace
+  /// that records without running the body's device work, so nothing changes.
+  ConcreteFunction concrete_function(const std::vector<Tensor>& args, const std::string& key,
+                                     const std::vector<std::string>& described, const Body& body);
+  /// Whether calls run the body directly (run_functions_eagerly, inside another
+  /// trace, or under a recording GradientTape).
+  static bool runs_eagerly();
   int tracing_count() const;
   const FunctionOptions& options() const;
   /// One line per trace: its argument signature and its outputs' specs.
@@ -72,8 +80,18 @@ class FunctionCore {
 
  private:
   struct State;
+  struct Trace;
+  ConcreteFunction describe(const Trace& t) const;
+  Trace& trace(const std::vector<Tensor>& args, const std::string& key, const std::vector<std::string>& described,
+               const Body& body, bool execute);
   std::unique_ptr<State> s_;
 };
+
+/// From now on this thread collects the graph of every kiln::function call
+/// (once per trace), for summary::trace_export.
+void start_collecting();
+/// Stops collecting and hands back what was collected.
+std::vector<ConcreteFunction> stop_collecting();
 
 /// How each kind of argument enters the signature, and what the body receives.
 template <class A>
@@ -99,6 +117,17 @@ struct ArgTraits<Tensor> {
   static void describe(const Tensor& t, std::string& key, std::vector<std::string>& described);
   static void collect(const Tensor& t, std::vector<Tensor>& out) { out.push_back(t); }
   static const Tensor& substitute(const Tensor&, const std::vector<Tensor>& placeholders, std::size_t& i) {
+    return placeholders[i++];
+  }
+};
+
+/// A TensorSpec stands for a tensor argument of that shape and dtype (get_concrete_function).
+template <>
+struct ArgTraits<TensorSpec> {
+  using Passed = const Tensor&;
+  static void describe(const TensorSpec& s, std::string& key, std::vector<std::string>& described);
+  static void collect(const TensorSpec& s, std::vector<Tensor>& out);
+  static const Tensor& substitute(const TensorSpec&, const std::vector<Tensor>& placeholders, std::size_t& i) {
     return placeholders[i++];
   }
 };
@@ -155,35 +184,22 @@ class Function {
 
   template <class... Args>
   auto operator()(const Args&... args) const {
-    using R = std::decay_t<std::invoke_result_t<F&, const Args&...>>;
-    std::string key;
-    std::vector<std::string> described;
-    std::vector<Tensor> tensors;
-    (graph::ArgTraits<std::decay_t<Args>>::describe(args, key, described), ...);
-    (graph::ArgTraits<std::decay_t<Args>>::collect(args, tensors), ...);
-    auto f = f_;
-    auto invoke = [&](const std::vector<Tensor>& placeholders) {
-      std::size_t i = 0;
-      // Braced initialization runs the substitutions left to right.
-      std::tuple<typename graph::ArgTraits<std::decay_t<Args>>::Passed...> subst{
-          graph::ArgTraits<std::decay_t<Args>>::substitute(args, placeholders, i)...};
-      return std::apply(*f, subst);
-    };
+    using R = Result<Args...>;
+    Call<Args...> c(args...);
     if constexpr (std::is_void_v<R>) {
-      core_->call(tensors, key, described, [&](const std::vector<Tensor>& ph) {
-        invoke(ph);
-        return std::vector<Tensor>{};
-      });
+      core_->call(c.tensors, c.key, c.described, body<Args...>(c, args...));
     } else {
-      // The output structure of each trace (a map's keys), for its replays.
-      auto structures = structures_;
-      auto outs = core_->call(tensors, key, described, [&](const std::vector<Tensor>& ph) {
-        R r = invoke(ph);
-        (*structures)[key] = std::make_shared<R>(r);
-        return graph::ResultTraits<R>::flatten(r);
-      });
-      return graph::ResultTraits<R>::unflatten(std::move(outs), *std::static_pointer_cast<R>(structures->at(key)));
+      auto outs = core_->call(c.tensors, c.key, c.described, body<Args...>(c, args...));
+      return graph::ResultTraits<R>::unflatten(std::move(outs), *std::static_pointer_cast<R>(structures_->at(c.key)));
     }
+  }
+
+  /// The graph for these arguments (tensors, or TensorSpecs standing for them):
+  /// traced now, without running anything, when the signature is new.
+  template <class... Args>
+  ConcreteFunction get_concrete_function(const Args&... args) const {
+    Call<Args...> c(args...);
+    return core_->concrete_function(c.tensors, c.key, c.described, body<Args...>(c, args...));
   }
 
   /// How many times the body has been traced (one per new signature).
@@ -192,6 +208,43 @@ class Function {
   const std::string& name() const { return core_->options().name; }
 
  private:
+  template <class... Args>
+  using Result =
+      std::decay_t<std::invoke_result_t<F&, typename graph::ArgTraits<std::decay_t<Args>>::Passed...>>;
+
+  /// A call's signature key, its descriptions for messages, and its tensors.
+  template <class... Args>
+  struct Call {
+    std::string key;
+    std::vector<std::string> described;
+    std::vector<Tensor> tensors;
+    explicit Call(const Args&... args) {
+      (graph::ArgTraits<std::decay_t<Args>>::describe(args, key, described), ...);
+      (graph::ArgTraits<std::decay_t<Args>>::collect(args, tensors), ...);
+    }
+  };
+
+  /// The body a trace runs: the callable on the placeholders, its result flattened.
+  template <class... Args>
+  graph::FunctionCore::Body body(const Call<Args...>& c, const Args&... args) const {
+    using R = Result<Args...>;
+    return [&, f = f_, structures = structures_](const std::vector<Tensor>& placeholders) {
+      std::size_t i = 0;
+      // Braced initialization runs the substitutions left to right.
+      std::tuple<typename graph::ArgTraits<std::decay_t<Args>>::Passed...> subst{
+          graph::ArgTraits<std::decay_t<Args>>::substitute(args, placeholders, i)...};
+      if constexpr (std::is_void_v<R>) {
+        std::apply(*f, subst);
+        return std::vector<Tensor>{};
+      } else {
+        R r = std::apply(*f, subst);
+        // The output structure of each trace (a map's keys), for its replays.
+        (*structures)[c.key] = std::make_shared<R>(r);
+        return graph::ResultTraits<R>::flatten(r);
+      }
+    };
+  }
+
   std::shared_ptr<F> f_;
   std::shared_ptr<graph::FunctionCore> core_;
   std::shared_ptr<std::map<std::string, std::shared_ptr<void>>> structures_ =

@@ -60,6 +60,8 @@ std::string histogram_tensor(double wall_time, int64_t step, const std::string& 
                              const std::vector<double>& buckets);
 /// TF2 text: Value{tag, tensor{DT_STRING, shape (), string_val}, metadata{"text"}}.
 std::string text(double wall_time, int64_t step, const std::string& tag, const std::string& value);
+/// A graph for TensorBoard's graph view: Event{wall_time, step, graph_def = 4: serialized GraphDef}.
+std::string graph(double wall_time, int64_t step, const std::string& graph_def);
 /// TF2 images: Value{tag, tensor{DT_STRING, shape (2 + n), [width, height, png...]},
 /// metadata{"images"}}.
 std::string images(double wall_time, int64_t step, const std::string& tag, int64_t width, int64_t height,
@@ -90,6 +92,8 @@ class EventFileWriter {
   /// TF2 histogram of histogram_buckets() rows.
   void add_histogram_tensor(const std::string& tag, const std::vector<double>& buckets, int64_t step);
   void add_text(const std::string& tag, const std::string& value, int64_t step);
+  /// `graph_def` is a serialized tensorflow.GraphDef.
+  void add_graph(const std::string& graph_def, int64_t step);
   /// `pngs` are whole PNG files of width x height images.
   void add_images(const std::string& tag, int64_t width, int64_t height, const std::vector<std::string>& pngs,
                   int64_t step);

@@ -20,6 +20,7 @@
 #include <string>
 
 #include "kiln/core/tensor.h"
+#include "kiln/graph/concrete_function.h"
 
 namespace kiln::summary {
 
@@ -85,6 +86,19 @@ bool text(const std::string& name, const std::string& data, std::optional<int64_
 /// tf.image.convert_image_dtype(saturate=True) does: min(max(x · 255.5, 0), 255), truncated.
 bool image(const std::string& name, const Tensor& data, std::optional<int64_t> step = std::nullopt,
            int max_outputs = 3);
+
+/// tf.summary.graph: a traced graph (kiln::Function::get_concrete_function) for
+/// TensorBoard's graph view, at the default step or 0.
+bool graph(const ConcreteFunction& f);
+/// tf.summary.trace_on(graph=True): from now on this thread collects the graph
+/// of every kiln::function it calls, until trace_export or trace_off.
+void trace_on(bool graph = true);
+/// tf.summary.trace_export: writes each graph collected since trace_on to the
+/// default writer at `step` (or the default step), and stops collecting.
+/// Returns false, writing nothing, without a default writer or without graphs.
+bool trace_export(const std::string& name, std::optional<int64_t> step = std::nullopt);
+/// Stops collecting and drops what was collected.
+void trace_off();
 
 namespace experimental {
 /// This thread's default step for the writes above (nullopt: none).
