@@ -76,15 +76,24 @@ bool shared(const Tensor& t) { return t.impl()->storage.use_count() > 1; }
 // (with the current contents when keep is set), so the snapshot keeps its values.
 void unique_storage(Tensor& value, bool keep) {
   if (!shared(value)) return;
+  // Inside a trace the copy happens once, now; replays make their own when
+  // needed (Recording::replay), so the recorded writes all target `value`.
+  backend::RecordingPause once;
   Tensor fresh = Tensor::empty(value.shape(), value.dtype(), value.device());
   if (keep) backend::backend_for(value.device()).copy_from(value, fresh);
   value.impl()->storage = fresh.impl()->storage;
+}
+
+/// Inside a trace, a write to the variable's buffer is a write the replays repeat in place.
+void note_in_place_write(const Tensor& value) {
+  if (auto* rec = backend::active_recording()) rec->writes_in_place(value);
 }
 }  // namespace
 
 Tensor Variable::value_for_update() {
   auto& v = need(impl_);
   unique_storage(v.value, true);
+  note_in_place_write(v.value);
   return v.value;
 }
 
@@ -103,6 +112,7 @@ Variable& Variable::assign(const Tensor& t) {
   Tensor src = t.dtype() == v.value.dtype() ? t : t.cast(v.value.dtype());
   if (src.same_as(v.value) || src.raw_data() == v.value.raw_data()) return *this;
   unique_storage(v.value, false);
+  note_in_place_write(v.value);
   backend::backend_for(v.value.device()).copy_from(src, v.value);
   return *this;
 }
@@ -111,6 +121,8 @@ namespace {
 void update_in_place(VariableImpl& v, const Tensor& t, backend::BinaryOp op, const char* name) {
   check_assign(v, t, name);
   Tensor src = t.dtype() == v.value.dtype() ? t : t.cast(v.value.dtype());
+  if (backend::active_recording()) unique_storage(v.value, true);
+  note_in_place_write(v.value);
   auto& be = backend::backend_for(v.value.device());
   if (shared(v.value)) {  // a snapshot holds the buffer: write the result to a fresh one
     Tensor fresh = Tensor::empty(v.value.shape(), v.value.dtype(), v.value.device());

@@ -38,6 +38,22 @@ struct Pool2DParams {
   int64_t pad_top, pad_left;
 };
 
+/// A chain of element-wise ops run as one pass: each step reads one or two
+/// buffers and writes one, element by element, all of `n` elements (a buffer
+/// of one element is broadcast). Every buffer has the program's dtype and is
+/// contiguous. Steps run in order for each block of elements, so a value
+/// written by a step is read by later steps while it is still in cache.
+struct ElementwiseProgram {
+  struct Step {
+    int unary = -1, binary = -1;  // the UnaryOp or BinaryOp
+    int a = -1, b = -1, out = -1;  // indices into buffers (b only for binary)
+  };
+  DType dtype = DType::float32;
+  int64_t n = 0;
+  std::vector<Tensor> buffers;
+  std::vector<Step> steps;
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -126,6 +142,17 @@ class Backend {
   virtual bool adam_update(Tensor& w, Tensor& m, Tensor& v, Tensor* v_hat, const Tensor& g, double alpha,
                            double one_b1, double one_b2, double eps) {
     (void)w, (void)m, (void)v, (void)v_hat, (void)g, (void)alpha, (void)one_b1, (void)one_b2, (void)eps;
+    return false;
+  }
+  /// Whether fused_elementwise can run this op on this dtype.
+  virtual bool can_fuse(DType dtype, int unary, int binary) const {
+    (void)dtype, (void)unary, (void)binary;
+    return false;
+  }
+  /// Runs the program; returns false (having done nothing) when this backend cannot now,
+  /// and the caller runs the steps one op at a time.
+  virtual bool fused_elementwise(const ElementwiseProgram& program) {
+    (void)program;
     return false;
   }
   /// The kernel and bias gradients of conv2d_bias (output y) when its input needs no gradient.

@@ -10,7 +10,24 @@
 
 namespace kiln::backend {
 
+void Recording::writes_in_place(const Tensor& t) {
+  for (const auto& w : in_place_)
+    if (w.tensor.impl() == t.impl()) return;
+  in_place_.push_back({t, 1});
+}
+
+void Recording::seal() {
+  for (auto& w : in_place_) w.holders = w.tensor.impl()->storage.use_count();
+}
+
 void Recording::replay() {
+  for (auto& w : in_place_) {
+    auto& storage = w.tensor.impl()->storage;
+    if (storage.use_count() <= w.holders) continue;
+    Tensor fresh = Tensor::empty(w.tensor.shape(), w.tensor.dtype(), w.tensor.device());
+    backend_for(w.tensor.device()).copy_from(w.tensor, fresh);
+    storage = fresh.impl()->storage;
+  }
   for (auto& node : nodes_) node.run();
 }
 

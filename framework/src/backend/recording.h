@@ -37,7 +37,13 @@ struct Node {
 class Recording {
  public:
   Node& add(Node node) { return nodes_.emplace_back(std::move(node)); }
-  /// Runs every node in order.
+  /// Notes that the nodes write `t` (a variable's buffer) in place.
+  void writes_in_place(const Tensor& t);
+  /// Counts who holds each buffer written in place, once the trace is done.
+  void seal();
+  /// Runs every node in order. A buffer written in place that something else
+  /// now shares (a snapshot taken between calls) is first replaced by a copy,
+  /// as an eager assignment does, so the snapshot keeps its values.
   void replay();
   std::size_t size() const { return nodes_.size(); }
   std::vector<Node>& nodes() { return nodes_; }
@@ -45,6 +51,11 @@ class Recording {
 
  private:
   std::vector<Node> nodes_;
+  struct InPlace {
+    Tensor tensor;
+    long holders = 1;  // the buffer's use count when the trace was sealed
+  };
+  std::vector<InPlace> in_place_;
 };
 
 /// Records into `rec` on this thread while alive (nests; the innermost wins).

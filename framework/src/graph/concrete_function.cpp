@@ -9,8 +9,12 @@
 namespace kiln {
 
 ConcreteFunction::ConcreteFunction(std::string name, std::vector<std::string> inputs, std::vector<std::string> outputs,
-                                   std::vector<GraphOp> ops)
-    : name_(std::move(name)), inputs_(std::move(inputs)), outputs_(std::move(outputs)), ops_(std::move(ops)) {}
+                                   std::vector<GraphOp> ops, std::vector<GraphOp> executed)
+    : name_(std::move(name)),
+      inputs_(std::move(inputs)),
+      outputs_(std::move(outputs)),
+      ops_(std::move(ops)),
+      executed_(std::move(executed)) {}
 
 namespace {
 

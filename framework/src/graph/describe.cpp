@@ -61,9 +61,10 @@ struct Builder {
 
 }  // namespace
 
-ConcreteFunction describe(const std::string& name, const std::vector<std::string>& signature,
-                          const std::vector<Tensor>& placeholders, const backend::Recording& rec,
-                          const std::vector<Tensor>& outputs) {
+namespace {
+
+std::vector<GraphOp> ops_of(const std::vector<Tensor>& placeholders, const backend::Recording& rec,
+                            const std::vector<Tensor>& outputs, std::vector<std::string>* out_specs) {
   Builder b;
   for (std::size_t i = 0; i < placeholders.size(); ++i) {
     GraphOp p = op_for(b.names.unique("args_" + std::to_string(i)), "Placeholder", {placeholders[i]});
@@ -71,16 +72,26 @@ ConcreteFunction describe(const std::string& name, const std::vector<std::string
     b.ops.push_back(std::move(p));
   }
   for (const auto& n : rec.nodes()) b.add(n);
-  std::vector<std::string> out_specs;
   backend::Node result;
   for (const auto& t : outputs) {
     if (!t.defined()) continue;
     GraphOp o = op_for(b.names.unique("Identity"), "Identity", {t});
     o.inputs.push_back(b.source(t, result));
-    out_specs.push_back(o.name + ": " + t.shape().to_string() + " " + dtype_name(t.dtype()));
+    if (out_specs) out_specs->push_back(o.name + ": " + t.shape().to_string() + " " + dtype_name(t.dtype()));
     b.ops.push_back(std::move(o));
   }
-  return ConcreteFunction(name, signature, std::move(out_specs), std::move(b.ops));
+  return std::move(b.ops);
+}
+
+}  // namespace
+
+ConcreteFunction describe(const std::string& name, const std::vector<std::string>& signature,
+                          const std::vector<Tensor>& placeholders, const backend::Recording& rec,
+                          const backend::Recording& plan, const std::vector<Tensor>& outputs) {
+  std::vector<std::string> out_specs;
+  std::vector<GraphOp> ops = ops_of(placeholders, rec, outputs, &out_specs);
+  return ConcreteFunction(name, signature, std::move(out_specs), std::move(ops),
+                          ops_of(placeholders, plan, outputs, nullptr));
 }
 
 }  // namespace kiln::graph

@@ -11,8 +11,9 @@ namespace kiln::graph {
 /// Names every tensor by the op that last wrote its buffer before it is read:
 /// the placeholders "args_0", ..., captures by variable path or "Const", ops by
 /// type with a counter ("Mul", "Mul_1"), outputs "Identity", "Identity_1", ...
+/// `plan` is the recording after the graph passes, for executed_operations().
 ConcreteFunction describe(const std::string& name, const std::vector<std::string>& signature,
                           const std::vector<Tensor>& placeholders, const backend::Recording& rec,
-                          const std::vector<Tensor>& outputs);
+                          const backend::Recording& plan, const std::vector<Tensor>& outputs);
 
 }  // namespace kiln::graph

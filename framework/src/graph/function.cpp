@@ -10,6 +10,7 @@
 #include "core/tensor_impl.h"
 #include "core/tracing.h"
 #include "graph/describe.h"
+#include "graph/passes.h"
 #include "kiln/core/error.h"
 
 namespace kiln {
@@ -87,7 +88,8 @@ std::map<std::string, Tensor> ResultTraits<std::map<std::string, Tensor>>::unfla
 
 struct FunctionCore::Trace {
   std::vector<Tensor> placeholders;
-  backend::Recording recording;
+  backend::Recording recording;  // as traced: what a concrete function shows
+  backend::Recording plan;       // after the graph passes: what replays run
   std::vector<Tensor> outputs;
   std::vector<std::string> described;
 };
@@ -199,7 +201,7 @@ std::vector<Tensor> FunctionCore::call(const std::vector<Tensor>& args, const st
   if (t) {
     for (std::size_t i = 0; i < args.size(); ++i)
       backend::backend_for(args[i].device()).copy_from(args[i], t->placeholders[i]);
-    t->recording.replay();
+    t->plan.replay();
   } else {
     t = &trace(args, key, described, body, true);
   }
@@ -211,7 +213,7 @@ ConcreteFunction FunctionCore::describe(const Trace& t) const {
   std::vector<std::string> signature;
   for (std::size_t i = 0; i < t.described.size(); ++i)
     signature.push_back("args_" + std::to_string(i) + ": " + t.described[i]);
-  return graph::describe(s_->options.name, signature, t.placeholders, t.recording, t.outputs);
+  return graph::describe(s_->options.name, signature, t.placeholders, t.recording, t.plan, t.outputs);
 }
 
 ConcreteFunction FunctionCore::concrete_function(const std::vector<Tensor>& args, const std::string& key,
@@ -233,6 +235,8 @@ FunctionCore::Trace& FunctionCore::trace(const std::vector<Tensor>& args, const 
     tracing::Scope scope(&s_->options.name, first);
     trace->outputs = body(trace->placeholders);
   }
+  trace->plan = s_->options.optimize ? optimize(trace->recording, trace->outputs, execute) : trace->recording;
+  trace->plan.seal();
   Trace& t = *trace;
   s_->order.push_back(trace.get());
   s_->traces.emplace(key, std::move(trace));

@@ -37,7 +37,7 @@ class ConcreteFunction {
  public:
   ConcreteFunction() = default;
   ConcreteFunction(std::string name, std::vector<std::string> inputs, std::vector<std::string> outputs,
-                   std::vector<GraphOp> ops);
+                   std::vector<GraphOp> ops, std::vector<GraphOp> executed = {});
   const std::string& name() const { return name_; }
   /// The signature: one line per argument and one per output.
   const std::vector<std::string>& structured_input_signature() const { return inputs_; }
@@ -45,6 +45,9 @@ class ConcreteFunction {
   /// Placeholders, captures, then the recorded ops in execution order, then one
   /// "Identity" per output, as TensorFlow names a function's results.
   const std::vector<GraphOp>& operations() const { return ops_; }
+  /// The ops a replay runs: operations() after the graph passes (fused
+  /// element-wise chains appear as one "FusedElementwise" op).
+  const std::vector<GraphOp>& executed_operations() const { return executed_; }
   /// A table: name, type, inputs, output shapes and dtypes.
   std::string to_string() const;
   /// Graphviz DOT: one box per op, one edge per input, labelled with its shape.
@@ -55,7 +58,7 @@ class ConcreteFunction {
  private:
   std::string name_;
   std::vector<std::string> inputs_, outputs_;
-  std::vector<GraphOp> ops_;
+  std::vector<GraphOp> ops_, executed_;
 };
 
 std::ostream& operator<<(std::ostream& os, const ConcreteFunction& f);

@@ -46,6 +46,9 @@ struct FunctionOptions {
   std::string name = "function";
   /// When given, each call's tensor arguments must match these specs.
   std::vector<TensorSpec> input_signature;
+  /// Replays run the traced graph after its passes (variable reads without
+  /// copies, element-wise chains fused into single passes); false replays it as traced.
+  bool optimize = true;
 };
 
 namespace config {

@@ -45,6 +45,8 @@ class CpuBackend final : public backend::Backend {
                                    const backend::Conv2DParams& p, Tensor& dw, Tensor& db) override;
   bool adam_update(Tensor& w, Tensor& m, Tensor& v, Tensor* v_hat, const Tensor& g, double alpha, double one_b1,
                    double one_b2, double eps) override;
+  bool can_fuse(DType dtype, int unary, int binary) const override;
+  bool fused_elementwise(const backend::ElementwiseProgram& program) override;
 };
 
 /// C = op(A)·op(B) for row-major float/double through BLAS.

@@ -2,8 +2,11 @@
 // columns over Kiln's pool), integers through a plain triple loop.
 #include <cblas.h>
 
+#include <algorithm>
 #include <cstring>
 #include <type_traits>
+#include <vector>
+#include <utility>
 
 #include "backend/cpu/cpu_backend.h"
 #include "backend/cpu/parallel.h"
@@ -63,6 +66,52 @@ void gemm_impl(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, co
 }
 }  // namespace
 
+namespace {
+/// Integers have no BLAS. Arithmetic is unsigned, so overflow wraps (as
+/// TensorFlow's integer matmul does) instead of being undefined.
+template <class T>
+void integer_matmul(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const T* A, const T* B, T* C) {
+  using U = std::make_unsigned_t<T>;
+  auto a_at = [&](int64_t r, int64_t k) { return static_cast<U>(ta ? A[k * M + r] : A[r * K + k]); };
+  constexpr int64_t kLanes = 16, kMaxK = 64;
+  if (!tb && N <= kLanes && K <= kMaxK) {
+    // Narrow products (the guide's 10x10 powers): B padded to 16 columns, so
+    // each row of C is 16 accumulators the compiler keeps in vector registers.
+    U padded[kMaxK * kLanes];
+    for (int64_t k = 0; k < K; ++k)
+      for (int64_t j = 0; j < kLanes; ++j) padded[k * kLanes + j] = j < N ? static_cast<U>(B[k * N + j]) : U(0);
+    for (int64_t r = 0; r < M; ++r) {
+      U acc[kLanes] = {};
+      for (int64_t k = 0; k < K; ++k) {
+        const U a = a_at(r, k);
+        for (int64_t j = 0; j < kLanes; ++j) acc[j] += a * padded[k * kLanes + j];
+      }
+      for (int64_t j = 0; j < N; ++j) C[r * N + j] = static_cast<T>(acc[j]);
+    }
+    return;
+  }
+  std::vector<U> acc(static_cast<std::size_t>(N));
+  for (int64_t r = 0; r < M; ++r) {
+    if (tb) {
+      for (int64_t j = 0; j < N; ++j) {
+        U sum = 0;
+        for (int64_t k = 0; k < K; ++k) sum += a_at(r, k) * static_cast<U>(B[j * K + k]);
+        acc[j] = sum;
+      }
+    } else {
+      // Rows of C accumulate scaled rows of B (i-k-j order): the inner loop is contiguous and vectorises.
+      std::fill(acc.begin(), acc.end(), U(0));
+      for (int64_t k = 0; k < K; ++k) {
+        const U a = a_at(r, k);
+        const T* b = B + k * N;
+        for (int64_t j = 0; j < N; ++j) acc[j] += a * static_cast<U>(b[j]);
+      }
+    }
+    for (int64_t j = 0; j < N; ++j) C[r * N + j] = static_cast<T>(acc[j]);
+  }
+}
+}  // namespace
+
 void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, const float* b, float* c, float beta) {
   gemm_impl<float>(ta, tb, m, n, k, a, b, c, beta);
 }
@@ -90,13 +139,7 @@ void CpuBackend::matmul(const Tensor& a, const Tensor& b, Tensor& out, bool ta, 
       if constexpr (std::is_floating_point_v<T>) {
         gemm(ta, tb, M, N, K, A, Bm, C, T(0));
       } else if constexpr (!std::is_same_v<T, bool>) {
-        for (int64_t r = 0; r < M; ++r)
-          for (int64_t c = 0; c < N; ++c) {
-            T acc = 0;
-            for (int64_t k = 0; k < K; ++k)
-              acc += (ta ? A[k * M + r] : A[r * K + k]) * (tb ? Bm[c * K + k] : Bm[k * N + c]);
-            C[r * N + c] = acc;
-          }
+        integer_matmul(ta, tb, M, N, K, A, Bm, C);
       }
     }
   });

@@ -1,0 +1,26 @@
+#pragma once
+// Private: the passes that turn a trace's recording into the nodes its replays run.
+#include <vector>
+
+#include "backend/recording.h"
+
+namespace kiln::graph {
+
+/// The recording after every pass, in order:
+///  1. variable reads whose snapshot is never needed after a later write to
+///     the variable read the variable's buffer itself instead of a copy;
+///  2. constants (Fill, and kernels reading only constants) are computed once,
+///     by the trace, and dropped from the replays;
+///  3. runs of element-wise nodes of one size and dtype become one fused pass.
+/// `outputs` are the trace's results, read after the last node. Constants are
+/// folded only when the trace `executed` (a trace for its graph alone computed nothing).
+backend::Recording optimize(const backend::Recording& rec, const std::vector<Tensor>& outputs, bool executed);
+
+/// Pass 1 alone (in place). Returns how many reads now alias their variable.
+int alias_variable_reads(backend::Recording& rec, const std::vector<Tensor>& outputs);
+/// Pass 2 alone. Returns how many nodes were dropped.
+int fold_constants(backend::Recording& rec);
+/// Pass 3 alone. Returns how many nodes were folded into fused passes.
+int fuse_elementwise(backend::Recording& rec);
+
+}  // namespace kiln::graph

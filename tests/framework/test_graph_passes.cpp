@@ -1,0 +1,118 @@
+// The passes a trace goes through before it is replayed: element-wise chains
+// fused into one pass and variable reads without copies. Every case compares
+// replays with eager execution of the same body, bit for bit where the
+// kernels are the same.
+#include <doctest/doctest.h>
+#include <kiln/kiln.h>
+
+#include <string>
+#include <vector>
+
+namespace k = kiln;
+
+namespace {
+
+int count_type(const std::vector<k::GraphOp>& ops, const std::string& type) {
+  int n = 0;
+  for (const auto& op : ops) n += op.type == type;
+  return n;
+}
+
+k::Tensor chain(const k::Tensor& x, const k::Tensor& s) {
+  // Unary and binary ops, a broadcast scalar, and an in-place-looking reuse of x.
+  k::Tensor y = k::sigmoid(x * 2.f + s);
+  return y - k::relu(x) * x + k::sqrt(k::abs(y)) / (k::exp(-x) + 1.f);
+}
+
+struct KernelMode {
+  explicit KernelMode(k::CpuKernels m) { k::set_cpu_kernels(m); }
+  ~KernelMode() { k::set_cpu_kernels(k::CpuKernels::fast); }
+};
+
+}  // namespace
+
+TEST_CASE("graph passes: an element-wise chain runs as one fused pass with the eager values, bit for bit") {
+  auto f = k::function(chain, {.name = "chain"});
+  for (int64_t n : {int64_t(7), int64_t(1000), int64_t(70000)}) {  // one block, several, and the parallel split
+    k::Tensor x = k::random::normal({n}, 0.f, 2.f, k::float32, static_cast<uint64_t>(n));
+    k::Tensor s(0.5f);
+    const auto eager = chain(x, s).to_vector<float>();
+    CHECK(f(x, s).to_vector<float>() == eager);  // traced
+    k::Tensor x2 = x * 0.5f;
+    CHECK(f(x2, s).to_vector<float>() == chain(x2, s).to_vector<float>());  // replayed with new values
+    {
+      KernelMode reference(k::CpuKernels::reference);  // replays fall back to the single-op kernels
+      CHECK(f(x2, s).to_vector<float>() == chain(x2, s).to_vector<float>());
+    }
+  }
+  // The graph of a call: its constants were computed by the trace that ran.
+  f(k::Tensor({1.f, 2.f, 3.f}), k::Tensor(0.5f));
+  auto cf = f.get_concrete_function(k::Tensor({1.f, 2.f, 3.f}), k::Tensor(0.5f));
+  CHECK(count_type(cf.operations(), "FusedElementwise") == 0);
+  CHECK(count_type(cf.operations(), "Fill") == 2);
+  CHECK(count_type(cf.executed_operations(), "Fill") == 0);
+  CHECK(count_type(cf.operations(), "Sigmoid") == 1);
+  // Everything but the placeholders and the result is one pass.
+  CHECK(count_type(cf.executed_operations(), "FusedElementwise") == 1);
+  CHECK(count_type(cf.executed_operations(), "Sigmoid") == 0);
+}
+
+TEST_CASE("graph passes: integer chains fuse with wrapping arithmetic; comparisons stay separate ops") {
+  auto g = [](const k::Tensor& x) { return k::where(x > 3, x * x - x, -x + 7) * 3; };
+  auto f = k::function(g);
+  k::Tensor x = k::Tensor({1, 5, -2, 4, 46341}, k::int32);
+  CHECK(f(x).to_vector<int32_t>() == g(x).to_vector<int32_t>());
+  k::Tensor x2 = k::Tensor({9, -9, 3, 0, 2}, k::int32);
+  CHECK(f(x2).to_vector<int32_t>() == g(x2).to_vector<int32_t>());
+  CHECK(f(x2).to_vector<int32_t>() == std::vector<int32_t>{216, 48, 12, 21, 15});
+  auto cf = f.get_concrete_function(x);
+  CHECK(count_type(cf.executed_operations(), "Greater") == 1);
+  CHECK(count_type(cf.executed_operations(), "SelectV2") == 1);
+  CHECK(count_type(cf.executed_operations(), "FusedElementwise") >= 1);
+}
+
+TEST_CASE("graph passes: a variable read not needed after a later write reads the variable in place") {
+  k::Variable v(k::Tensor({1.f, 2.f}), {.name = "v"});
+  // The first read feeds a Mul before v changes: no copy needed. The second read
+  // is the result itself, read after the function returns.
+  auto f = k::function([&](const k::Tensor& x) {
+    k::Tensor before = v.value() * 1.f;
+    v.assign_add(x);
+    return before + v.value();
+  });
+  CHECK(f(k::Tensor({1.f, 1.f})).to_vector<float>() == std::vector<float>{3.f, 5.f});
+  CHECK(f(k::Tensor({1.f, 1.f})).to_vector<float>() == std::vector<float>{5.f, 7.f});
+  v.assign(k::Tensor({10.f, 20.f}));  // between calls: replays see it
+  CHECK(f(k::Tensor({1.f, 0.f})).to_vector<float>() == std::vector<float>{21.f, 40.f});
+  CHECK(v.value().to_vector<float>() == std::vector<float>{11.f, 20.f});
+  auto cf = f.get_concrete_function(k::Tensor({0.f, 0.f}));
+  CHECK(count_type(cf.executed_operations(), "ReadVariableOp") == 2);
+}
+
+TEST_CASE("graph passes: a snapshot read after the variable changes keeps the value it had") {
+  k::Variable v(k::Tensor({1.f, 2.f}), {.name = "v"});
+  auto body = [&](const k::Tensor& x) {
+    k::Tensor old = v.value();
+    v.assign_add(x);
+    return old * 10.f + v.value();  // `old` is used after the write: it must be a copy
+  };
+  auto f = k::function(body);
+  CHECK(f(k::Tensor({1.f, 1.f})).to_vector<float>() == std::vector<float>{12.f, 23.f});
+  CHECK(f(k::Tensor({1.f, 1.f})).to_vector<float>() == std::vector<float>{23.f, 34.f});
+  CHECK(f(k::Tensor({0.f, 5.f})).to_vector<float>() == std::vector<float>{33.f, 49.f});
+  // A snapshot held outside across a replay keeps its values too.
+  k::Tensor held = v.value();
+  f(k::Tensor({1.f, 1.f}));
+  CHECK(held.to_vector<float>() == std::vector<float>{3.f, 9.f});
+}
+
+TEST_CASE("graph passes: optimize = false replays the trace as recorded, with the same results") {
+  auto plain = k::function(chain, {.name = "chain", .optimize = false});
+  auto fused = k::function(chain, {.name = "chain"});
+  k::Tensor x = k::random::normal({300}, 0.f, 1.f, k::float32, 5);
+  k::Tensor s(-0.25f);
+  plain(x, s);
+  fused(x, s);
+  CHECK(plain(x, s).to_vector<float>() == fused(x, s).to_vector<float>());
+  CHECK(count_type(plain.get_concrete_function(x, s).executed_operations(), "FusedElementwise") == 0);
+}
