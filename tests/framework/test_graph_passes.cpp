@@ -116,3 +116,24 @@ TEST_CASE("graph passes: optimize = false replays the trace as recorded, with th
   CHECK(plain(x, s).to_vector<float>() == fused(x, s).to_vector<float>());
   CHECK(count_type(plain.get_concrete_function(x, s).executed_operations(), "FusedElementwise") == 0);
 }
+
+TEST_CASE("graph passes: arguments are read in place unless the graph may write them") {
+  auto twice = k::function([](const k::Tensor& x) { return x + x; });
+  for (float s : {1.f, 2.f, 3.f}) CHECK(twice(k::Tensor({s, -s})).to_vector<float>() == std::vector<float>{2 * s, -2 * s});
+  auto same = k::function([](const k::Tensor& x) { return x; });
+  k::Tensor a({1.f, 2.f}), b({3.f, 4.f});
+  same(a);
+  k::Tensor ra = same(a), rb = same(b);
+  CHECK(ra.to_vector<float>() == std::vector<float>{1.f, 2.f});  // results are copies, not the arguments' buffers
+  CHECK(rb.to_vector<float>() == std::vector<float>{3.f, 4.f});
+  // The argument is a snapshot of a variable the function changes: it keeps the value it had.
+  k::Variable v(k::Tensor({1.f, 2.f}));
+  auto bump = k::function([&](const k::Tensor& x) {
+    v.assign_add(k::Tensor({10.f, 10.f}));
+    return x * 1.f;
+  });
+  CHECK(bump(v.value()).to_vector<float>() == std::vector<float>{1.f, 2.f});
+  CHECK(bump(v.value()).to_vector<float>() == std::vector<float>{11.f, 12.f});
+  CHECK(bump(v.value()).to_vector<float>() == std::vector<float>{21.f, 22.f});
+  CHECK(v.value().to_vector<float>() == std::vector<float>{31.f, 32.f});
+}

@@ -18,6 +18,16 @@ void Recording::writes_in_place(const Tensor& t) {
 
 void Recording::seal() {
   for (auto& w : in_place_) w.holders = w.tensor.impl()->storage.use_count();
+  written_.clear();
+  for (const auto& n : nodes_)
+    for (const auto& o : n.outputs) written_.insert(o.impl()->storage.get());
+}
+
+bool Recording::may_write(const Storage* s) const {
+  if (written_.count(s)) return true;
+  for (const auto& w : in_place_)
+    if (w.tensor.impl()->storage.get() == s) return true;
+  return false;
 }
 
 void Recording::replay() {
@@ -49,7 +59,11 @@ class RecordingBackend final : public Backend {
  public:
   RecordingBackend(Backend& real, Recording& rec, bool execute) : r_(real), rec_(rec), execute_(execute) {}
   Device device() const override { return r_.device(); }
-  std::shared_ptr<Storage> allocate(std::size_t nbytes) override { return r_.allocate(nbytes); }
+  std::shared_ptr<Storage> allocate(std::size_t nbytes) override {
+    auto s = r_.allocate(nbytes);
+    rec_.note_allocation(s);
+    return s;
+  }
 
   void fill(Tensor& out, double value) override {
     run("Fill", {}, {out}, [&r = r_, out, value]() mutable { r.fill(out, value); });

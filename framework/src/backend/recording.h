@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -39,8 +40,16 @@ class Recording {
   Node& add(Node node) { return nodes_.emplace_back(std::move(node)); }
   /// Notes that the nodes write `t` (a variable's buffer) in place.
   void writes_in_place(const Tensor& t);
-  /// Counts who holds each buffer written in place, once the trace is done.
+  /// Counts who holds each buffer written in place, and lists every buffer
+  /// the nodes write, once the trace is done.
   void seal();
+  /// Whether a replay may write `s` (as sealed, or a variable's buffer now).
+  bool may_write(const Storage* s) const;
+  /// Buffers allocated while recording: only these may be given other memory by a plan.
+  void note_allocation(const std::shared_ptr<Storage>& s) { allocated_.insert(s); }
+  bool allocated_here(const std::shared_ptr<Storage>& s) const { return allocated_.count(s) > 0; }
+  /// Keeps `block` alive as long as the recording (memory a plan put buffers in).
+  void keep(std::shared_ptr<Storage> block) { kept_.push_back(std::move(block)); }
   /// Runs every node in order. A buffer written in place that something else
   /// now shares (a snapshot taken between calls) is first replaced by a copy,
   /// as an eager assignment does, so the snapshot keeps its values.
@@ -56,6 +65,9 @@ class Recording {
     long holders = 1;  // the buffer's use count when the trace was sealed
   };
   std::vector<InPlace> in_place_;
+  std::set<std::weak_ptr<Storage>, std::owner_less<std::weak_ptr<Storage>>> allocated_;
+  std::vector<std::shared_ptr<Storage>> kept_;
+  std::set<const Storage*> written_;
 };
 
 /// Records into `rec` on this thread while alive (nests; the innermost wins).

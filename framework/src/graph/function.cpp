@@ -90,6 +90,7 @@ struct FunctionCore::Trace {
   std::vector<Tensor> placeholders;
   backend::Recording recording;  // as traced: what a concrete function shows
   backend::Recording plan;       // after the graph passes: what replays run
+  std::vector<bool> bindable;    // placeholders the plan never writes
   std::vector<Tensor> outputs;
   std::vector<std::string> described;
 };
@@ -192,22 +193,54 @@ bool FunctionCore::runs_eagerly() {
   return config::functions_run_eagerly() || tracing::current_function() || autodiff::active();
 }
 
+/// A replay's arguments in its placeholders: each placeholder's buffer is
+/// pointed at its argument's for the call, unless the graph writes the
+/// placeholder or might write the argument (a variable's buffer), in which
+/// case the argument is copied in. Restored on destruction.
+class FunctionCore::Arguments {
+ public:
+  Arguments(Trace& t, const std::vector<Tensor>& args) {
+    for (std::size_t i = 0; i < args.size(); ++i) {
+      const auto& ph = t.placeholders[i].impl()->storage;
+      const auto& arg = args[i].impl()->storage;
+      if (t.bindable[i] && !t.plan.may_write(arg.get())) {
+        bound_.emplace_back(ph, ph->data);
+        ph->data = arg->data;
+      } else {
+        backend::backend_for(args[i].device()).copy_from(args[i], t.placeholders[i]);
+      }
+    }
+  }
+  ~Arguments() {
+    for (auto& [storage, own] : bound_) storage->data = own;
+  }
+  Arguments(const Arguments&) = delete;
+  Arguments& operator=(const Arguments&) = delete;
+
+ private:
+  std::vector<std::pair<std::shared_ptr<Storage>, void*>> bound_;
+};
+
 std::vector<Tensor> FunctionCore::call(const std::vector<Tensor>& args, const std::string& key,
                                        const std::vector<std::string>& described, const Body& body) {
   if (runs_eagerly()) return body(args);
   check_signature(s_->options, args);
   auto it = s_->traces.find(key);
   Trace* t = it != s_->traces.end() ? it->second.get() : nullptr;
-  if (t) {
-    for (std::size_t i = 0; i < args.size(); ++i)
-      backend::backend_for(args[i].device()).copy_from(args[i], t->placeholders[i]);
-    t->plan.replay();
-  } else {
+  auto collect = [&] {
+    if (t_collected && t_collected->traces.insert(t).second) t_collected->graphs.push_back(describe(*t));
+  };
+  if (!t) {
     t = &trace(args, key, described, body, true);
+    collect();
+    return clone_all(t->outputs);
   }
-  if (t_collected && t_collected->traces.insert(t).second) t_collected->graphs.push_back(describe(*t));
+  Arguments bound(*t, args);
+  t->plan.replay();
+  collect();
   return clone_all(t->outputs);
 }
+
 
 ConcreteFunction FunctionCore::describe(const Trace& t) const {
   std::vector<std::string> signature;
@@ -235,8 +268,10 @@ FunctionCore::Trace& FunctionCore::trace(const std::vector<Tensor>& args, const 
     tracing::Scope scope(&s_->options.name, first);
     trace->outputs = body(trace->placeholders);
   }
-  trace->plan = s_->options.optimize ? optimize(trace->recording, trace->outputs, execute) : trace->recording;
+  trace->plan = s_->options.optimize ? optimize(trace->recording, trace->outputs, trace->placeholders, execute)
+                                        : trace->recording;
   trace->plan.seal();
+  for (const auto& p : trace->placeholders) trace->bindable.push_back(!trace->plan.may_write(p.impl()->storage.get()));
   Trace& t = *trace;
   s_->order.push_back(trace.get());
   s_->traces.emplace(key, std::move(trace));

@@ -172,11 +172,15 @@ int fold_constants(Recording& rec) {
   return folded;
 }
 
-Recording optimize(const Recording& rec, const std::vector<Tensor>& outputs, bool executed) {
+Recording optimize(const Recording& rec, const std::vector<Tensor>& outputs, const std::vector<Tensor>& placeholders,
+                   bool executed) {
   Recording plan = rec;
   alias_variable_reads(plan, outputs);
   if (executed) fold_constants(plan);
   fuse_elementwise(plan);
+  std::vector<Tensor> apart = outputs;
+  apart.insert(apart.end(), placeholders.begin(), placeholders.end());
+  plan_memory(plan, apart);
   return plan;
 }
 

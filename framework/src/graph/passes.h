@@ -11,10 +11,12 @@ namespace kiln::graph {
 ///     the variable read the variable's buffer itself instead of a copy;
 ///  2. constants (Fill, and kernels reading only constants) are computed once,
 ///     by the trace, and dropped from the replays;
-///  3. runs of element-wise nodes of one size and dtype become one fused pass.
+///  3. runs of element-wise nodes of one size and dtype become one fused pass;
+///  4. intermediate buffers share memory by liveness (plan_memory).
 /// `outputs` are the trace's results, read after the last node. Constants are
 /// folded only when the trace `executed` (a trace for its graph alone computed nothing).
-backend::Recording optimize(const backend::Recording& rec, const std::vector<Tensor>& outputs, bool executed);
+backend::Recording optimize(const backend::Recording& rec, const std::vector<Tensor>& outputs,
+                            const std::vector<Tensor>& placeholders, bool executed);
 
 /// Pass 1 alone (in place). Returns how many reads now alias their variable.
 int alias_variable_reads(backend::Recording& rec, const std::vector<Tensor>& outputs);
@@ -22,5 +24,9 @@ int alias_variable_reads(backend::Recording& rec, const std::vector<Tensor>& out
 int fold_constants(backend::Recording& rec);
 /// Pass 3 alone. Returns how many nodes were folded into fused passes.
 int fuse_elementwise(backend::Recording& rec);
+/// Pass 4: buffers the trace allocated for values that do not outlive the
+/// replay share memory by liveness (the trace's inputs and results, variable
+/// copies and what opaque host nodes may hold keep their own). Returns the bytes saved.
+std::size_t plan_memory(backend::Recording& rec, const std::vector<Tensor>& keep_apart);
 
 }  // namespace kiln::graph

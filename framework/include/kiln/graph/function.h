@@ -84,6 +84,7 @@ class FunctionCore {
  private:
   struct State;
   struct Trace;
+  class Arguments;
   ConcreteFunction describe(const Trace& t) const;
   Trace& trace(const std::vector<Tensor>& args, const std::string& key, const std::vector<std::string>& described,
                const Body& body, bool execute);
