@@ -66,10 +66,12 @@ Tensor Mean::operator()(const Tensor& y_true, const Tensor& y_pred, const Tensor
 }
 
 Tensor Mean::result() const {
-  // divide_no_nan: an empty metric reads 0.
-  double count = count_.read_value_untracked().item<double>();
-  double total = total_.read_value_untracked().item<double>();
-  return cast(Tensor(count == 0.0 ? 0.0 : total / count), dtype());
+  // divide_no_nan in the state's dtype, as Keras computes it: an empty metric
+  // reads 0. Tensor ops, so a traced train step returns it without reading it.
+  const Tensor total = total_.read_value_untracked(), count = count_.read_value_untracked();
+  const Tensor zero = zeros_like(count);
+  const Tensor empty = equal(count, zero);
+  return cast(where(empty, zero, divide(total, where(empty, ones_like(count), count))), dtype());
 }
 
 std::shared_ptr<Metric> Mean::clone() const { return std::make_shared<Mean>(MetricOptions{name(), dtype()}); }

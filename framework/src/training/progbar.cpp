@@ -12,11 +12,6 @@
 
 namespace kiln {
 
-double Logs::at(const std::string& key) const {
-  auto v = get(key);
-  if (!v) throw ValueError("Logs: no entry '" + key + "'");
-  return *v;
-}
 
 const std::vector<double>& History::operator[](const std::string& key) const {
   auto it = history.find(key);

@@ -72,7 +72,8 @@ Logs Model::compute_metrics(const Batch& batch_in, const std::vector<Tensor>& y_
     for (auto& m : output_weighted_metrics_[i]) m->update_state(b.y[i], y_pred[i], b.sample_weight);
   }
   Logs logs;
-  for (const auto& m : metrics()) logs.set(m->name(), m->result().item<double>());
+  // Read when the logs are, so a traced step returns them as tensors.
+  for (const auto& m : metrics()) logs.set(m->name(), m->result());
   return logs;
 }
 
@@ -95,7 +96,7 @@ Logs Model::train_step(const Batch& batch) {
   const Batch b = batch_to(batch, device());
   std::vector<Tensor> y_pred;
   Tensor loss;
-  if (!run_compiled_train_step(b, y_pred, loss)) forward_backward_update(b, y_pred, loss);
+  forward_backward_update(b, y_pred, loss);
   return compute_metrics(b, y_pred, loss);
 }
 

@@ -54,7 +54,7 @@ Logs test_loop(Model& model, EpochIterator& batches, const Callbacks& cbs) {
   Logs logs;
   const int steps = batches.run_epoch([&](int step, const Batch& b) {
     for (auto& c : cbs) c->on_test_batch_begin(step, empty);
-    logs = model.test_step(b);
+    logs = model.test_function(b);
     for (auto& c : cbs) c->on_test_batch_end(step, logs);
     return true;
   });
@@ -82,7 +82,7 @@ History fit_loop(Model& model, EpochIterator& train, std::optional<EpochIterator
     Logs logs;
     const int steps = train.run_epoch([&](int step, const Batch& b) {
       for (auto& c : cbs) c->on_train_batch_begin(step, empty);
-      logs = model.train_step(b);
+      logs = model.train_function(b);
       for (auto& c : cbs) c->on_train_batch_end(step, logs);
       // Keras leaves the epoch right after the batch that set stop_training.
       return !model.stop_training;
@@ -116,7 +116,7 @@ std::vector<Tensor> predict_loop(Model& model, EpochIterator& batches, const Pre
   std::vector<std::vector<Tensor>> parts;
   batches.run_epoch([&](int step, const Batch& b) {
     for (auto& c : cbs) c->on_predict_batch_begin(step, empty);
-    auto out = model.predict_step(b.x);
+    auto out = model.predict_function(b.x);
     if (parts.empty()) parts.resize(out.size());
     for (std::size_t k = 0; k < out.size(); ++k) parts[k].push_back(out[k].to(Device::cpu()));
     for (auto& c : cbs) c->on_predict_batch_end(step, empty);
@@ -209,17 +209,17 @@ Tensor Model::predict(const Dataset& ds, PredictOptions o) {
 Logs Model::train_on_batch(const Data& x, const Data& y, const Tensor& sw) {
   training::Arrays a = training::make_arrays(*this, x, y, sw, "train_on_batch()");
   reset_metrics();
-  return train_step(Batch{a.x, a.y, a.sample_weight});
+  return train_function(Batch{a.x, a.y, a.sample_weight});
 }
 
 Logs Model::test_on_batch(const Data& x, const Data& y, const Tensor& sw) {
   training::Arrays a = training::make_arrays(*this, x, y, sw, "test_on_batch()");
   reset_metrics();
-  return test_step(Batch{a.x, a.y, a.sample_weight});
+  return test_function(Batch{a.x, a.y, a.sample_weight});
 }
 
 Tensor Model::predict_on_batch(const Data& x) {
-  auto out = predict_step(training::order_by_names(x, input_names(), "input"));
+  auto out = predict_function(training::order_by_names(x, input_names(), "input"));
   return out.at(0);
 }
 

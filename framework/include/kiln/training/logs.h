@@ -1,11 +1,17 @@
 #pragma once
 // Logs: the named scalars passed to callbacks and printed by the progress bar,
 // kept in insertion order (loss first, then metrics in compile order), as Keras does.
+//
+// A value may be set as a one-element tensor (a metric's result()); it is read
+// when the logs are. A train_step that returns its metrics that way can be
+// traced (compiled fit), as a Keras train_step returning {m.name: m.result()} is.
 #include <map>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "kiln/core/tensor.h"
 
 namespace kiln {
 
@@ -15,31 +21,36 @@ class Logs {
   Logs(std::initializer_list<std::pair<std::string, double>> items) {
     for (const auto& [k, v] : items) set(k, v);
   }
-  void set(const std::string& key, double v) {
-    for (auto& kv : items_)
-      if (kv.first == key) { kv.second = v; return; }
-    items_.emplace_back(key, v);
-  }
-  std::optional<double> get(const std::string& key) const {
-    for (const auto& kv : items_)
-      if (kv.first == key) return kv.second;
-    return std::nullopt;
-  }
+  void set(const std::string& key, double v);
+  /// A one-element tensor, read (to a double) when the logs are.
+  void set(const std::string& key, const Tensor& v);
+  std::optional<double> get(const std::string& key) const;
   double at(const std::string& key) const;
   bool contains(const std::string& key) const { return get(key).has_value(); }
-  void erase(const std::string& key) {
-    for (auto it = items_.begin(); it != items_.end(); ++it)
-      if (it->first == key) { items_.erase(it); return; }
+  void erase(const std::string& key);
+  const std::vector<std::pair<std::string, double>>& items() const {
+    resolve();
+    return items_;
   }
-  const std::vector<std::pair<std::string, double>>& items() const { return items_; }
-  auto begin() const { return items_.begin(); }
-  auto end() const { return items_.end(); }
+  auto begin() const { return items().begin(); }
+  auto end() const { return items().end(); }
   bool empty() const { return items_.empty(); }
   std::size_t size() const { return items_.size(); }
-  void clear() { items_.clear(); }
+  void clear() {
+    items_.clear();
+    pending_.clear();
+  }
+  /// The values still held as tensors, in order (what a traced train_step returns).
+  std::vector<Tensor> tensor_values() const;
+  /// The same logs with those tensors replaced by `values`, in order.
+  Logs with_tensor_values(const std::vector<Tensor>& values) const;
 
  private:
-  std::vector<std::pair<std::string, double>> items_;
+  /// Reads the tensor values into items_.
+  void resolve() const;
+  std::size_t index_of(const std::string& key);
+  mutable std::vector<std::pair<std::string, double>> items_;
+  mutable std::vector<std::pair<std::string, Tensor>> pending_;  // keys whose value is still a tensor
 };
 
 }  // namespace kiln

@@ -122,6 +122,14 @@ class Model : public Layer {
 
   // ---- override points ----
   /// One optimisation step: forward under a tape, compute_loss, apply gradients, update metrics.
+  /// What fit, evaluate and predict run per batch (Keras's train_function,
+  /// test_function and predict_function): train_step, test_step and
+  /// predict_step, traced as kiln::functions and replayed when compiled with
+  /// jit_compile, else called directly. An overridden step is traced too; one
+  /// that reads a tensor's value runs eagerly after a warning.
+  Logs train_function(const Batch& batch);
+  Logs test_function(const Batch& batch);
+  std::vector<Tensor> predict_function(const std::vector<Tensor>& x);
   virtual Logs train_step(const Batch& batch);
   virtual Logs test_step(const Batch& batch);
   virtual std::vector<Tensor> predict_step(const std::vector<Tensor>& x);
@@ -233,9 +241,8 @@ class Model : public Layer {
 
   struct CompiledSteps;
   std::shared_ptr<CompiledSteps> compiled_steps_;
-  /// The built-in train step's forward, loss, gradients and update through the
-  /// compiled train function; false when it runs eagerly instead.
-  bool run_compiled_train_step(const Batch& b, std::vector<Tensor>& y_pred, Tensor& loss);
+  bool compiles_steps() const;
+  CompiledSteps& compiled_steps();
   void forward_backward_update(const Batch& b, std::vector<Tensor>& y_pred, Tensor& loss);
 };
 
