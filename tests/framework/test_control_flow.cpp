@@ -192,3 +192,61 @@ TEST_CASE("while_loop: a body that changes a loop variable's shape or dtype is a
   CHECK_HAS(pred, "kiln::while_loop");
   CHECK_HAS(pred, "(2,)");
 }
+
+TEST_CASE("cond and while_loop: run_functions_eagerly and an outer tape run them as C++ control flow") {
+  int traced_true = 0;
+  auto f = k::function(
+      [&](const k::Tensor& x) {
+        k::Tensor y = k::cond(x > 0.0, [&] { ++traced_true; return x * x; }, [&] { return x * -3.0; });
+        return k::while_loop([](const std::vector<k::Tensor>& v) { return k::less(v[0], k::Tensor(3)); },
+                             [](const std::vector<k::Tensor>& v) {
+                               return std::vector<k::Tensor>{v[0] + k::Tensor(1), v[1] * 2.0};
+                             },
+                             {k::Tensor(0), y})[1];
+      },
+      {.name = "eager_or_not"});
+  CHECK(f(k::Tensor(2.0, k::float64)).item<double>() == 32.0);  // traced: both branches traced once
+  CHECK(traced_true == 1);
+  k::config::run_functions_eagerly(true);
+  CHECK(f(k::Tensor(-1.0, k::float64)).item<double>() == 24.0);
+  CHECK(traced_true == 1);  // only the false branch ran
+  CHECK(f(k::Tensor(3.0, k::float64)).item<double>() == 72.0);
+  CHECK(traced_true == 2);
+  k::config::run_functions_eagerly(false);
+  // Under a recording outer tape the body runs eagerly and the tape sees the ops that ran: d(8 x^2)/dx = 16 x.
+  k::Tensor x(3.0, k::float64);
+  k::GradientTape tape;
+  tape.watch(x);
+  k::Tensor y = f(x);
+  CHECK(tape.gradient(y, x)->item<double>() == 48.0);
+  CHECK(traced_true == 3);
+  CHECK(f.tracing_count() == 1);
+}
+
+TEST_CASE("cond and while_loop: a dry trace of a train step shows If and While ops and changes nothing") {
+  k::Variable w(k::Tensor(2.0, k::float64), {.name = "w"});
+  auto step = k::function(
+      [&](const k::Tensor& x) {
+        k::GradientTape tape;
+        k::Tensor y = k::cond(x > 0.0, [&] { return w.value() * x; }, [&] { return w.value() * w.value(); });
+        k::Tensor z = k::while_loop([](const std::vector<k::Tensor>& v) { return v[0] < 10.0; },
+                                    [&](const std::vector<k::Tensor>& v) { return std::vector<k::Tensor>{v[0] * w.value()}; },
+                                    {y}, {.maximum_iterations = 8})[0];
+        w.assign_sub(*tape.gradient(z, w) * 0.01);
+        return z;
+      },
+      {.name = "train_step"});
+  auto cf = step.get_concrete_function(k::Tensor(1.0, k::float64));
+  int ifs = 0, whiles = 0;
+  for (const auto& op : cf.operations()) {
+    ifs += op.type == "If";
+    whiles += op.type == "While";
+  }
+  CHECK(ifs == 2);     // the forward If and its gradient
+  CHECK(whiles == 2);  // the forward While and its gradient
+  CHECK(w.value().item<double>() == 2.0);
+  // x = 1: y = w x = 2, then 4, 8, 16 (3 iterations): z = w^4 x = 16, dz/dw = 4 w^3 x = 32.
+  CHECK(step(k::Tensor(1.0, k::float64)).item<double>() == 16.0);
+  CHECK(w.value().item<double>() == doctest::Approx(2.0 - 0.32));
+  CHECK(step.tracing_count() == 1);
+}

@@ -211,3 +211,23 @@ TEST_CASE("while_loop gradient: a cond inside the body, per-iteration branches d
   }
   CHECK(step.tracing_count() == 1);
 }
+
+TEST_CASE("cond gradient: a higher-order gradient through a traced cond is refused, not wrong") {
+  auto f = k::function(
+      [](const k::Tensor& x) {
+        k::GradientTape outer;
+        outer.watch(x);
+        k::GradientTape inner;
+        inner.watch(x);
+        k::Tensor y = k::cond(x > 0.0, [&] { return x * x * x; }, [&] { return x * x; });
+        k::Tensor g = *inner.gradient(y, x);
+        return *outer.gradient(g, x);
+      },
+      {.name = "second_order"});
+  const std::string m = kiln_test::message_of<k::RuntimeError>([&] { f(k::Tensor(2.0, k::float64)); });
+  CHECK_HAS(m, "higher-order gradient");
+  // Eagerly it is C++ control flow: d2(x^3)/dx2 = 6 x.
+  k::config::run_functions_eagerly(true);
+  CHECK(f(k::Tensor(2.0, k::float64)).item<double>() == 12.0);
+  k::config::run_functions_eagerly(false);
+}

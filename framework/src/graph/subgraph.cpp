@@ -47,6 +47,13 @@ struct NestGuard {
   NestGuard& operator=(const NestGuard&) = delete;
 };
 
+std::size_t recorded_entries() {
+  std::size_t n = 0;
+  for (const TapeState* t : active_tapes())
+    if (t->recording) n += t->entries.size();
+  return n;
+}
+
 }  // namespace
 
 Subgraph trace_subgraph(const std::function<std::vector<Tensor>()>& fn) {
@@ -114,7 +121,15 @@ std::vector<Tensor> slice_vjp(const TapeSlice& s, const std::vector<Tensor>& out
     seeds.emplace_back(outputs[k], dys[k]);
   }
   std::vector<Source> srcs(sources.begin(), sources.end());
+  const std::size_t before = recorded_entries();
   auto grads = run_backward(tmp, seeds, srcs, UnconnectedGradients::Zero, false);
+  // Another tape recording this product would hold ops on the subgraph's
+  // intermediates, whose own gradients live in the subgraph's slices, not on it.
+  if (recorded_entries() != before)
+    throw RuntimeError(
+        "kiln::cond / kiln::while_loop: a higher-order gradient (a GradientTape recording another tape's "
+        "gradient) through control flow in a traced kiln::function is not supported; compute it eagerly "
+        "(kiln::config::run_functions_eagerly(true)) or outside the kiln::function");
   std::vector<Tensor> out;
   for (std::size_t i = 0; i < sources.size(); ++i) out.push_back(grads[i] ? *grads[i] : zeros_like(sources[i]));
   return out;
