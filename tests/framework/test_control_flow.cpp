@@ -250,3 +250,50 @@ TEST_CASE("cond and while_loop: a dry trace of a train step shows If and While o
   CHECK(w.value().item<double>() == doctest::Approx(2.0 - 0.32));
   CHECK(step.tracing_count() == 1);
 }
+
+TEST_CASE("while_loop: nested loops traced; a gradient through a nested loop is refused") {
+  // sum over i < n of (sum over j < i of 1) = n (n - 1) / 2, an inner loop per outer iteration.
+  auto inner = [](const k::Tensor& i, const k::Tensor& acc) {
+    return k::while_loop([&](const std::vector<k::Tensor>& v) { return k::less(v[0], i); },
+                         [](const std::vector<k::Tensor>& v) {
+                           return std::vector<k::Tensor>{v[0] + k::Tensor(1), v[1] + 1.0};
+                         },
+                         {k::Tensor(0), acc})[1];
+  };
+  auto triangle = [&](const k::Tensor& n) {
+    return k::while_loop([&](const std::vector<k::Tensor>& v) { return k::less(v[0], n); },
+                         [&](const std::vector<k::Tensor>& v) {
+                           return std::vector<k::Tensor>{v[0] + k::Tensor(1), inner(v[0], v[1])};
+                         },
+                         {k::Tensor(0), k::Tensor(0.0, k::float64)})[1];
+  };
+  auto f = k::function(triangle, {.name = "triangle"});
+  for (int n : {4, 1, 7, 0}) {
+    CHECK(f(k::Tensor(n)).item<double>() == n * (n - 1) / 2.0);
+    CHECK(triangle(k::Tensor(n)).item<double>() == n * (n - 1) / 2.0);
+  }
+  CHECK(f.tracing_count() == 1);
+  auto g = k::function(
+      [&](const k::Tensor& x) {
+        k::GradientTape tape;
+        tape.watch(x);
+        k::Tensor y = inner(k::Tensor(2), x) * x;
+        return *tape.gradient(y, x);  // one loop: fine, d((x + 2) x)/dx = 2 x + 2
+      },
+      {.name = "one_loop"});
+  CHECK(g(k::Tensor(3.0, k::float64)).item<double>() == 8.0);
+  auto h = k::function(
+      [&](const k::Tensor& x) {
+        k::GradientTape tape;
+        tape.watch(x);
+        k::Tensor y = k::while_loop([](const std::vector<k::Tensor>& v) { return k::less(v[0], k::Tensor(2)); },
+                                    [&](const std::vector<k::Tensor>& v) {
+                                      return std::vector<k::Tensor>{v[0] + k::Tensor(1), inner(k::Tensor(2), v[1])};
+                                    },
+                                    {k::Tensor(0), x})[1];
+        return *tape.gradient(y, x);
+      },
+      {.name = "nested"});
+  CHECK_HAS(kiln_test::message_of<k::RuntimeError>([&] { h(k::Tensor(1.0, k::float64)); }),
+            "nested in another while_loop's body is not supported");
+}

@@ -100,9 +100,9 @@ std::vector<Tensor> traced_cond(const Tensor& pred, const BranchFn& true_fn, con
   };
   backend::HostEffects fx;
   fx.type = "If";
-  fx.reads = external_reads(*tg.rec, tg.outputs);
-  for (const auto& r : external_reads(*fg.rec, fg.outputs)) fx.reads.push_back(r);
-  fx.reads.insert(fx.reads.begin(), pred);
+  fx.reads = {pred};
+  append_unique(fx.reads, external_reads(*tg.rec, tg.outputs));
+  append_unique(fx.reads, external_reads(*fg.rec, fg.outputs));
   fx.writes = outs;
   fx.writes.push_back(taken);
   backend::record_host_node(run, std::move(fx));

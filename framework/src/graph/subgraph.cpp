@@ -164,6 +164,13 @@ std::vector<Tensor> external_reads(const backend::Recording& rec, const std::vec
   return out;
 }
 
+void append_unique(std::vector<Tensor>& to, const std::vector<Tensor>& more) {
+  std::unordered_set<const Storage*> have;
+  for (const auto& t : to) have.insert(t.impl()->storage.get());
+  for (const auto& t : more)
+    if (have.insert(t.impl()->storage.get()).second) to.push_back(t);
+}
+
 std::vector<Tensor> fresh_like(const std::vector<Tensor>& like) {
   backend::RecordingPause unrecorded;
   std::vector<Tensor> out;

@@ -61,6 +61,9 @@ void push_entry(TapeState* tape, const char* op, const std::vector<Tensor>& inpu
 /// Buffers the recording's nodes, and then `then_read`, read before any of its nodes wrote them.
 std::vector<Tensor> external_reads(const backend::Recording& rec, const std::vector<Tensor>& then_read = {});
 
+/// Appends the tensors of `more` whose buffers `to` does not list yet.
+void append_unique(std::vector<Tensor>& to, const std::vector<Tensor>& more);
+
 /// New buffers shaped like `like` (not filled).
 std::vector<Tensor> fresh_like(const std::vector<Tensor>& like);
 /// Copies src[i] into dst[i] with the real backend (a replay's work, unrecorded).

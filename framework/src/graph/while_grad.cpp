@@ -70,7 +70,7 @@ Grads while_backward(const WhileGrad& g, const Grads& dys) {
   backend::HostEffects fx;
   fx.type = "While";
   fx.reads = dys_f;
-  for (const auto& r : external_reads(*vjp.rec, vjp.outputs)) fx.reads.push_back(r);
+  append_unique(fx.reads, external_reads(*vjp.rec, vjp.outputs));
   fx.writes = acc_vars;
   fx.writes.insert(fx.writes.end(), acc_caps.begin(), acc_caps.end());
   backend::record_host_node(run, std::move(fx));

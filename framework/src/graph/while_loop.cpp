@@ -37,6 +37,15 @@ void check_body(const std::vector<Tensor>& in, const std::vector<Tensor>& out) {
   }
 }
 
+/// How many while_loop bodies this thread is tracing.
+thread_local int t_body_depth = 0;
+struct BodyDepth {
+  BodyDepth() { ++t_body_depth; }
+  ~BodyDepth() { --t_body_depth; }
+  BodyDepth(const BodyDepth&) = delete;
+  BodyDepth& operator=(const BodyDepth&) = delete;
+};
+
 bool below_limit(const std::optional<int64_t>& max, int64_t i) { return !max || i < *max; }
 
 std::vector<Tensor> eager_while(const LoopCondFn& cond_fn, const LoopBodyFn& body_fn, std::vector<Tensor> vars,
@@ -113,7 +122,10 @@ std::vector<Tensor> traced_while(const LoopCondFn& cond_fn, const LoopBodyFn& bo
   track_vars(s->vars);
   Subgraph cg = trace_subgraph([&] { return std::vector<Tensor>{cond_fn(s->vars)}; });
   check_pred(cg.outputs.at(0), "kiln::while_loop");
-  Subgraph bg = trace_subgraph([&] { return body_fn(s->vars); });
+  Subgraph bg = [&] {
+    BodyDepth inside;
+    return trace_subgraph([&] { return body_fn(s->vars); });
+  }();
   check_body(s->vars, bg.outputs);
   s->cond_rec = cg.rec;
   s->pred = cg.outputs[0];
@@ -122,6 +134,12 @@ std::vector<Tensor> traced_while(const LoopCondFn& cond_fn, const LoopBodyFn& bo
   s->outs = fresh_like(init);
   plan_staging(*s);
   if (differentiable(bg, init, s->vars)) {
+    // An inner loop's saved iterations and count are not part of what the
+    // outer loop saves per iteration, so its gradient would mix iterations up.
+    if (t_body_depth > 0)
+      throw RuntimeError(
+          "kiln::while_loop: a gradient through a while_loop nested in another while_loop's body is not "
+          "supported in a traced kiln::function; run it eagerly (kiln::config::run_functions_eagerly(true))");
     s->keep_history = true;
     s->saved = s->vars;
     for (const auto& b : written_buffers(bg))
@@ -133,8 +151,8 @@ std::vector<Tensor> traced_while(const LoopCondFn& cond_fn, const LoopBodyFn& bo
   backend::HostEffects fx;
   fx.type = "While";
   fx.reads = init;
-  for (const auto& r : external_reads(*cg.rec)) fx.reads.push_back(r);
-  for (const auto& r : external_reads(*bg.rec, bg.outputs)) fx.reads.push_back(r);
+  append_unique(fx.reads, external_reads(*cg.rec));
+  append_unique(fx.reads, external_reads(*bg.rec, bg.outputs));
   fx.writes = s->outs;
   backend::record_host_node([s] { s->run(); }, std::move(fx));
   if (s->keep_history) record_while_gradient(s, bg);
