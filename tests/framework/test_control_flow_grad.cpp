@@ -231,3 +231,30 @@ TEST_CASE("cond gradient: a higher-order gradient through a traced cond is refus
   CHECK(f(k::Tensor(2.0, k::float64)).item<double>() == 12.0);
   k::config::run_functions_eagerly(false);
 }
+
+TEST_CASE("while_loop gradient: the body's assign_add runs once per iteration, not again for the gradient") {
+  k::Variable steps(k::Tensor(0.0, k::float64), {.name = "steps", .trainable = false});
+  k::Variable w(k::Tensor(1.5, k::float64), {.name = "w"});
+  auto f = k::function(
+      [&](const k::Tensor& x, const k::Tensor& n) {
+        k::GradientTape tape;
+        tape.watch(x);
+        k::Tensor y = k::while_loop([&](const std::vector<k::Tensor>& v) { return k::less(v[0], n); },
+                                    [&](const std::vector<k::Tensor>& v) {
+                                      steps.assign_add(k::Tensor(1.0, k::float64));
+                                      return std::vector<k::Tensor>{v[0] + k::Tensor(1), v[1] * w.value()};
+                                    },
+                                    {k::Tensor(0), x}, {.maximum_iterations = 10})[1];
+        return std::vector<k::Tensor>{y, *tape.gradient(y, x)};
+      },
+      {.name = "counted"});
+  // y = x w^n, dy/dx = w^n.
+  auto a = f(k::Tensor(2.0, k::float64), k::Tensor(3));
+  CHECK(a[0].item<double>() == doctest::Approx(2 * 3.375));
+  CHECK(a[1].item<double>() == doctest::Approx(3.375));
+  CHECK(steps.value().item<double>() == 3.0);
+  auto b = f(k::Tensor(2.0, k::float64), k::Tensor(2));
+  CHECK(b[1].item<double>() == doctest::Approx(2.25));
+  CHECK(steps.value().item<double>() == 5.0);
+  CHECK(f.tracing_count() == 1);
+}
