@@ -188,6 +188,17 @@ void copy_all(const std::vector<Tensor>& src, const std::vector<Tensor>& dst) {
 }
 
 bool read_pred(const Tensor& pred) {
+  if (pred.device().is_cpu()) {  // the common case, read in place: loops read it every iteration
+    const void* p = pred.raw_data();
+    switch (pred.dtype()) {
+      case DType::bool_: return *static_cast<const bool*>(p);
+      case DType::float32: return *static_cast<const float*>(p) != 0;
+      case DType::float64: return *static_cast<const double*>(p) != 0;
+      case DType::int32: return *static_cast<const int32_t*>(p) != 0;
+      case DType::int64: return *static_cast<const int64_t*>(p) != 0;
+      case DType::uint8: return *static_cast<const uint8_t*>(p) != 0;
+    }
+  }
   backend::RecordingPause unrecorded;
   tracing::Scope eager(nullptr, true);
   return pred.item<bool>();
