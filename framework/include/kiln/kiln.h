@@ -25,6 +25,7 @@
 
 #include "kiln/ops/ops.h"
 
+#include "kiln/graph/control_flow.h"
 #include "kiln/graph/function.h"
 
 #include "kiln/nn/activations.h"

@@ -23,6 +23,8 @@ namespace {
 thread_local std::vector<TapeState*> t_tapes;
 }  // namespace
 
+const std::vector<TapeState*>& active_tapes() { return t_tapes; }
+
 void set_recording(TapeState* s, bool on) {
   if (s->recording == on) return;
   s->recording = on;

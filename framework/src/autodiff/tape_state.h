@@ -37,6 +37,9 @@ bool trackable(const Tensor& t);
 }  // namespace autodiff
 
 void set_recording(TapeState* s, bool on);
+/// The tapes alive on this thread, outermost first (graph control flow moves
+/// the entries a branch or loop body records into entries of its own).
+const std::vector<TapeState*>& active_tapes();
 /// Throws TF's error when a used non-persistent tape is asked for gradients again.
 void check_reusable(const TapeState& s);
 /// Marks the tape used; a non-persistent one forgets its entries.

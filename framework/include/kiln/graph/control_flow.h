@@ -1,0 +1,73 @@
+#pragma once
+// kiln::cond and kiln::while_loop: the tf.cond / tf.while_loop analogues, for
+// control flow that depends on tensor values.
+//
+//   auto simple_relu = kiln::function([](const Tensor& x) {
+//     return kiln::cond(kiln::greater(x, Tensor(0)), [&] { return x; }, [&] { return kiln::zeros_like(x); });
+//   });
+//   auto r = kiln::while_loop([](const auto& v) { return kiln::less(v[0], Tensor(10)); },
+//                             [](const auto& v) { return std::vector<Tensor>{v[0] + Tensor(1)}; },
+//                             {Tensor(0)});                                  // r[0] == 10
+//
+// Eagerly (and under run_functions_eagerly) they read the predicate and run
+// the chosen C++ code, so a GradientTape records what ran. Inside a
+// kiln::function trace they become one "If" / "While" op of the graph: each
+// branch, loop condition and loop body is traced once into a graph of its
+// own, and every call of the function decides again from the values it gets.
+// Branches take no arguments and use what they capture, as in TensorFlow.
+//
+// Gradients inside a trace: a GradientTape in the traced function (a whole
+// train step) differentiates through both: an If's gradient is an If over the
+// two branches' gradients, and a While's gradient runs the body's gradient
+// backwards over the iterations the forward loop did, from the loop values
+// and body intermediates it keeps for each iteration (preallocated for
+// `maximum_iterations` of them when it is given, grown on demand otherwise).
+// Side effects in a branch (a Variable's assign) happen only when it is taken.
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <type_traits>
+#include <vector>
+
+#include "kiln/core/tensor.h"
+
+namespace kiln {
+
+struct WhileOptions {
+  /// At most this many iterations of the body (TensorFlow's maximum_iterations).
+  std::optional<int64_t> maximum_iterations;
+};
+
+namespace graph {
+using BranchFn = std::function<std::vector<Tensor>()>;
+using LoopCondFn = std::function<Tensor(const std::vector<Tensor>&)>;
+using LoopBodyFn = std::function<std::vector<Tensor>(const std::vector<Tensor>&)>;
+/// The untyped cond: both branches return lists of tensors.
+std::vector<Tensor> cond_list(const Tensor& pred, const BranchFn& true_fn, const BranchFn& false_fn);
+}  // namespace graph
+
+/// Runs `true_fn()` if the scalar `pred` is true, else `false_fn()`. Both must
+/// return a Tensor, or both a std::vector<Tensor>, with the same shapes and dtypes.
+template <class TrueFn, class FalseFn>
+auto cond(const Tensor& pred, TrueFn&& true_fn, FalseFn&& false_fn) {
+  using R = std::decay_t<std::invoke_result_t<TrueFn&>>;
+  static_assert(std::is_same_v<R, std::decay_t<std::invoke_result_t<FalseFn&>>>,
+                "kiln::cond: true_fn and false_fn must return the same type");
+  if constexpr (std::is_same_v<R, Tensor>) {
+    return graph::cond_list(
+               pred, [&] { return std::vector<Tensor>{true_fn()}; }, [&] { return std::vector<Tensor>{false_fn()}; })
+        .at(0);
+  } else {
+    static_assert(std::is_same_v<R, std::vector<Tensor>>,
+                  "kiln::cond: branches must return a Tensor or a std::vector<Tensor>");
+    return graph::cond_list(pred, graph::BranchFn(std::ref(true_fn)), graph::BranchFn(std::ref(false_fn)));
+  }
+}
+
+/// Repeats `loop_vars = body_fn(loop_vars)` while `cond_fn(loop_vars)` is true
+/// (and fewer than `maximum_iterations` times). The body must return as many
+/// tensors as it gets, with the same shapes and dtypes.
+std::vector<Tensor> while_loop(const graph::LoopCondFn& cond_fn, const graph::LoopBodyFn& body_fn,
+                               std::vector<Tensor> loop_vars, WhileOptions options = {});
+
+}  // namespace kiln
