@@ -1,0 +1,42 @@
+// Hostile files and configs: out-of-range indices, deep nesting and declared
+// sizes far beyond the file give a clear error, never a crash or a huge allocation.
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "saving_util.h"
+#include "test_util.h"
+
+using namespace kiln;
+using kiln_test::contains;
+using kiln_test::message_of;
+
+namespace {
+
+/// A two-layer functional config (Keras 2 layout) whose Dense is called on `inbound`.
+std::string functional_json(const std::string& inbound) {
+  return R"({"class_name": "Functional", "config": {"name": "m", "layers": [
+    {"class_name": "InputLayer", "name": "in", "config": {"batch_input_shape": [null, 3], "name": "in"}, "inbound_nodes": []},
+    {"class_name": "Dense", "name": "d", "config": {"name": "d", "units": 2}, "inbound_nodes": [[)" +
+         inbound + R"(]]}],
+    "input_layers": [["in", 0, 0]], "output_layers": [["d", 0, 0]]}})";
+}
+
+}  // namespace
+
+TEST_CASE("functional config: node and tensor indices out of range are a ValueError naming the entry") {
+  saving_test::ensure_layers();
+  // The well-formed config loads, so the failures below come from the indices alone.
+  CHECK(models::model_from_json(functional_json(R"(["in", 0, 0, {}])"))->outputs().size() == 1);
+  for (const char* bad : {R"(["in", -1, 0, {}])", R"(["in", 0, 4, {}])", R"(["in", 0, -1, {}])", R"(["in", 3, 0, {}])"}) {
+    CAPTURE(bad);
+    const std::string msg = message_of<ValueError>([&] { models::model_from_json(functional_json(bad)); });
+    CHECK(contains(msg, "layer 'd'"));
+    CHECK(contains(msg, "out of range"));
+    CHECK(contains(msg, "valid indices are 0..0"));
+  }
+  // The output_layers reference is checked the same way.
+  std::string json = functional_json(R"(["in", 0, 0, {}])");
+  json.replace(json.find(R"([["d", 0, 0]])"), 13, R"([["d", 0, 7]])");
+  CHECK(contains(message_of<ValueError>([&] { models::model_from_json(json); }), "tensor index is out of range"));
+}
