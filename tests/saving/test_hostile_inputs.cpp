@@ -40,3 +40,21 @@ TEST_CASE("functional config: node and tensor indices out of range are a ValueEr
   json.replace(json.find(R"([["d", 0, 0]])"), 13, R"([["d", 0, 7]])");
   CHECK(contains(message_of<ValueError>([&] { models::model_from_json(json); }), "tensor index is out of range"));
 }
+
+TEST_CASE("a config with Embedding(input_dim=2^32, output_dim=2^32) fails cleanly when built") {
+  saving_test::ensure_layers();
+  auto m = std::make_shared<Sequential>(
+      std::vector<LayerPtr>{layers::Input({3}), layers::Embedding(10, 4, {.name = "emb"})});
+  std::string json = models::to_json(*m);
+  for (const std::string key : {"\"input_dim\":10", "\"output_dim\":4"}) {
+    REQUIRE(json.find(key) != std::string::npos);
+    json.replace(json.find(key), key.size(), key.substr(0, key.find(':') + 1) + "4294967296");
+  }
+  // 2^64 table entries wrapped to an empty table that the gather then read past.
+  auto msg = message_of<ValueError>([&] {
+    auto loaded = models::model_from_json(json);
+    loaded->predict(Tensor(std::vector<int32_t>{0, 1, 2}, Shape{1, 3}));
+  });
+  CHECK(contains(msg, "(4294967296, 4294967296)"));
+  CHECK(contains(msg, "more elements than fit in int64"));
+}
