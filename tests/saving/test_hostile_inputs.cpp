@@ -5,11 +5,13 @@
 #include <string>
 
 #include "saving_util.h"
+#include "hostile_zip.h"
 #include "test_util.h"
 
 using namespace kiln;
 using kiln_test::contains;
 using kiln_test::message_of;
+using kiln_test::write_zip;
 
 namespace {
 
@@ -20,6 +22,14 @@ std::string functional_json(const std::string& inbound) {
     {"class_name": "Dense", "name": "d", "config": {"name": "d", "units": 2}, "inbound_nodes": [[)" +
          inbound + R"(]]}],
     "input_layers": [["in", 0, 0]], "output_layers": [["d", 0, 0]]}})";
+}
+
+/// A Sequential config whose Dense carries `depth` nested lists in an unknown key.
+std::string deeply_nested_config(int depth) {
+  return R"({"class_name": "Sequential", "config": {"name": "s", "layers": [
+    {"class_name": "InputLayer", "config": {"batch_input_shape": [null, 3], "name": "in"}},
+    {"class_name": "Dense", "config": {"name": "d", "units": 2, "junk": )" +
+         std::string(depth, '[') + std::string(depth, ']') + "}}]}}";
 }
 
 }  // namespace
@@ -57,4 +67,25 @@ TEST_CASE("a config with Embedding(input_dim=2^32, output_dim=2^32) fails cleanl
   });
   CHECK(contains(msg, "(4294967296, 4294967296)"));
   CHECK(contains(msg, "more elements than fit in int64"));
+}
+
+TEST_CASE("JSON nested 100,000 levels deep is refused at parse time, not by a stack overflow") {
+  saving_test::ensure_layers();
+  // Nesting within the limit passes the depth check (whatever the layer then makes of the unknown key).
+  std::string shallow;
+  try {
+    models::model_from_json(deeply_nested_config(10));
+  } catch (const std::exception& e) {
+    shallow = e.what();
+  }
+  CHECK_FALSE(contains(shallow, "nested deeper"));
+  const std::string deep = deeply_nested_config(100000);
+  auto msg = message_of<ValueError>([&] { models::model_from_json(deep); });
+  CHECK(contains(msg, "nested deeper than 512 levels"));
+  // The same config inside a .keras archive.
+  const std::string path = saving_test::tmp("deep.keras");
+  write_zip(path, {{"metadata.json", R"({"keras_version": "3.3.3"})"}, {"config.json", deep}});
+  msg = message_of<IOError>([&] { models::load_model(path); });
+  CHECK(contains(msg, "config.json"));
+  CHECK(contains(msg, "nested deeper than 512 levels"));
 }
