@@ -89,3 +89,19 @@ TEST_CASE("JSON nested 100,000 levels deep is refused at parse time, not by a st
   CHECK(contains(msg, "config.json"));
   CHECK(contains(msg, "nested deeper than 512 levels"));
 }
+
+TEST_CASE("HDF5 datasets declaring more data than the file holds are refused before reading") {
+  saving_test::ensure_layers();
+  // A 23 KB file whose kernel declares 40 MiB: it used to load as silent zeros (HDF5's fill value).
+  auto big = std::make_shared<Sequential>(
+      std::vector<LayerPtr>{layers::Input({2560}), layers::Dense(4096, {.name = "dense"})});
+  auto msg = message_of<IOError>([&] { big->load_weights(saving_test::data("hostile/dense_kernel_unwritten.weights.h5")); });
+  CHECK(contains(msg, "declares 41943040 bytes"));
+  CHECK(contains(msg, "the file can hold at most 23592"));
+  // A 64-byte kernel stored in one 1 GiB chunk, which libhdf5 would allocate to read it.
+  auto small = std::make_shared<Sequential>(
+      std::vector<LayerPtr>{layers::Input({4}), layers::Dense(4, {.name = "dense"})});
+  msg = message_of<IOError>([&] { small->load_weights(saving_test::data("hostile/dense_kernel_huge_chunk.weights.h5")); });
+  CHECK(contains(msg, "(one chunk)"));
+  CHECK(contains(msg, "declares 1073741824 bytes"));
+}
