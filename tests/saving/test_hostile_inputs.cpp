@@ -104,4 +104,7 @@ TEST_CASE("HDF5 datasets declaring more data than the file holds are refused bef
   msg = message_of<IOError>([&] { small->load_weights(saving_test::data("hostile/dense_kernel_huge_chunk.weights.h5")); });
   CHECK(contains(msg, "(one chunk)"));
   CHECK(contains(msg, "declares 1073741824 bytes"));
+  // A kernel whose data lives in /etc/passwd: refused, not read.
+  msg = message_of<IOError>([&] { small->load_weights(saving_test::data("hostile/dense_kernel_external.weights.h5")); });
+  CHECK(contains(msg, "external or virtual storage"));
 }

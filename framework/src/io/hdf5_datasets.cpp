@@ -34,6 +34,10 @@ std::size_t checked_elems(const std::vector<hsize_t>& dims, std::size_t elem, ui
 uint64_t dataset_capacity(hid_t dataset, std::size_t elem, uint64_t file_bytes, const std::string& where) {
   H5Id dcpl(H5Dget_create_plist(dataset));
   if (!dcpl.valid()) fail(where, "cannot read the dataset's creation properties");
+  // Data kept in other files would let a downloaded file make Kiln read any
+  // file on the machine; Keras never writes such datasets.
+  if (H5Pget_external_count(dcpl.get()) != 0 || H5Pget_layout(dcpl.get()) == H5D_VIRTUAL)
+    fail(where, "the dataset keeps its data in other files (external or virtual storage), which Kiln refuses to read");
   // Deflate expands at most about 1032:1; other filters Keras files do not use.
   const uint64_t capacity = H5Pget_nfilters(dcpl.get()) > 0 ? file_bytes * 1032 + (uint64_t{1} << 20) : file_bytes;
   if (H5Pget_layout(dcpl.get()) == H5D_CHUNKED) {
