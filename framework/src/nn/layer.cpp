@@ -139,6 +139,11 @@ Config Layer::get_config() const { return base_config(); }
 
 Variable Layer::add_weight(const std::string& wname, const Shape& shape, WeightOptions o) {
   DType dt = o.dtype.value_or(dtype_);
+  try {  // a shape from a downloaded config may overflow: say which layer and weight
+    (void)shape.num_elements();
+  } catch (const ValueError& e) {
+    throw ValueError("Layer '" + name() + "' (" + class_name() + "): cannot create weight '" + wname + "': " + e.what());
+  }
   Tensor init = o.initializer.resolve()->operator()(shape, dt);
   VariableOptions vo;
   vo.name = wname;
