@@ -51,6 +51,31 @@ TEST_CASE("functional config: node and tensor indices out of range are a ValueEr
   CHECK(contains(message_of<ValueError>([&] { models::model_from_json(json); }), "tensor index is out of range"));
 }
 
+TEST_CASE("a .keras archive whose Keras 3 config has a node index out of range is a clear error") {
+  saving_test::ensure_layers();
+  auto config = [](int node) {
+    return R"({"module": "keras", "class_name": "Functional", "config": {"name": "f", "trainable": true, "layers": [
+      {"module": "keras.layers", "class_name": "InputLayer", "name": "in", "inbound_nodes": [],
+       "config": {"batch_shape": [null, 3], "dtype": "float32", "sparse": false, "name": "in"}},
+      {"module": "keras.layers", "class_name": "Dense", "name": "d", "config": {"name": "d", "units": 2},
+       "inbound_nodes": [{"args": [{"class_name": "__keras_tensor__", "config": {"shape": [null, 3],
+         "dtype": "float32", "keras_history": ["in", )" + std::to_string(node) + R"(, 0]}}], "kwargs": {}}]}],
+      "input_layers": [["in", 0, 0]], "output_layers": [["d", 0, 0]]}, "registered_name": "Functional"})";
+  };
+  // Node 0 is valid, so the archive gets as far as the (missing) weights.
+  const std::string path = saving_test::tmp("bad_node.keras");
+  write_zip(path, {{"metadata.json", R"({"keras_version": "3.3.3"})"}, {"config.json", config(0)}});
+  CHECK_FALSE(contains(message_of<Error>([&] { models::load_model(path); }), "out of range"));
+  for (int node : {-1, 2}) {
+    CAPTURE(node);
+    write_zip(path, {{"metadata.json", R"({"keras_version": "3.3.3"})"}, {"config.json", config(node)}});
+    const auto msg = message_of<Error>([&] { models::load_model(path); });
+    CHECK(contains(msg, "layer 'd' has an inbound node entry ['in', " + std::to_string(node) + ", 0]"));
+    CHECK(contains(msg, "node index is out of range"));
+    CHECK(contains(msg, "valid indices are 0..0"));
+  }
+}
+
 TEST_CASE("a config with Embedding(input_dim=2^32, output_dim=2^32) fails cleanly when built") {
   saving_test::ensure_layers();
   auto m = std::make_shared<Sequential>(
