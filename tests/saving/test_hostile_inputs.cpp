@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "kiln/core/limits.h"
 #include "saving_util.h"
 #include "hostile_zip.h"
 #include "test_util.h"
@@ -133,4 +134,21 @@ TEST_CASE("HDF5 datasets declaring more data than the file holds are refused bef
   // A kernel whose data lives in /etc/passwd: refused, not read.
   msg = message_of<IOError>([&] { small->load_weights(saving_test::data("hostile/dense_kernel_external.weights.h5")); });
   CHECK(contains(msg, "external or virtual storage"));
+}
+
+TEST_CASE("a small config declaring huge weights fails under max_read_bytes(), naming the layer") {
+  saving_test::ensure_layers();
+  const int64_t saved = max_read_bytes();
+  set_max_read_bytes(int64_t{1} << 20);
+  // Built in code, a 4 MB kernel is the user's own choice: no limit applies.
+  auto m = std::make_shared<Sequential>(
+      std::vector<LayerPtr>{layers::Input({1000}), layers::Dense(1000, {.name = "d"})});
+  const std::string json = models::to_json(*m);
+  REQUIRE(json.size() < 4096);
+  // From a file's config, the same model must stay under the ceiling.
+  const auto msg = message_of<ValueError>([&] { models::model_from_json(json); });
+  set_max_read_bytes(saved);
+  CHECK(contains(msg, "Layer 'd' (Dense): cannot create weight 'kernel' of shape (1000, 1000)"));
+  CHECK(contains(msg, "needs 4000000 bytes, more than the limit of 1048576 bytes"));
+  CHECK(models::model_from_json(json)->count_params() == 1001000);
 }

@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "backend/backend.h"
+#include "core/file_load_scope.h"
 #include "kiln/core/error.h"
 #include "kiln/core/tensor.h"
 
@@ -28,6 +29,7 @@ std::size_t checked_nbytes(const Shape& shape, DType dtype) {
   if (__builtin_mul_overflow(n, static_cast<int64_t>(dtype_size(dtype)), &nbytes) ||
       nbytes > std::numeric_limits<int64_t>::max() / 2)
     throw fail("its size in bytes exceeds what can be addressed");
+  detail::check_load_allocation(nbytes, "a tensor of shape " + shape.to_string() + " and dtype " + dtype_name(dtype));
   return static_cast<std::size_t>(nbytes);
 }
 }  // namespace
