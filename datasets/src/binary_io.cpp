@@ -5,10 +5,12 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <algorithm>
 #include <fstream>
 #include <limits>
 
 #include "kiln/core/error.h"
+#include "kiln/core/limits.h"
 
 namespace kiln::datasets::detail {
 
@@ -54,10 +56,24 @@ Bytes read_gzip(const std::string& path) {
   // reads in fewer system calls. Must precede the first read.
   gzbuffer(f, 1u << 17);
 
+  // Deflate expands at most about 1032:1, so a gzip file cannot honestly
+  // inflate past that (nor past the ceiling); stop before allocating more.
+  std::error_code ec;
+  const uint64_t file_size = fs::file_size(path, ec);
+  const uint64_t limit = std::min<uint64_t>(static_cast<uint64_t>(max_read_bytes()),
+                                            ec ? 0 : file_size * 1032 + (uint64_t{1} << 20));
   Bytes out;
   constexpr unsigned kChunk = 1u << 20;
   for (;;) {
     const std::size_t old = out.size();
+    if (old > limit) {
+      gzclose(f);
+      if (limit == static_cast<uint64_t>(max_read_bytes()))
+        fail(path, "inflates to more than the limit of " + std::to_string(limit) +
+                       " bytes (set KILN_MAX_ALLOC_BYTES or kiln::set_max_read_bytes to allow it)");
+      fail(path, "inflates to more than " + std::to_string(limit) + " bytes, impossible for its " +
+                     std::to_string(file_size) + " compressed bytes (corrupt or hostile file)");
+    }
     out.resize(old + kChunk);
     const int n = gzread(f, out.data() + old, kChunk);
     if (n < 0) {

@@ -7,6 +7,7 @@
 
 #include "binary_io.h"
 #include "kiln/core/error.h"
+#include "kiln/core/limits.h"
 #include "kiln/core/shape.h"
 
 namespace kiln::datasets {
@@ -91,6 +92,7 @@ IdxHeader parse_header(ByteView b, const std::string& src) {
   if (have > need)
     fail(src, "corrupt IDX file: " + std::to_string(have - need) + " unexpected bytes after the data of shape " +
                   detail::dims_string(h.dims) + " (wrong dimensions in the header?)");
+  check_declared_size(need, have, src);  // the ceiling: the file may really be this large
   return h;
 }
 

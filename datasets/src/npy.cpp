@@ -10,6 +10,7 @@
 
 #include "binary_io.h"
 #include "kiln/core/error.h"
+#include "kiln/core/limits.h"
 #include "kiln/core/shape.h"
 
 namespace kiln::datasets {
@@ -231,6 +232,7 @@ Tensor parse_npy(std::span<const uint8_t> b, const std::string& source) {
     fail(source, std::string(have < count * item ? "truncated" : "corrupt") + " .npy data: shape " +
                      detail::dims_string(h.shape) + " of '" + d + "' needs " + std::to_string(count * item) +
                      " bytes but " + std::to_string(have) + " follow the header");
+  check_declared_size(count * item, have, source);  // the ceiling: the file may really be this large
   const uint8_t* p = b.data() + data_start;
 
   switch (kind) {

@@ -1,20 +1,45 @@
 // Where a tensor's memory comes from: the backend of its device allocates,
 // fills and copies it. (The Tensor class itself is core; these members are
 // the part of it that needs a backend.)
+#include <limits>
+
 #include "backend/backend.h"
+#include "core/file_load_scope.h"
 #include "kiln/core/error.h"
 #include "kiln/core/tensor.h"
 
 namespace kiln {
+
+namespace {
+/// The bytes a tensor of `shape` and `dtype` needs; a count that overflows, or
+/// that no allocator could serve, is an error rather than a wrapped small buffer.
+std::size_t checked_nbytes(const Shape& shape, DType dtype) {
+  auto fail = [&](const char* why) {
+    return ValueError("cannot allocate a tensor of shape " + shape.to_string() + " and dtype " + dtype_name(dtype) +
+                      ": " + why);
+  };
+  if (!shape.is_fully_defined()) throw fail("the shape is not fully defined");
+  int64_t n = 0;
+  try {
+    n = shape.num_elements();
+  } catch (const ValueError&) {
+    throw fail("it has more elements than fit in int64");
+  }
+  int64_t nbytes = 0;
+  if (__builtin_mul_overflow(n, static_cast<int64_t>(dtype_size(dtype)), &nbytes) ||
+      nbytes > std::numeric_limits<int64_t>::max() / 2)
+    throw fail("its size in bytes exceeds what can be addressed");
+  detail::check_load_allocation(nbytes, "a tensor of shape " + shape.to_string() + " and dtype " + dtype_name(dtype));
+  return static_cast<std::size_t>(nbytes);
+}
+}  // namespace
 
 Tensor Tensor::empty(const Shape& shape, DType dtype, Device device) {
   auto impl = std::make_shared<TensorImpl>();
   impl->shape = shape;
   impl->dtype = dtype;
   impl->device = device;
-  int64_t n = shape.num_elements();
-  if (n < 0) throw ValueError("Tensor::empty: negative dimension in shape " + shape.to_string());
-  impl->storage = backend::backend_for(device).allocate(static_cast<std::size_t>(n) * dtype_size(dtype));
+  impl->storage = backend::backend_for(device).allocate(checked_nbytes(shape, dtype));
   return Tensor(impl);
 }
 

@@ -7,11 +7,13 @@
 namespace kiln {
 
 int64_t Shape::num_elements() const {
+  if (!is_fully_defined()) throw ValueError("Shape " + to_string() + " is not fully defined");
+  // A zero anywhere makes the product zero, even when the other factors alone would overflow.
+  if (std::find(dims_.begin(), dims_.end(), 0) != dims_.end()) return 0;
   int64_t n = 1;
-  for (int64_t d : dims_) {
-    if (d < 0) throw ValueError("Shape " + to_string() + " is not fully defined");
-    n *= d;
-  }
+  for (int64_t d : dims_)
+    if (__builtin_mul_overflow(n, d, &n))
+      throw ValueError("Shape " + to_string() + " has more elements than fit in int64");
   return n;
 }
 

@@ -35,7 +35,7 @@ std::vector<std::string> read_checkpoint_index(const std::string& dir) {
   if (!fs::exists(idx)) return out;
   const auto bytes = read_file_bytes(idx);
   try {
-    const Config j = Config::parse(bytes.begin(), bytes.end());
+    const Config j = parse_json(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
     for (const auto& e : j.value("all_model_checkpoint_paths", Config::array()))
       if (e.is_string()) {
         const std::string p = resolve(dir, e.get<std::string>());

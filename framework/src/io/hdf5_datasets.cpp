@@ -3,10 +3,12 @@
 #include <hdf5.h>
 
 #include <cstring>
+#include <limits>
 #include <numeric>
 
 #include "io/hdf5_internal.h"
 #include "kiln/core/error.h"
+#include "kiln/core/limits.h"
 
 namespace kiln::io {
 
@@ -17,24 +19,35 @@ using h5::space_dims;
 
 namespace h5 {
 
-// Refuse to allocate more than this for one dataset or attribute, whatever a
-// (possibly corrupt) header claims; real Keras weights are far below it.
-constexpr uint64_t kMaxBytes = uint64_t{8} << 30;
-
-std::size_t checked_elems(const std::vector<hsize_t>& dims, std::size_t elem, uint64_t file_bytes,
+std::size_t checked_elems(const std::vector<hsize_t>& dims, std::size_t elem, uint64_t available_bytes,
                           const std::string& where) {
-  uint64_t n = 1;
-  for (hsize_t d : dims) {
-    if (d != 0 && n > kMaxBytes / d) fail(where, "dataspace is too large");
-    n *= d;
-  }
-  if (elem != 0 && n > kMaxBytes / elem) fail(where, "dataspace is too large");
-  // A contiguous uncompressed dataset cannot hold more bytes than the file;
-  // allow generous slack for compressed/fill-value datasets.
-  if (n * elem > file_bytes * 1024 + (uint64_t{64} << 20))
-    fail(where, "claims " + std::to_string(n * elem) + " bytes of data in a " + std::to_string(file_bytes) +
-                    "-byte file (corrupt file?)");
+  uint64_t n = 1, bytes = 0;
+  for (hsize_t d : dims)
+    if (__builtin_mul_overflow(n, static_cast<uint64_t>(d), &n)) fail(where, "dataspace is too large");
+  if (__builtin_mul_overflow(n, static_cast<uint64_t>(elem), &bytes) ||
+      n > std::numeric_limits<std::size_t>::max() / 2)
+    fail(where, "dataspace is too large");
+  check_declared_size(bytes, available_bytes, where);
   return static_cast<std::size_t>(n);
+}
+
+uint64_t dataset_capacity(hid_t dataset, std::size_t elem, uint64_t file_bytes, const std::string& where) {
+  H5Id dcpl(H5Dget_create_plist(dataset));
+  if (!dcpl.valid()) fail(where, "cannot read the dataset's creation properties");
+  // Data kept in other files would let a downloaded file make Kiln read any
+  // file on the machine; Keras never writes such datasets.
+  if (H5Pget_external_count(dcpl.get()) != 0 || H5Pget_layout(dcpl.get()) == H5D_VIRTUAL)
+    fail(where, "the dataset keeps its data in other files (external or virtual storage), which Kiln refuses to read");
+  // Deflate expands at most about 1032:1; other filters Keras files do not use.
+  const uint64_t capacity = H5Pget_nfilters(dcpl.get()) > 0 ? file_bytes * 1032 + (uint64_t{1} << 20) : file_bytes;
+  if (H5Pget_layout(dcpl.get()) == H5D_CHUNKED) {
+    const int rank = H5Pget_chunk(dcpl.get(), 0, nullptr);
+    if (rank < 0 || rank > H5S_MAX_RANK) fail(where, "cannot read the chunk shape");
+    std::vector<hsize_t> chunk(static_cast<std::size_t>(rank));
+    if (rank > 0 && H5Pget_chunk(dcpl.get(), rank, chunk.data()) < 0) fail(where, "cannot read the chunk shape");
+    checked_elems(chunk, elem, capacity, where + " (one chunk)");
+  }
+  return capacity;
 }
 
 std::vector<hsize_t> space_dims(hid_t space, const std::string& where) {
@@ -87,20 +100,24 @@ Tensor H5Group::read(const std::string& rel) const {
   std::vector<int64_t> dims(hd.begin(), hd.end());
   const H5T_class_t cls = H5Tget_class(type.get());
   const std::size_t fsize = H5Tget_size(type.get());
+  // The file must hold the data in its own element size; the buffer, in the
+  // (possibly wider) memory type, must stay under the ceiling.
+  checked_elems(hd, fsize, h5::dataset_capacity(d.get(), fsize, file_->bytes, w), w);
+  const uint64_t capacity = std::numeric_limits<uint64_t>::max();
   if (cls == H5T_FLOAT) {
     if (fsize == 8) {
-      std::vector<double> buf(checked_elems(hd, 8, file_->bytes, w));
+      std::vector<double> buf(checked_elems(hd, 8, capacity, w));
       if (!buf.empty() && H5Dread(d.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf.data()) < 0)
         fail(w, "cannot read the data (truncated or corrupt file?)");
       return Tensor(buf, Shape(dims));
     }
-    std::vector<float> buf(checked_elems(hd, 4, file_->bytes, w));
+    std::vector<float> buf(checked_elems(hd, 4, capacity, w));
     if (!buf.empty() && H5Dread(d.get(), H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf.data()) < 0)
       fail(w, "cannot read the data (truncated or corrupt file?)");
     return Tensor(buf, Shape(dims));
   }
   if (cls == H5T_INTEGER) {
-    std::vector<int64_t> buf(checked_elems(hd, 8, file_->bytes, w));
+    std::vector<int64_t> buf(checked_elems(hd, 8, capacity, w));
     if (!buf.empty() && H5Dread(d.get(), H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf.data()) < 0)
       fail(w, "cannot read the data (truncated or corrupt file?)");
     return Tensor(buf, Shape(dims));

@@ -15,10 +15,17 @@ void init_hdf5();
 /// Throws IOError "<where>: <what>" plus HDF5's innermost error message.
 [[noreturn]] void fail(const std::string& where, const std::string& what);
 
-/// The element count of `dims`, refusing sizes no real Keras file has and more
-/// data than a file of `file_bytes` could plausibly hold.
-std::size_t checked_elems(const std::vector<hsize_t>& dims, std::size_t elem, uint64_t file_bytes,
+/// The element count of `dims` with `elem`-byte elements, refusing (IOError,
+/// before anything is allocated) a count that overflows, more bytes than
+/// `available_bytes` (what the file can hold) or more than max_read_bytes().
+std::size_t checked_elems(const std::vector<hsize_t>& dims, std::size_t elem, uint64_t available_bytes,
                           const std::string& where);
+
+/// How many bytes of data a dataset of a `file_bytes`-byte file can hold: the
+/// file's size, or about 1032 times it when a filter (deflate) may expand the
+/// stored chunks. Also refuses a chunk shape larger than that, which libhdf5
+/// would allocate a buffer for, whatever the dataset's own extent.
+uint64_t dataset_capacity(hid_t dataset, std::size_t elem, uint64_t file_bytes, const std::string& where);
 
 /// A simple dataspace's dimensions ({0} for a null dataspace).
 std::vector<hsize_t> space_dims(hid_t space, const std::string& where);

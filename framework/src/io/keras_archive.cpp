@@ -34,7 +34,7 @@ Config parse_member(const ZipReader& zip, const std::string& member) {
     throw IOError(zip.path() + "[" + member + "]: implausibly large (" + std::to_string(zip.size(member)) + " bytes)");
   const auto bytes = zip.extract(member);
   try {
-    return Config::parse(bytes.begin(), bytes.end());
+    return parse_json(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
   } catch (const nlohmann::json::exception& e) {
     throw IOError(zip.path() + "[" + member + "]: not valid JSON: " + e.what());
   }

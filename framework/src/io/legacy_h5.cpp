@@ -285,7 +285,7 @@ std::shared_ptr<Model> load_legacy_model(const H5File& f, bool compile) {
   }
   Config cfg;
   try {
-    cfg = Config::parse(*mc);
+    cfg = parse_json(*mc);
   } catch (const nlohmann::json::exception& e) {
     throw IOError(path + ": the model_config attribute is not valid JSON: " + e.what());
   }
@@ -298,7 +298,7 @@ std::shared_ptr<Model> load_legacy_model(const H5File& f, bool compile) {
     if (auto tc = root.attr_string_opt("training_config")) {
       Config t;
       try {
-        t = Config::parse(*tc);
+        t = parse_json(*tc);
       } catch (const nlohmann::json::exception& e) {
         throw IOError(path + ": the training_config attribute is not valid JSON: " + e.what());
       }

@@ -4,6 +4,7 @@
 
 #include "io/saving_impl.h"
 #include "kiln/core/error.h"
+#include "core/file_load_scope.h"
 #include "kiln/nn/layer_registry.h"
 #include "kiln/training/loss.h"
 #include "kiln/training/metric.h"
@@ -62,6 +63,8 @@ bool uses_channels_first(const Config& c) {
 }
 
 std::shared_ptr<Model> model_from_file_config(const Config& c, const std::string& source) {
+  // Sizes in a file's config are untrusted: building the model stays under max_read_bytes().
+  detail::FileLoadScope scope(source);
   Config up;
   try {
     up = upgrade_model_config(c);

@@ -112,7 +112,7 @@ void Model::load_weights(const std::string& path, LoadWeightsOptions options) {
   if (root.is_group("model_weights")) {
     if (auto mc = root.attr_string_opt("model_config")) {
       try {
-        lo.assume_theano = io::uses_channels_first(Config::parse(*mc));
+        lo.assume_theano = io::uses_channels_first(parse_json(*mc));
       } catch (const nlohmann::json::exception&) {
       }
     }
@@ -136,7 +136,7 @@ std::shared_ptr<Model> model_from_json(const std::string& json, LoadModelOptions
   add_custom_objects(options);
   Config c;
   try {
-    c = Config::parse(json);
+    c = parse_json(json);
   } catch (const nlohmann::json::exception& e) {
     throw ValueError(std::string("model_from_json: not valid JSON: ") + e.what());
   }
@@ -148,7 +148,7 @@ std::shared_ptr<Model> model_from_json_file(const std::string& path, LoadModelOp
   const auto bytes = io::read_file_bytes(path);
   Config c;
   try {
-    c = Config::parse(bytes.begin(), bytes.end());
+    c = parse_json(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
   } catch (const nlohmann::json::exception& e) {
     throw IOError(path + ": not valid JSON: " + e.what());
   }

@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "kiln/core/error.h"
+#include "kiln/core/limits.h"
 
 namespace kiln::io {
 
@@ -231,17 +232,18 @@ Bytes ZipReader::extract(const std::string& name) const {
   r.need(data_off, e.compressed_size, "entry data");
   const uint8_t* in = data_.data() + data_off;
 
-  if (e.uncompressed_size > std::numeric_limits<std::size_t>::max()) fail(src, "entry is too large");
-  // Deflate cannot expand more than ~1032:1, so a larger claimed size is a
-  // corrupt directory (or a zip bomb): refuse before allocating it.
+  // Every size check comes before the allocation: a stored entry holds
+  // exactly its compressed bytes; deflate cannot expand more than ~1032:1, so
+  // a larger claimed size is a corrupt directory (or a zip bomb).
+  if (e.method == kMethodStored && e.compressed_size != e.uncompressed_size)
+    fail(src, "corrupt zip archive: stored entry has compressed size " + std::to_string(e.compressed_size) +
+                  " but uncompressed size " + std::to_string(e.uncompressed_size));
   if (e.method == kMethodDeflate && e.uncompressed_size > e.compressed_size * 1032 + 1024)
     fail(src, "corrupt zip archive: claimed uncompressed size " + std::to_string(e.uncompressed_size) +
                   " is impossible for " + std::to_string(e.compressed_size) + " compressed bytes");
+  check_declared_size(e.uncompressed_size, std::numeric_limits<uint64_t>::max(), src);
   Bytes out(static_cast<std::size_t>(e.uncompressed_size));
   if (e.method == kMethodStored) {
-    if (e.compressed_size != e.uncompressed_size)
-      fail(src, "corrupt zip archive: stored entry has compressed size " + std::to_string(e.compressed_size) +
-                    " but uncompressed size " + std::to_string(e.uncompressed_size));
     std::copy(in, in + out.size(), out.begin());
   } else {
     // Raw deflate (negative window bits: zip entries have no zlib header).

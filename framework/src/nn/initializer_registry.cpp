@@ -146,7 +146,7 @@ InitializerPtr get(const std::string& name) {
   if (!name.empty() && name.front() == '{') {
     Config c;
     try {
-      c = Config::parse(name);
+      c = parse_json(name);
     } catch (const nlohmann::json::exception& e) {
       throw ValueError("initializers::get: could not parse the JSON config " + name + ": " + e.what());
     }

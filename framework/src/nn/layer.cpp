@@ -12,6 +12,7 @@
 #include <typeinfo>
 
 #include "autodiff/autodiff.h"
+#include "core/file_load_scope.h"
 #include "nn/call_context.h"
 #include "kiln/ops/array_ops.h"
 #include "kiln/ops/math_ops.h"
@@ -139,6 +140,12 @@ Config Layer::get_config() const { return base_config(); }
 
 Variable Layer::add_weight(const std::string& wname, const Shape& shape, WeightOptions o) {
   DType dt = o.dtype.value_or(dtype_);
+  try {  // a shape from a downloaded config may overflow or be huge: say which layer and weight
+    detail::charge_load_weight(shape.num_elements(), dtype_size(dt));
+  } catch (const ValueError& e) {
+    throw ValueError("Layer '" + name() + "' (" + class_name() + "): cannot create weight '" + wname + "' of shape " +
+                     shape.to_string() + ": " + e.what());
+  }
   Tensor init = o.initializer.resolve()->operator()(shape, dt);
   VariableOptions vo;
   vo.name = wname;

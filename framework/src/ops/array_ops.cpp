@@ -23,8 +23,8 @@ Tensor reshape(const Tensor& x, const Shape& shape) {
       infer = static_cast<int>(i);
     } else if (dims[i] < 0) {
       throw ValueError("reshape: invalid dimension " + std::to_string(dims[i]) + " in requested shape " + shape.to_string());
-    } else {
-      known *= dims[i];
+    } else if (__builtin_mul_overflow(known, dims[i], &known)) {
+      throw ValueError("reshape: the requested shape " + shape.to_string() + " has more elements than fit in int64");
     }
   }
   if (x.is_symbolic()) throw ValueError("reshape: symbolic tensors must go through the Reshape layer");

@@ -9,6 +9,7 @@
 #include "kiln/core/error.h"
 #include "kiln/ops/math_ops.h"
 #include "kiln/training/model.h"
+#include "kiln/training/sequential.h"
 #include "kiln/ops/random.h"
 #include "kiln/ops/reduce_ops.h"
 
@@ -56,6 +57,20 @@ Batch element_to_batch(const Element& e, const Model& m) {
   return b;
 }
 
+/// Keras's check (input_spec.assert_input_compatibility): a model is called
+/// with exactly as many arrays as it has inputs. Subclassed models declare no
+/// inputs, so only functional and Sequential models are checked.
+void check_input_count(const Model& m, const std::vector<Tensor>& x) {
+  std::size_t expected = 0;
+  if (m.is_functional()) expected = m.inputs().size();
+  else if (dynamic_cast<const Sequential*>(&m)) expected = 1;
+  if (expected == 0 || x.size() == expected) return;
+  std::string received;
+  for (const auto& t : x) received += (received.empty() ? "" : ", ") + std::string("Tensor(shape=") + t.shape().to_string() + ")";
+  throw ValueError("Layer \"" + m.name() + "\" expects " + std::to_string(expected) + " input(s), but it received " +
+                   std::to_string(x.size()) + " input tensors. Inputs received: [" + received + "]");
+}
+
 }  // namespace
 
 std::vector<Tensor> order_by_names(const Data& d, const std::vector<std::string>& names, const char* what) {
@@ -79,6 +94,7 @@ Arrays make_arrays(const Model& m, const Data& x, const Data& y, const Tensor& s
   a.y = order_by_names(y, m.output_names(), "output");
   a.sample_weight = sw;
   if (a.x.empty()) throw ValueError(where + ": no input data (x) was given");
+  check_input_count(m, a.x);
   for (const auto& t : a.x)
     if (!t.defined() || t.is_symbolic()) throw ValueError(where + ": x must hold concrete tensors");
   std::vector<int64_t> xs, ys;
@@ -99,6 +115,7 @@ Arrays make_input_arrays(const Model& m, const Data& x) {
   Arrays a;
   a.x = order_by_names(x, m.input_names(), "input");
   if (a.x.empty()) throw ValueError("predict(): no input data was given");
+  check_input_count(m, a.x);
   a.n = a.x[0].shape()[0];
   for (const auto& t : a.x)
     if (t.shape()[0] != a.n) throw ValueError("predict(): all inputs must have the same number of samples");

@@ -142,8 +142,8 @@ std::vector<Tensor> Model::call(const std::vector<Tensor>& xs, bool training) {
     return {call(xs[0], training)};
   }
   if (xs.size() != inputs_.size())
-    throw ValueError("Model '" + name() + "' expects " + std::to_string(inputs_.size()) + " input(s), but received " +
-                     std::to_string(xs.size()));
+    throw ValueError("Layer \"" + name() + "\" expects " + std::to_string(inputs_.size()) +
+                     " input(s), but it received " + std::to_string(xs.size()) + " input tensors");
   std::unordered_map<uint64_t, Tensor> values;
   for (std::size_t i = 0; i < xs.size(); ++i) {
     const Shape& want = inputs_[i].shape();

@@ -167,15 +167,39 @@ namespace {
 /// [name, node_index, tensor_index] from Keras 2 ([n, i, j, {}]) or Keras 3 (__keras_tensor__) forms.
 struct Ref {
   std::string layer;
-  int node = 0, tensor = 0;
+  int64_t node = 0, tensor = 0;
 };
+int64_t index_of(const Config& v, const Config& r) {
+  if (!v.is_number_integer())
+    throw ValueError("Model config: a node reference's node and tensor indices must be integers, but received " +
+                     r.dump().substr(0, 200));
+  return v.get<int64_t>();
+}
 Ref parse_ref(const Config& r) {
-  if (r.is_object() && r.value("class_name", "") == "__keras_tensor__") {
-    const auto& h = r.at("config").at("keras_history");
-    return {h.at(0).get<std::string>(), h.at(1).get<int>(), h.at(2).get<int>()};
-  }
-  if (r.is_array() && r.size() >= 3 && r[0].is_string()) return {r[0].get<std::string>(), r[1].get<int>(), r[2].get<int>()};
+  const Config* h = &r;
+  if (r.is_object() && r.value("class_name", "") == "__keras_tensor__") h = &r.at("config").at("keras_history");
+  if (h->is_array() && h->size() >= 3 && (*h)[0].is_string())
+    return {(*h)[0].get<std::string>(), index_of((*h)[1], r), index_of((*h)[2], r)};
   throw ValueError("Model config: cannot parse a node reference: " + r.dump().substr(0, 200));
+}
+/// The reference as the file wrote it, for error messages.
+std::string describe_ref(const Ref& r) {
+  return "['" + r.layer + "', " + std::to_string(r.node) + ", " + std::to_string(r.tensor) + "]";
+}
+/// The tensor a reference names; a node or tensor index outside what the layer
+/// produced is an error naming the calling layer and the valid range.
+const Tensor& lookup_ref(const Ref& r, const std::vector<std::vector<Tensor>>& nodes, const std::string& caller) {
+  const std::string where = "Model config: layer '" + caller + "' has an inbound node entry " + describe_ref(r);
+  if (r.node < 0 || r.node >= static_cast<int64_t>(nodes.size()))
+    throw ValueError(where + " whose node index is out of range: layer '" + r.layer + "' has " +
+                     std::to_string(nodes.size()) + " node(s), valid indices are 0.." +
+                     std::to_string(static_cast<int64_t>(nodes.size()) - 1));
+  const auto& outs = nodes[static_cast<std::size_t>(r.node)];
+  if (r.tensor < 0 || r.tensor >= static_cast<int64_t>(outs.size()))
+    throw ValueError(where + " whose tensor index is out of range: node " + std::to_string(r.node) + " of layer '" +
+                     r.layer + "' has " + std::to_string(outs.size()) + " output(s), valid indices are 0.." +
+                     std::to_string(static_cast<int64_t>(outs.size()) - 1));
+  return outs[static_cast<std::size_t>(r.tensor)];
 }
 /// The list of tensor references a node calls its layer with, and whether it was a list call.
 std::pair<std::vector<Ref>, bool> parse_node(const Config& node) {
@@ -226,7 +250,8 @@ Tensor input_from_config(const Config& e) {
 }
 
 /// Calls layers on their inbound nodes as soon as their inputs exist (the
-/// config is usually already in order), until no more can be called.
+/// config is usually already in order), until no more can be called. A node
+/// whose inputs never appear is an error, as is any index out of range.
 void call_pending_layers(const std::vector<std::pair<LayerPtr, Config>>& pending, NodeOutputs& outputs) {
   std::map<std::string, std::size_t> done_nodes;
   bool progress = true;
@@ -240,33 +265,49 @@ void call_pending_layers(const std::vector<std::pair<LayerPtr, Config>>& pending
         bool ready = true;
         for (const auto& r : refs) {
           auto it = outputs.find(r.layer);
-          if (it == outputs.end() || r.node >= static_cast<int>(it->second.size())) { ready = false; break; }
-          args.push_back(it->second[r.node].at(r.tensor));
+          // A later node of a layer not yet called is still pending; a negative one never will be.
+          if (r.node >= 0 && (it == outputs.end() || r.node >= static_cast<int64_t>(it->second.size()))) {
+            ready = false;
+            break;
+          }
+          if (it == outputs.end()) throw ValueError("Model config: unknown layer in " + describe_ref(r));
+          args.push_back(lookup_ref(r, it->second, layer->name()));
         }
         if (!ready) break;
-        std::vector<Tensor> outs = list_call ? (*layer)(args) : std::vector<Tensor>{(*layer)(args.at(0))};
+        if (args.empty()) throw ValueError("Model config: layer '" + layer->name() + "' has an inbound node without inputs");
+        std::vector<Tensor> outs = list_call ? (*layer)(args) : std::vector<Tensor>{(*layer)(args[0])};
         outputs[layer->name()].push_back(outs);
         ++k;
         progress = true;
       }
     }
   }
+  for (auto& [layer, nodes] : pending) {
+    const std::size_t k = done_nodes[layer->name()];
+    if (k == nodes.size()) continue;
+    for (const auto& r : parse_node(nodes[k]).first) {
+      auto it = outputs.find(r.layer);
+      if (it == outputs.end())
+        throw ValueError("Model config: layer '" + layer->name() + "' has an inbound node entry " + describe_ref(r) +
+                         " naming a layer that is never called");
+      lookup_ref(r, it->second, layer->name());  // throws: the node index is past the layer's nodes
+    }
+  }
 }
 
 /// The tensors named by input_layers/output_layers: a single [name, i, j] or a list of them.
-std::vector<Tensor> resolve_refs(const Config& refs, const NodeOutputs& outputs) {
+std::vector<Tensor> resolve_refs(const Config& refs, const NodeOutputs& outputs, const char* key) {
   std::vector<Tensor> ts;
-  if (refs.is_array() && refs.size() == 3 && refs[0].is_string()) {
-    Ref r = parse_ref(refs);
-    ts.push_back(outputs.at(r.layer).at(r.node).at(r.tensor));
-    return ts;
-  }
-  for (const auto& x : refs) {
+  auto resolve = [&](const Config& x) {
     Ref r = parse_ref(x);
     auto it = outputs.find(r.layer);
-    if (it == outputs.end()) throw ValueError("Model config: output layer '" + r.layer + "' was never reached");
-    ts.push_back(it->second.at(r.node).at(r.tensor));
-  }
+    if (it == outputs.end())
+      throw ValueError(std::string("Model config: ") + key + " names layer '" + r.layer + "', which was never reached");
+    ts.push_back(lookup_ref(r, it->second, key));
+  };
+  if (refs.is_array() && refs.size() == 3 && refs[0].is_string()) resolve(refs);
+  else if (refs.is_array()) for (const auto& x : refs) resolve(x);
+  else throw ValueError(std::string("Model config: ") + key + " must be a list, but received " + refs.dump().substr(0, 200));
   return ts;
 }
 
@@ -307,8 +348,8 @@ std::shared_ptr<Model> Model::from_config(const Config& full) {
     by_name[e.contains("name") ? e["name"].get<std::string>() : l->name()] = l;
   }
   call_pending_layers(pending, outputs);
-  return std::make_shared<Model>(resolve_refs(c.at("input_layers"), outputs), resolve_refs(c.at("output_layers"), outputs),
-                                 lo);
+  return std::make_shared<Model>(resolve_refs(c.at("input_layers"), outputs, "input_layers"),
+                                 resolve_refs(c.at("output_layers"), outputs, "output_layers"), lo);
 }
 
 }  // namespace kiln

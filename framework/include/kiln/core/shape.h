@@ -21,7 +21,8 @@ class Shape {
   /// Negative indices count from the end: shape[-1] is the last dimension.
   int64_t operator[](int64_t i) const { return dims_.at(wrap(i)); }
   int64_t& operator[](int64_t i) { return dims_.at(wrap(i)); }
-  /// Number of elements; 1 for a scalar. Throws if a dimension is unknown.
+  /// Number of elements; 1 for a scalar. Throws ValueError if a dimension is
+  /// unknown or the count does not fit in int64 (never wraps).
   int64_t num_elements() const;
   bool is_fully_defined() const;
   const std::vector<int64_t>& dims() const { return dims_; }

@@ -159,7 +159,7 @@ void conv_direct_rows(const float* __restrict x, const float* __restrict w, cons
   const PatchGatherer<float> gather(p);
   auto finish = [&](v8f a, int64_t c) {
     if (bias) a += load8(bias + c);
-    if (relu) a = a > v8f{} ? a : v8f{};
+    if (relu) a = a <= v8f{} ? v8f{} : a;  // NaN passes through, as in relu
     return a;
   };
   for (int64_t row = r0; row < r1; ++row) {  // row = n·oh + oy

@@ -107,7 +107,8 @@ void unary_float(UnaryOp op, const T* x, T* o, std::size_t n) {
       }
       break;
     case UnaryOp::relu:
-      for (std::size_t i = 0; i < n; ++i) o[i] = x[i] > T(0) ? x[i] : T(0);
+      // NaN fails every comparison, so testing "<= 0" lets it through as Keras does.
+      for (std::size_t i = 0; i < n; ++i) o[i] = x[i] <= T(0) ? T(0) : x[i];
       break;
     case UnaryOp::softplus:
       // log(1 + e^x) = max(x, 0) + log1p(e^-|x|): exact for large |x|.

@@ -85,7 +85,8 @@ bool is_pool_2x2(const backend::Pool2DParams& p) {
 
 // The common 2×2 stride-2 valid window: the four inputs compared directly,
 // 8 channels at a time, images split over the pool. Same tie and NaN rule as
-// the reference: a later element wins only when strictly greater.
+// the reference: a later element wins only when strictly greater or NaN (a
+// NaN anywhere in the window is the result, as in Keras).
 template <class T>
 void max_pool_2x2(const T* x, const backend::Pool2DParams& p, T* out, int32_t* am, int64_t n0, int64_t n1) {
   const int64_t C = p.c;
@@ -102,7 +103,7 @@ void max_pool_2x2(const T* x, const backend::Pool2DParams& p, T* out, int32_t* a
             v8i i = static_cast<int32_t>(base[0] + c) + lane_index();
             for (int k = 1; k < 4; ++k) {
               const v8f u = load8(x + base[k] + c);
-              const v8i take = u > v;
+              const v8i take = (u > v) | ((u != u) & (v == v));
               v = take ? u : v;
               i = take ? static_cast<int32_t>(base[k] + c) + lane_index() : i;
             }
@@ -114,7 +115,7 @@ void max_pool_2x2(const T* x, const backend::Pool2DParams& p, T* out, int32_t* a
           T v = x[base[0] + c];
           int32_t i = static_cast<int32_t>(base[0] + c);
           for (int k = 1; k < 4; ++k)
-            if (x[base[k] + c] > v) v = x[base[k] + c], i = static_cast<int32_t>(base[k] + c);
+            if (const T u = x[base[k] + c]; u > v || (u != u && v == v)) v = u, i = static_cast<int32_t>(base[k] + c);
           out[o + c] = v;
           am[o + c] = i;
         }
@@ -292,7 +293,7 @@ void bias_add_rows(const T* x, const T* __restrict bias, int64_t rows, int64_t c
           if (relu)
             for (int64_t j = 0; j < c; ++j) {
               const T v = xr[j] + bias[j];
-              orow[j] = v > T(0) ? v : T(0);
+              orow[j] = v <= T(0) ? T(0) : v;  // NaN passes through, as in relu
             }
           else
             for (int64_t j = 0; j < c; ++j) orow[j] = xr[j] + bias[j];

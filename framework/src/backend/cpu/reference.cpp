@@ -74,9 +74,9 @@ void max_pool2d(const T* x, const backend::Pool2DParams& p, T* out, int32_t* arg
             const int64_t ix = ox * p.stride_w + kx - p.pad_left;
             if (ix < 0 || ix >= p.w) continue;
             const int64_t base = ((n * p.h + iy) * p.w + ix) * p.c;
-            // The first element of the window wins ties; a NaN, once taken, stays.
+            // The first element of the window wins ties; the first NaN wins, and stays.
             for (int64_t c = 0; c < p.c; ++c)
-              if (bidx[c] < 0 || x[base + c] > best[c]) {
+              if (bidx[c] < 0 || x[base + c] > best[c] || (x[base + c] != x[base + c] && best[c] == best[c])) {
                 best[c] = x[base + c];
                 bidx[c] = static_cast<int32_t>(base + c);
               }
@@ -112,7 +112,7 @@ void bias_add(const T* x, const T* bias, int64_t rows, int64_t c, bool relu, T* 
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t j = 0; j < c; ++j) {
       const T v = x[r * c + j] + bias[j];
-      out[r * c + j] = relu && !(v > T(0)) ? T(0) : v;
+      out[r * c + j] = relu && v <= T(0) ? T(0) : v;  // NaN passes through
     }
 }
 
