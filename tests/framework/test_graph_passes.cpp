@@ -5,6 +5,8 @@
 #include <doctest/doctest.h>
 #include <kiln/kiln.h>
 
+#include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -136,4 +138,18 @@ TEST_CASE("graph passes: arguments are read in place unless the graph may write 
   CHECK(bump(v.value()).to_vector<float>() == std::vector<float>{11.f, 12.f});
   CHECK(bump(v.value()).to_vector<float>() == std::vector<float>{21.f, 22.f});
   CHECK(v.value().to_vector<float>() == std::vector<float>{31.f, 32.f});
+}
+
+TEST_CASE("graph passes: a fused chain propagates NaN as the single-op kernels do") {
+  auto g = [](const k::Tensor& x) { return k::relu(x * 2.f) + k::maximum(x, k::zeros_like(x)); };
+  auto f = k::function(g);
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  k::Tensor x({nan, -1.f, 2.f, -0.f});
+  f(x);
+  const auto got = f(x).to_vector<float>();
+  CHECK(std::isnan(got[0]));
+  CHECK(got[1] == 0.f);
+  CHECK(got[2] == 6.f);
+  CHECK(got[3] == 0.f);
+  CHECK(count_type(f.get_concrete_function(x).executed_operations(), "FusedElementwise") == 1);
 }

@@ -51,7 +51,9 @@ void unary_block(UnaryOp op, const T* x, T* o, int64_t n) {
       else for (int64_t i = 0; i < n; ++i) o[i] = x[i] < 0 ? static_cast<T>(-x[i]) : x[i];
       break;
     case UnaryOp::square: for (int64_t i = 0; i < n; ++i) o[i] = static_cast<T>(x[i] * x[i]); break;
-    case UnaryOp::relu: for (int64_t i = 0; i < n; ++i) o[i] = x[i] > T(0) ? x[i] : T(0); break;
+    case UnaryOp::relu:  // NaN fails every comparison, so "<= 0" lets it through, as the single-op kernel does
+      for (int64_t i = 0; i < n; ++i) o[i] = x[i] <= T(0) ? T(0) : x[i];
+      break;
     default:
       if constexpr (std::is_floating_point_v<T>) {
         switch (op) {
