@@ -2,8 +2,10 @@
 // power(x, 100) (int32 10x10), a hand-written training step of a small,
 // overhead-bound MLP (784-32-10, batch 32, SGD by assign_sub), and fit with the
 // compiled train step against fit run eagerly (that MLP at batch 32, the
-// 784-512-512-10 MLP at batch 128, the guide's CNN at batch 64). Prints one
-// JSON line per case with microseconds per call (or per step) and the ratio.
+// 784-512-512-10 MLP at batch 128, the guide's CNN at batch 64), the "TF basics"
+// guide's linear regression step, the CNN's predict, and the compiled CNN step
+// as a fraction of the machine's sgemm throughput. Prints one JSON line per case
+// with microseconds per call (or per step) and the ratio.
 #include <kiln/kiln.h>
 
 #include "guide_cnn.h"
@@ -72,22 +74,75 @@ void bench_mlp_step() {
   report("MLP 784-32-10 batch 32 train step", eager, traced);
 }
 
-/// Microseconds per training step of one fit epoch, after a warm-up epoch.
-double fit_step_us(const std::function<std::shared_ptr<k::Model>()>& make, bool jit, const k::Tensor& x,
-                   const k::Tensor& y, int batch) {
+/// The "TF basics" guide's linear regression: w * x + b on 201 points, one full-batch
+/// gradient step with learning rate 0.1 (a handful of element-wise ops).
+void bench_linear_regression() {
+  k::Tensor x = k::linspace(-2.0, 2.0, 201);
+  k::Tensor y = x * 3.f + 2.f + k::random::normal({201}, 0, 1, k::DType::float32, 2);
+  k::Variable w(k::Tensor(5.f)), b(k::Tensor(0.f));
+  auto step = [&](const k::Tensor& xs, const k::Tensor& ys) {
+    k::GradientTape tape;
+    k::Tensor loss = k::mean(k::square(ys - (w.value() * xs + b.value())));
+    auto g = tape.gradient(loss, std::vector<k::Variable>{w, b});
+    w.assign_sub(*g[0] * 0.1f);
+    b.assign_sub(*g[1] * 0.1f);
+    return loss;
+  };
+  auto traced = k::function(step, {.name = "linear_regression_step"});
+  const double eager = time_us([&] { step(x, y); }, 500);
+  const double compiled = time_us([&] { traced(x, y); }, 500);
+  report("guide linear regression train step (201 points)", eager, compiled);
+}
+
+/// A compiled model for fit_steps_us.
+std::shared_ptr<k::Model> fit_model(const std::function<std::shared_ptr<k::Model>()>& make, bool jit) {
   k::random::set_seed(5);
   auto model = make();
   model->compile({.optimizer = "adam", .loss = "sparse_categorical_crossentropy", .jit_compile = jit});
-  model->fit(x, y, {.batch_size = batch, .epochs = 1, .verbose = 0});
-  std::vector<double> per_step;
+  return model;
+}
+
+/// Microseconds per training step of a fit epoch, eager and compiled: after a
+/// warm-up epoch each, 7 epochs of each alternate, so a change in the machine's
+/// load between them affects both alike; medians.
+std::pair<double, double> fit_steps_us(const std::function<std::shared_ptr<k::Model>()>& make, const k::Tensor& x,
+                                       const k::Tensor& y, int batch) {
+  std::shared_ptr<k::Model> models[2] = {fit_model(make, false), fit_model(make, true)};
+  std::vector<double> per_step[2];
+  for (int r = -1; r < 7; ++r)
+    for (int jit : {0, 1}) {
+      const auto t0 = std::chrono::steady_clock::now();
+      models[jit]->fit(x, y, {.batch_size = batch, .epochs = 1, .verbose = 0});
+      const auto t1 = std::chrono::steady_clock::now();
+      if (r >= 0) per_step[jit].push_back(std::chrono::duration<double, std::micro>(t1 - t0).count() / (x.shape()[0] / batch));
+    }
+  for (auto& v : per_step) std::sort(v.begin(), v.end());
+  return {per_step[0][3], per_step[1][3]};
+}
+
+/// Microseconds per batch of predict, after a warm-up pass.
+double predict_us(const std::function<std::shared_ptr<k::Model>()>& make, bool jit, const k::Tensor& x, int batch) {
+  k::random::set_seed(5);
+  auto model = make();
+  model->compile({.optimizer = "adam", .loss = "sparse_categorical_crossentropy", .jit_compile = jit});
+  model->predict(x, {.batch_size = batch, .verbose = 0});
+  std::vector<double> per_batch;
   for (int r = 0; r < 3; ++r) {
     const auto t0 = std::chrono::steady_clock::now();
-    model->fit(x, y, {.batch_size = batch, .epochs = 1, .verbose = 0});
+    model->predict(x, {.batch_size = batch, .verbose = 0});
     const auto t1 = std::chrono::steady_clock::now();
-    per_step.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count() / (x.shape()[0] / batch));
+    per_batch.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count() / (x.shape()[0] / batch));
   }
-  std::sort(per_step.begin(), per_step.end());
-  return per_step[1];
+  std::sort(per_batch.begin(), per_batch.end());
+  return per_batch[1];
+}
+
+/// sgemm throughput through kiln::matmul (float32 512x512x512), in GFLOP/s: the bound a
+/// model made of products cannot beat on this machine and thread count.
+double sgemm_gflops() {
+  k::Tensor a = k::random::uniform({512, 512}), b = k::random::uniform({512, 512});
+  const double us = time_us([&] { k::matmul(a, b); }, 20);
+  return 2.0 * 512 * 512 * 512 / us / 1e3;
 }
 
 void bench_fit(const std::string& name, const std::function<std::shared_ptr<k::Model>()>& make, const k::Shape& in,
@@ -96,8 +151,7 @@ void bench_fit(const std::string& name, const std::function<std::shared_ptr<k::M
   for (int64_t d : in) dims.push_back(d);
   k::Tensor x = k::random::uniform(k::Shape(dims), 0, 1, k::DType::float32, 7);
   k::Tensor y = k::random::uniform({n}, 0, 10, k::DType::int32, 8);
-  const double eager = fit_step_us(make, false, x, y, batch);
-  const double compiled = fit_step_us(make, true, x, y, batch);
+  const auto [eager, compiled] = fit_steps_us(make, x, y, batch);
   report(name, eager, compiled);
 }
 
@@ -116,8 +170,19 @@ int main() {
         L::Input({784}), L::Dense(512, {.activation = "relu"}), L::Dense(512, {.activation = "relu"}),
         L::Dense(10, {.activation = "softmax"})});
   }, {784}, 2048, 128);
-  bench_fit("fit guide CNN batch 64 (per step)", [] {
-    return std::make_shared<k::Sequential>(k::examples::guide_cnn_layers());
-  }, {28, 28, 1}, 1024, 64);
+  auto cnn = [] { return std::make_shared<k::Sequential>(k::examples::guide_cnn_layers()); };
+  bench_fit("fit guide CNN batch 64 (per step)", cnn, {28, 28, 1}, 1024, 64);
+  bench_linear_regression();
+  k::Tensor images = k::random::uniform({1024, 28, 28, 1}, 0, 1, k::DType::float32, 7);
+  report("predict guide CNN batch 64 (per batch)", predict_us(cnn, false, images, 64), predict_us(cnn, true, images, 64));
+  // The CNN's training FLOPs per image: Conv2D(32, 3) on 28x28x1 (forward and kernel gradient; its input
+  // needs none), Dense(5408 -> 64) and Dense(64 -> 10) (forward, kernel and input gradients).
+  const double conv = 26.0 * 26 * 9 * 32, dense = 5408.0 * 64 + 64.0 * 10;
+  const double step_flops = 64 * 2 * (2 * conv + 3 * dense);
+  const double cnn_us = fit_steps_us(cnn, images, k::random::uniform({1024}, 0, 10, k::DType::int32, 8), 64).second;
+  const double gflops = sgemm_gflops();
+  std::printf("{\"case\": \"guide CNN compiled train step against the sgemm bound\", \"step_us\": %.1f, "
+              "\"model_gflops\": %.2f, \"sgemm_gflops\": %.2f, \"fraction_of_sgemm_bound\": %.3f}\n",
+              cnn_us, step_flops / cnn_us / 1e3, gflops, step_flops / cnn_us / 1e3 / gflops);
   return 0;
 }
