@@ -154,7 +154,7 @@ TEST_CASE("BackupAndRestore: a run SIGKILLed mid-epoch resumes to the same weigh
   int status = 0;
   waitpid(pid, &status, 0);
   CHECK(WIFSIGNALED(status));
-  CHECK(fs::exists(backup + "/latest.weights.h5"));
+  CHECK(fs::exists(backup + "/training_metadata.json"));
 
   // Restart: same script, same callback; it resumes at epoch 2.
   auto m = tiny();
