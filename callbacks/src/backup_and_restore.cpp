@@ -6,6 +6,7 @@
 
 #include "io/atomic_file.h"
 #include "kiln/core/error.h"
+#include "kiln/ops/random.h"
 #include "kiln/training/model.h"
 
 namespace kiln::callbacks {
@@ -73,6 +74,9 @@ void BackupAndRestore::restore(Model& m, const Config& entry) {
     if (m.optimizer() && !m.optimizer()->built()) m.optimizer()->build(m.trainable_variables());
     m.load_weights(weights_path_);
   }
+  // The generator that shuffles the next epoch and draws Dropout's masks goes
+  // on from where the interrupted run left it, so the rest of the run is the same.
+  if (entry.contains("random_state")) random::set_state(entry["random_state"].get<std::string>());
 }
 
 void BackupAndRestore::on_train_begin(const Logs&) {
@@ -97,6 +101,11 @@ void BackupAndRestore::on_train_begin(const Logs&) {
   }
   // Resume where the interrupted run stopped, as Keras sets model._initial_epoch.
   if (current_epoch_ > 0) m->initial_epoch_override = current_epoch_;
+}
+
+void BackupAndRestore::on_epoch_begin(int, const Logs&) {
+  // A backup taken mid-epoch resumes at the start of this epoch: it needs the state that drew its order.
+  if (options_.save_freq > 0) epoch_random_state_ = random::get_state();
 }
 
 void BackupAndRestore::on_epoch_end(int epoch, Logs&) {
@@ -130,7 +139,9 @@ void BackupAndRestore::save() {
   Config meta{{"epoch", current_epoch_},
               {"batch", last_batch_seen_ < 0 ? 0 : last_batch_seen_},
               {"weights", name},
-              {"sequence", sequence_}};
+              {"sequence", sequence_},
+              // At an epoch's end the generator is where the next epoch starts drawing.
+              {"random_state", options_.save_freq == 0 ? random::get_state() : epoch_random_state_}};
   if (options_.double_checkpoint && previous) {
     Config prev = *previous;
     prev.erase("previous");

@@ -9,10 +9,15 @@
 // metadata is the one commit point, so a kill at any moment leaves weights
 // and epoch that belong together. When a killed run is started again with the
 // same callback, on_train_begin loads that state and training resumes at the
-// first unfinished epoch; with the same data order the result is the same as
-// an uninterrupted run. The backup is deleted when fit() ends normally
-// (delete_checkpoint). A folder written by Keras or an earlier Kiln
-// (latest.weights.h5 + metadata without "weights") is read too.
+// first unfinished epoch. The backup also holds the state of kiln::random's
+// global generator, which draws fit's shuffle order and Dropout's masks, so
+// with per-epoch backups (save_freq = 0) the resumed run ends with exactly the
+// weights of an uninterrupted one, shuffle and Dropout included. (A layer's
+// own fixed seed, as Dropout({.seed = s}), counts calls in the layer and
+// restarts; a Dataset's shuffle keeps its own pass count.) The backup is
+// deleted when fit() ends normally (delete_checkpoint). A folder written by
+// Keras or an earlier Kiln (latest.weights.h5 + metadata without "weights") is
+// read too.
 //
 // Kiln's fit() reads initial_epoch before callbacks run, so pass the resume
 // epoch explicitly (Keras sets model._initial_epoch from the callback):
@@ -44,6 +49,7 @@ class BackupAndRestore : public Callback {
   /// The epoch recorded by the last backup (0 if there is none): fit's initial_epoch.
   int initial_epoch() const;
   void on_train_begin(const Logs& logs) override;
+  void on_epoch_begin(int epoch, const Logs& logs) override;
   void on_epoch_end(int epoch, Logs& logs) override;
   void on_train_batch_end(int batch, const Logs& logs) override;
   void on_train_end(const Logs& logs) override;
@@ -64,6 +70,7 @@ class BackupAndRestore : public Callback {
   BackupAndRestoreOptions options_;
   std::string weights_path_, metadata_path_;
   int64_t sequence_ = 0;
+  std::string epoch_random_state_;
   int current_epoch_ = 0;
   int batches_since_save_ = 0;
   int last_batch_seen_ = -1;
