@@ -69,11 +69,11 @@ std::string BackupAndRestore::committed_weights_path(const Config& entry) const 
 void BackupAndRestore::restore(Model& m, const Config& entry) {
   current_epoch_ = entry.at("epoch").get<int>();
   weights_path_ = committed_weights_path(entry);
-  if (fs::exists(weights_path_)) {
-    // Keras builds the optimizer before callbacks run, so its slots load too.
-    if (m.optimizer() && !m.optimizer()->built()) m.optimizer()->build(m.trainable_variables());
-    m.load_weights(weights_path_);
-  }
+  if (!fs::exists(weights_path_))
+    throw IOError(metadata_path_ + ": the backup's weights file " + weights_path_ + " is missing");
+  // Keras builds the optimizer before callbacks run, so its slots load too.
+  if (m.optimizer() && !m.optimizer()->built()) m.optimizer()->build(m.trainable_variables());
+  m.load_weights(weights_path_);
   // The generator that shuffles the next epoch and draws Dropout's masks goes
   // on from where the interrupted run left it, so the rest of the run is the same.
   if (entry.contains("random_state")) random::set_state(entry["random_state"].get<std::string>());
