@@ -204,7 +204,9 @@ TEST_CASE("initializers: get accepts snake_case and class names") {
       {"orthogonal", "Orthogonal"},        {"identity", "Identity"},          {"variance_scaling", "VarianceScaling"},
       {"constant", "Constant"},
   };
-  for (const auto& [snake, cls] : names) {
+  for (const auto& entry : names) {  // not a structured binding: INFO's lambda captures it (clang 14)
+    const auto& snake = entry.first;
+    const auto& cls = entry.second;
     INFO(snake);
     CHECK(init::get(snake)->class_name() == cls);
     CHECK(init::get(cls)->class_name() == cls);

@@ -81,6 +81,26 @@ TEST_CASE("Tensor: nested initializer lists") {
   CHECK_THROWS_AS(k::Tensor({{1.f, 2.f}, {3.f}}), k::ValueError);
 }
 
+TEST_CASE("Tensor: a one-element braced list is a list with or without a dtype, never a scalar") {
+  // tf.constant([0.5], tf.float64) has shape (1,). The scalar constructor Tensor(double, DType) used to
+  // compete with the list one: clang 14 called it ambiguous and g++ 12 made a scalar of shape ().
+  CHECK(k::Tensor({0.5}).shape() == k::Shape{1});
+  const k::Tensor a({0.5}, k::float64);
+  CHECK(a.shape() == k::Shape{1});
+  CHECK(a.dtype() == k::float64);
+  CHECK(a.to_vector<double>() == std::vector<double>{0.5});
+  CHECK(k::Tensor({2}, k::int64).shape() == k::Shape{1});
+  CHECK(k::Tensor({2}, k::int64).dtype() == k::int64);
+  const k::Tensor row({{-2.5, 1.3}}, k::float64);
+  CHECK(row.shape() == k::Shape{1, 2});
+  CHECK(row.to_vector<double>() == std::vector<double>{-2.5, 1.3});
+  CHECK(k::Tensor({{{0.5}}}, k::float64).shape() == k::Shape{1, 1, 1});
+  CHECK(k::Tensor({{{{0.5}}}}, k::float64).shape() == k::Shape{1, 1, 1, 1});
+  // A plain number with a dtype stays a scalar.
+  CHECK(k::Tensor(0.5, k::float64).shape() == k::Shape{});
+  CHECK(k::Tensor(1, k::float64).item<double>() == 1.0);
+}
+
 TEST_CASE("Tensor: flat vector plus shape, and zero-size dimensions") {
   k::Tensor t(std::vector<double>{1, 2, 3, 4, 5, 6}, k::Shape{3, 2});
   CHECK(t.dtype() == k::float64);

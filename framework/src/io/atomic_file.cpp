@@ -1,6 +1,7 @@
 #include "io/atomic_file.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -9,6 +10,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
+#include <set>
 
 #include "kiln/core/error.h"
 
@@ -30,13 +33,77 @@ void fsync_path(const std::string& p, bool directory) {
   if (rc != 0 && !directory) throw IOError(p + ": fsync failed: " + std::strerror(err));
 }
 
+std::string temp_prefix(const fs::path& target) { return "." + target.filename().string() + ".tmp-"; }
+
 std::string temp_name(const fs::path& target) {
   static std::atomic<uint64_t> counter{0};
-  return "." + target.filename().string() + ".tmp-" + std::to_string(::getpid()) + "-" +
-         std::to_string(counter.fetch_add(1));
+  return temp_prefix(target) + std::to_string(::getpid()) + "-" + std::to_string(counter.fetch_add(1));
+}
+
+// This process's temporary files being written now (full paths), so that a
+// stale file left by an earlier process with the same pid is told apart from
+// a save in progress on another thread.
+struct InFlight {
+  std::mutex mu;
+  std::set<std::string> paths;
+};
+InFlight& in_flight() {
+  static InFlight f;
+  return f;
+}
+
+class InFlightGuard {
+ public:
+  explicit InFlightGuard(std::string path) : path_(std::move(path)) {
+    std::lock_guard<std::mutex> l(in_flight().mu);
+    in_flight().paths.insert(path_);
+  }
+  ~InFlightGuard() {
+    std::lock_guard<std::mutex> l(in_flight().mu);
+    in_flight().paths.erase(path_);
+  }
+  InFlightGuard(const InFlightGuard&) = delete;
+  InFlightGuard& operator=(const InFlightGuard&) = delete;
+
+ private:
+  std::string path_;
+};
+
+/// The pid in "<prefix><pid>-<n>", or -1 if `name` is not such a temporary file name.
+long temp_file_pid(const std::string& name, const std::string& prefix) {
+  if (name.compare(0, prefix.size(), prefix) != 0) return -1;
+  const std::string rest = name.substr(prefix.size());
+  const auto dash = rest.find('-');
+  if (dash == 0 || dash == std::string::npos || dash + 1 == rest.size() || dash > 9) return -1;
+  for (std::size_t i = 0; i < rest.size(); ++i)
+    if (i != dash && (rest[i] < '0' || rest[i] > '9')) return -1;
+  return std::stol(rest.substr(0, dash));
+}
+
+bool is_stale(const std::string& path, long pid) {
+  if (pid == static_cast<long>(::getpid())) {
+    std::lock_guard<std::mutex> l(in_flight().mu);
+    return in_flight().paths.count(path) == 0;
+  }
+  // ESRCH: no such process. A live process (or one we may not signal, EPERM)
+  // might still be writing the file, so it is left alone.
+  return pid > 0 && ::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH;
 }
 
 }  // namespace
+
+void remove_stale_temp_files(const std::string& path) {
+  const fs::path target(path);
+  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  const std::string prefix = temp_prefix(target);
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    const long pid = temp_file_pid(name, prefix);
+    std::error_code rm;
+    if (pid >= 0 && is_stale(it->path().string(), pid)) fs::remove(it->path(), rm);
+  }
+}
 
 void atomic_write(const std::string& path, const std::function<void(const std::string&)>& write) {
   const fs::path target(path);
@@ -46,10 +113,19 @@ void atomic_write(const std::string& path, const std::function<void(const std::s
   if (!fs::is_directory(dir, ec))
     throw IOError(path + ": cannot save: the folder '" + dir.string() + "' does not exist");
   if (fs::is_directory(target, ec)) throw IOError(path + ": cannot save: a folder with that name exists");
+  // Said up front and about the target: otherwise the first error would name the temporary file.
+  if (::access(dir.c_str(), W_OK | X_OK) != 0)
+    throw IOError(path + ": cannot save: the folder '" + dir.string() + "' is not writable: " + std::strerror(errno));
+  // A process killed mid-save leaves its temporary file (a whole copy) behind.
+  remove_stale_temp_files(path);
   const std::string tmp = (dir / temp_name(target)).string();
+  const InFlightGuard guard(tmp);
   try {
     write(tmp);
     fsync_path(tmp, false);
+  } catch (const IOError& e) {
+    fs::remove(tmp, ec);
+    throw IOError(path + ": cannot save: " + e.what());
   } catch (...) {
     fs::remove(tmp, ec);
     throw;

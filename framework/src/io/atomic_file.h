@@ -18,6 +18,11 @@ namespace kiln::io {
 /// `path` is untouched. Throws IOError naming `path` if its folder is missing
 /// or the rename fails.
 void atomic_write(const std::string& path, const std::function<void(const std::string& tmp_path)>& write);
+/// Removes temporary files that earlier saves to `path` left behind when their
+/// process was killed: ".<name>.tmp-<pid>-<n>" in the same folder, whose pid
+/// is no live process (or is this process, and no save of it is in progress).
+/// atomic_write calls it before every save.
+void remove_stale_temp_files(const std::string& path);
 /// Writes `bytes` to `path` atomically.
 void atomic_write_bytes(const std::string& path, const std::vector<uint8_t>& bytes);
 /// The whole file; throws IOError naming the path if missing or unreadable.

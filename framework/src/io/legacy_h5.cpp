@@ -8,6 +8,7 @@
 #include <set>
 
 #include "io/atomic_file.h"
+#include "io/finite_values.h"
 #include "io/saving_impl.h"
 #include "kiln/core/error.h"
 #include "kiln/nn/layer_registry.h"
@@ -68,6 +69,7 @@ bool read_layer(const Layer& l, const H5Group& lg, const std::vector<std::string
   for (const auto& n : names) {
     if (!lg.is_dataset(n)) throw IOError(who + ": weight '" + n + "' listed in weight_names is missing from the file");
     ws.push_back(lg.read(n));
+    require_finite_values(ws.back(), who + ": weight '" + n + "'");
   }
   ws = preprocess(l, std::move(ws), version, theano);
   std::vector<Assignment> mine;
@@ -202,6 +204,7 @@ bool restore_optimizer_v2_slots(Optimizer& opt, const H5Group& og, const std::ve
     auto it = by_path.find(path);
     if (it == by_path.end() || !og.is_dataset(full)) return false;
     Tensor t = og.read(full);
+    require_finite_values(t, og.where() + ": optimizer weight '" + full + "'");
     if (t.shape() != it->second.shape()) return false;
     todo.push_back({it->second, t.dtype() == it->second.dtype() ? t : t.cast(it->second.dtype())});
     assigned.insert(path);
@@ -235,6 +238,7 @@ void load_legacy_optimizer(Model& m, const H5Group& root) {
       return;
     }
     Tensor t = og.read(names[i]);
+    require_finite_values(t, og.where() + ": optimizer weight '" + names[i] + "'");
     if (t.shape() != vs[i].shape()) {
       warn(og.where() + ": optimizer weight '" + names[i] + "' has shape " + t.shape().to_string() + " but '" +
            vs[i].path() + "' has " + vs[i].shape().to_string() + "; the optimizer starts fresh");

@@ -5,6 +5,8 @@
 #include "kiln/io/saving.h"
 
 #include <cctype>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -27,10 +29,17 @@ bool ends_with(const std::string& s, const std::string& suffix) {
 enum class Kind { zip, hdf5, json, empty, other };
 
 Kind sniff(const std::string& path) {
+  std::error_code ec;
+  const auto st = std::filesystem::status(path, ec);
+  if (!std::filesystem::exists(st)) throw IOError(path + ": no such file");
+  if (std::filesystem::is_directory(st))
+    throw IOError(path + ": is a directory, not a model file: expected a .keras zip archive or an HDF5 (.h5) file "
+                         "(a TensorFlow SavedModel directory cannot be loaded)");
   auto head = io::read_file_head(path, 8);
   if (head.empty()) {
-    std::error_code ec;
-    if (!std::filesystem::exists(path, ec)) throw IOError(path + ": no such file");
+    const int err = errno;
+    if (std::filesystem::file_size(path, ec) != 0 || ec)
+      throw IOError(path + ": cannot read the file: " + std::strerror(err));
     return Kind::empty;
   }
   if (head.size() >= 4 && head[0] == 'P' && head[1] == 'K' && head[2] == 3 && head[3] == 4) return Kind::zip;

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "io/finite_values.h"
 #include "io/saving_impl.h"
 #include "kiln/core/error.h"
 #include "kiln/core/registry.h"
@@ -106,6 +107,7 @@ bool read_layer_vars(const Layer& l, const H5Group& root, const std::string& pat
     const std::string key = std::to_string(i);
     if (!g.is_dataset(key)) throw ValueError(who + ": variable " + key + " is missing from the file");
     Tensor t = g.read(key);
+    require_finite_values(t, who + ": variable " + key + " ('" + vs[i].name() + "')");
     if (t.shape() != vs[i].shape()) {
       std::string msg = who + ": variable " + key + " ('" + vs[i].name() + "') has shape " + shape_str(vs[i].shape()) +
                         " in the model but " + shape_str(t.shape()) + " in the file";
@@ -215,6 +217,7 @@ void load_state(Model& m, const H5Group& root, bool load_optimizer, bool skip_mi
       return;
     }
     Tensor t = g.read(key);
+    require_finite_values(t, root.file() + ": optimizer '" + opt.name() + "' variable " + key + " ('" + vs[i].name() + "')");
     if (t.shape() != vs[i].shape()) {
       warn(root.file() + ": optimizer '" + opt.name() + "' variable " + key + " ('" + vs[i].name() + "') has shape " +
            shape_str(vs[i].shape()) + " but the file has " + shape_str(t.shape()) + "; the optimizer starts fresh");

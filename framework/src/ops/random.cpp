@@ -4,6 +4,7 @@
 #include <cmath>
 #include <mutex>
 #include <random>
+#include <sstream>
 
 #include "backend/recording.h"
 #include "core/dispatch.h"
@@ -51,6 +52,24 @@ void set_seed(uint64_t seed) {
 uint64_t next_seed() {
   std::lock_guard<std::mutex> l(global().mu);
   return global().gen();
+}
+
+std::string get_state() {
+  std::ostringstream out;
+  std::lock_guard<std::mutex> l(global().mu);
+  out << global().gen;  // the standard's text form: 312 words and the position
+  return out.str();
+}
+
+void set_state(const std::string& state) {
+  std::istringstream in(state);
+  std::mt19937_64 gen;
+  in >> gen;
+  if (in.fail() || !(in >> std::ws).eof())
+    throw ValueError("random::set_state: not a state from random::get_state (" + std::to_string(state.size()) +
+                     " characters)");
+  std::lock_guard<std::mutex> l(global().mu);
+  global().gen = gen;
 }
 
 Tensor normal(const Shape& shape, double mean, double stddev, DType dtype, std::optional<uint64_t> seed) {

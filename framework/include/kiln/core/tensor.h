@@ -97,6 +97,21 @@ class Tensor {
   template <TensorLiteral T>
   Tensor(std::initializer_list<std::initializer_list<std::initializer_list<std::initializer_list<T>>>> v,
          std::optional<DType> dtype = std::nullopt);
+  // The same with a DType argument. Without these, Tensor({0.5}, float64) is
+  // ambiguous with the scalar Tensor(double, DType) (ISO C++ and clang; g++
+  // quietly picked the scalar): a DType converts to std::optional<DType> only
+  // by a user-defined conversion, so neither constructor was better in both
+  // arguments. Taking DType itself, a braced list is always a list (shape (1,)).
+  template <TensorLiteral T>
+  Tensor(std::initializer_list<T> v, DType dtype) : Tensor(v, std::optional<DType>(dtype)) {}
+  template <TensorLiteral T>
+  Tensor(std::initializer_list<std::initializer_list<T>> v, DType dtype) : Tensor(v, std::optional<DType>(dtype)) {}
+  template <TensorLiteral T>
+  Tensor(std::initializer_list<std::initializer_list<std::initializer_list<T>>> v, DType dtype)
+      : Tensor(v, std::optional<DType>(dtype)) {}
+  template <TensorLiteral T>
+  Tensor(std::initializer_list<std::initializer_list<std::initializer_list<std::initializer_list<T>>>> v, DType dtype)
+      : Tensor(v, std::optional<DType>(dtype)) {}
 
   /// From a flat vector in row-major order plus a shape.
   template <class T>

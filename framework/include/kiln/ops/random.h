@@ -2,6 +2,7 @@
 // Random tensors from one global, seedable generator (kiln::random::set_seed).
 #include <cstdint>
 #include <optional>
+#include <string>
 
 #include "kiln/core/tensor.h"
 
@@ -11,6 +12,13 @@ namespace kiln::random {
 void set_seed(uint64_t seed);
 /// A fresh 64-bit seed drawn from the global generator.
 uint64_t next_seed();
+/// The global generator's whole state as text, for checkpoints: after
+/// set_state(get_state()) the generator draws what it would have drawn.
+/// Everything unseeded draws from it: Dropout's masks, fit's shuffle order,
+/// initializers.
+std::string get_state();
+/// Restores a state from get_state(); throws ValueError if `state` is not one.
+void set_state(const std::string& state);
 Tensor normal(const Shape& shape, double mean = 0.0, double stddev = 1.0, DType dtype = DType::float32,
               std::optional<uint64_t> seed = std::nullopt);
 /// Floats uniform in [minval, maxval); integer dtypes draw in [minval, maxval).
