@@ -35,11 +35,12 @@ struct CompileOptions {
   MetricsConfig metrics;
   MetricsConfig weighted_metrics;
   bool run_eagerly = false;
-  /// fit's built-in train_step runs as a kiln::function (traced once per batch
-  /// shape, then replayed), as Keras compiles its train_function. A model whose
-  /// step cannot be traced runs eagerly, after a warning that says why. Off by
-  /// default until replays are faster than eager for every model: a replay
-  /// still copies each variable it reads, which costs large dense layers time.
+  /// fit, evaluate and predict run train_step, test_step and predict_step as
+  /// kiln::functions (traced once per batch shape, then replayed), as Keras
+  /// compiles its train_function. A step that cannot be traced runs eagerly,
+  /// after a warning that says why. Off by default (Keras defaults it on):
+  /// several layers and metrics still compute on the host, and their steps
+  /// would fall back with a warning.
   bool jit_compile = false;
   int steps_per_execution = 1;
 };
