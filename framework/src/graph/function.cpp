@@ -259,6 +259,7 @@ ConcreteFunction FunctionCore::concrete_function(const std::vector<Tensor>& args
 FunctionCore::Trace& FunctionCore::trace(const std::vector<Tensor>& args, const std::string& key,
                                          const std::vector<std::string>& described, const Body& body, bool execute) {
   auto trace = std::make_unique<Trace>();
+  if (execute && s_->options.before_trace) s_->options.before_trace();
   trace->described = described;
   trace->placeholders = clone_all(args);
   const bool first = s_->tracing_count == 0;

@@ -4,7 +4,6 @@
 // be traced (it reads a tensor's value) runs eagerly from then on, after a
 // warning that says why; what the failed trace changed is put back first.
 #include <iostream>
-#include <set>
 
 #include "kiln/core/error.h"
 #include "kiln/graph/function.h"
@@ -27,16 +26,6 @@ using Parts = std::vector<Tensor>;
 
 Parts weights_of(const Batch& b) { return b.sample_weight.defined() ? Parts{b.sample_weight} : Parts{}; }
 
-/// The part of a call's signature that decides whether it traces.
-std::string signature_of(std::initializer_list<const Parts*> parts) {
-  std::string s;
-  for (const Parts* p : parts) {
-    for (const auto& t : *p) s += t.shape().to_string() + dtype_name(t.dtype()) + t.device().to_string() + ";";
-    s += "|";
-  }
-  return s;
-}
-
 /// Values of everything a step may change before its trace can fail, to put back if it does.
 std::vector<std::pair<Variable, Tensor>> snapshot(Model& m) {
   std::vector<Variable> vars = m.weights();
@@ -48,33 +37,34 @@ std::vector<std::pair<Variable, Tensor>> snapshot(Model& m) {
   return out;
 }
 
-/// One compiled step: its function, the signatures traced so far, and whether it fell back to eager.
+/// One compiled step: its function, and whether it fell back to eager.
 template <class Fn>
 struct Compiled {
   Fn fn;
-  std::set<std::string> traced;
   bool failed = false;
+  bool tracing = false;                             // set by the function's before_trace
+  std::vector<std::pair<Variable, Tensor>> saved;  // the model's state before that trace
 
-  /// Runs `call` (which calls fn). When the call traces and the trace fails
-  /// with a TracingError, puts the model back, warns, marks the step eager and returns false.
-  template <class Call>
-  bool run(Model& m, const char* step, const std::string& sig, Call&& call) {
-    const bool tracing = !traced.count(sig);
-    std::vector<std::pair<Variable, Tensor>> saved;
-    if (tracing) saved = snapshot(m);
+  /// `traced()` through fn; `eager()` once a trace has failed with a TracingError,
+  /// after putting back what the failed trace changed and warning once.
+  template <class Traced, class Eager>
+  auto call(Model& m, const char* step, Traced&& traced, Eager&& eager) -> decltype(eager()) {
+    if (failed) return eager();
+    tracing = false;
     try {
-      call();
+      auto out = traced();
+      saved.clear();
+      return out;
     } catch (const TracingError& e) {
-      if (!tracing) throw;
+      if (!tracing) throw;  // a replay does not run the body, so this cannot be a trace's value read
       for (auto& [v, value] : saved) v.assign(value);
+      saved.clear();
       failed = true;
       std::cerr << "WARNING: model '" << m.name() << "': its " << step << " cannot be traced, so it runs eagerly "
                 << "(compile with jit_compile = false or run_eagerly = true to choose that and silence this). "
                 << "Reason: " << e.what() << std::endl;
-      return false;
+      return eager();
     }
-    traced.insert(sig);
-    return true;
   }
 };
 
@@ -92,41 +82,40 @@ bool Model::compiles_steps() const { return compile_options_.jit_compile && !com
 Model::CompiledSteps& Model::compiled_steps() {
   if (compiled_steps_) return *compiled_steps_;
   compiled_steps_ = std::make_shared<CompiledSteps>();
-  compiled_steps_->train.fn = kiln::function([this](const Parts& x, const Parts& y, const Parts& sw) {
+  CompiledSteps& c = *compiled_steps_;
+  auto options = [this](const char* fn, bool& tracing, std::vector<std::pair<Variable, Tensor>>& saved) {
+    return FunctionOptions{.name = name() + "." + fn, .before_trace = [this, &tracing, &saved] {
+                             tracing = true;
+                             saved = snapshot(*this);
+                           }};
+  };
+  c.train.fn = kiln::function([this](const Parts& x, const Parts& y, const Parts& sw) {
     return train_step(Batch{x, y, sw.empty() ? Tensor() : sw[0]});
-  }, {.name = name() + ".train_function"});
-  compiled_steps_->test.fn = kiln::function([this](const Parts& x, const Parts& y, const Parts& sw) {
+  }, options("train_function", c.train.tracing, c.train.saved));
+  c.test.fn = kiln::function([this](const Parts& x, const Parts& y, const Parts& sw) {
     return test_step(Batch{x, y, sw.empty() ? Tensor() : sw[0]});
-  }, {.name = name() + ".test_function"});
-  compiled_steps_->predict.fn =
-      kiln::function([this](const Parts& x) { return predict_step(x); }, {.name = name() + ".predict_function"});
-  return *compiled_steps_;
+  }, options("test_function", c.test.tracing, c.test.saved));
+  c.predict.fn = kiln::function([this](const Parts& x) { return predict_step(x); },
+                                options("predict_function", c.predict.tracing, c.predict.saved));
+  return c;
 }
 
 Logs Model::train_function(const Batch& b) {
-  if (!compiles_steps() || compiled_steps().train.failed) return train_step(b);
+  if (!compiles_steps()) return train_step(b);
   auto& c = compiled_steps().train;
-  const Parts sw = weights_of(b);
-  Logs logs;
-  if (c.run(*this, "train_step", signature_of({&b.x, &b.y, &sw}), [&] { logs = c.fn(b.x, b.y, sw); })) return logs;
-  return train_step(b);
+  return c.call(*this, "train_step", [&] { return c.fn(b.x, b.y, weights_of(b)); }, [&] { return train_step(b); });
 }
 
 Logs Model::test_function(const Batch& b) {
-  if (!compiles_steps() || compiled_steps().test.failed) return test_step(b);
+  if (!compiles_steps()) return test_step(b);
   auto& c = compiled_steps().test;
-  const Parts sw = weights_of(b);
-  Logs logs;
-  if (c.run(*this, "test_step", signature_of({&b.x, &b.y, &sw}), [&] { logs = c.fn(b.x, b.y, sw); })) return logs;
-  return test_step(b);
+  return c.call(*this, "test_step", [&] { return c.fn(b.x, b.y, weights_of(b)); }, [&] { return test_step(b); });
 }
 
 std::vector<Tensor> Model::predict_function(const std::vector<Tensor>& x) {
-  if (!compiles_steps() || compiled_steps().predict.failed) return predict_step(x);
+  if (!compiles_steps()) return predict_step(x);
   auto& c = compiled_steps().predict;
-  Parts out;
-  if (c.run(*this, "predict_step", signature_of({&x}), [&] { out = c.fn(x); })) return out;
-  return predict_step(x);
+  return c.call(*this, "predict_step", [&] { return c.fn(x); }, [&] { return predict_step(x); });
 }
 
 }  // namespace kiln

@@ -49,6 +49,9 @@ struct FunctionOptions {
   /// Replays run the traced graph after its passes (variable reads without
   /// copies, element-wise chains fused into single passes); false replays it as traced.
   bool optimize = true;
+  /// Called just before each trace that runs the body (a first call for a
+  /// signature; not get_concrete_function's), e.g. to save state a failed trace would change.
+  std::function<void()> before_trace;
 };
 
 namespace config {
