@@ -121,3 +121,19 @@ TEST_CASE("concrete function: summary::graph and trace_on / trace_export write G
   CHECK(records[1].find(std::string("\x10\x07", 2)) != std::string::npos);  // step 7
   fs::remove_all(dir);
 }
+
+TEST_CASE("function: before_trace runs before each trace that runs the body, not on replays or graph-only traces") {
+  int hooks = 0;
+  std::vector<int> hooks_seen_by_body;
+  auto f = k::function([&](const k::Tensor& x) {
+    hooks_seen_by_body.push_back(hooks);
+    return x + 1.f;
+  }, {.name = "hooked", .before_trace = [&] { ++hooks; }});
+  f(k::Tensor({1.f}));
+  f(k::Tensor({2.f}));                                      // replay
+  f(k::Tensor({1.f, 2.f}));                                 // new shape: a trace
+  f.get_concrete_function(k::TensorSpec({3}, k::float32));  // records without running its device work: no hook
+  CHECK(hooks == 2);
+  CHECK(hooks_seen_by_body == std::vector<int>{1, 2, 2});  // each trace that runs saw its hook first
+  CHECK(f.tracing_count() == 3);
+}
