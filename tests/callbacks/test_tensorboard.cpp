@@ -158,9 +158,11 @@ TEST_CASE("TensorBoard inside fit(): epoch and batch scalars, learning rate, his
   for (const json* f : {&train, &val}) {
     const auto& first = (*f)["events"][0];
     CHECK(first["file_version"] == "brain.Event:2");
+    // Unix seconds of the run: a minute's slack, since a virtual machine's clock may be
+    // stepped (time synchronisation) between the write and the reading of t1.
     for (const auto& ev : (*f)["events"]) {
-      CHECK(ev["wall_time"].get<double>() >= t0 - 1);
-      CHECK(ev["wall_time"].get<double>() <= t1 + 1);
+      CHECK(ev["wall_time"].get<double>() >= t0 - 60);
+      CHECK(ev["wall_time"].get<double>() <= t1 + 60);
     }
   }
 
