@@ -14,6 +14,7 @@
 #include <set>
 
 #include "kiln/core/error.h"
+#include "kiln/core/limits.h"
 
 namespace kiln::io {
 
@@ -159,9 +160,10 @@ std::vector<uint8_t> read_file_bytes(const std::string& path) {
   const std::streamoff size = in.tellg();
   in.seekg(0, std::ios::beg);
   if (size < 0) throw IOError(path + ": cannot determine the file size");
+  check_declared_size(static_cast<uint64_t>(size), static_cast<uint64_t>(size), path);
   std::vector<uint8_t> out(static_cast<std::size_t>(size));
   in.read(reinterpret_cast<char*>(out.data()), size);
-  if (in.gcount() != size) throw IOError(path + ": read error");
+  if (in.gcount() != size) throw IOError(path + ": read error after " + std::to_string(in.gcount()) + " bytes");
   return out;
 }
 

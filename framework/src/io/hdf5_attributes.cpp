@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "io/hdf5_internal.h"
+#include "io/hdf5_snapshot.h"
 #include "kiln/core/error.h"
 
 namespace kiln::io {
@@ -23,6 +24,7 @@ herr_t collect_attr(hid_t, const char* name, const H5A_info_t*, void* data) {
 }  // namespace
 
 bool H5Group::has_attr(const std::string& name) const {
+  if (node_) return node_->attrs.count(name) > 0;
   htri_t e = H5Aexists(id(), name.c_str());
   if (e < 0) H5Eclear2(H5E_DEFAULT);
   return e > 0;
@@ -30,6 +32,10 @@ bool H5Group::has_attr(const std::string& name) const {
 
 std::vector<std::string> H5Group::attr_names() const {
   std::vector<std::string> out;
+  if (node_) {
+    for (const auto& [name, a] : node_->attrs) out.push_back(name);
+    return out;
+  }
   hsize_t idx = 0;
   if (H5Aiterate2(id(), H5_INDEX_NAME, H5_ITER_INC, &idx, collect_attr, &out) < 0)
     fail(where(), "cannot list the attributes");
@@ -38,6 +44,12 @@ std::vector<std::string> H5Group::attr_names() const {
 
 H5AttrInfo H5Group::attr_info(const std::string& name) const {
   const std::string w = where() + " attribute '" + name + "'";
+  if (node_) {
+    auto it = node_->attrs.find(name);
+    if (it == node_->attrs.end()) fail(w, "missing");
+    if (!it->second.info_error.empty()) throw IOError(it->second.info_error);
+    return it->second.info;
+  }
   H5Id a(H5Aopen(id(), name.c_str(), H5P_DEFAULT));
   if (!a.valid()) fail(w, "missing");
   H5Id type(H5Aget_type(a.get()));
@@ -109,15 +121,25 @@ std::vector<std::string> read_string_attr(hid_t loc, const std::string& name, co
 }
 }  // namespace
 
+std::vector<std::string> H5Group::read_attr_strings(const std::string& name) const {
+  const std::string w = where() + " attribute '" + name + "'";
+  if (node_) {
+    auto it = node_->attrs.find(name);
+    if (it == node_->attrs.end()) fail(w, "missing");
+    if (!it->second.error.empty()) throw IOError(it->second.error);
+    return it->second.strings;
+  }
+  return read_string_attr(id(), name, w, file_->bytes);
+}
+
 std::optional<std::vector<std::string>> H5Group::attr_strings_opt(const std::string& name) const {
   init_hdf5();
-  if (has_attr(name)) return read_string_attr(id(), name, where() + " attribute '" + name + "'", file_->bytes);
+  if (has_attr(name)) return read_attr_strings(name);
   // Keras's save_attributes_to_hdf5_group splits long lists into name0, name1, ...
   if (!has_attr(name + "0")) return std::nullopt;
   std::vector<std::string> all;
   for (int k = 0; has_attr(name + std::to_string(k)); ++k) {
-    auto part = read_string_attr(id(), name + std::to_string(k),
-                                 where() + " attribute '" + name + std::to_string(k) + "'", file_->bytes);
+    auto part = read_attr_strings(name + std::to_string(k));
     all.insert(all.end(), part.begin(), part.end());
   }
   return all;
@@ -133,7 +155,7 @@ std::optional<std::string> H5Group::attr_string_opt(const std::string& name) con
   init_hdf5();
   if (!has_attr(name)) return std::nullopt;
   const std::string w = where() + " attribute '" + name + "'";
-  auto v = read_string_attr(id(), name, w, file_->bytes);
+  auto v = read_attr_strings(name);
   if (v.size() != 1) fail(w, "expected one string, got " + std::to_string(v.size()));
   return v[0];
 }
@@ -145,6 +167,7 @@ std::string H5Group::attr_string(const std::string& name) const {
 }
 
 void H5Group::set_attr(const std::string& name, const std::string& value, StrEncoding enc) {
+  require_live("write an attribute");
   init_hdf5();
   const std::string w = where() + " attribute '" + name + "'";
   if (has_attr(name) && H5Adelete(id(), name.c_str()) < 0) fail(w, "cannot replace it");
@@ -159,6 +182,7 @@ void H5Group::set_attr(const std::string& name, const std::string& value, StrEnc
 }
 
 void H5Group::set_attr_strings(const std::string& name, const std::vector<std::string>& values) {
+  require_live("write an attribute");
   init_hdf5();
   const std::string w = where() + " attribute '" + name + "'";
   for (const auto& old : attr_names())

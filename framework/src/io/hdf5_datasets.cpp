@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "io/hdf5_internal.h"
+#include "io/hdf5_snapshot.h"
 #include "kiln/core/error.h"
 #include "kiln/core/limits.h"
 
@@ -70,6 +71,11 @@ H5Id H5Group::open_dataset(const std::string& rel) const {
 }
 
 Shape H5Group::dataset_shape(const std::string& rel) const {
+  if (node_) {
+    const H5SnapshotNode& d = snap_dataset(rel);
+    if (!d.shape_error.empty()) throw IOError(d.shape_error);
+    return d.shape;
+  }
   H5Id d = open_dataset(rel);
   H5Id space(H5Dget_space(d.get()));
   if (!space.valid()) fail(where(rel), "cannot read the dataspace");
@@ -79,6 +85,11 @@ Shape H5Group::dataset_shape(const std::string& rel) const {
 }
 
 std::string H5Group::dataset_dtype(const std::string& rel) const {
+  if (node_) {
+    const H5SnapshotNode& d = snap_dataset(rel);
+    if (!d.dtype_error.empty()) throw IOError(d.dtype_error);
+    return d.dtype;
+  }
   H5Id d = open_dataset(rel);
   H5Id type(H5Dget_type(d.get()));
   const H5T_class_t cls = H5Tget_class(type.get());
@@ -91,6 +102,11 @@ std::string H5Group::dataset_dtype(const std::string& rel) const {
 }
 
 Tensor H5Group::read(const std::string& rel) const {
+  if (node_) {
+    const H5SnapshotNode& d = snap_dataset(rel);
+    if (!d.error.empty()) throw IOError(d.error);
+    return d.data;
+  }
   const std::string w = where(rel);
   H5Id d = open_dataset(rel);
   H5Id type(H5Dget_type(d.get()));
@@ -127,6 +143,7 @@ Tensor H5Group::read(const std::string& rel) const {
 }
 
 void H5Group::write(const std::string& rel, const Tensor& value) {
+  require_live("write a dataset");
   init_hdf5();
   const std::string w = where(rel);
   Tensor t = value.to(Device::cpu());

@@ -10,6 +10,7 @@
 #include <mutex>
 
 #include "io/hdf5_internal.h"
+#include "io/hdf5_snapshot.h"
 #include "kiln/core/error.h"
 
 namespace kiln::io {
@@ -46,20 +47,12 @@ std::string h5_reason() {
   throw IOError(where + ": " + what + h5_reason());
 }
 
-}  // namespace h5
-
-using h5::fail;
-using h5::init_hdf5;
-
-namespace {
-
 std::string join_path(const std::string& base, const std::string& rel) {
   if (base == "/" || base.empty()) return "/" + rel;
   return base + "/" + rel;
 }
 
-/// Splits "a/b/c" into components (empty ones dropped).
-std::vector<std::string> split(const std::string& rel) {
+std::vector<std::string> split_path(const std::string& rel) {
   std::vector<std::string> parts;
   std::string cur;
   for (char c : rel) {
@@ -73,6 +66,14 @@ std::vector<std::string> split(const std::string& rel) {
   if (!cur.empty()) parts.push_back(cur);
   return parts;
 }
+
+}  // namespace h5
+
+using h5::fail;
+using h5::init_hdf5;
+using h5::join_path;
+
+namespace {
 
 // HDF5 1.10's global-heap reader trusts the object sizes inside a collection:
 // a corrupt size of 0 makes H5HG__cache_heap_deserialize loop forever and an
@@ -154,7 +155,8 @@ std::string H5Group::where() const { return file_->name + ":" + path_; }
 std::string H5Group::where(const std::string& child) const { return file_->name + ":" + join_path(path_, child); }
 
 bool H5Group::exists(const std::string& rel) const {
-  auto parts = split(rel);
+  if (node_) return snap_find(rel) != nullptr;
+  auto parts = h5::split_path(rel);
   if (parts.empty()) return true;
   std::string prefix;
   for (const auto& p : parts) {
@@ -183,8 +185,18 @@ H5I_type_t object_type(hid_t loc, const std::string& rel) {
 }
 }  // namespace
 
-bool H5Group::is_group(const std::string& rel) const { return exists(rel) && object_type(id(), rel) == H5I_GROUP; }
+bool H5Group::is_group(const std::string& rel) const {
+  if (node_) {
+    const H5SnapshotNode* n = snap_find(rel);
+    return n && !n->is_dataset;
+  }
+  return exists(rel) && object_type(id(), rel) == H5I_GROUP;
+}
 bool H5Group::is_dataset(const std::string& rel) const {
+  if (node_) {
+    const H5SnapshotNode* n = snap_find(rel);
+    return n && n->is_dataset;
+  }
   return exists(rel) && object_type(id(), rel) == H5I_DATASET;
 }
 
@@ -192,12 +204,14 @@ H5Group H5Group::group(const std::string& rel) const {
   init_hdf5();
   if (!exists(rel)) fail(where(rel), "no such group in the file");
   if (!is_group(rel)) fail(where(rel), "is not a group");
+  if (node_) return H5Group(std::shared_ptr<const H5SnapshotNode>(node_, snap_find(rel)), file_, join_path(path_, rel));
   hid_t g = H5Gopen2(id(), rel.c_str(), H5P_DEFAULT);
   if (g < 0) fail(where(rel), "cannot open the group");
   return H5Group(H5Id(g), file_, join_path(path_, rel));
 }
 
 H5Group H5Group::require_group(const std::string& rel) {
+  require_live("create a group");
   init_hdf5();
   if (exists(rel)) return group(rel);
   H5Id lcpl(H5Pcreate(H5P_LINK_CREATE));
@@ -216,6 +230,10 @@ herr_t collect_link(hid_t, const char* name, const H5L_info_t*, void* data) {
 
 std::vector<std::string> H5Group::keys() const {
   std::vector<std::string> out;
+  if (node_) {
+    for (const auto& [name, member] : node_->members) out.push_back(name);
+    return out;
+  }
   hsize_t idx = 0;
   if (H5Literate(id(), H5_INDEX_NAME, H5_ITER_INC, &idx, collect_link, &out) < 0)
     fail(where(), "cannot list the group's members");

@@ -60,6 +60,8 @@ struct H5AttrInfo {
 
 enum class StrEncoding { ascii, utf8 };
 
+struct H5SnapshotNode;  // hdf5_snapshot.h
+
 class H5Group {
  public:
   H5Group() = default;
@@ -70,6 +72,9 @@ class H5Group {
     uint64_t bytes = 0;
   };
   H5Group(H5Id id, std::shared_ptr<const FileInfo> file, std::string path);
+  /// A read-only group over a snapshot (hdf5_snapshot.h): every read answers
+  /// as the live group did when the snapshot was taken; writes fail.
+  H5Group(std::shared_ptr<const H5SnapshotNode> node, std::shared_ptr<const FileInfo> file, std::string path);
 
   /// "<file>:<path>", the prefix of every error message.
   std::string where() const;
@@ -125,7 +130,15 @@ class H5Group {
  private:
   /// The dataset `rel`, opened, with errors naming it.
   H5Id open_dataset(const std::string& rel) const;
+  /// One attribute read as a string list (no name0, name1 ... joining).
+  std::vector<std::string> read_attr_strings(const std::string& name) const;
+  /// Snapshot groups: the node at `rel` (nullptr if none), a dataset node or
+  /// the error a live group would give, and the attribute `name` or "missing".
+  const H5SnapshotNode* snap_find(const std::string& rel) const;
+  const H5SnapshotNode& snap_dataset(const std::string& rel) const;
+  void require_live(const char* op) const;
 
+  std::shared_ptr<const H5SnapshotNode> node_;
   std::shared_ptr<H5Id> id_;
   std::shared_ptr<const FileInfo> file_;
   std::string path_;
@@ -144,6 +157,8 @@ class H5File {
   static H5File create_in_memory(const std::string& name);
   /// Opens bytes already in memory (a .keras member); `name` is used in errors.
   static H5File from_image(const std::vector<uint8_t>& bytes, const std::string& name);
+  /// A read-only file over a snapshot of `bytes` bytes of HDF5 (hdf5_sandbox.h).
+  static H5File from_snapshot(std::shared_ptr<const H5SnapshotNode> root, const std::string& name, uint64_t bytes);
 
   H5Group root() const { return root_; }
   /// The file's bytes (in-memory files; flushes first).

@@ -27,6 +27,11 @@ std::size_t checked_elems(const std::vector<hsize_t>& dims, std::size_t elem, ui
 /// would allocate a buffer for, whatever the dataset's own extent.
 uint64_t dataset_capacity(hid_t dataset, std::size_t elem, uint64_t file_bytes, const std::string& where);
 
+/// "base/rel" ("/rel" at the root).
+std::string join_path(const std::string& base, const std::string& rel);
+/// "a/b/c" -> {"a", "b", "c"} (empty components dropped).
+std::vector<std::string> split_path(const std::string& rel);
+
 /// A simple dataspace's dimensions ({0} for a null dataspace).
 std::vector<hsize_t> space_dims(hid_t space, const std::string& where);
 

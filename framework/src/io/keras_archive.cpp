@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "io/atomic_file.h"
+#include "io/hdf5_sandbox.h"
 #include "io/saving_impl.h"
 #include "io/zip_reader.h"
 #include "io/zip_writer.h"
@@ -40,7 +41,7 @@ Config parse_member(const ZipReader& zip, const std::string& member) {
   }
 }
 
-std::shared_ptr<Model> load_from_zip(const ZipReader& zip, bool compile) {
+std::shared_ptr<Model> load_from_zip(const ZipReader& zip, bool compile, bool trusted) {
   const Config cfg = parse_member(zip, "config.json");
   if (zip.contains("metadata.json")) (void)parse_member(zip, "metadata.json");  // must at least be valid JSON
   if (!cfg.is_object()) throw IOError(zip.path() + "[config.json]: expected a JSON object");
@@ -53,7 +54,7 @@ std::shared_ptr<Model> load_from_zip(const ZipReader& zip, bool compile) {
   if (zip.contains("model.weights.npz"))
     throw IOError(zip.path() + ": weights stored as model.weights.npz are not supported (only model.weights.h5)");
   if (!zip.contains("model.weights.h5")) throw IOError(zip.path() + ": not a valid .keras archive: no 'model.weights.h5' member");
-  H5File w = H5File::from_image(zip.extract("model.weights.h5"), zip.path() + "[model.weights.h5]");
+  H5File w = h5_from_image(zip.extract("model.weights.h5"), zip.path() + "[model.weights.h5]", trusted);
   load_state(*model, w.root(), compile, /*skip_mismatch=*/false);
   return model;
 }
@@ -76,14 +77,15 @@ void save_keras_archive(const Model& m, const std::string& path) {
   atomic_write_bytes(path, z.finish());
 }
 
-std::shared_ptr<Model> load_keras_archive(const std::string& path, bool compile) {
+std::shared_ptr<Model> load_keras_archive(const std::string& path, bool compile, bool trusted) {
   ZipReader zip(path);
-  return load_from_zip(zip, compile);
+  return load_from_zip(zip, compile, trusted);
 }
 
-std::shared_ptr<Model> load_keras_archive_bytes(std::vector<uint8_t> bytes, const std::string& name, bool compile) {
+std::shared_ptr<Model> load_keras_archive_bytes(std::vector<uint8_t> bytes, const std::string& name, bool compile,
+                                                bool trusted) {
   ZipReader zip(std::move(bytes), name);
-  return load_from_zip(zip, compile);
+  return load_from_zip(zip, compile, trusted);
 }
 
 }  // namespace kiln::io

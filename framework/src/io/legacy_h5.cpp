@@ -9,6 +9,7 @@
 
 #include "io/atomic_file.h"
 #include "io/finite_values.h"
+#include "io/hdf5_sandbox.h"
 #include "io/saving_impl.h"
 #include "kiln/core/error.h"
 #include "kiln/nn/layer_registry.h"
@@ -273,8 +274,8 @@ void save_legacy_model(const Model& m, const std::string& path, bool include_opt
   });
 }
 
-std::shared_ptr<Model> load_legacy_model(const std::string& path, bool compile) {
-  return load_legacy_model(H5File::open(path), compile);
+std::shared_ptr<Model> load_legacy_model(const std::string& path, bool compile, bool trusted) {
+  return load_legacy_model(open_h5(path, trusted), compile);
 }
 
 std::shared_ptr<Model> load_legacy_model(const H5File& f, bool compile) {

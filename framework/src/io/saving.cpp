@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "io/atomic_file.h"
+#include "io/hdf5_sandbox.h"
 #include "io/saving_impl.h"
 #include "io/zip_reader.h"
 #include "kiln/core/error.h"
@@ -100,12 +101,12 @@ void Model::load_weights(const std::string& path, LoadWeightsOptions options) {
     if (options.by_name) throw ValueError(path + ": by_name is only supported for legacy .h5 weight files");
     io::ZipReader zip(path);
     if (!zip.contains("model.weights.h5")) throw IOError(path + ": not a .keras archive: no 'model.weights.h5' member");
-    io::H5File w = io::H5File::from_image(zip.extract("model.weights.h5"), path + "[model.weights.h5]");
+    io::H5File w = io::h5_from_image(zip.extract("model.weights.h5"), path + "[model.weights.h5]", options.trusted);
     io::load_state(*this, w.root(), compiled(), options.skip_mismatch);
     return;
   }
   if (k != Kind::hdf5) unknown_format(path, k);
-  io::H5File f = io::H5File::open(path);
+  io::H5File f = io::open_h5(path, options.trusted);
   io::H5Group root = f.root();
   if (root.is_group("layers") || root.is_group("vars") || root.is_group("_layer_checkpoint_dependencies")) {
     if (options.by_name)
@@ -136,8 +137,8 @@ namespace models {
 std::shared_ptr<Model> load_model(const std::string& path, LoadModelOptions options) {
   add_custom_objects(options);
   const Kind k = sniff(path);
-  if (k == Kind::zip) return io::load_keras_archive(path, options.compile);
-  if (k == Kind::hdf5) return io::load_legacy_model(path, options.compile);
+  if (k == Kind::zip) return io::load_keras_archive(path, options.compile, options.trusted);
+  if (k == Kind::hdf5) return io::load_legacy_model(path, options.compile, options.trusted);
   unknown_format(path, k);
 }
 

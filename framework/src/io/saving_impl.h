@@ -96,7 +96,8 @@ struct LegacyLoadOptions {
 /// Loads weights from a legacy group (root of a weights file or /model_weights).
 void load_legacy_weights(Model& m, const H5Group& g, const LegacyLoadOptions& o);
 void save_legacy_model(const Model& m, const std::string& path, bool include_optimizer);
-std::shared_ptr<Model> load_legacy_model(const std::string& path, bool compile);
+/// `trusted` false: libhdf5 parses the file in the sandbox (hdf5_sandbox.h).
+std::shared_ptr<Model> load_legacy_model(const std::string& path, bool compile, bool trusted);
 /// The same from an open file (H5File::from_image for bytes in memory).
 std::shared_ptr<Model> load_legacy_model(const H5File& f, bool compile);
 /// Loads optimizer_weights (legacy) into a compiled model; mismatches warn.
@@ -104,9 +105,10 @@ void load_legacy_optimizer(Model& m, const H5Group& root);
 
 // ---- keras_archive.cpp ----
 void save_keras_archive(const Model& m, const std::string& path);
-std::shared_ptr<Model> load_keras_archive(const std::string& path, bool compile);
+std::shared_ptr<Model> load_keras_archive(const std::string& path, bool compile, bool trusted);
 /// The same, from bytes already in memory (fuzzing); `name` appears in errors.
-std::shared_ptr<Model> load_keras_archive_bytes(std::vector<uint8_t> bytes, const std::string& name, bool compile);
+std::shared_ptr<Model> load_keras_archive_bytes(std::vector<uint8_t> bytes, const std::string& name, bool compile,
+                                                bool trusted);
 
 /// Prints a warning line to stderr ("WARNING: ..."), as Keras logs them.
 void warn(const std::string& msg);

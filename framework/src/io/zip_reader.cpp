@@ -5,10 +5,9 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 #include <limits>
 
+#include "io/atomic_file.h"
 #include "kiln/core/error.h"
 #include "kiln/core/limits.h"
 
@@ -26,22 +25,6 @@ uint64_t load_le(const uint8_t* p, std::size_t n) {
   return v;
 }
 
-Bytes read_whole_file(const std::string& path) {
-  std::error_code ec;
-  const auto st = std::filesystem::status(path, ec);
-  if (!std::filesystem::exists(st)) fail(path, "no such file");
-  if (std::filesystem::is_directory(st)) fail(path, "is a directory, expected a file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail(path, std::string("cannot open: ") + std::strerror(errno));
-  in.seekg(0, std::ios::end);
-  const std::streamoff size = in.tellg();
-  in.seekg(0, std::ios::beg);
-  if (size < 0) fail(path, "cannot determine the file size");
-  Bytes out(static_cast<std::size_t>(size));
-  in.read(reinterpret_cast<char*>(out.data()), size);
-  if (in.gcount() != size) fail(path, "read error after " + std::to_string(in.gcount()) + " bytes");
-  return out;
-}
 
 // Signatures and fixed record sizes from PKWARE's APPNOTE.TXT (sections 4.3.7-4.3.16).
 constexpr uint32_t kLocalHeaderSig = 0x04034b50;
@@ -152,7 +135,7 @@ void apply_zip64_extra(const Reader& r, uint64_t x, uint64_t x_end, uint64_t& un
 
 }  // namespace
 
-ZipReader::ZipReader(std::string path) : path_(std::move(path)), data_(read_whole_file(path_)) {
+ZipReader::ZipReader(std::string path) : path_(std::move(path)), data_(read_file_bytes(path_)) {
   if (data_.empty()) fail(path_, "the file is empty (0 bytes), not a zip archive");
   read_central_directory();
 }

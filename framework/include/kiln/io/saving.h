@@ -41,6 +41,12 @@ struct LoadModelOptions {
   /// models and custom layers. They are added with kiln::register_layer_class
   /// (and stay registered; existing registrations are not replaced).
   std::map<std::string, LayerFactory> custom_objects;
+  /// false: the file may be hostile (downloaded, from a user). libhdf5, which
+  /// is not memory-safe on crafted files, then parses the HDF5 part (a .h5
+  /// file, a .keras archive's weights) in a child process confined by seccomp
+  /// and resource limits, and Kiln checks what comes back before using it.
+  /// Costs one process start and one copy of the weights. README: "Security".
+  bool trusted = true;
 };
 
 /// Loads a whole model: architecture, weights and (with compile) the compile

@@ -186,6 +186,9 @@ class Model : public Layer {
   struct LoadWeightsOptions {
     bool skip_mismatch = false;
     bool by_name = false;
+    /// false: the file may be hostile, so libhdf5 parses it in a sandboxed
+    /// child process (see kiln::models::LoadModelOptions::trusted).
+    bool trusted = true;
   };
   void load_weights(const std::string& path, LoadWeightsOptions options);
   void load_weights(const std::string& path) { load_weights(path, LoadWeightsOptions{}); }

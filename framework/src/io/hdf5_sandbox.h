@@ -1,0 +1,44 @@
+#pragma once
+// Private to framework/src/io: reading HDF5 files that may be hostile.
+//
+// libhdf5 1.10 (Debian 12's) is not memory-safe on crafted files: it has
+// published, unfixed CVEs and crashes found by fuzzing. Validating HDF5's
+// format before libhdf5 sees it would mean reimplementing most of it, and a
+// newer libhdf5 is neither a Debian 12 package nor free of such bugs. So an
+// untrusted file is parsed by libhdf5 in a child process that
+//   - is forked from the caller and reads the file's bytes from memory,
+//   - runs under a seccomp filter that allows only memory management, reading
+//     and writing already-open descriptors and exiting (no open, exec,
+//     socket, kill or ptrace), with no_new_privs,
+//   - has every descriptor but its result pipe and stdout/stderr closed,
+//   - has address-space, CPU-time and file-size limits (setrlimit), and dies
+//     with its parent,
+// and hands back a snapshot of the file (hdf5_snapshot.h) that the parent
+// decodes with its own bounds-checked parser. A crash, hang or exploit inside
+// libhdf5 stays in the child; the caller gets an IOError naming the file.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "io/hdf5_file.h"
+
+namespace kiln::io {
+
+struct H5SandboxLimits {
+  int cpu_seconds = 120;   // the child's CPU-time limit (RLIMIT_CPU)
+  int wall_seconds = 300;  // the parent kills the child after this long
+};
+
+/// The file at `path` opened through the sandbox: a read-only H5File over a
+/// snapshot. Throws IOError naming the file when it cannot be read, when the
+/// child fails or is killed, or when the child's answer is malformed.
+H5File open_untrusted_h5(const std::string& path, const H5SandboxLimits& limits = {});
+/// The same for HDF5 bytes already in memory (a .keras member).
+H5File untrusted_h5_from_image(const std::vector<uint8_t>& bytes, const std::string& name,
+                               const H5SandboxLimits& limits = {});
+
+/// H5File::open / H5File::from_image when `trusted`, the sandbox otherwise.
+H5File open_h5(const std::string& path, bool trusted);
+H5File h5_from_image(const std::vector<uint8_t>& bytes, const std::string& name, bool trusted);
+
+}  // namespace kiln::io

@@ -1,0 +1,62 @@
+#pragma once
+// Private to framework/src/io: an HDF5 file's contents copied out of libhdf5
+// into plain memory (groups, attributes decoded as Kiln reads them, datasets
+// as tensors), and a flat byte encoding of that copy.
+//
+// It is how untrusted files are read (hdf5_sandbox.h): a sandboxed child
+// process parses the file with libhdf5, takes the snapshot and encodes it; the
+// parent decodes it with bounds-checked code of its own, so libhdf5 never
+// parses the untrusted bytes in the parent. An H5Group over a snapshot answers
+// every read the loaders make exactly as a live one would, including the
+// errors, which the child records where they happen.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "io/hdf5_file.h"
+
+namespace kiln::io {
+
+struct H5SnapshotAttr {
+  H5AttrInfo info;
+  std::string info_error;  // attr_info's error, if it failed
+  /// The attribute read as a string list (attr_strings), or the reason it
+  /// cannot be (then `error` is set and `strings` is empty).
+  std::vector<std::string> strings;
+  std::string error;
+};
+
+struct H5SnapshotNode {
+  bool is_dataset = false;
+  std::map<std::string, H5SnapshotAttr> attrs;  // name order, as H5Aiterate lists them
+  // Groups: members in name order, as H5Literate lists them.
+  std::map<std::string, std::shared_ptr<const H5SnapshotNode>> members;
+  // Datasets: what dataset_dtype / dataset_shape / read return, or their errors.
+  std::string dtype, dtype_error;
+  Shape shape;
+  std::string shape_error;
+  Tensor data;
+  std::string error;
+};
+
+/// Limits a snapshot must stay within (the decoder enforces them; the child
+/// stops copying past them).
+struct H5SnapshotLimits {
+  int max_depth = 64;
+  uint64_t max_objects = 1'000'000;
+  uint64_t max_bytes = 0;  // 0: max_read_bytes()
+};
+
+/// Copies the whole tree under `root` (a live group) into memory.
+std::shared_ptr<const H5SnapshotNode> take_snapshot(const H5Group& root, const H5SnapshotLimits& limits = {});
+
+/// The encoding of a snapshot, and its inverse. decode_snapshot refuses
+/// (IOError naming `name`) any byte string that is not exactly an encoding of
+/// a tree within `limits`: it is the only parser that sees the child's output.
+std::vector<uint8_t> encode_snapshot(const H5SnapshotNode& root);
+std::shared_ptr<const H5SnapshotNode> decode_snapshot(const uint8_t* data, std::size_t size, const std::string& name,
+                                                      const H5SnapshotLimits& limits = {});
+
+}  // namespace kiln::io

@@ -1,0 +1,134 @@
+// Untrusted files ({.trusted = false}): libhdf5 parses them in a sandboxed
+// child process and Kiln decodes a snapshot of what it read. The result must
+// be the same model as a trusted load, the same errors for bad files, no file
+// access from inside the sandbox, and a clear error for malformed answers.
+#include <doctest/doctest.h>
+#include <sys/wait.h>
+
+#include <cerrno>
+#include <string>
+
+#include "io/hdf5_file.h"
+#include "io/hdf5_sandbox.h"
+#include "io/hdf5_snapshot.h"
+#include "saving_util.h"
+#include "test_util.h"
+
+using namespace kiln;
+using kiln_test::contains;
+using kiln_test::message_of;
+using saving_test::data;
+
+namespace {
+
+/// Same layers, and every weight and optimizer variable of `a` equals `b`'s, bit for bit.
+void check_same_model(Model& a, Model& b) {
+  // (Configs differ only in the generated names of unnamed layers.)
+  CHECK(a.layers().size() == b.layers().size());
+  const auto wa = a.weights(), wb = b.weights();
+  REQUIRE(wa.size() == wb.size());
+  for (std::size_t i = 0; i < wa.size(); ++i) CHECK(saving_test::max_abs_diff(wa[i].value(), wb[i].value()) == 0.0);
+  REQUIRE(a.compiled() == b.compiled());
+  if (!a.compiled()) return;
+  const auto oa = a.optimizer()->variables(), ob = b.optimizer()->variables();
+  REQUIRE(oa.size() == ob.size());
+  for (std::size_t i = 0; i < oa.size(); ++i) CHECK(saving_test::max_abs_diff(oa[i].value(), ob[i].value()) == 0.0);
+}
+
+/// No child process of ours is left behind (a zombie or a running sandbox).
+bool no_children_left() {
+  int status = 0;
+  return waitpid(-1, &status, WNOHANG) == -1 && errno == ECHILD;
+}
+
+}  // namespace
+
+TEST_CASE("untrusted loading gives exactly the model a trusted load gives") {
+  saving_test::ensure_layers();
+  for (const char* f : {"AserSayyd2009__mnist-digit-classifier-keras/best_model.keras",  // Keras 3.13, Adam state
+                        "KILNETA__CNN_MNIST/mnist_cnn.h5",                              // tf.keras 2.10 legacy
+                        "kharshit242__digit_classification/mnist_cnn_model.keras",     // Keras 3.8 Functional
+                        "KonduitAI__dl4j-test-resources/ReLU_0_model.h5"}) {           // Keras 2
+    CAPTURE(f);
+    auto trusted = models::load_model(data(f));
+    auto untrusted = models::load_model(data(f), {.trusted = false});
+    check_same_model(*trusted, *untrusted);
+  }
+  CHECK(no_children_left());
+}
+
+TEST_CASE("untrusted load_weights reads Keras 3 and legacy weight files as a trusted one does") {
+  saving_test::ensure_layers();
+  auto a = models::load_model(data("KonduitAI__dl4j-test-resources/ReLU_0_model.h5"), {.compile = false});
+  auto b = models::load_model(data("KonduitAI__dl4j-test-resources/ReLU_0_model.h5"), {.compile = false});
+  for (auto& v : b->weights()) v.assign(zeros_like(v.value()));
+  b->load_weights(data("KonduitAI__dl4j-test-resources/ReLU_0_weights.h5"), {.trusted = false});
+  check_same_model(*a, *b);
+  // Keras 3 layout, written by Kiln.
+  const std::string path = saving_test::tmp("untrusted.weights.h5");
+  a->save_weights(path);
+  for (auto& v : b->weights()) v.assign(zeros_like(v.value()));
+  b->load_weights(path, {.trusted = false});
+  check_same_model(*a, *b);
+}
+
+TEST_CASE("hostile HDF5 files give the same clear errors through the sandbox") {
+  saving_test::ensure_layers();
+  auto small = std::make_shared<Sequential>(std::vector<LayerPtr>{layers::Input({4}), layers::Dense(4, {.name = "dense"})});
+  auto msg = message_of<IOError>(
+      [&] { small->load_weights(data("hostile/dense_kernel_huge_chunk.weights.h5"), {.trusted = false}); });
+  CHECK(contains(msg, "(one chunk)"));
+  CHECK(contains(msg, "declares 1073741824 bytes"));
+  msg = message_of<IOError>(
+      [&] { small->load_weights(data("hostile/dense_kernel_external.weights.h5"), {.trusted = false}); });
+  CHECK(contains(msg, "external or virtual storage"));
+  msg = message_of<IOError>([&] { models::load_model(data("hostile/README.md"), {.trusted = false}); });
+  CHECK(contains(msg, "README.md"));
+  CHECK(no_children_left());
+}
+
+TEST_CASE("the sandbox cannot open other files: an external link is followed only when trusted") {
+  saving_test::ensure_layers();
+  // /layers/dense/vars is an HDF5 external link into elink_target.weights.h5 (kernel 7, bias 3).
+  auto m = std::make_shared<Sequential>(std::vector<LayerPtr>{layers::Input({4}), layers::Dense(4, {.name = "dense"})});
+  m->load_weights(data("hostile/dense_vars_external_link.weights.h5"));
+  CHECK(m->weights()[0].value().to_vector<float>()[5] == 7.0f);
+  for (auto& v : m->weights()) v.assign(zeros_like(v.value()));
+  const auto msg = message_of<Error>(
+      [&] { m->load_weights(data("hostile/dense_vars_external_link.weights.h5"), {.trusted = false}); });
+  CHECK(contains(msg, "dense_vars_external_link.weights.h5:/layers/dense/vars"));
+  CHECK(contains(msg, "expects 2 variables, but the file has 0"));
+  CHECK(m->weights()[0].value().to_vector<float>()[5] == 0.0f);  // nothing was loaded
+}
+
+TEST_CASE("the snapshot decoder refuses every malformed answer with an IOError") {
+  auto file = io::H5File::open(data("KonduitAI__dl4j-test-resources/ReLU_0_model.h5"));
+  const std::vector<uint8_t> good = io::encode_snapshot(*io::take_snapshot(file.root()));
+  REQUIRE(io::decode_snapshot(good.data(), good.size(), "x")->members.count("model_weights") == 1);
+  // Every truncation, and a byte flipped at every position, is either refused
+  // or decodes to a tree; nothing crashes or throws anything else.
+  int refused_truncations = 0, refused_flips = 0;
+  for (std::size_t n = 0; n < good.size(); n += 7) {
+    try {
+      io::decode_snapshot(good.data(), n, "x");
+    } catch (const IOError& e) {
+      ++refused_truncations;
+      CHECK(contains(e.what(), "x: the sandboxed HDF5 reader returned malformed data"));
+    }
+  }
+  CHECK(refused_truncations == static_cast<int>((good.size() + 6) / 7));
+  for (std::size_t i = 0; i < good.size(); i += 3) {
+    std::vector<uint8_t> bad = good;
+    bad[i] ^= 0xff;
+    try {
+      io::decode_snapshot(bad.data(), bad.size(), "x");
+    } catch (const IOError&) {
+      ++refused_flips;
+    }
+  }
+  CHECK(refused_flips > 0);
+  std::vector<uint8_t> trailing = good;
+  trailing.push_back(0);
+  CHECK(contains(message_of<IOError>([&] { io::decode_snapshot(trailing.data(), trailing.size(), "x"); }),
+                 "1 trailing bytes"));
+}
