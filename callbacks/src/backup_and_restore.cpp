@@ -46,7 +46,7 @@ std::optional<Config> BackupAndRestore::read_metadata() const {
   if (!fs::exists(metadata_path_)) return std::nullopt;
   const auto bytes = io::read_file_bytes(metadata_path_);
   try {
-    Config meta = Config::parse(bytes.begin(), bytes.end());
+    Config meta = parse_json(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
     (void)meta.at("epoch").get<int>();
     return meta;
   } catch (const nlohmann::json::exception& e) {

@@ -9,6 +9,7 @@
 
 #include "io/atomic_file.h"
 #include "io/checkpoint_index.h"
+#include "io/hdf5_sandbox.h"
 #include "io/saving_impl.h"
 #include "kiln/core/error.h"
 
@@ -217,10 +218,10 @@ std::string Checkpoint::write(const std::string& path) {
   return path;
 }
 
-CheckpointStatus Checkpoint::restore(const std::string& path) {
+CheckpointStatus Checkpoint::restore(const std::string& path, RestoreOptions options) {
   detail::CheckpointState& st = *state_;
   if (path.empty()) return CheckpointStatus(state_);
-  io::H5File f = io::H5File::open(path);
+  io::H5File f = io::open_h5(path, options.trusted);
   io::H5Group root = f.root();
   if (!root.has_attr("kiln_checkpoint"))
     throw IOError(path + ": not a Kiln checkpoint (no kiln_checkpoint attribute); use load_model/load_weights for "

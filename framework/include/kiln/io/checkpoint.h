@@ -111,9 +111,15 @@ class Checkpoint {
   std::string save(const std::string& file_prefix);
   /// Writes exactly `path` (the counter is stored but not incremented).
   std::string write(const std::string& path);
+  struct RestoreOptions {
+    /// false: the file may be hostile; libhdf5 parses it in a sandboxed child
+    /// process (as models::LoadModelOptions::trusted).
+    bool trusted = true;
+  };
   /// Restores from a file written by save()/write(). An empty path (no
   /// checkpoint yet) restores nothing. Also restores save_counter.
-  CheckpointStatus restore(const std::string& path);
+  CheckpointStatus restore(const std::string& path, RestoreOptions options);
+  CheckpointStatus restore(const std::string& path) { return restore(path, RestoreOptions{}); }
   int64_t save_counter() const;
   /// A callback that applies pending (deferred) values when fit() starts.
   CallbackPtr restore_callback() const;
