@@ -12,7 +12,7 @@ BUILD_DIR=${KILN_BUILD_DIR:-build}
 # tensorboard from PyPI in a venv under the build folder, made only when missing
 # or stale. No PyPI is a failure here; KILN_NO_KERAS=1 skips the tier instead.
 tests/oracle/setup_venv.sh "$BUILD_DIR"
-cd "$BUILD_DIR"
 # Every tool a test needs is installed above, so a missing one is a failure, not a skip.
-export KILN_TEST_REQUIRE_TOOLS=1
-ctest --output-on-failure -j 2 --timeout 1500
+(cd "$BUILD_DIR" && KILN_TEST_REQUIRE_TOOLS=1 ctest --output-on-failure -j 2 --timeout 1500)
+# The same suites (golden trainings aside) and the fuzz corpus under ASan + UBSan.
+scripts/sanitize.sh

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Runs every libFuzzer target (or those named) for SECONDS each and prints,
+# per target: CPU seconds, executions, coverage (edges), features, corpus
+# size, and the crash / out-of-memory / timeout / leak inputs found.
+# Usage: fuzz/run.sh [SECONDS] [BUILD_DIR] [TARGET...]
+#   BUILD_DIR (default build-san) is a clang build with -DKILN_FUZZ=ON, as
+#   scripts/sanitize.sh makes it. Each target starts from fuzz/corpus/<target>
+#   (read-only) and writes new inputs to BUILD_DIR/fuzz-work/<target>/corpus
+#   and findings to BUILD_DIR/fuzz-work/<target>/findings. A finding exits 1;
+#   copy it into fuzz/corpus/<target>/crash-<what> once fixed.
+# Limits per input: 30 s, one allocation at most 2 GiB, 2.5 GiB of memory.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-60}
+build=${2:-build-san}
+shift $(($# > 2 ? 2 : $#))
+targets=("$@")
+[ ${#targets[@]} -gt 0 ] || targets=(keras_archive h5_model json_config weights_h5 checkpoint arrays h5_snapshot)
+export ASAN_OPTIONS=${FUZZ_ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=0}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+status=0
+printf '%-14s %8s %10s %8s %8s %8s %6s %s\n' target cpu_s execs exec/s cov ft corpus findings
+for t in "${targets[@]}"; do
+  bin=$build/fuzz/fuzz_$t
+  [ -x "$bin" ] || { echo "fuzz/run.sh: no $bin (configure with CC=clang CXX=clang++ -DKILN_FUZZ=ON)" >&2; exit 2; }
+  work=$build/fuzz-work/$t
+  mkdir -p "$work/corpus" "$work/findings"
+  log=$work/log.txt
+  # %U+%S of /usr/bin/time include the sandboxed children the target waits for.
+  rc=0
+  /usr/bin/time -f '%U %S' -o "$work/cpu.txt" "$bin" -max_total_time="$seconds" -timeout=30 -rss_limit_mb=2560 \
+    -malloc_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$work/findings/" \
+    "$work/corpus" fuzz/corpus/"$t" >"$log" 2>&1 || rc=$?
+  cpu=$(awk '{printf "%.0f", $1 + $2}' "$work/cpu.txt" 2>/dev/null || echo "?")
+  execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
+  rate=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
+  last=$(grep -E '^#[0-9]+' "$log" | tail -1)
+  cov=$(sed -n 's/.*cov: \([0-9]*\).*/\1/p' <<<"$last")
+  ft=$(sed -n 's/.*ft: \([0-9]*\).*/\1/p' <<<"$last")
+  corp=$(sed -n 's/.*corp: \([0-9]*\).*/\1/p' <<<"$last")
+  findings=$(find "$work/findings" -type f | wc -l)
+  printf '%-14s %8s %10s %8s %8s %8s %6s %s\n' "$t" "$cpu" "${execs:-0}" "${rate:-0}" "${cov:-?}" "${ft:-?}" \
+    "${corp:-?}" "$findings"
+  if [ "$rc" -ne 0 ] || [ "$findings" -ne 0 ]; then
+    status=1
+    echo "--- $t: exit $rc; findings in $work/findings; the end of $log:"
+    tail -40 "$log"
+  fi
+done
+exit $status
