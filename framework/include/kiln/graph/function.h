@@ -35,6 +35,12 @@ namespace kiln {
 
 /// One tensor argument of an input_signature; -1 in the shape is TensorFlow's None.
 struct TensorSpec {
+  // Constructors rather than an aggregate, so TensorSpec({2, 3}, int32) also
+  // compiles where parenthesized aggregate initialization does not (clang 14).
+  TensorSpec() = default;
+  TensorSpec(Shape shape, DType dtype = DType::float32, std::string name = {})
+      : shape(std::move(shape)), dtype(dtype), name(std::move(name)) {}
+
   Shape shape;
   DType dtype = DType::float32;
   std::string name;
