@@ -31,10 +31,10 @@ for t in "${targets[@]}"; do
   /usr/bin/time -f '%U %S' -o "$work/cpu.txt" "$bin" -max_total_time="$seconds" -timeout=30 -rss_limit_mb=2560 \
     -malloc_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$work/findings/" \
     "$work/corpus" fuzz/corpus/"$t" >"$log" 2>&1 || rc=$?
-  cpu=$(awk '{printf "%.0f", $1 + $2}' "$work/cpu.txt" 2>/dev/null || echo "?")
+  cpu=$(tail -1 "$work/cpu.txt" | awk '{printf "%.0f", $1 + $2}')
   execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
   rate=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
-  last=$(grep -E '^#[0-9]+' "$log" | tail -1)
+  last=$(grep -E '^#[0-9]+' "$log" | tail -1 || true)
   cov=$(sed -n 's/.*cov: \([0-9]*\).*/\1/p' <<<"$last")
   ft=$(sed -n 's/.*ft: \([0-9]*\).*/\1/p' <<<"$last")
   corp=$(sed -n 's/.*corp: \([0-9]*\).*/\1/p' <<<"$last")

@@ -162,8 +162,14 @@ DType Tensor::dtype() const { return need(impl_).dtype; }
 Device Tensor::device() const { return need(impl_).device; }
 int64_t Tensor::size() const {
   const Shape& s = shape();
+  // A zero (or unknown) dimension makes the count zero whatever the others are,
+  // so it is looked for before any product can overflow.
+  for (auto d : s)
+    if (d <= 0) return 0;
   int64_t n = 1;
-  for (auto d : s) n *= d < 0 ? 0 : d;
+  for (auto d : s)
+    if (__builtin_mul_overflow(n, d, &n))
+      throw ValueError("Tensor of shape " + s.to_string() + " has more elements than fit in int64");
   return n;
 }
 uint64_t Tensor::id() const { return need(impl_).id; }

@@ -1,14 +1,14 @@
 // Model configs: Sequential and functional get_config() in Keras's layout,
 // and compile arguments as Keras's training_config.
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 
 #include "kiln/core/error.h"
 #include "kiln/nn/input_layer.h"
 #include "kiln/nn/layer_registry.h"
-#include <map>
-#include "kiln/training/model.h"
 #include "kiln/nn/node.h"
+#include "kiln/training/model.h"
 #include "kiln/training/sequential.h"
 
 namespace kiln {
@@ -335,6 +335,7 @@ std::shared_ptr<Model> Model::from_config(const Config& full) {
   std::map<std::string, LayerPtr> by_name;
   std::vector<std::pair<LayerPtr, Config>> pending;
   NodeOutputs outputs;
+  std::set<std::string> seen_names;
   for (const auto& e : c.at("layers")) {
     LayerPtr l;
     if (e.at("class_name") == "InputLayer") {
@@ -345,6 +346,10 @@ std::shared_ptr<Model> Model::from_config(const Config& full) {
       l = layer_from_config(e);
       pending.emplace_back(l, e.contains("inbound_nodes") ? e["inbound_nodes"] : Config::array());
     }
+    // Nodes are matched by layer name, so two layers of one name would mix their calls.
+    if (!seen_names.insert(l->name()).second)
+      throw ValueError("Model config: the name \"" + l->name() + "\" is used 2 times in the model. All layer names "
+                       "should be unique.");
     by_name[e.contains("name") ? e["name"].get<std::string>() : l->name()] = l;
   }
   call_pending_layers(pending, outputs);
