@@ -115,3 +115,37 @@ TEST_CASE("harness: 3D, global 3D and adaptive pooling") {
   check_layer({.label = "AdaptiveMaxPooling1D", .make = [](k::DType dt) { return ptr(L::AdaptiveMaxPooling1D({4}, {.dtype = dt})); }, .input_shapes = {{2, 9, 2}}});
   check_layer({.label = "AdaptiveMaxPooling3D", .make = [](k::DType dt) { return ptr(L::AdaptiveMaxPooling3D({2}, {.dtype = dt})); }, .input_shapes = {{1, 4, 3, 5, 1}}});
 }
+
+TEST_CASE("harness: depthwise and separable convolutions") {
+  check_layer({.label = "DepthwiseConv2D multiplier 2, same, strides 2",
+               .make = [](k::DType dt) { return ptr(L::DepthwiseConv2D({2, 3}, {.strides = 2, .padding = "same", .depth_multiplier = 2, .dtype = dt})); },
+               .input_shapes = {{2, 5, 6, 3}},
+               .weight_names = {"kernel", "bias"}});
+  check_layer({.label = "DepthwiseConv1D channels_first",
+               .make = [](k::DType dt) { return ptr(L::DepthwiseConv1D(3, {.data_format = "channels_first", .dtype = dt})); },
+               .input_shapes = {{2, 2, 7}},
+               .weight_names = {"kernel", "bias"}});
+  check_layer({.label = "SeparableConv2D",
+               .make = [](k::DType dt) { return ptr(L::SeparableConv2D(3, 3, {.depth_multiplier = 2, .activation = "relu", .dtype = dt})); },
+               .input_shapes = {{2, 5, 4, 2}},
+               .weight_names = {"depthwise_kernel", "pointwise_kernel", "bias"}});
+  check_layer({.label = "SeparableConv1D dilation 2",
+               .make = [](k::DType dt) { return ptr(L::SeparableConv1D(4, 3, {.dilation_rate = 2, .dtype = dt})); },
+               .input_shapes = {{2, 9, 2}},
+               .weight_names = {"depthwise_kernel", "pointwise_kernel", "bias"}});
+}
+
+TEST_CASE("harness: transposed convolutions") {
+  check_layer({.label = "Conv2DTranspose strides 2 same",
+               .make = [](k::DType dt) { return ptr(L::Conv2DTranspose(3, {3, 2}, {.strides = 2, .padding = "same", .dtype = dt})); },
+               .input_shapes = {{2, 3, 4, 2}},
+               .weight_names = {"kernel", "bias"}});
+  check_layer({.label = "Conv2DTranspose output_padding, dilation",
+               .make = [](k::DType dt) { return ptr(L::Conv2DTranspose(2, 3, {.strides = {2, 3}, .output_padding = k::layers::Size2(1, 0), .dtype = dt})); },
+               .input_shapes = {{2, 3, 3, 2}},
+               .weight_names = {"kernel", "bias"}});
+  check_layer({.label = "Conv1DTranspose channels_first",
+               .make = [](k::DType dt) { return ptr(L::Conv1DTranspose(2, 3, {.strides = 2, .data_format = "channels_first", .dtype = dt})); },
+               .input_shapes = {{2, 3, 5}},
+               .weight_names = {"kernel", "bias"}});
+}
