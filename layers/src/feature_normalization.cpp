@@ -97,6 +97,9 @@ Config NormalizationImpl::get_config() const {
   Config c = layer_config(*this);
   // Keras writes the axis as a list (its tuple), and None for an empty one.
   c["axis"] = o_.axis.axes ? Config(*o_.axis.axes) : Config::array();
+  // One value is written as a scalar: Keras reshapes a list onto the kept axes, and with none kept it cannot.
+  for (const char* k : {"mean", "variance"})
+    if (c[k].is_array() && c[k].size() == 1) c[k] = c[k][0];
   return c;
 }
 

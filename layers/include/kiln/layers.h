@@ -12,7 +12,7 @@
 //   L::UpSampling2D/3D, L::CenterCrop, L::Resizing, L::Rescaling, L::MaxPooling3D,
 //   L::AveragePooling3D, L::GlobalAveragePooling3D, L::GlobalMaxPooling3D,
 //   L::AdaptiveAveragePooling1D/2D/3D, L::AdaptiveMaxPooling1D/2D/3D, L::DepthwiseConv1D/2D,
-//   L::SeparableConv1D/2D, L::Conv1DTranspose, L::Conv2DTranspose.
+//   L::SeparableConv1D/2D, L::Conv1DTranspose, L::Conv2DTranspose, L::Conv3D.
 //
 // To add a layer Foo:
 //   1. layers/include/kiln/layers/foo.h: `FooOptions` with its keys in
@@ -44,6 +44,7 @@
 #include "kiln/layers/up_sampling1d.h"
 // Normalization, noise and regularization, shape and image layers.
 #include "kiln/layers/adaptive_pooling.h"
+#include "kiln/layers/conv3d.h"
 #include "kiln/layers/conv_transpose.h"
 #include "kiln/layers/cropping.h"
 #include "kiln/layers/depthwise_conv.h"
