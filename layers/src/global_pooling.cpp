@@ -53,5 +53,7 @@ KILN_REGISTER_LAYER(GlobalAveragePooling2DImpl, "GlobalAveragePooling2D", "Globa
 KILN_REGISTER_LAYER(GlobalMaxPooling2DImpl, "GlobalMaxPooling2D", "GlobalMaxPool2D")
 KILN_REGISTER_LAYER(GlobalAveragePooling1DImpl, "GlobalAveragePooling1D", "GlobalAvgPool1D")
 KILN_REGISTER_LAYER(GlobalMaxPooling1DImpl, "GlobalMaxPooling1D", "GlobalMaxPool1D")
+KILN_REGISTER_LAYER(GlobalAveragePooling3DImpl, "GlobalAveragePooling3D", "GlobalAvgPool3D")
+KILN_REGISTER_LAYER(GlobalMaxPooling3DImpl, "GlobalMaxPooling3D", "GlobalMaxPool3D")
 
 }  // namespace kiln::layers

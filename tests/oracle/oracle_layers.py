@@ -97,6 +97,7 @@ VARIANTS = [
     ("ZeroPadding2D", {}, [(F, (3, 2, 2))], False),
     ("ZeroPadding2D", {"padding": [[1, 2], [0, 1]]}, [(F, (3, 2, 2))], False),
 ]
+from variants_catalogue import VARIANTS as _cat, inference_only as _cat_inference_only; VARIANTS += _cat  # noqa: E402
 
 ACTIVATION_INPUT = [(F, (6,))]
 
@@ -182,7 +183,7 @@ def run(o):
     for vi, (cls, kwargs, specs, list_input) in enumerate(all_variants):
         for batch in BATCHES:
             for training in (False, True):
-                if cls == "Dropout" and kwargs["rate"] > 0 and training:
+                if training and (cls == "Dropout" and kwargs["rate"] > 0 or _cat_inference_only(cls, kwargs)):
                     continue  # random; rate 0 covers the training path
                 xs = [random_input(o.rng, dt, (batch,) + shape) for dt, shape in specs]
                 layer = getattr(keras.layers, cls)(**kwargs)

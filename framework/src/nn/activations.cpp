@@ -7,6 +7,7 @@
 #include "kiln/ops/array_ops.h"
 #include "kiln/ops/math_ops.h"
 #include "kiln/ops/nn_ops.h"
+#include "kiln/core/error.h"
 #include "kiln/core/registry.h"
 
 namespace kiln::activations {
@@ -40,6 +41,16 @@ const Registry<Activation>& table() {
     t.add("mish", mish);
     t.add("exponential", exponential);
     t.add("crelu", [](const Tensor& x) { return activations::crelu(x); });
+    t.add("celu", [](const Tensor& x) { return activations::celu(x); });
+    t.add("glu", [](const Tensor& x) { return activations::glu(x); });
+    t.add("hard_shrink", [](const Tensor& x) { return activations::hard_shrink(x); });
+    t.add("hard_tanh", hard_tanh);
+    t.add("log_sigmoid", log_sigmoid);
+    t.add("soft_shrink", [](const Tensor& x) { return activations::soft_shrink(x); });
+    t.add("sparse_plus", sparse_plus);
+    t.add("sparse_sigmoid", sparse_sigmoid);
+    t.add("squareplus", [](const Tensor& x) { return activations::squareplus(x); });
+    t.add("tanh_shrink", tanh_shrink);
     return t;
   }();
   return r;
@@ -84,15 +95,61 @@ Tensor gelu(const Tensor& x, bool approximate) {
 Tensor silu(const Tensor& x) { return x * kiln::sigmoid(x); }
 Tensor softsign(const Tensor& x) { return x / (1.0 + kiln::abs(x)); }
 
+// The kinks take JAX's one-sided choices, so gradients there match Keras 3:
+// leaky_relu has slope 1 at 0; relu6 has slope 0 at 0 and at 6.
 Tensor leaky_relu(const Tensor& x, double negative_slope) {
-  return kiln::where(x > 0.0, x, x * negative_slope);
+  return kiln::where(x >= 0.0, x, x * negative_slope);
 }
 
-Tensor relu6(const Tensor& x) { return kiln::clip(x, 0.0, 6.0); }
+Tensor relu6(const Tensor& x) { return kiln::where(x >= 6.0, scalar_like(6.0, x), kiln::relu(x)); }
 Tensor hard_sigmoid(const Tensor& x) { return activations::relu6(x + 3.0) / 6.0; }
 Tensor hard_silu(const Tensor& x) { return x * activations::hard_sigmoid(x); }
 Tensor mish(const Tensor& x) { return x * kiln::tanh(kiln::softplus(x)); }
 
 Tensor crelu(const Tensor& x, int axis) { return kiln::concat({kiln::relu(x), kiln::relu(-x)}, axis); }
+
+Tensor celu(const Tensor& x, double alpha) {
+  // As elu: expm1 only sees min(x, 0), so the unused branch stays finite.
+  Tensor negative = kiln::expm1(kiln::minimum(x, scalar_like(0.0, x)) / alpha) * alpha;
+  return kiln::where(x > 0.0, x, negative);
+}
+
+Tensor glu(const Tensor& x, int axis) {
+  const int a = axis < 0 ? axis + static_cast<int>(x.rank()) : axis;
+  if (a < 0 || a >= x.rank() || x.shape()[a] % 2 != 0)
+    throw ValueError("glu: the size of axis " + std::to_string(axis) + " must be even, but received input shape " +
+                     x.shape().to_string());
+  std::vector<Tensor> halves = kiln::split(x, 2, a);
+  return halves[0] * kiln::sigmoid(halves[1]);
+}
+
+Tensor hard_shrink(const Tensor& x, double threshold) {
+  return kiln::where(kiln::abs(x) > threshold, x, zeros_like(x));
+}
+
+Tensor hard_tanh(const Tensor& x) {
+  return kiln::where(x > 1.0, scalar_like(1.0, x), kiln::where(x < -1.0, scalar_like(-1.0, x), x));
+}
+
+Tensor log_sigmoid(const Tensor& x) { return -kiln::softplus(-x); }
+
+Tensor soft_shrink(const Tensor& x, double threshold) {
+  return kiln::where(x > threshold, x - threshold, kiln::where(x < -threshold, x + threshold, zeros_like(x)));
+}
+
+Tensor sparse_plus(const Tensor& x) {
+  Tensor middle = kiln::square(x + 1.0) * 0.25;
+  return kiln::where(x <= -1.0, zeros_like(x), kiln::where(x >= 1.0, x, middle));
+}
+
+Tensor sparse_sigmoid(const Tensor& x) { return kiln::clip(x + 1.0, 0.0, 2.0) * 0.5; }
+
+Tensor squareplus(const Tensor& x, double b) { return (x + kiln::sqrt(kiln::square(x) + b)) * 0.5; }
+
+Tensor tanh_shrink(const Tensor& x) { return x - kiln::tanh(x); }
+
+Tensor threshold(const Tensor& x, double threshold, double default_value) {
+  return kiln::where(x > threshold, x, scalar_like(default_value, x));
+}
 
 }  // namespace kiln::activations

@@ -5,7 +5,14 @@
 //   L::Reshape, L::Permute, L::RepeatVector, L::ZeroPadding2D, L::Dropout,
 //   L::BatchNormalization, L::LayerNormalization, L::Activation, L::ReLU, L::Softmax,
 //   L::LeakyReLU, L::ELU, L::PReLU, L::Add, L::Subtract, L::Multiply, L::Average,
-//   L::Maximum, L::Minimum, L::Concatenate, L::Dot, L::Embedding, L::Lambda, L::Input, L::UpSampling1D.
+//   L::Maximum, L::Minimum, L::Concatenate, L::Dot, L::Embedding, L::Lambda, L::Input, L::UpSampling1D,
+//   L::GroupNormalization, L::RMSNormalization, L::UnitNormalization, L::Normalization,
+//   L::SpatialDropout1D/2D/3D, L::GaussianDropout, L::GaussianNoise, L::AlphaDropout,
+//   L::ActivityRegularization, L::Identity, L::Cropping1D/2D/3D, L::ZeroPadding1D/3D,
+//   L::UpSampling2D/3D, L::CenterCrop, L::Resizing, L::Rescaling, L::MaxPooling3D,
+//   L::AveragePooling3D, L::GlobalAveragePooling3D, L::GlobalMaxPooling3D,
+//   L::AdaptiveAveragePooling1D/2D/3D, L::AdaptiveMaxPooling1D/2D/3D, L::DepthwiseConv1D/2D,
+//   L::SeparableConv1D/2D, L::Conv1DTranspose, L::Conv2DTranspose, L::Conv3D.
 //
 // To add a layer Foo:
 //   1. layers/include/kiln/layers/foo.h: `FooOptions` with its keys in
@@ -35,6 +42,21 @@
 #include "kiln/layers/register.h"
 #include "kiln/layers/reshaping.h"
 #include "kiln/layers/up_sampling1d.h"
+// Normalization, noise and regularization, shape and image layers.
+#include "kiln/layers/adaptive_pooling.h"
+#include "kiln/layers/conv3d.h"
+#include "kiln/layers/conv_transpose.h"
+#include "kiln/layers/cropping.h"
+#include "kiln/layers/depthwise_conv.h"
+#include "kiln/layers/feature_normalization.h"
+#include "kiln/layers/group_normalization.h"
+#include "kiln/layers/identity.h"
+#include "kiln/layers/image_preprocessing.h"
+#include "kiln/layers/noise.h"
+#include "kiln/layers/pooling3d.h"
+#include "kiln/layers/rms_normalization.h"
+#include "kiln/layers/spatial_dropout.h"
+#include "kiln/layers/up_sampling.h"
 
 namespace kiln::layers::detail {
 // Registers the built-ins in every program that includes this header (a static

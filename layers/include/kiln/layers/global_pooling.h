@@ -2,6 +2,7 @@
 // Global pooling: the mean or max over all spatial axes.
 //   2D: (batch, H, W, C) -> (batch, C)   (keepdims: (batch, 1, 1, C))
 //   1D: (batch, steps, C) -> (batch, C)  (keepdims: (batch, 1, C))
+//   3D: (batch, D, H, W, C) -> (batch, C) (keepdims: (batch, 1, 1, 1, C))
 //   L::GlobalAveragePooling2D();  L::GlobalMaxPooling1D({.keepdims = true});
 #include <optional>
 #include <string>
@@ -19,7 +20,7 @@ struct GlobalPoolingOptions {
   KILN_FIELDS(GlobalPoolingOptions, data_format, keepdims)
 };
 
-/// Shared by the four global pooling layers: `spatial_rank` is 1 or 2.
+/// Shared by the four global pooling layers: `spatial_rank` is 1, 2 or 3.
 class GlobalPoolingImpl : public Layer {
  public:
   GlobalPoolingImpl(int spatial_rank, bool is_max, GlobalPoolingOptions options);
@@ -50,11 +51,13 @@ class GlobalPoolingImpl : public Layer {
   };                                                                     \
   KILN_LAYER_HANDLE(NAME);
 
-// The four classes differ only in rank and reduction.
+// The classes differ only in rank and reduction.
 KILN_GLOBAL_POOLING(GlobalAveragePooling2D, 2, false)
 KILN_GLOBAL_POOLING(GlobalMaxPooling2D, 2, true)
 KILN_GLOBAL_POOLING(GlobalAveragePooling1D, 1, false)
 KILN_GLOBAL_POOLING(GlobalMaxPooling1D, 1, true)
+KILN_GLOBAL_POOLING(GlobalAveragePooling3D, 3, false)
+KILN_GLOBAL_POOLING(GlobalMaxPooling3D, 3, true)
 #undef KILN_GLOBAL_POOLING
 
 using GlobalAvgPool2D = GlobalAveragePooling2D;

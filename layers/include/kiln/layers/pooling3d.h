@@ -1,0 +1,73 @@
+#pragma once
+// MaxPooling3D and AveragePooling3D: (batch, D, H, W, C) -> (batch, OD, OH, OW, C)
+// (channels_first: (batch, C, D, H, W)). Per axis, "valid": O = floor((I - pool) / stride) + 1,
+// "same": O = ceil(I / stride); strides default to pool_size. Average pooling with
+// "same" divides by the number of real (unpadded) elements, as Keras.
+//   L::MaxPooling3D({2, 2, 2});   L::AveragePooling3D({3, 3, 3}, {.strides = {1, 1, 1}, .padding = "same"});
+// pool_size and strides: one int for every axis or three.
+#include <string>
+#include <vector>
+
+#include "kiln/core/fields.h"
+#include "kiln/nn/layer.h"
+#include "kiln/nn/layer_class.h"
+
+namespace kiln::layers {
+
+struct Pooling3DOptions {
+  std::vector<int> strides;  // empty (Keras's None): pool_size
+  std::string padding = "valid";
+  std::string data_format = "channels_last";
+  KILN_LAYER_BASE_OPTIONS
+  KILN_FIELDS(Pooling3DOptions, strides, padding, data_format)
+};
+
+class Pooling3DImpl : public Layer {
+ public:
+  using Options = Pooling3DOptions;
+  KILN_ARGS(Pooling3DImpl, pool_size_)
+  Config get_config() const override;
+  Shape compute_output_shape(const Shape& input_shape) override;
+  using Layer::compute_output_shape;
+  const std::vector<int>& pool_size() const { return pool_size_; }
+  const Pooling3DOptions& options() const { return o_; }
+
+ protected:
+  Pooling3DImpl(std::vector<int> pool_size, Pooling3DOptions options, bool is_max);
+  Tensor call(const Tensor& x, bool training) override;
+  using Layer::call;
+
+ private:
+  std::vector<int> pool_size_;
+  Pooling3DOptions o_;
+  bool is_max_;
+};
+
+class MaxPooling3DImpl : public Pooling3DImpl {
+ public:
+  explicit MaxPooling3DImpl(std::vector<int> pool_size = {2, 2, 2}, Pooling3DOptions options = {})
+      : Pooling3DImpl(std::move(pool_size), std::move(options), true) {}
+  std::string class_name() const override { return "MaxPooling3D"; }
+};
+
+class AveragePooling3DImpl : public Pooling3DImpl {
+ public:
+  explicit AveragePooling3DImpl(std::vector<int> pool_size = {2, 2, 2}, Pooling3DOptions options = {})
+      : Pooling3DImpl(std::move(pool_size), std::move(options), false) {}
+  std::string class_name() const override { return "AveragePooling3D"; }
+};
+
+class MaxPooling3D : public LayerClass<MaxPooling3DImpl, std::tuple<std::vector<int>, Pooling3DOptions>> {
+  using Handle = LayerClass<MaxPooling3DImpl, std::tuple<std::vector<int>, Pooling3DOptions>>;
+
+ public:
+  using Handle::Handle;
+};
+class AveragePooling3D : public LayerClass<AveragePooling3DImpl, std::tuple<std::vector<int>, Pooling3DOptions>> {
+  using Handle = LayerClass<AveragePooling3DImpl, std::tuple<std::vector<int>, Pooling3DOptions>>;
+
+ public:
+  using Handle::Handle;
+};
+
+}  // namespace kiln::layers

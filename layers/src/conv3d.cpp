@@ -1,0 +1,112 @@
+// Conv3D as a sum over the kernel's depth taps of 2D convolutions: tap t sees the input
+// depth slices t·dilation, t·dilation + stride, ... (after "same" depth padding), folded
+// into the batch axis, and applies kernel[t].
+#include "kiln/layers/conv3d.h"
+
+#include <algorithm>
+
+#include "kiln/ops/array_ops.h"
+#include "kiln/ops/math_ops.h"
+#include "kiln/ops/nn_ops.h"
+#include "config_fields.h"
+#include "spatial_sizes.h"
+
+namespace kiln::layers {
+
+using namespace detail;
+
+namespace {
+std::vector<int> three(const char* what, std::vector<int> v) {
+  if (v.size() == 1) v = {v[0], v[0], v[0]};
+  if (v.size() != 3 || v[0] <= 0 || v[1] <= 0 || v[2] <= 0)
+    throw ValueError(std::string("Conv3D: `") + what + "` must be a positive int or three positive ints");
+  return v;
+}
+}  // namespace
+
+Conv3DImpl::Conv3DImpl(int64_t filters, std::vector<int> kernel_size, Conv3DOptions o)
+    : Layer(base_options(o)), filters_(filters), o_(std::move(o)) {
+  if (filters_ <= 0) throw ValueError("Conv3D: `filters` must be positive, got " + std::to_string(filters_));
+  kernel_size_ = three("kernel_size", std::move(kernel_size));
+  o_.strides = three("strides", o_.strides);
+  o_.dilation_rate = three("dilation_rate", o_.dilation_rate);
+  if (o_.groups != 1) throw ValueError("Conv3D: only groups=1 is supported in Kiln, got groups=" + std::to_string(o_.groups));
+  const bool strided = std::any_of(o_.strides.begin(), o_.strides.end(), [](int s) { return s > 1; });
+  const bool dilated = std::any_of(o_.dilation_rate.begin(), o_.dilation_rate.end(), [](int d) { return d > 1; });
+  if (strided && dilated) throw ValueError("Conv3D: `strides > 1` not supported in conjunction with `dilation_rate > 1`");
+  o_.padding = check_padding("Conv3D", o_.padding, {"valid", "same"});
+  o_.data_format = check_data_format("Conv3D", o_.data_format);
+  activation_ = activations::get(o_.activation);
+  activity_regularizer = o_.activity_regularizer;
+  apply_input_shape(*this, o_);
+  set_input_spec({InputSpec{.ndim = 5}});
+}
+
+void Conv3DImpl::build(const Shape& s) {
+  const int64_t c = s[o_.data_format == "channels_first" ? 1 : 4];
+  if (c < 0) throw ValueError("Layer '" + name() + "' (Conv3D): the channel axis of the inputs must be known");
+  kernel_ = add_weight("kernel", {kernel_size_[0], kernel_size_[1], kernel_size_[2], c, filters_},
+                       {.initializer = o_.kernel_initializer, .regularizer = o_.kernel_regularizer, .constraint = o_.kernel_constraint});
+  if (o_.use_bias)
+    bias_ = add_weight("bias", {filters_},
+                       {.initializer = o_.bias_initializer, .regularizer = o_.bias_regularizer, .constraint = o_.bias_constraint});
+}
+
+Shape Conv3DImpl::compute_output_shape(const Shape& s) {
+  if (s.rank() != 5)
+    throw ShapeError("Layer '" + name() + "' (Conv3D) expects inputs of rank 5, but received input with shape " + s.to_string());
+  const bool cf = o_.data_format == "channels_first";
+  Shape out = s;
+  for (int i = 0; i < 3; ++i) {
+    const int a = (cf ? 2 : 1) + i;
+    out[a] = conv_output_length(s[a], kernel_size_[i], o_.padding, o_.strides[i], o_.dilation_rate[i]);
+    if (s[a] >= 0 && out[a] <= 0)
+      throw ValueError("Layer '" + name() + "' (Conv3D): computed output size would be negative or zero. Received input shape " +
+                       s.to_string());
+  }
+  out[cf ? 1 : 4] = filters_;
+  return out;
+}
+
+Tensor Conv3DImpl::call(const Tensor& input, bool) {
+  const bool cf = o_.data_format == "channels_first";
+  Tensor x = cast_to_compute(input, dtype());
+  if (cf) x = transpose(x, to_channels_last(5));
+  const int64_t kd = kernel_size_[0], sd = o_.strides[0], dd = o_.dilation_rate[0];
+  const int64_t od = conv_output_length(x.shape()[1], kd, o_.padding, sd, dd);
+  if (o_.padding == "same") {  // TF's split of the depth padding: the extra zero goes after
+    const int64_t ke = (kd - 1) * dd + 1;
+    const int64_t total = std::max<int64_t>((od - 1) * sd + ke - x.shape()[1], 0);
+    auto depth_zeros = [&](int64_t n) {
+      Shape z = x.shape();
+      z[1] = n;
+      return zeros(z, x.dtype());
+    };
+    std::vector<Tensor> parts;
+    if (total / 2 > 0) parts.push_back(depth_zeros(total / 2));
+    parts.push_back(x);
+    if (total - total / 2 > 0) parts.push_back(depth_zeros(total - total / 2));
+    if (parts.size() > 1) x = concat(parts, 1);
+  }
+  const Shape s = x.shape();
+  const Conv2DOptions co{{o_.strides[1], o_.strides[2]}, o_.padding, {o_.dilation_rate[1], o_.dilation_rate[2]}};
+  std::vector<Tensor> kernels = split(kernel_.value(), kd, 0);  // kd x (1, kh, kw, C, F)
+  Tensor y;
+  for (int64_t t = 0; t < kd; ++t) {
+    Tensor taps = slice(x, {Slice(), Slice(t * dd, t * dd + (od - 1) * sd + 1, sd)});  // (b, od, H, W, C)
+    Tensor folded = reshape(taps, {s[0] * od, s[2], s[3], s[4]});
+    Tensor k2 = reshape(kernels[static_cast<std::size_t>(t)], kernel_.shape().slice(1));
+    Tensor part = conv2d(folded, k2, co);
+    y = t == 0 ? part : y + part;
+  }
+  y = reshape(y, {s[0], od, y.shape()[1], y.shape()[2], filters_});
+  if (o_.use_bias) y = bias_add(y, bias_.value());
+  if (cf) y = transpose(y, to_channels_first(5));
+  return activation_(y);
+}
+
+Config Conv3DImpl::get_config() const { return layer_config(*this); }
+
+KILN_REGISTER_LAYER(Conv3DImpl, "Conv3D", "Convolution3D")
+
+}  // namespace kiln::layers

@@ -1,0 +1,174 @@
+// Conv1DTranspose/Conv2DTranspose, as jax.lax.conv_transpose computes them (Keras 3's JAX
+// backend): the input dilated by the stride, padded as Keras converts its padding, then a
+// stride-1 convolution with the kernel flipped in space and its channel axes swapped.
+#include "kiln/layers/conv_transpose.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "kiln/ops/array_ops.h"
+#include "kiln/ops/nn_ops.h"
+#include "config_fields.h"
+#include "image_resize.h"
+#include "spatial_sizes.h"
+
+namespace kiln::layers {
+
+using namespace detail;
+
+namespace {
+
+struct AxisPlan {
+  int64_t stride, kernel, dilation;
+  int64_t left, right;  // padding of the dilated input
+};
+
+// Keras's _convert_conv_transpose_padding_args_from_keras_to_jax.
+AxisPlan plan_axis(int64_t k, int64_t stride, int64_t dilation, const std::string& padding, std::optional<int64_t> output_padding) {
+  const int64_t ke = (k - 1) * dilation + 1;
+  AxisPlan p{stride, k, dilation, 0, 0};
+  if (padding == "valid") {
+    const int64_t op = output_padding ? *output_padding : std::max(ke, stride) - ke;
+    p.left = ke - 1;
+    p.right = ke - 1 + op;
+  } else {
+    const int64_t len = output_padding ? ke + ke % 2 - 2 + *output_padding : stride + ke - 2;
+    p.left = std::min(len / 2 + len % 2, ke - 1);
+    p.right = len - p.left;
+  }
+  return p;
+}
+
+// Inserts stride - 1 zeros between neighbours along `axis`: I -> (I - 1)·stride + 1.
+Tensor dilate_axis(const Tensor& x, int axis, int64_t stride) {
+  if (stride == 1) return x;
+  const Shape s = x.shape();
+  Shape zs = s;
+  zs.dims().insert(zs.dims().begin() + axis + 1, stride - 1);
+  Tensor z = concat({expand_dims(x, axis + 1), zeros(zs, x.dtype())}, axis + 1);
+  Shape flat = s;
+  flat[axis] = s[axis] * stride;
+  return crop_axis(reshape(z, flat), axis, 0, (s[axis] - 1) * stride + 1);
+}
+
+Tensor pad_axis(const Tensor& x, int axis, int64_t left, int64_t right) {
+  std::vector<Tensor> parts;
+  Shape zs = x.shape();
+  if (left > 0) {
+    zs[axis] = left;
+    parts.push_back(zeros(zs, x.dtype()));
+  }
+  parts.push_back(left < 0 ? crop_axis(x, axis, -left, x.shape()[axis] + left) : x);
+  if (right > 0) {
+    zs[axis] = right;
+    parts.push_back(zeros(zs, x.dtype()));
+  }
+  Tensor y = parts.size() == 1 ? parts[0] : concat(parts, axis);
+  return right < 0 ? crop_axis(y, axis, 0, y.shape()[axis] + right) : y;
+}
+
+std::optional<int64_t> nth(const std::optional<std::vector<int64_t>>& v, int i) {
+  if (!v) return std::nullopt;
+  return (*v)[static_cast<std::size_t>(i)];
+}
+
+}  // namespace
+
+template <int N>
+ConvTransposeImpl<N>::ConvTransposeImpl(int64_t filters, SpatialSize<N> kernel_size, Options o)
+    : Layer(base_options(o)), filters_(filters), kernel_size_(kernel_size), o_(std::move(o)) {
+  const std::string cls = N == 1 ? "Conv1DTranspose" : "Conv2DTranspose";
+  if (filters_ <= 0) throw ValueError(cls + ": `filters` must be positive, got " + std::to_string(filters_));
+  if (!all_positive(size_values(kernel_size_))) throw ValueError(cls + ": `kernel_size` must be positive, got " + size_text(kernel_size_));
+  if (!all_positive(size_values(o_.strides))) throw ValueError(cls + ": `strides` must be positive, got " + size_text(o_.strides));
+  if (!all_positive(size_values(o_.dilation_rate)))
+    throw ValueError(cls + ": `dilation_rate` must be positive, got " + size_text(o_.dilation_rate));
+  o_.padding = check_padding(cls, o_.padding, {"valid", "same"});
+  o_.data_format = check_data_format(cls, o_.data_format);
+  activation_ = activations::get(o_.activation);
+  activity_regularizer = o_.activity_regularizer;
+  apply_input_shape(*this, o_);
+  set_input_spec({InputSpec{.ndim = N + 2}});
+}
+
+template <int N>
+void ConvTransposeImpl<N>::build(const Shape& s) {
+  const int64_t c = s[o_.data_format == "channels_first" ? 1 : N + 1];
+  if (c < 0) throw ValueError("Layer '" + name() + "' (" + class_name() + "): the channel axis of the inputs must be known");
+  Shape ks;
+  for (int64_t v : size_values(kernel_size_)) ks.push_back(v);
+  ks.push_back(filters_);
+  ks.push_back(c);
+  kernel_ = add_weight("kernel", ks,
+                       {.initializer = o_.kernel_initializer, .regularizer = o_.kernel_regularizer, .constraint = o_.kernel_constraint});
+  if (o_.use_bias)
+    bias_ = add_weight("bias", {filters_},
+                       {.initializer = o_.bias_initializer, .regularizer = o_.bias_regularizer, .constraint = o_.bias_constraint});
+}
+
+template <int N>
+Shape ConvTransposeImpl<N>::compute_output_shape(const Shape& s) {
+  if (s.rank() != N + 2)
+    throw ShapeError("Layer '" + name() + "' (" + class_name() + ") expects inputs of rank " + std::to_string(N + 2) +
+                     ", but received input with shape " + s.to_string());
+  const bool cf = o_.data_format == "channels_first";
+  const auto k = size_values(kernel_size_), st = size_values(o_.strides), d = size_values(o_.dilation_rate);
+  std::optional<std::vector<int64_t>> op;
+  if (o_.output_padding) op = size_values(*o_.output_padding);
+  Shape out = s;
+  for (int i = 0; i < N; ++i) {
+    const int a = (cf ? 2 : 1) + i;
+    if (s[a] < 0) continue;
+    const int64_t ke = (k[i] - 1) * d[i] + 1;
+    if (!op) out[a] = o_.padding == "valid" ? s[a] * st[i] + std::max<int64_t>(ke - st[i], 0) : s[a] * st[i];
+    else out[a] = (s[a] - 1) * st[i] + ke - 2 * (o_.padding == "same" ? ke / 2 : 0) + (*op)[static_cast<std::size_t>(i)];
+  }
+  out[cf ? 1 : N + 1] = filters_;
+  return out;
+}
+
+template <int N>
+Tensor ConvTransposeImpl<N>::call(const Tensor& input, bool) {
+  const bool cf = o_.data_format == "channels_first";
+  Tensor x = cast_to_compute(input, dtype());
+  if (cf) x = transpose(x, to_channels_last(N + 2));
+  if (N == 1) x = expand_dims(x, 1);  // (b, 1, L, C)
+  const auto k = size_values(kernel_size_), st = size_values(o_.strides), d = size_values(o_.dilation_rate);
+  std::optional<std::vector<int64_t>> op;
+  if (o_.output_padding) op = size_values(*o_.output_padding);
+  for (int i = 0; i < N; ++i) {
+    const int axis = 3 - N + i;  // the spatial axes of (b, H, W, C)
+    const AxisPlan p = plan_axis(k[i], st[i], d[i], o_.padding, nth(op, i));
+    x = pad_axis(dilate_axis(x, axis, p.stride), axis, p.left, p.right);
+  }
+  // (…k, filters, C) -> flipped in space, (kh, kw, C, filters).
+  Tensor w = kernel_.value();
+  if (N == 1) w = expand_dims(w, 0);
+  for (int a = 0; a < 2; ++a) {
+    const int64_t n = w.shape()[a];
+    std::vector<int32_t> rev(static_cast<std::size_t>(n));
+    for (int64_t j = 0; j < n; ++j) rev[static_cast<std::size_t>(j)] = static_cast<int32_t>(n - 1 - j);
+    if (n > 1) w = gather(w, Tensor(rev, Shape{n}), a);
+  }
+  w = transpose(w, {0, 1, 3, 2});
+  const std::array<int, 2> dil = N == 1 ? std::array<int, 2>{1, static_cast<int>(d[0])}
+                                        : std::array<int, 2>{static_cast<int>(d[0]), static_cast<int>(d[1])};
+  Tensor y = conv2d(x, w, {{1, 1}, "valid", dil});
+  if (o_.use_bias) y = bias_add(y, bias_.value());
+  if (N == 1) y = squeeze(y, {1});
+  if (cf) y = transpose(y, to_channels_first(N + 2));
+  return activation_(y);
+}
+
+template <int N>
+Config ConvTransposeImpl<N>::get_config() const {
+  return layer_config(*this);
+}
+
+template class ConvTransposeImpl<1>;
+template class ConvTransposeImpl<2>;
+
+KILN_REGISTER_LAYER(Conv1DTransposeImpl, "Conv1DTranspose", "Convolution1DTranspose")
+KILN_REGISTER_LAYER(Conv2DTransposeImpl, "Conv2DTranspose", "Convolution2DTranspose")
+
+}  // namespace kiln::layers

@@ -1,0 +1,111 @@
+"""Cases of the normalization, noise, shape and image layers for the layers
+oracle (oracle_layers.py adds them to its VARIANTS; same tuple format:
+class name, kwargs, inputs as [(dtype, shape without batch)], list_input).
+
+The random layers with a nonzero rate or stddev compare in inference only
+(inference_only below); their training-mode statistics are checked in
+tests/layers/test_catalogue_values.cpp."""
+F = "float"
+
+VARIANTS = [
+    ("GroupNormalization", {"groups": 2}, [(F, (5, 4))], False),
+    ("GroupNormalization", {"groups": -1, "axis": 1, "epsilon": 0.01}, [(F, (3, 4, 2))], False),
+    ("GroupNormalization", {"groups": 1, "center": False}, [(F, (3, 2))], False),
+    ("RMSNormalization", {}, [(F, (5,))], False),
+    ("RMSNormalization", {"axis": [1, 2], "epsilon": 1e-3}, [(F, (3, 4))], False),
+    ("UnitNormalization", {}, [(F, (5,))], False),
+    ("UnitNormalization", {"axis": [1, 2]}, [(F, (3, 4))], False),
+    ("Normalization", {"mean": [1.0, -2.0, 0.5], "variance": [4.0, 0.25, 9.0]}, [(F, (3,))], False),
+    ("Normalization", {"axis": None, "mean": 0.5, "variance": 2.0, "invert": True}, [(F, (2, 3))], False),
+    ("SpatialDropout1D", {"rate": 0.3}, [(F, (5, 3))], False),
+    ("SpatialDropout1D", {"rate": 0.0}, [(F, (5, 3))], False),
+    ("SpatialDropout2D", {"rate": 0.3, "data_format": "channels_first"}, [(F, (3, 4, 2))], False),
+    ("SpatialDropout3D", {"rate": 0.3}, [(F, (2, 3, 2, 2))], False),
+    ("GaussianDropout", {"rate": 0.3}, [(F, (5,))], False),
+    ("GaussianNoise", {"stddev": 0.3}, [(F, (5,))], False),
+    ("GaussianNoise", {"stddev": 0.0}, [(F, (5,))], False),
+    ("AlphaDropout", {"rate": 0.2}, [(F, (5,))], False),
+    ("ActivityRegularization", {"l1": 0.01, "l2": 0.02}, [(F, (4,))], False),
+    ("Identity", {}, [(F, (2, 3))], False),
+    ("Cropping1D", {}, [(F, (6, 2))], False),
+    ("Cropping1D", {"cropping": [2, 1]}, [(F, (6, 2))], False),
+    ("Cropping2D", {"cropping": [[1, 0], [2, 1]]}, [(F, (5, 6, 2))], False),
+    ("Cropping2D", {"cropping": 1, "data_format": "channels_first"}, [(F, (2, 5, 4))], False),
+    ("Cropping3D", {}, [(F, (4, 3, 5, 2))], False),
+    ("Cropping3D", {"cropping": [[0, 1], [1, 0], [1, 1]], "data_format": "channels_first"}, [(F, (2, 4, 3, 5))], False),
+    ("ZeroPadding1D", {}, [(F, (3, 2))], False),
+    ("ZeroPadding1D", {"padding": [2, 1]}, [(F, (3, 2))], False),
+    ("ZeroPadding3D", {}, [(F, (2, 2, 3, 1))], False),
+    ("ZeroPadding3D", {"padding": [[1, 0], [0, 2], [1, 1]]}, [(F, (2, 2, 3, 1))], False),
+    ("UpSampling2D", {}, [(F, (3, 2, 2))], False),
+    ("UpSampling2D", {"size": [2, 3], "interpolation": "bilinear"}, [(F, (3, 4, 2))], False),
+    ("UpSampling2D", {"size": 2, "data_format": "channels_first"}, [(F, (2, 3, 2))], False),
+    ("UpSampling3D", {}, [(F, (2, 2, 2, 1))], False),
+    ("UpSampling3D", {"size": [1, 2, 3]}, [(F, (2, 2, 2, 2))], False),
+    ("Rescaling", {"scale": 0.5, "offset": -1.0}, [(F, (4,))], False),
+    ("Resizing", {"height": 3, "width": 5}, [(F, (7, 4, 2))], False),
+    ("Resizing", {"height": 9, "width": 7}, [(F, (4, 3, 1))], False),
+    ("Resizing", {"height": 4, "width": 4, "interpolation": "nearest", "crop_to_aspect_ratio": True},
+     [(F, (6, 5, 1))], False),
+    ("Resizing", {"height": 5, "width": 3, "pad_to_aspect_ratio": True, "fill_value": 0.5}, [(F, (4, 4, 2))], False),
+    ("CenterCrop", {"height": 3, "width": 2}, [(F, (6, 5, 2))], False),
+    ("CenterCrop", {"height": 6, "width": 4}, [(F, (3, 5, 2))], False),
+    ("MaxPooling3D", {}, [(F, (4, 5, 3, 2))], False),
+    ("MaxPooling3D", {"pool_size": [3, 2, 2], "strides": [2, 1, 2], "padding": "same"}, [(F, (5, 4, 3, 2))], False),
+    ("AveragePooling3D", {"pool_size": 2}, [(F, (4, 5, 3, 2))], False),
+    ("AveragePooling3D", {"pool_size": [2, 3, 2], "strides": 1, "padding": "same", "data_format": "channels_first"},
+     [(F, (2, 3, 4, 3))], False),
+    ("GlobalAveragePooling3D", {}, [(F, (2, 3, 2, 2))], False),
+    ("GlobalMaxPooling3D", {"keepdims": True}, [(F, (2, 3, 2, 2))], False),
+    ("AdaptiveAveragePooling1D", {"output_size": 3}, [(F, (7, 2))], False),
+    ("AdaptiveMaxPooling1D", {"output_size": 4}, [(F, (9, 2))], False),
+    ("AdaptiveAveragePooling2D", {"output_size": [2, 3]}, [(F, (5, 7, 2))], False),
+    ("AdaptiveMaxPooling2D", {"output_size": 3, "data_format": "channels_first"}, [(F, (2, 7, 5))], False),
+    ("AdaptiveAveragePooling3D", {"output_size": [2, 2, 1]}, [(F, (3, 5, 2, 2))], False),
+    ("AdaptiveMaxPooling3D", {"output_size": 2}, [(F, (4, 3, 5, 1))], False),
+    ("DepthwiseConv2D", {"kernel_size": 3}, [(F, (5, 4, 2))], False),
+    ("DepthwiseConv2D", {"kernel_size": [2, 3], "strides": 2, "padding": "same", "depth_multiplier": 2,
+                         "activation": "relu"}, [(F, (5, 6, 3))], False),
+    ("DepthwiseConv2D", {"kernel_size": 2, "dilation_rate": 2, "use_bias": False, "data_format": "channels_first"},
+     [(F, (2, 5, 5))], False),
+    ("DepthwiseConv1D", {"kernel_size": 3, "depth_multiplier": 2}, [(F, (7, 2))], False),
+    ("SeparableConv2D", {"filters": 3, "kernel_size": 3}, [(F, (5, 4, 2))], False),
+    ("SeparableConv2D", {"filters": 2, "kernel_size": 2, "strides": 2, "padding": "same", "depth_multiplier": 2},
+     [(F, (5, 5, 3))], False),
+    ("SeparableConv1D", {"filters": 4, "kernel_size": 3, "dilation_rate": 2, "activation": "tanh"}, [(F, (9, 2))],
+     False),
+    ("Conv2DTranspose", {"filters": 3, "kernel_size": 3}, [(F, (4, 5, 2))], False),
+    ("Conv2DTranspose", {"filters": 2, "kernel_size": [3, 2], "strides": 2, "padding": "same"}, [(F, (4, 3, 2))], False),
+    ("Conv2DTranspose", {"filters": 2, "kernel_size": 3, "strides": [2, 3], "output_padding": [1, 0]},
+     [(F, (3, 3, 2))], False),
+    ("Conv2DTranspose", {"filters": 2, "kernel_size": 2, "dilation_rate": 2, "data_format": "channels_first",
+                         "activation": "relu"}, [(F, (3, 4, 4))], False),
+    ("Conv1DTranspose", {"filters": 3, "kernel_size": 3, "strides": 2}, [(F, (5, 2))], False),
+    ("Conv1DTranspose", {"filters": 2, "kernel_size": 4, "strides": 3, "padding": "same", "output_padding": 2},
+     [(F, (4, 3))], False),
+    ("Conv3D", {"filters": 2, "kernel_size": 2}, [(F, (3, 4, 3, 2))], False),
+    ("Conv3D", {"filters": 3, "kernel_size": [3, 2, 3], "strides": [2, 1, 2], "padding": "same", "activation": "relu"},
+     [(F, (5, 3, 4, 2))], False),
+    ("Conv3D", {"filters": 2, "kernel_size": 2, "dilation_rate": 2, "use_bias": False, "data_format": "channels_first"},
+     [(F, (2, 4, 5, 4))], False),
+]
+
+RANDOM_CLASSES = {"SpatialDropout1D", "SpatialDropout2D", "SpatialDropout3D", "GaussianDropout", "GaussianNoise",
+                  "AlphaDropout"}
+
+
+def inference_only(cls, kwargs):
+    """A random layer that really draws noise: its training output is random."""
+    return cls in RANDOM_CLASSES and (kwargs.get("rate", 0) > 0 or kwargs.get("stddev", 0) > 0)
+
+
+def keras_h5_limit(desc):
+    """Why Keras 3.15 cannot read Kiln's legacy .h5 of this case right (None when it can).
+    Each reason is Keras's side: its loader fails the same way on tf.keras 2 files."""
+    if desc.startswith("SpatialDropout"):
+        return ("Keras 3.15's legacy loader turns the first layer's batch_input_shape (tf.keras 2 files carry it) into "
+                "an input_shape argument, and SpatialDropout's constructors take no **kwargs")
+    if desc.startswith("UnitNormalization(axis=[1, 2]"):
+        return ("Keras 3.15's legacy loader drops an `axis` list of more than one entry (legacy/saving/saving_utils.py), "
+                "so it builds axis=-1; it misreads its own .h5 of this model the same way")
+    return None
