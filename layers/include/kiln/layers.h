@@ -5,7 +5,8 @@
 //   L::Reshape, L::Permute, L::RepeatVector, L::ZeroPadding2D, L::Dropout,
 //   L::BatchNormalization, L::LayerNormalization, L::Activation, L::ReLU, L::Softmax,
 //   L::LeakyReLU, L::ELU, L::PReLU, L::Add, L::Subtract, L::Multiply, L::Average,
-//   L::Maximum, L::Minimum, L::Concatenate, L::Dot, L::Embedding, L::Lambda, L::Input, L::UpSampling1D.
+//   L::Maximum, L::Minimum, L::Concatenate, L::Dot, L::Embedding, L::Lambda, L::Input, L::UpSampling1D,
+//   L::Masking, L::SimpleRNN, L::LSTM, L::GRU (and their cells), L::RNN, L::StackedRNNCells, L::Bidirectional, L::TimeDistributed.
 //
 // To add a layer Foo:
 //   1. layers/include/kiln/layers/foo.h: `FooOptions` with its keys in
@@ -20,6 +21,7 @@
 //   3. One entry in tests/layers/test_layer_harness.cpp: a gradient check, a
 //      config round trip and .keras + .h5 save/load round trips.
 #include "kiln/layers/activation_layers.h"
+#include "kiln/layers/bidirectional.h"
 #include "kiln/layers/common.h"
 #include "kiln/layers/conv1d.h"
 #include "kiln/layers/conv2d.h"
@@ -27,13 +29,21 @@
 #include "kiln/layers/dropout.h"
 #include "kiln/layers/embedding.h"
 #include "kiln/layers/global_pooling.h"
+#include "kiln/layers/gru.h"
 #include "kiln/layers/input.h"
 #include "kiln/layers/lambda.h"
+#include "kiln/layers/lstm.h"
+#include "kiln/layers/masking.h"
 #include "kiln/layers/merge.h"
 #include "kiln/layers/normalization.h"
 #include "kiln/layers/pooling.h"
 #include "kiln/layers/register.h"
 #include "kiln/layers/reshaping.h"
+#include "kiln/layers/rnn.h"
+#include "kiln/layers/rnn_cell.h"
+#include "kiln/layers/simple_rnn.h"
+#include "kiln/layers/stacked_rnn_cells.h"
+#include "kiln/layers/time_distributed.h"
 #include "kiln/layers/up_sampling1d.h"
 
 namespace kiln::layers::detail {

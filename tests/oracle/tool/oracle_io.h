@@ -50,5 +50,6 @@ int run_tensorboard(const Group& g);
 int run_files(const Group& g);
 int run_models(const Group& g);
 int run_layer_files(const Group& g);
+int run_recurrent(const Group& g);
 
 }  // namespace oracle
