@@ -46,11 +46,14 @@ def tagger():
 
 def bidirectional_regressor():
     """Masking -> Bidirectional(GRU) -> TimeDistributed(Dense): per-step regression."""
-    inp = keras.Input((5, 3))
-    h = keras.layers.Masking()(inp)
-    h = keras.layers.Bidirectional(keras.layers.GRU(3, return_sequences=True, **INIT))(h)
-    out = keras.layers.TimeDistributed(keras.layers.Dense(2, **INIT))(h)
-    return keras.Model(inp, out)
+    # Sequential: a functional Keras graph would record Masking's mask as
+    # NotEqual/Any operation nodes, which are not layers.
+    return keras.Sequential([
+        keras.Input((5, 3)),
+        keras.layers.Masking(),
+        keras.layers.Bidirectional(keras.layers.GRU(3, return_sequences=True, **INIT)),
+        keras.layers.TimeDistributed(keras.layers.Dense(2, **INIT)),
+    ])
 
 
 def stacked_classifier():
