@@ -21,6 +21,8 @@ VARIANTS = [
     ("RNN", {"cell": keras.layers.LSTMCell(2)}, [(F, (5, 3))], False),
     ("RNN", {"cell": keras.layers.GRUCell(2, reset_after=False), "return_sequences": True}, [(F, (4, 2))], False),
     ("RNN", {"cell": keras.layers.SimpleRNNCell(3), "go_backwards": True}, [(F, (4, 2))], False),
+    ("RNN", {"cell": keras.layers.StackedRNNCells([keras.layers.LSTMCell(2), keras.layers.GRUCell(3)]),
+             "return_sequences": True}, [(F, (4, 3))], False),
     ("Bidirectional", {"layer": keras.layers.LSTM(2)}, [(F, (5, 3))], False),
     ("Bidirectional", {"layer": keras.layers.GRU(2, return_sequences=True), "merge_mode": "sum"}, [(F, (4, 2))], False),
     ("Bidirectional", {"layer": keras.layers.SimpleRNN(2, return_sequences=True), "merge_mode": "mul"},
@@ -37,4 +39,5 @@ NOT_COVERED = {
     "LSTMCell": "a cell takes (x, states); RNN(LSTMCell) cases cover it",
     "GRUCell": "a cell takes (x, states); RNN(GRUCell) cases cover it",
     "SimpleRNNCell": "a cell takes (x, states); RNN(SimpleRNNCell) cases cover it",
+    "StackedRNNCells": "a cell takes (x, states); the RNN(StackedRNNCells) case covers it",
 }
