@@ -5,6 +5,7 @@
 #include "kiln/ops/array_ops.h"
 #include "kiln/ops/math_ops.h"
 #include "kiln/ops/nn_ops.h"
+#include "kiln/ops/recurrent_ops.h"
 #include "recurrent_options.h"
 
 namespace kiln::layers {
@@ -65,6 +66,16 @@ RNNCell::StepResult GRUCellImpl::step(const Tensor& x, const std::vector<Tensor>
   Tensor hh = o_.reset_after ? activation_(xg[2] + r * rh) : activation_(xg[2] + matmul(r * hr, rh));
   Tensor out = z * h + (1.0 - z) * hh;
   return {out, {out}};
+}
+
+std::optional<std::vector<Tensor>> GRUCellImpl::run_sequence(const Tensor& projected, const std::vector<Tensor>& states,
+                                                             const Tensor& mask, bool zero_output, bool training) {
+  if (!can_fuse(training, o_.activation, o_.recurrent_activation)) return std::nullopt;
+  const Tensor recurrent_bias = o_.use_bias && o_.reset_after ? bias_.value()[1] : Tensor();
+  return recurrence(projected, recurrent_kernel_.value(), recurrent_bias, states, mask,
+                    {.kind = RecurrentKind::gru, .activation = o_.activation,
+                     .recurrent_activation = o_.recurrent_activation, .reset_after = o_.reset_after,
+                     .zero_output_for_mask = zero_output});
 }
 
 Config GRUCellImpl::get_config() const { return layer_config(*this); }

@@ -5,6 +5,7 @@
 #include "kiln/ops/array_ops.h"
 #include "kiln/ops/math_ops.h"
 #include "kiln/ops/nn_ops.h"
+#include "kiln/ops/recurrent_ops.h"
 #include "recurrent_options.h"
 
 namespace kiln::layers {
@@ -54,6 +55,14 @@ RNNCell::StepResult LSTMCellImpl::step(const Tensor& x, const std::vector<Tensor
   Tensor c = f * s.at(1) + i * activation_(g[2]);
   Tensor h = o * activation_(c);
   return {h, {h, c}};
+}
+
+std::optional<std::vector<Tensor>> LSTMCellImpl::run_sequence(const Tensor& projected, const std::vector<Tensor>& states,
+                                                              const Tensor& mask, bool zero_output, bool training) {
+  if (!can_fuse(training, o_.activation, o_.recurrent_activation)) return std::nullopt;
+  return recurrence(projected, recurrent_kernel_.value(), Tensor(), states, mask,
+                    {.kind = RecurrentKind::lstm, .activation = o_.activation,
+                     .recurrent_activation = o_.recurrent_activation, .zero_output_for_mask = zero_output});
 }
 
 Config LSTMCellImpl::get_config() const { return layer_config(*this); }

@@ -5,6 +5,7 @@
 #include "kiln/layers/rnn.h"
 
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "config_fields.h"
 #include "kiln/ops/array_ops.h"
@@ -102,15 +103,7 @@ std::vector<Tensor> RNNImpl::initial_states(const Tensor& x, const std::vector<T
   return out;
 }
 
-std::vector<Tensor> RNNImpl::run(const Tensor& input, std::vector<Tensor> states, const Tensor& mask_in, bool training) {
-  Tensor x = cast_input(input, dtype());
-  states = initial_states(x, states);
-  Tensor seq = cell_->begin_sequence(x, states, training);
-  Tensor mask = mask_in.defined() ? cast(mask_in, DType::bool_) : Tensor();
-  if (rnn_.go_backwards) {
-    seq = reverse_time(seq);
-    if (mask.defined()) mask = reverse_time(mask);
-  }
+std::vector<Tensor> RNNImpl::step_loop(const Tensor& seq, const Tensor& mask, std::vector<Tensor>& states, bool training) {
   const int64_t steps = seq.shape()[1];
   std::vector<Tensor> outputs;
   Tensor last;
@@ -130,15 +123,42 @@ std::vector<Tensor> RNNImpl::run(const Tensor& input, std::vector<Tensor> states
     last = r.output;
     if (rnn_.return_sequences) outputs.push_back(r.output);
   }
+  return {rnn_.return_sequences ? stack(outputs, 1) : last};
+}
+
+std::vector<Tensor> RNNImpl::run(const Tensor& input, std::vector<Tensor> states, const Tensor& mask_in, bool training) {
+  Tensor x = cast_input(input, dtype());
+  states = initial_states(x, states);
+  const int64_t batch = x.shape()[0], steps = x.shape()[1];
+  if (steps == 0) {
+    Tensor empty = rnn_.return_sequences ? zeros({batch, 0, cell_->output_size()}, x.dtype())
+                                         : zeros({batch, cell_->output_size()}, x.dtype());
+    std::vector<Tensor> out{empty};
+    if (rnn_.return_state) out.insert(out.end(), states.begin(), states.end());
+    return out;
+  }
+  Tensor seq = cell_->begin_sequence(x, states, training);
+  Tensor mask = mask_in.defined() ? cast(mask_in, DType::bool_) : Tensor();
+  if (rnn_.go_backwards) {
+    seq = reverse_time(seq);
+    if (mask.defined()) mask = reverse_time(mask);
+  }
+  Tensor output;
+  // The fused op has lax.scan's masking rule; the unrolled loop's differs.
+  std::optional<std::vector<Tensor>> fused;
+  if (!(rnn_.unroll && mask.defined())) fused = cell_->run_sequence(seq, states, mask, rnn_.zero_output_for_mask, training);
+  if (fused) {
+    output = rnn_.return_sequences ? (*fused)[0] : (*fused)[0][{Slice(), steps - 1}];
+    states.assign(fused->begin() + 1, fused->end());
+  } else {
+    output = step_loop(seq, mask, states, training)[0];
+  }
   cell_->end_sequence();
-  if (steps == 0) last = zeros({x.shape()[0], cell_->output_size()}, x.dtype());
   if (rnn_.stateful) {
     states_.clear();
     for (const auto& s : states) states_.push_back(stop_gradient(s));
   }
-  std::vector<Tensor> out{rnn_.return_sequences ? (outputs.empty() ? zeros({x.shape()[0], 0, cell_->output_size()}, x.dtype())
-                                                                   : stack(outputs, 1))
-                                                : last};
+  std::vector<Tensor> out{output};
   if (rnn_.return_state) out.insert(out.end(), states.begin(), states.end());
   return out;
 }

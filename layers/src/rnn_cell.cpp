@@ -6,6 +6,7 @@
 #include "kiln/ops/array_ops.h"
 #include "kiln/ops/math_ops.h"
 #include "kiln/ops/random.h"
+#include "kiln/ops/recurrent_ops.h"
 
 namespace kiln::layers {
 
@@ -16,6 +17,11 @@ std::vector<Tensor> RNNCell::get_initial_state(int64_t batch) {
 }
 
 Tensor RNNCell::begin_sequence(const Tensor& sequence, const std::vector<Tensor>&, bool) { return sequence; }
+
+std::optional<std::vector<Tensor>> RNNCell::run_sequence(const Tensor&, const std::vector<Tensor>&, const Tensor&, bool,
+                                                         bool) {
+  return std::nullopt;
+}
 
 std::vector<Tensor> RNNCell::call(const std::vector<Tensor>& xs, bool training) {
   std::vector<Tensor> states(xs.begin() + 1, xs.end());
@@ -71,6 +77,11 @@ Tensor DropoutRNNCell::recurrent_input(const Tensor& h, bool training) {
   if (!training || !(recurrent_dropout_ > 0 && recurrent_dropout_ < 1)) return h;
   if (projected_ && recurrent_mask_.defined()) return h * recurrent_mask_;
   return h * dropout_mask(h, recurrent_dropout_);
+}
+
+bool DropoutRNNCell::can_fuse(bool training, const std::string& activation, const std::string& recurrent_activation) const {
+  const bool recurrent_dropout = training && recurrent_dropout_ > 0 && recurrent_dropout_ < 1;
+  return projected_ && !recurrent_dropout && recurrence_supports(activation) && recurrence_supports(recurrent_activation);
 }
 
 }  // namespace kiln::layers

@@ -5,6 +5,7 @@
 #include "kiln/ops/array_ops.h"
 #include "kiln/ops/math_ops.h"
 #include "kiln/ops/nn_ops.h"
+#include "kiln/ops/recurrent_ops.h"
 #include "recurrent_options.h"
 
 namespace kiln::layers {
@@ -40,6 +41,14 @@ Tensor SimpleRNNCellImpl::project(const Tensor& x) {
 RNNCell::StepResult SimpleRNNCellImpl::step(const Tensor& x, const std::vector<Tensor>& s, bool training) {
   Tensor out = activation_(input_part(x, training) + matmul(recurrent_input(s.at(0), training), recurrent_kernel_.value()));
   return {out, {out}};
+}
+
+std::optional<std::vector<Tensor>> SimpleRNNCellImpl::run_sequence(const Tensor& projected,
+                                                                   const std::vector<Tensor>& states, const Tensor& mask,
+                                                                   bool zero_output, bool training) {
+  if (!can_fuse(training, o_.activation, "linear")) return std::nullopt;
+  return recurrence(projected, recurrent_kernel_.value(), Tensor(), states, mask,
+                    {.kind = RecurrentKind::simple_rnn, .activation = o_.activation, .zero_output_for_mask = zero_output});
 }
 
 Config SimpleRNNCellImpl::get_config() const { return layer_config(*this); }

@@ -8,6 +8,7 @@
 #include "kiln/nn/masking.h"
 #include "kiln/ops/ops.h"
 #include "kiln/training/model.h"
+#include "kiln/training/sequential.h"
 
 namespace k = kiln;
 namespace L = kiln::layers;
@@ -123,4 +124,19 @@ TEST_CASE("masked loss and metric: padded steps count for nothing") {
   k::set_keras_mask(masked, k::Tensor({{true, true, false}}));
   CHECK(scce(labels, masked).item<double>() == doctest::Approx(expected).epsilon(1e-6));
   CHECK(scce(labels, logits).item<double>() > expected + 1.0);  // the last step is badly wrong
+}
+
+TEST_CASE("summary shows the wrappers with their output shapes and parameter counts") {
+  k::Sequential model({L::Input({5, 3}), L::Bidirectional(L::LSTM(4, {.return_sequences = true})),
+                       L::TimeDistributed(L::Dense(2))});
+  const std::string s = model.summary_string();
+  INFO(s);
+  // tf.keras's table wraps long "name (type)" cells.
+  CHECK(s.find(" bidirectional (Bidirectiona  (None, 5, 8)             256") != std::string::npos);
+  CHECK(s.find(" time_distributed (TimeDistr  (None, 5, 2)             18") != std::string::npos);
+  CHECK(s.find("(None, 5, 8)") != std::string::npos);
+  CHECK(s.find("(None, 5, 2)") != std::string::npos);
+  // LSTM(4) on 3 features: 4 gates x 4 units x (3 + 4 + 1) = 128 per direction; Dense(2) on 8: 18.
+  CHECK(s.find("256") != std::string::npos);
+  CHECK(model.count_params() == 256 + 18);
 }

@@ -58,7 +58,6 @@ class BidirectionalImpl : public Layer {
 /// The handle: Bidirectional(LSTM(8)) or Bidirectional(layer, {.merge_mode = "sum"}).
 class Bidirectional : public LayerHandle<BidirectionalImpl> {
  public:
-  using LayerHandle<BidirectionalImpl>::LayerHandle;
   explicit Bidirectional(std::shared_ptr<RNNImpl> layer, BidirectionalOptions options = {})
       : LayerHandle<BidirectionalImpl>(detail::make_named_layer<BidirectionalImpl>(std::move(layer), std::move(options))) {}
 };

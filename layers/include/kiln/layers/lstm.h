@@ -51,6 +51,8 @@ class LSTMCellImpl : public DropoutRNNCell {
   const LSTMCellOptions& options() const { return o_; }
   std::vector<int64_t> state_size() const override { return {units_, units_}; }
   StepResult step(const Tensor& x, const std::vector<Tensor>& states, bool training) override;
+  std::optional<std::vector<Tensor>> run_sequence(const Tensor& projected, const std::vector<Tensor>& states,
+                                                  const Tensor& mask, bool zero_output_for_mask, bool training) override;
   Variable kernel() const { return kernel_; }
   Variable recurrent_kernel() const { return recurrent_kernel_; }
   Variable bias() const { return bias_; }

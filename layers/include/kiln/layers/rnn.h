@@ -72,6 +72,8 @@ class RNNImpl : public Layer {
  private:
   /// The loop over time: {output, final states...}.
   std::vector<Tensor> run(const Tensor& x, std::vector<Tensor> states, const Tensor& mask, bool training);
+  /// The step-by-step loop (cells without a fused op); updates `states`, returns {output}.
+  std::vector<Tensor> step_loop(const Tensor& seq, const Tensor& mask, std::vector<Tensor>& states, bool training);
   std::vector<Tensor> initial_states(const Tensor& x, const std::vector<Tensor>& given);
 
   RNNOptions rnn_;
@@ -82,7 +84,6 @@ class RNNImpl : public Layer {
 /// The handle: RNN(cell) or RNN(cell, {.return_sequences = true}).
 class RNN : public LayerHandle<RNNImpl> {
  public:
-  using LayerHandle<RNNImpl>::LayerHandle;
   explicit RNN(std::shared_ptr<RNNCell> cell, RNNOptions options = {})
       : LayerHandle<RNNImpl>(detail::make_named_layer<RNNImpl>(std::move(cell), std::move(options))) {}
 };

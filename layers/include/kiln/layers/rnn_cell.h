@@ -50,6 +50,12 @@ class RNNCell : public Layer {
   virtual Tensor begin_sequence(const Tensor& sequence, const std::vector<Tensor>& states, bool training);
   /// Called by RNN after the loop (the built-in cells forget their dropout masks).
   virtual void end_sequence() {}
+  /// The whole loop as one op (kiln/ops/recurrent_ops.h), given begin_sequence()'s
+  /// result: {outputs (batch, time, units), final states...}, or nullopt when this
+  /// cell (or this call: recurrent dropout in training) needs the step-by-step loop.
+  virtual std::optional<std::vector<Tensor>> run_sequence(const Tensor& projected, const std::vector<Tensor>& states,
+                                                          const Tensor& mask, bool zero_output_for_mask,
+                                                          bool training);
 
   bool returns_list() const override { return true; }
 
@@ -75,6 +81,9 @@ class DropoutRNNCell : public RNNCell {
   Tensor input_part(const Tensor& x, bool training);
   /// h with the recurrent dropout mask applied (training only).
   Tensor recurrent_input(const Tensor& h, bool training);
+  /// Whether run_sequence() may use the fused op: the sequence was projected,
+  /// no recurrent dropout is drawn, and the op knows both activations.
+  bool can_fuse(bool training, const std::string& activation, const std::string& recurrent_activation) const;
 
   double dropout_, recurrent_dropout_;
   std::optional<uint64_t> seed_;

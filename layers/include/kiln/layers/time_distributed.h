@@ -42,7 +42,6 @@ class TimeDistributedImpl : public Layer {
 /// The handle: TimeDistributed(Dense(8)).
 class TimeDistributed : public LayerHandle<TimeDistributedImpl> {
  public:
-  using LayerHandle<TimeDistributedImpl>::LayerHandle;
   explicit TimeDistributed(LayerPtr layer, TimeDistributedOptions options = {})
       : LayerHandle<TimeDistributedImpl>(detail::make_named_layer<TimeDistributedImpl>(std::move(layer), std::move(options))) {}
 };
