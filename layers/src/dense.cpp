@@ -20,6 +20,7 @@ DenseImpl::DenseImpl(int64_t units, DenseOptions o) : Layer(base_options(o)), un
   activity_regularizer = o_.activity_regularizer;
   apply_input_shape(*this, o_);
   set_input_spec({InputSpec{.min_ndim = 2}});
+  set_supports_masking(true);
 }
 
 void DenseImpl::build(const Shape& s) {

@@ -17,6 +17,7 @@ DropoutImpl::DropoutImpl(double rate, DropoutOptions o) : Layer(base_options(o))
     throw ValueError("Dropout: invalid value received for argument `rate`. Expected a float value between 0 and 1. Received: rate=" +
                      std::to_string(rate_));
   apply_input_shape(*this, o_);
+  set_supports_masking(true);
 }
 
 Tensor DropoutImpl::call(const Tensor& input, bool training) {

@@ -2,6 +2,7 @@
 #include "kiln/layers/embedding.h"
 
 #include "kiln/ops/array_ops.h"
+#include "kiln/ops/math_ops.h"
 #include "kiln/ops/reduce_ops.h"
 #include "config_fields.h"
 #include "legacy_config.h"
@@ -17,6 +18,12 @@ EmbeddingImpl::EmbeddingImpl(int64_t input_dim, int64_t output_dim, EmbeddingOpt
                      std::to_string(input_dim_) + " and output_dim=" + std::to_string(output_dim_));
   activity_regularizer = o_.activity_regularizer;
   apply_input_shape(*this, o_);
+  set_supports_masking(o_.mask_zero);
+}
+
+Tensor EmbeddingImpl::compute_mask(const Tensor& x, const Tensor&) {
+  if (!o_.mask_zero) return Tensor();
+  return not_equal(x, zeros({}, x.dtype()));
 }
 
 void EmbeddingImpl::build(const Shape&) {

@@ -5,6 +5,7 @@
 #include "kiln/ops/array_ops.h"
 #include "kiln/core/error.h"
 #include "kiln/ops/math_ops.h"
+#include "kiln/nn/masking.h"
 #include "metric_config.h"
 
 namespace kiln::metrics {
@@ -37,18 +38,21 @@ void MeanMetricWrapper::update_state(const Tensor& y_true_in, const Tensor& y_pr
   Tensor y_true = stop_gradient(y_true_in), y_pred = stop_gradient(y_pred_in);
   Tensor values = fn_(y_true, y_pred);
   Tensor sw = sample_weight;
+  // Keras: the mask attached to y_pred (padded timesteps) weighs entries 0 or 1.
+  Tensor mask = get_keras_mask(y_pred_in);
   if (loss_) {
     Tensor yp = is_floating(y_pred.dtype()) ? y_pred : cast(y_pred, DType::float32);
-    Tensor mask = loss_->compute_mask(y_true.dtype() == yp.dtype() ? y_true : cast(y_true, yp.dtype()), yp);
-    if (mask.defined()) {
-      // apply_mask with reduction "sum": masked entries get weight 0.
-      Tensor m = cast(mask, dtype());
-      if (sw.defined()) {
-        auto [mm, ss] = squeeze_or_expand_to_same_rank(m, cast(sw, dtype()));
-        sw = ss * mm;
-      } else {
-        sw = m;
-      }
+    Tensor own = loss_->compute_mask(y_true.dtype() == yp.dtype() ? y_true : cast(y_true, yp.dtype()), yp);
+    if (own.defined()) mask = mask.defined() ? logical_and(cast(mask, DType::bool_), cast(own, DType::bool_)) : own;
+  }
+  if (mask.defined()) {
+    // apply_mask with reduction "sum": masked entries get weight 0.
+    Tensor m = cast(mask, dtype());
+    if (sw.defined()) {
+      auto [mm, ss] = squeeze_or_expand_to_same_rank(m, cast(sw, dtype()));
+      sw = ss * mm;
+    } else {
+      sw = m;
     }
   }
   Mean::update_state(values, sw);

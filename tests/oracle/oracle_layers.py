@@ -98,6 +98,7 @@ VARIANTS = [
     ("ZeroPadding2D", {"padding": [[1, 2], [0, 1]]}, [(F, (3, 2, 2))], False),
 ]
 from variants_catalogue import VARIANTS as _cat, inference_only as _cat_inference_only; VARIANTS += _cat  # noqa: E402
+from variants_recurrent import VARIANTS as _rnn, NOT_COVERED as _rnn_nc; VARIANTS += _rnn; NOT_COVERED.update(_rnn_nc)  # noqa: E402,E702
 
 ACTIVATION_INPUT = [(F, (6,))]
 

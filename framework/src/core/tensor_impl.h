@@ -35,6 +35,8 @@ struct TensorImpl {
   Device device;
   uint64_t id = next_tensor_id();
   std::shared_ptr<KerasHistory> keras_history;
+  // Keras's `_keras_mask`: the timestep mask a masking layer attached (kiln/nn/masking.h).
+  std::shared_ptr<TensorImpl> keras_mask;
 };
 
 /// New tensor sharing `t`'s storage under another shape (same element count).

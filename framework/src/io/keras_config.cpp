@@ -165,11 +165,13 @@ const std::set<std::string>& keras3_only_keys() {
 }
 
 /// Keras 3 nested objects -> tf.keras 2: drop module/registered_name/build_config,
-/// DTypePolicy -> its name.
-Config strip_keras3(const Config& v) {
+/// DTypePolicy -> its name. A layer inside a layer's config (Bidirectional's
+/// layer, RNN's cell) keeps its module: Keras 3 finds the class by it when it
+/// reads a .h5, and tf.keras 2 ignores the key.
+Config strip_keras3(const Config& v, bool layer_entry = false) {
   if (v.is_array()) {
     Config a = Config::array();
-    for (const auto& x : v) a.push_back(strip_keras3(x));
+    for (const auto& x : v) a.push_back(strip_keras3(x, layer_entry));
     return a;
   }
   if (!v.is_object()) return v;
@@ -177,10 +179,11 @@ Config strip_keras3(const Config& v) {
     return v["config"]["name"];
   Config o = Config::object();
   for (auto it = v.begin(); it != v.end(); ++it) {
-    if (it.key() == "module" || it.key() == "registered_name" || it.key() == "build_config" ||
-        it.key() == "shared_object_id")
-      continue;
-    o[it.key()] = strip_keras3(it.value());
+    const std::string& k = it.key();
+    if (layer_entry && (k == "module" || k == "registered_name")) o[k] = it.value();
+    if (k == "module" || k == "registered_name" || k == "build_config" || k == "shared_object_id") continue;
+    const bool nested_layer = k == "layer" || k == "backward_layer" || k == "cell" || k == "cells";
+    o[k] = strip_keras3(it.value(), nested_layer);
   }
   return o;
 }

@@ -60,15 +60,33 @@ std::vector<std::pair<LayerPtr, std::string>> container_names(const std::vector<
   return out;
 }
 
+/// Children under "<path>/layers/<name>", or "<path>/<attribute>" for a
+/// sublayer Keras keeps in an attribute (an RNN's cell, Bidirectional's
+/// forward_layer), as Keras's _save_state walks them.
+std::vector<std::pair<LayerPtr, std::string>> child_paths(const Layer& l, const std::string& path,
+                                                          const std::string& container) {
+  // An attribute ending in '/' names a list of layers (StackedRNNCells's "cells/").
+  std::map<std::string, std::vector<LayerPtr>> lists;
+  std::vector<std::pair<LayerPtr, std::string>> out;
+  for (const auto& c : children(l)) {
+    const std::string attr = dynamic_cast<const Model*>(&l) ? std::string() : l.sublayer_attribute(*c);
+    if (attr.empty() || attr.back() == '/') lists[attr].push_back(c);
+    else out.emplace_back(c, join(path, attr));
+  }
+  for (const auto& [attr, ls] : lists) {
+    const std::string where = attr.empty() ? container : join(path, attr.substr(0, attr.size() - 1));
+    for (const auto& [child, name] : container_names(ls)) out.emplace_back(child, where + "/" + name);
+  }
+  return out;
+}
+
 void save_layer(const Layer& l, H5Group& root, const std::string& path, std::set<const Layer*>& visited) {
   if (!visited.insert(&l).second) return;
   H5Group g = root.require_group(join(path, "vars"));
   g.set_attr("name", l.name(), StrEncoding::utf8);
   const auto vs = own_vars(l);
   for (std::size_t i = 0; i < vs.size(); ++i) g.write(std::to_string(i), vs[i].read_value_untracked());
-  const auto kids = children(l);
-  if (kids.empty()) return;
-  for (const auto& [child, name] : container_names(kids)) save_layer(*child, root, join(path, "layers/" + name), visited);
+  for (const auto& [child, p] : child_paths(l, path, join(path, "layers"))) save_layer(*child, root, p, visited);
 }
 
 struct Assignment {
@@ -133,8 +151,8 @@ void load_layer(const Layer& l, const H5Group& root, const std::string& path, bo
   std::string container = join(path, "layers");
   if (!root.is_group(container) && root.is_group(join(path, "_layer_checkpoint_dependencies")))
     container = join(path, "_layer_checkpoint_dependencies");
-  for (const auto& [child, name] : container_names(kids)) {
-    std::string child_path = container + "/" + name;
+  for (const auto& [child, p] : child_paths(l, path, container)) {
+    std::string child_path = p;
     // Keras saves a subclassed model's sublayers under the attributes that hold
     // them ("<path>/head"); Kiln has no attribute names, so a sublayer named
     // after its attribute is found by its name.
@@ -148,8 +166,7 @@ void collect_stores(const Layer& l, const std::string& path, std::set<const Laye
                     std::vector<LayerStore>& out) {
   if (!visited.insert(&l).second) return;
   out.push_back({&l, path});
-  const auto kids = children(l);
-  for (const auto& [child, name] : container_names(kids)) collect_stores(*child, join(path, "layers/" + name), visited, out);
+  for (const auto& [child, p] : child_paths(l, path, join(path, "layers"))) collect_stores(*child, p, visited, out);
 }
 
 }  // namespace

@@ -17,12 +17,12 @@
 #include "kiln/ops/array_ops.h"
 #include "kiln/ops/math_ops.h"
 #include "kiln/core/error.h"
+#include "kiln/nn/masking.h"
 #include "kiln/nn/node.h"
 #include "kiln/core/registry.h"
 #include "core/tensor_impl.h"
 
 namespace kiln {
-
 
 // ---- Layer ----
 Layer::Layer(LayerOptions o) : name_(o.name), trainable_(o.trainable), dtype_(o.dtype) {}
@@ -208,29 +208,6 @@ void Layer::call_after_build(std::function<void()> f) {
   else after_build_.push_back(std::move(f));
 }
 
-void Layer::check_input_spec(const std::vector<Tensor>& xs) const {
-  for (std::size_t i = 0; i < input_spec_.size() && i < xs.size(); ++i) {
-    const InputSpec& spec = input_spec_[i];
-    const Shape& s = xs[i].shape();
-    auto fail = [&](const std::string& what) {
-      throw ShapeError("Input " + std::to_string(i) + " of layer '" + name() + "' is incompatible with the layer: " +
-                       what + ", but received input with shape " + s.to_string());
-    };
-    if (spec.ndim && s.rank() != *spec.ndim)
-      fail("expected ndim=" + std::to_string(*spec.ndim) + ", found ndim=" + std::to_string(s.rank()));
-    if (spec.min_ndim && s.rank() < *spec.min_ndim)
-      fail("expected min_ndim=" + std::to_string(*spec.min_ndim) + ", found ndim=" + std::to_string(s.rank()));
-    if (spec.max_ndim && s.rank() > *spec.max_ndim)
-      fail("expected max_ndim=" + std::to_string(*spec.max_ndim) + ", found ndim=" + std::to_string(s.rank()));
-    for (const auto& [axis, size] : spec.axes) {
-      int64_t a = axis < 0 ? axis + s.rank() : axis;
-      if (a < 0 || a >= s.rank()) continue;
-      if (s.dims()[a] >= 0 && s.dims()[a] != size)
-        fail("expected axis " + std::to_string(axis) + " of input shape to have value " + std::to_string(size));
-    }
-  }
-}
-
 void Layer::maybe_build(const std::vector<Tensor>& xs, bool list_call) {
   if (built_) return;
   if (list_call || takes_list()) {
@@ -249,12 +226,14 @@ Tensor Layer::operator()(const Tensor& x, bool training) {
   check_input_spec({x});
   maybe_build({x}, false);
   call_losses_.clear();
+  const Tensor mask = get_keras_mask(x);
   Tensor y;
   try {
-    y = call(x, training);
+    y = mask.defined() ? call_masked(x, mask, training) : call(x, training);
   } catch (const Error&) {
     detail::rethrow_with_call_context(*this);
   }
+  attach_output_mask(x, {y}, mask);
   if (activity_regularizer) add_activity_loss(y);
   return y;
 }
@@ -273,12 +252,16 @@ std::vector<Tensor> Layer::operator()(const std::vector<Tensor>& xs, bool traini
   check_input_spec(xs);
   maybe_build(xs, true);
   call_losses_.clear();
+  const Tensor mask = get_keras_mask(xs[0]);
+  const bool list = takes_list() || returns_list();
   std::vector<Tensor> ys;
   try {
-    ys = takes_list() || returns_list() ? call(xs, training) : std::vector<Tensor>{call(xs.at(0), training)};
+    if (mask.defined()) ys = list ? call_masked(xs, mask, training) : std::vector<Tensor>{call_masked(xs[0], mask, training)};
+    else ys = list ? call(xs, training) : std::vector<Tensor>{call(xs.at(0), training)};
   } catch (const Error&) {
     detail::rethrow_with_call_context(*this);
   }
+  attach_output_mask(xs[0], ys, mask);
   if (activity_regularizer)
     for (const auto& y : ys) add_activity_loss(y);
   return ys;

@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kiln/nn/masking.h"
+
 #include "kiln/ops/array_ops.h"
 #include "kiln/core/error.h"
 #include "kiln/ops/math_ops.h"
@@ -131,7 +133,12 @@ Tensor Loss::operator()(const Tensor& y_true, const Tensor& y_pred, const Tensor
     throw ShapeError("Loss '" + name_ + "' cannot compare y_true of shape " + y_true.shape().to_string() +
                      " with y_pred of shape " + y_pred.shape().to_string() + ": " + e.what());
   }
+  // Keras: the mask attached to y_pred (padded timesteps) and the loss's own
+  // mask (ignore_class) both apply.
   Tensor mask = compute_mask(yt, yp);
+  const Tensor in_mask = get_keras_mask(y_pred);
+  if (in_mask.defined())
+    mask = mask.defined() ? logical_and(cast(in_mask, DType::bool_), cast(mask, DType::bool_)) : in_mask;
   return reduce_weighted_loss(values, sample_weight, reduction_, mask);
 }
 

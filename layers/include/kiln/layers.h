@@ -13,6 +13,7 @@
 //   L::AveragePooling3D, L::GlobalAveragePooling3D, L::GlobalMaxPooling3D,
 //   L::AdaptiveAveragePooling1D/2D/3D, L::AdaptiveMaxPooling1D/2D/3D, L::DepthwiseConv1D/2D,
 //   L::SeparableConv1D/2D, L::Conv1DTranspose, L::Conv2DTranspose, L::Conv3D.
+//   L::Masking, L::SimpleRNN, L::LSTM, L::GRU (and their cells), L::RNN, L::StackedRNNCells, L::Bidirectional, L::TimeDistributed.
 //
 // To add a layer Foo:
 //   1. layers/include/kiln/layers/foo.h: `FooOptions` with its keys in
@@ -27,6 +28,7 @@
 //   3. One entry in tests/layers/test_layer_harness.cpp: a gradient check, a
 //      config round trip and .keras + .h5 save/load round trips.
 #include "kiln/layers/activation_layers.h"
+#include "kiln/layers/bidirectional.h"
 #include "kiln/layers/common.h"
 #include "kiln/layers/conv1d.h"
 #include "kiln/layers/conv2d.h"
@@ -34,13 +36,21 @@
 #include "kiln/layers/dropout.h"
 #include "kiln/layers/embedding.h"
 #include "kiln/layers/global_pooling.h"
+#include "kiln/layers/gru.h"
 #include "kiln/layers/input.h"
 #include "kiln/layers/lambda.h"
+#include "kiln/layers/lstm.h"
+#include "kiln/layers/masking.h"
 #include "kiln/layers/merge.h"
 #include "kiln/layers/normalization.h"
 #include "kiln/layers/pooling.h"
 #include "kiln/layers/register.h"
 #include "kiln/layers/reshaping.h"
+#include "kiln/layers/rnn.h"
+#include "kiln/layers/rnn_cell.h"
+#include "kiln/layers/simple_rnn.h"
+#include "kiln/layers/stacked_rnn_cells.h"
+#include "kiln/layers/time_distributed.h"
 #include "kiln/layers/up_sampling1d.h"
 // Normalization, noise and regularization, shape and image layers.
 #include "kiln/layers/adaptive_pooling.h"

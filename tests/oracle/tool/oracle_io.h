@@ -51,5 +51,6 @@ int run_files(const Group& g);
 int run_models(const Group& g);
 int run_layer_files(const Group& g);
 int run_activations(const Group& g);
+int run_recurrent(const Group& g);
 
 }  // namespace oracle

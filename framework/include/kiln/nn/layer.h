@@ -127,6 +127,17 @@ class Layer : public std::enable_shared_from_this<Layer> {
   /// Graph nodes where this layer was called symbolically (weak: the graph owns them).
   std::vector<std::shared_ptr<Node>> inbound_nodes() const;
   void add_inbound_node(const std::shared_ptr<Node>& n) { inbound_nodes_.push_back(n); }
+  /// Keras's supports_masking: the layer passes an input mask on to its output
+  /// through compute_mask(); a layer that does not drops the mask (kiln/nn/masking.h).
+  bool supports_masking() const { return supports_masking_; }
+  void set_supports_masking(bool s) { supports_masking_ = s; }
+  /// The mask of the (first) output, from the input and the mask attached to it
+  /// (undefined: none). The default passes previous_mask through, as Keras.
+  virtual Tensor compute_mask(const Tensor& x, const Tensor& previous_mask);
+  /// The attribute a sublayer is saved under in Keras 3 files ("cell",
+  /// "forward_layer"); empty for sublayers kept in the "layers" list.
+  std::string sublayer_attribute(const Layer& sublayer) const;
+
   /// Multiple-input layers return true (merge layers, multi-input models).
   virtual bool takes_list() const { return false; }
   /// True when call() answers with several tensors even for one input (a model with several outputs).
@@ -148,6 +159,10 @@ class Layer : public std::enable_shared_from_this<Layer> {
   virtual void build(const std::vector<Shape>& input_shapes);
   virtual Tensor call(const Tensor& x, bool training);
   virtual std::vector<Tensor> call(const std::vector<Tensor>& xs, bool training);
+  /// call() for an input that carries a mask (Keras passes it to a call() that
+  /// takes `mask`); the defaults ignore the mask and run call().
+  virtual Tensor call_masked(const Tensor& x, const Tensor& mask, bool training);
+  virtual std::vector<Tensor> call_masked(const std::vector<Tensor>& xs, const Tensor& mask, bool training);
 
   /// Creates and registers a weight named `name` (path "<layer>/<name>").
   Variable add_weight(const std::string& name, const Shape& shape, WeightOptions options = {});
@@ -158,6 +173,8 @@ class Layer : public std::enable_shared_from_this<Layer> {
     return layer;
   }
   void track_layer(std::shared_ptr<Layer> layer);
+  /// Tracks a sublayer that Keras saves under an attribute name (RNN's "cell").
+  void track_layer(std::shared_ptr<Layer> layer, const std::string& attribute);
   void set_input_spec(std::vector<InputSpec> spec) { input_spec_ = std::move(spec); }
   void set_name(const std::string& n) { name_ = n; }
   /// Marks the layer built and runs the call_after_build functions.
@@ -170,6 +187,8 @@ class Layer : public std::enable_shared_from_this<Layer> {
 
  private:
   void check_input_spec(const std::vector<Tensor>& xs) const;
+  /// Keras's _set_mask_metadata: attaches compute_mask()'s result to ys[0].
+  void attach_output_mask(const Tensor& x, const std::vector<Tensor>& ys, const Tensor& mask);
   /// The activity regularizer's penalty on output y, per sample (Keras).
   void add_activity_loss(const Tensor& y);
   void collect_losses(std::vector<Tensor>& out, std::vector<const Layer*>& seen) const;
@@ -193,6 +212,9 @@ class Layer : public std::enable_shared_from_this<Layer> {
   mutable std::string lazy_name_;
   std::vector<bool> var_trainable_;
   Device device_ = Device::cpu();
+  bool supports_masking_ = false;
+  bool warned_mask_dropped_ = false;
+  std::map<const Layer*, std::string> sublayer_attributes_;
 };
 
 using LayerPtr = std::shared_ptr<Layer>;

@@ -3,6 +3,8 @@
 //   x: (batch, ...) integer indices in [0, input_dim) -> (batch, ..., output_dim)
 //   Float inputs are cast to int64 first (as Keras casts to int32).
 //   L::Embedding(1000, 64);   // embeddings initialised uniform(-0.05, 0.05)
+//   With mask_zero, index 0 is padding: the output carries the mask ids != 0
+//   (kiln/nn/masking.h), which recurrent layers, losses and metrics honour.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -18,7 +20,7 @@ struct EmbeddingOptions {
   regularizers::RegularizerPtr embeddings_regularizer = nullptr;
   regularizers::RegularizerPtr activity_regularizer = nullptr;
   constraints::ConstraintPtr embeddings_constraint = nullptr;
-  bool mask_zero = false;  // stored in the config; masks are not propagated
+  bool mask_zero = false;  // the output carries the mask x != 0
   KILN_LAYER_BASE_OPTIONS
   KILN_FIELDS(EmbeddingOptions, embeddings_initializer, embeddings_regularizer, activity_regularizer,
               embeddings_constraint, mask_zero)
@@ -37,6 +39,8 @@ class EmbeddingImpl : public Layer {
   Shape compute_output_shape(const Shape& input_shape) override;
   using Layer::compute_output_shape;
   Variable embeddings() const { return embeddings_; }
+  /// x != 0 with mask_zero, else none (Keras 3's Embedding.compute_mask).
+  Tensor compute_mask(const Tensor& x, const Tensor& previous_mask) override;
 
  protected:
   void build(const Shape& input_shape) override;

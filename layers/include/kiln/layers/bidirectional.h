@@ -1,0 +1,65 @@
+#pragma once
+// Bidirectional: runs a recurrent layer forwards and a copy of it backwards
+// over the sequence, and merges the two outputs (Keras 3's Bidirectional).
+//   merge_mode "concat" (default): (..., 2·units); "sum", "mul", "ave": (..., units);
+//   std::nullopt (Keras's None): the two outputs as a list (call_multi).
+//   With return_sequences the backward output is flipped back to input order.
+//   backward_layer: a layer of your own for the backward direction
+//   (go_backwards must differ from the forward layer's).
+//   return_state: {output, forward states..., backward states...}; a list call
+//   {x, states...} gives the forward half of the states, then the backward half.
+//
+//   L::Bidirectional bi(L::LSTM(8, {.return_sequences = true}));   // (b, t, f) -> (b, t, 16)
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kiln/core/fields.h"
+#include "kiln/layers/rnn.h"
+
+namespace kiln::layers {
+
+struct BidirectionalOptions {
+  std::optional<std::string> merge_mode = "concat";
+  std::shared_ptr<RNNImpl> backward_layer = nullptr;
+  KILN_LAYER_BASE_OPTIONS
+  KILN_FIELDS(BidirectionalOptions, merge_mode)
+};
+
+class BidirectionalImpl : public Layer {
+ public:
+  using Options = BidirectionalOptions;
+  BidirectionalImpl(std::shared_ptr<RNNImpl> layer, BidirectionalOptions options = {});
+  std::string class_name() const override { return "Bidirectional"; }
+  Config get_config() const override;
+  static std::shared_ptr<BidirectionalImpl> from_config(const Config& config);
+
+  const std::shared_ptr<RNNImpl>& forward_layer() const { return forward_; }
+  const std::shared_ptr<RNNImpl>& backward_layer() const { return backward_; }
+  bool returns_list() const override { return true; }
+  Shape compute_output_shape(const Shape& input_shape) override;
+  std::vector<Shape> compute_output_shape(const std::vector<Shape>& input_shapes) override;
+  Tensor compute_mask(const Tensor& x, const Tensor& previous_mask) override;
+
+ protected:
+  void build(const Shape& input_shape) override;
+  void build(const std::vector<Shape>& input_shapes) override;
+  Tensor call(const Tensor& x, bool training) override;
+  std::vector<Tensor> call(const std::vector<Tensor>& xs, bool training) override;
+
+ private:
+  std::vector<Tensor> merge(const Tensor& y, const Tensor& y_rev) const;
+
+  std::optional<std::string> merge_mode_;
+  std::shared_ptr<RNNImpl> forward_, backward_;
+};
+
+/// The handle: Bidirectional(LSTM(8)) or Bidirectional(layer, {.merge_mode = "sum"}).
+class Bidirectional : public LayerHandle<BidirectionalImpl> {
+ public:
+  explicit Bidirectional(std::shared_ptr<RNNImpl> layer, BidirectionalOptions options = {})
+      : LayerHandle<BidirectionalImpl>(detail::make_named_layer<BidirectionalImpl>(std::move(layer), std::move(options))) {}
+};
+
+}  // namespace kiln::layers

@@ -1,0 +1,91 @@
+#pragma once
+// RNN: runs a cell (kiln/layers/rnn_cell.h) over the time axis, as Keras's RNN.
+//   x: (batch, time, features) -> (batch, output_size), or
+//      (batch, time, output_size) with return_sequences.
+//   A list call {x, state...} gives the initial states; with return_state the
+//   layer answers {output, final state...} (call_multi).
+//   A mask on x (Embedding(mask_zero), Masking) makes masked steps carry the
+//   previous states, and their output repeat the previous one (zeros with
+//   zero_output_for_mask), as Keras's backend rnn.
+//   stateful: the final states of a call are the next call's initial states
+//   (the batch size must stay the same) until reset_states().
+//   unroll is stored for the config; the loop is the same either way.
+//
+//   L::RNN rnn(std::make_shared<MyCell>(), {.return_sequences = true});
+//   L::LSTM, L::GRU and L::SimpleRNN are RNNs over their built-in cells.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kiln/core/fields.h"
+#include "kiln/layers/rnn_cell.h"
+#include "kiln/nn/layer_class.h"
+
+namespace kiln::layers {
+
+/// The options every recurrent layer shares (Keras's RNN keyword arguments).
+struct RNNOptions {
+  bool return_sequences = false;
+  bool return_state = false;
+  bool go_backwards = false;
+  bool stateful = false;
+  bool unroll = false;
+  bool zero_output_for_mask = false;
+  KILN_LAYER_BASE_OPTIONS
+  KILN_FIELDS(RNNOptions, return_sequences, return_state, go_backwards, stateful, unroll, zero_output_for_mask)
+};
+
+class RNNImpl : public Layer {
+ public:
+  using Options = RNNOptions;
+  RNNImpl(std::shared_ptr<RNNCell> cell, RNNOptions options = {});
+  std::string class_name() const override { return "RNN"; }
+  Config get_config() const override;
+  /// {"cell": {...}, ...}: the cell is built from its registered class. (Not
+  /// named from_config, which LSTM, GRU and SimpleRNN would inherit.)
+  static std::shared_ptr<RNNImpl> rnn_from_config(const Config& config);
+
+  const std::shared_ptr<RNNCell>& cell() const { return cell_; }
+  const RNNOptions& rnn_options() const { return rnn_; }
+  /// Bidirectional sets it to return_sequences, as Keras does.
+  void set_zero_output_for_mask(bool z) { rnn_.zero_output_for_mask = z; }
+  /// The states a stateful layer carries (empty before its first call).
+  const std::vector<Tensor>& states() const { return states_; }
+  /// Zeros the carried states (Keras's reset_states()); `values` sets them instead.
+  void reset_states(const std::vector<Tensor>& values = {});
+
+  bool returns_list() const override { return true; }
+  Shape compute_output_shape(const Shape& input_shape) override;
+  std::vector<Shape> compute_output_shape(const std::vector<Shape>& input_shapes) override;
+  Tensor compute_mask(const Tensor& x, const Tensor& previous_mask) override;
+
+ protected:
+  /// For the built-in layers: their options hold the RNN keys and the cell's.
+  RNNImpl(LayerOptions base, const RNNOptions& rnn, std::shared_ptr<RNNCell> cell);
+  void build(const Shape& input_shape) override;
+  void build(const std::vector<Shape>& input_shapes) override;
+  Tensor call(const Tensor& x, bool training) override;
+  std::vector<Tensor> call(const std::vector<Tensor>& xs, bool training) override;
+  Tensor call_masked(const Tensor& x, const Tensor& mask, bool training) override;
+  std::vector<Tensor> call_masked(const std::vector<Tensor>& xs, const Tensor& mask, bool training) override;
+
+ private:
+  /// The loop over time: {output, final states...}.
+  std::vector<Tensor> run(const Tensor& x, std::vector<Tensor> states, const Tensor& mask, bool training);
+  /// The step-by-step loop (cells without a fused op); updates `states`, returns {output}.
+  std::vector<Tensor> step_loop(const Tensor& seq, const Tensor& mask, std::vector<Tensor>& states, bool training);
+  std::vector<Tensor> initial_states(const Tensor& x, const std::vector<Tensor>& given);
+
+  RNNOptions rnn_;
+  std::shared_ptr<RNNCell> cell_;
+  std::vector<Tensor> states_;
+};
+
+/// The handle: RNN(cell) or RNN(cell, {.return_sequences = true}).
+class RNN : public LayerHandle<RNNImpl> {
+ public:
+  explicit RNN(std::shared_ptr<RNNCell> cell, RNNOptions options = {})
+      : LayerHandle<RNNImpl>(detail::make_named_layer<RNNImpl>(std::move(cell), std::move(options))) {}
+};
+
+}  // namespace kiln::layers

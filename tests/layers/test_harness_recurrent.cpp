@@ -1,0 +1,128 @@
+// The recurrent layers, their cells, the wrappers and Masking through the one
+// harness (layer_harness.h): finite-difference gradients, config round trip,
+// .keras and .h5 round trips, and an SGD step.
+#include <doctest/doctest.h>
+
+#include "kiln/layers.h"
+#include "kiln/ops/ops.h"
+#include "kiln/nn/regularizers.h"
+#include "layer_harness.h"
+
+namespace k = kiln;
+namespace L = kiln::layers;
+using k::testing::check_layer;
+using k::testing::LayerCase;
+
+namespace {
+template <class H>
+k::LayerPtr ptr(H h) {
+  return h.ptr();
+}
+const std::vector<std::string> cell_weights(const std::string& cell) {
+  return {cell + "/kernel", cell + "/recurrent_kernel", cell + "/bias"};
+}
+}  // namespace
+
+TEST_CASE("harness: SimpleRNN") {
+  check_layer({.label = "SimpleRNN",
+               .make = [](k::DType dt) { return ptr(L::SimpleRNN(3, {.dtype = dt})); },
+               .input_shapes = {{2, 4, 3}},
+               .weight_names = cell_weights("simple_rnn_cell")});
+  check_layer({.label = "SimpleRNN relu, return_sequences, go_backwards, L2",
+               .make =
+                   [](k::DType dt) {
+                     return ptr(L::SimpleRNN(2, {.activation = "relu", .recurrent_regularizer = k::regularizers::L2(0.01),
+                                                 .return_sequences = true, .go_backwards = true, .dtype = dt}));
+                   },
+               .input_shapes = {{3, 5, 2}},
+               .weight_names = cell_weights("simple_rnn_cell")});
+}
+
+TEST_CASE("harness: LSTM") {
+  check_layer({.label = "LSTM",
+               .make = [](k::DType dt) { return ptr(L::LSTM(3, {.dtype = dt})); },
+               .input_shapes = {{2, 4, 3}},
+               .weight_names = cell_weights("lstm_cell")});
+  check_layer({.label = "LSTM return_sequences, no bias, no unit_forget_bias",
+               .make =
+                   [](k::DType dt) {
+                     return ptr(L::LSTM(2, {.use_bias = false, .unit_forget_bias = false, .return_sequences = true,
+                                            .dtype = dt}));
+                   },
+               .input_shapes = {{2, 3, 4}},
+               .weight_names = {"lstm_cell/kernel", "lstm_cell/recurrent_kernel"}});
+  check_layer({.label = "LSTM go_backwards, hard_sigmoid",
+               .make =
+                   [](k::DType dt) {
+                     return ptr(L::LSTM(2, {.recurrent_activation = "hard_sigmoid", .go_backwards = true, .dtype = dt}));
+                   },
+               .input_shapes = {{1, 5, 2}},
+               .weight_names = cell_weights("lstm_cell")});
+}
+
+TEST_CASE("harness: GRU") {
+  check_layer({.label = "GRU reset_after",
+               .make = [](k::DType dt) { return ptr(L::GRU(3, {.dtype = dt})); },
+               .input_shapes = {{2, 4, 3}},
+               .weight_names = cell_weights("gru_cell")});
+  check_layer({.label = "GRU reset_after=false, return_sequences",
+               .make = [](k::DType dt) { return ptr(L::GRU(2, {.return_sequences = true, .reset_after = false, .dtype = dt})); },
+               .input_shapes = {{3, 4, 2}},
+               .weight_names = cell_weights("gru_cell")});
+}
+
+TEST_CASE("harness: RNN over built-in cells") {
+  check_layer({.label = "RNN(LSTMCell)",
+               .make =
+                   [](k::DType dt) {
+                     return ptr(L::RNN(std::make_shared<L::LSTMCellImpl>(2, L::LSTMCellOptions{.name = "cell_a", .dtype = dt}),
+                                       {.return_sequences = true, .dtype = dt}));
+                   },
+               .input_shapes = {{2, 3, 3}},
+               .weight_names = cell_weights("cell_a")});
+  check_layer({.label = "RNN(GRUCell) go_backwards",
+               .make =
+                   [](k::DType dt) {
+                     return ptr(L::RNN(std::make_shared<L::GRUCellImpl>(3, L::GRUCellOptions{.name = "cell_b", .dtype = dt}),
+                                       {.go_backwards = true, .dtype = dt}));
+                   },
+               .input_shapes = {{2, 4, 2}},
+               .weight_names = cell_weights("cell_b")});
+}
+
+TEST_CASE("harness: Bidirectional and TimeDistributed") {
+  std::vector<std::string> bi;
+  for (const char* d : {"forward_inner", "backward_inner"})
+    for (const auto& w : cell_weights("lstm_cell")) bi.push_back(std::string(d) + "/" + w);
+  check_layer({.label = "Bidirectional(LSTM) concat",
+               .make = [](k::DType dt) { return ptr(L::Bidirectional(L::LSTM(2, {.name = "inner", .dtype = dt}), {.dtype = dt})); },
+               .input_shapes = {{2, 4, 3}},
+               .weight_names = bi});
+  std::vector<std::string> bg;
+  for (const char* d : {"forward_inner", "backward_inner"})
+    for (const auto& w : cell_weights("gru_cell")) bg.push_back(std::string(d) + "/" + w);
+  check_layer({.label = "Bidirectional(GRU) sum, return_sequences",
+               .make =
+                   [](k::DType dt) {
+                     return ptr(L::Bidirectional(L::GRU(3, {.return_sequences = true, .name = "inner", .dtype = dt}),
+                                                 {.merge_mode = "sum", .dtype = dt}));
+                   },
+               .input_shapes = {{2, 3, 2}},
+               .weight_names = bg});
+  check_layer({.label = "TimeDistributed(Dense)",
+               .make = [](k::DType dt) { return ptr(L::TimeDistributed(L::Dense(3, {.name = "d", .dtype = dt}), {.dtype = dt})); },
+               .input_shapes = {{2, 4, 5}},
+               .weight_names = {"d/kernel", "d/bias"}});
+  check_layer({.label = "TimeDistributed(Conv2D)",
+               .make =
+                   [](k::DType dt) { return ptr(L::TimeDistributed(L::Conv2D(2, 2, {.name = "c", .dtype = dt}), {.dtype = dt})); },
+               .input_shapes = {{2, 3, 4, 4, 1}},
+               .weight_names = {"c/kernel", "c/bias"}});
+}
+
+TEST_CASE("harness: Masking") {
+  check_layer({.label = "Masking",
+               .make = [](k::DType dt) { return ptr(L::Masking({.mask_value = 0.5, .dtype = dt})); },
+               .input_shapes = {{2, 4, 3}},
+               .weight_names = {}});
+}
