@@ -87,6 +87,16 @@ TEST_CASE("hostile HDF5 files give the same clear errors through the sandbox") {
   CHECK(no_children_left());
 }
 
+TEST_CASE("a file on which libhdf5 loops forever stops at the sandbox's CPU-time limit") {
+  saving_test::ensure_layers();
+  auto m = std::make_shared<Sequential>(std::vector<LayerPtr>{layers::Input({4}), layers::Dense(4, {.name = "dense"})});
+  const auto msg = message_of<IOError>(
+      [&] { m->load_weights(data("hostile/group_btree_loop.weights.h5"), {.trusted = false}); });
+  CHECK(contains(msg, "group_btree_loop.weights.h5: cannot read the HDF5 file: the sandboxed reader was killed"));
+  CHECK(contains(msg, "(it exceeded its CPU-time limit)"));
+  CHECK(no_children_left());
+}
+
 TEST_CASE("the sandbox cannot open other files: an external link is followed only when trusted") {
   saving_test::ensure_layers();
   // /layers/dense/vars is an HDF5 external link into elink_target.weights.h5 (kernel 7, bias 3).

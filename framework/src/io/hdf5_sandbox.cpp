@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -103,6 +104,14 @@ void set_limit(int resource, rlim_t value) {
   setrlimit(resource, &r);
 }
 
+int64_t cpu_limit(const H5SandboxLimits& limits, std::size_t bytes) {
+  return limits.cpu_seconds + static_cast<int64_t>(bytes >> 25);
+}
+
+int64_t wall_limit(const H5SandboxLimits& limits, std::size_t bytes) {
+  return std::max<int64_t>(limits.min_wall_seconds, 4 * cpu_limit(limits, bytes));
+}
+
 /// The child: confine, parse, answer 'K' + snapshot or 'E' + message, exit.
 [[noreturn]] void run_child(int out, const std::vector<uint8_t>& bytes, const std::string& name,
                             const H5SandboxLimits& limits) {
@@ -111,7 +120,10 @@ void set_limit(int resource, rlim_t value) {
   if (syscall(SYS_close_range, 4u, ~0u, 0u) != 0)
     for (int fd = 4; fd < 65536; ++fd) close(fd);
   close(0);
-  set_limit(RLIMIT_CPU, static_cast<rlim_t>(limits.cpu_seconds));
+  // SIGXCPU at the soft limit says why the child stopped; SIGKILL a second later if it ignores that.
+  const auto cpu = static_cast<rlim_t>(cpu_limit(limits, bytes.size()));
+  const rlimit cpu_rl{cpu, cpu + 1};
+  setrlimit(RLIMIT_CPU, &cpu_rl);
   set_limit(RLIMIT_FSIZE, 0);
   set_limit(RLIMIT_NOFILE, 8);
   // AddressSanitizer reserves terabytes of address space for its shadow memory.
@@ -152,9 +164,9 @@ std::string describe_status(int status) {
 }
 
 /// Reads the child's whole answer, or kills it when it is too slow or too long.
-std::vector<uint8_t> read_answer(int fd, pid_t pid, const std::string& name, const H5SandboxLimits& limits) {
+std::vector<uint8_t> read_answer(int fd, pid_t pid, const std::string& name, int64_t wall_seconds) {
   const uint64_t cap = static_cast<uint64_t>(max_read_bytes()) + (uint64_t{256} << 20);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(limits.wall_seconds);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(wall_seconds);
   std::vector<uint8_t> out;
   std::vector<uint8_t> chunk(1 << 16);
   for (;;) {
@@ -165,7 +177,7 @@ std::vector<uint8_t> read_answer(int fd, pid_t pid, const std::string& name, con
     if (r <= 0) {
       kill(pid, SIGKILL);
       throw IOError(name + ": the sandboxed HDF5 reader did not finish within " +
-                    std::to_string(limits.wall_seconds) + " s; it was stopped");
+                    std::to_string(wall_seconds) + " s; it was stopped");
     }
     const ssize_t n = ::read(fd, chunk.data(), chunk.size());
     if (n < 0 && errno == EINTR) continue;
@@ -206,7 +218,7 @@ H5File untrusted_h5_from_image(const std::vector<uint8_t>& bytes, const std::str
   close(fds[1]);
   std::vector<uint8_t> answer;
   try {
-    answer = read_answer(fds[0], pid, name, limits);
+    answer = read_answer(fds[0], pid, name, wall_limit(limits, bytes.size()));
   } catch (...) {
     close(fds[0]);
     wait_for(pid);

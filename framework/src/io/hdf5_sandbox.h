@@ -24,9 +24,12 @@
 
 namespace kiln::io {
 
+/// Crafted files can make libhdf5 loop forever (a cycle in a group's B-tree),
+/// so the child's time is bounded. Reading an image and copying it out costs
+/// well under a second per 100 MB, so the bounds grow with the file's size.
 struct H5SandboxLimits {
-  int cpu_seconds = 120;   // the child's CPU-time limit (RLIMIT_CPU)
-  int wall_seconds = 300;  // the parent kills the child after this long
+  int cpu_seconds = 10;       // the child's CPU-time limit (RLIMIT_CPU), plus 1 s per 32 MiB
+  int min_wall_seconds = 60;  // the parent kills the child after this long, or 4x the CPU limit
 };
 
 /// The file at `path` opened through the sandbox: a read-only H5File over a
