@@ -32,9 +32,9 @@ for t in "${targets[@]}"; do
     -malloc_limit_mb=2048 -print_final_stats=1 -artifact_prefix="$work/findings/" \
     "$work/corpus" fuzz/corpus/"$t" >"$log" 2>&1 || rc=$?
   cpu=$(tail -1 "$work/cpu.txt" | awk '{printf "%.0f", $1 + $2}')
-  execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
-  rate=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
-  last=$(grep -E '^#[0-9]+' "$log" | tail -1 || true)
+  execs=$(grep -a -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
+  rate=$(grep -a -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
+  last=$(grep -a -E '^#[0-9]+' "$log" | tail -1 || true)
   cov=$(sed -n 's/.*cov: \([0-9]*\).*/\1/p' <<<"$last")
   ft=$(sed -n 's/.*ft: \([0-9]*\).*/\1/p' <<<"$last")
   corp=$(sed -n 's/.*corp: \([0-9]*\).*/\1/p' <<<"$last")
