@@ -28,12 +28,14 @@
 //   3. One entry in tests/layers/test_layer_harness.cpp: a gradient check, a
 //      config round trip and .keras + .h5 save/load round trips.
 #include "kiln/layers/activation_layers.h"
+#include "kiln/layers/attention.h"
 #include "kiln/layers/bidirectional.h"
 #include "kiln/layers/common.h"
 #include "kiln/layers/conv1d.h"
 #include "kiln/layers/conv2d.h"
 #include "kiln/layers/dense.h"
 #include "kiln/layers/dropout.h"
+#include "kiln/layers/einsum_dense.h"
 #include "kiln/layers/embedding.h"
 #include "kiln/layers/global_pooling.h"
 #include "kiln/layers/gru.h"
@@ -42,6 +44,7 @@
 #include "kiln/layers/lstm.h"
 #include "kiln/layers/masking.h"
 #include "kiln/layers/merge.h"
+#include "kiln/layers/multi_head_attention.h"
 #include "kiln/layers/normalization.h"
 #include "kiln/layers/pooling.h"
 #include "kiln/layers/register.h"

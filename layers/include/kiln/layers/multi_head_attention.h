@@ -1,0 +1,103 @@
+#pragma once
+// MultiHeadAttention, as keras.layers.MultiHeadAttention: query, key and value
+// are projected by EinsumDense sublayers ("query", "key", "value") to
+// (batch, T, num_heads, key_dim), attended over attention_axes, and projected
+// back by "attention_output". Called on a list [query, value] or
+// [query, value, key]; masks attached to the inputs become Keras's
+// query_mask / value_mask / key_mask.
+//
+//   namespace L = kiln::layers;
+//   L::MultiHeadAttention mha(4, 16);
+//   kiln::Tensor y = mha({x, x});                                // self-attention
+//   auto [y2, scores] = mha->attend(x, x, {.return_attention_scores = true, .use_causal_mask = true});
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "kiln/core/fields.h"
+#include "kiln/layers/einsum_dense.h"
+#include "kiln/nn/layer.h"
+#include "kiln/nn/layer_class.h"
+
+namespace kiln::layers {
+
+/// Keras's call keywords of MultiHeadAttention.
+struct MultiHeadAttentionCall {
+  /// Defaults to value.
+  Tensor key;
+  /// Boolean (batch, Tq, Tv) (or broadcastable): true where a query may attend.
+  Tensor attention_mask;
+  bool return_attention_scores = false;
+  bool use_causal_mask = false;
+  bool training = false;
+};
+
+struct MultiHeadAttentionOptions {
+  std::optional<int64_t> value_dim;  // defaults to key_dim
+  double dropout = 0.0;
+  bool use_bias = true;
+  bool use_gate = false;
+  std::optional<Shape> output_shape;  // defaults to the query's last axis
+  std::optional<std::vector<int>> attention_axes;
+  std::optional<int64_t> sliding_window;
+  InitializerArg kernel_initializer = "glorot_uniform";
+  InitializerArg bias_initializer = "zeros";
+  regularizers::RegularizerPtr kernel_regularizer = nullptr;
+  regularizers::RegularizerPtr bias_regularizer = nullptr;
+  regularizers::RegularizerPtr activity_regularizer = nullptr;
+  constraints::ConstraintPtr kernel_constraint = nullptr;
+  constraints::ConstraintPtr bias_constraint = nullptr;
+  std::optional<uint64_t> seed;
+  KILN_LAYER_BASE_OPTIONS
+  KILN_FIELDS(MultiHeadAttentionOptions, value_dim, dropout, use_bias, use_gate, output_shape, attention_axes,
+              sliding_window, kernel_initializer, bias_initializer, kernel_regularizer, bias_regularizer,
+              activity_regularizer, kernel_constraint, bias_constraint, seed)
+};
+
+class MultiHeadAttentionImpl : public Layer {
+ public:
+  using Options = MultiHeadAttentionOptions;
+  MultiHeadAttentionImpl(int64_t num_heads, int64_t key_dim, MultiHeadAttentionOptions options = {});
+  std::string class_name() const override { return "MultiHeadAttention"; }
+  Config get_config() const override;
+  /// Keras also accepts an int output_shape.
+  static Config upgrade_entry(const Config& entry);
+  KILN_ARGS(MultiHeadAttentionImpl, num_heads_, key_dim_)
+  bool takes_list() const override { return true; }
+  std::vector<Shape> compute_output_shape(const std::vector<Shape>& input_shapes) override;
+  using Layer::compute_output_shape;
+  const MultiHeadAttentionOptions& options() const { return o_; }
+  int64_t num_heads() const { return num_heads_; }
+  int64_t key_dim() const { return key_dim_; }
+
+  /// The output and the attention weights, (batch, num_heads, Tq, Tv) for
+  /// rank-3 inputs (undefined unless return_attention_scores).
+  std::pair<Tensor, Tensor> attend(const Tensor& query, const Tensor& value, MultiHeadAttentionCall call = {});
+
+ protected:
+  void build(const std::vector<Shape>& input_shapes) override;
+  std::vector<Tensor> call(const std::vector<Tensor>& xs, bool training) override;
+  std::vector<Tensor> call_masked(const std::vector<Tensor>& xs, const Tensor& mask, bool training) override;
+  using Layer::build;
+  using Layer::call;
+  using Layer::call_masked;
+
+ private:
+  std::shared_ptr<EinsumDenseImpl> projection(const std::string& equation, Shape output_shape, const std::string& bias_axes,
+                         const std::string& name, const std::string& activation = "linear") const;
+  Tensor attention_mask_for(const Tensor& query, const Tensor& value, const std::vector<Tensor>& masks,
+                            const MultiHeadAttentionCall& call) const;
+  Tensor masked_softmax(const Tensor& scores, Tensor mask) const;
+
+  int64_t num_heads_, key_dim_;
+  MultiHeadAttentionOptions o_;
+  std::shared_ptr<EinsumDenseImpl> query_, key_, value_, gate_, output_;
+  std::string dot_product_equation_, combine_equation_;
+  std::vector<int> norm_axes_;
+  uint64_t calls_ = 0;
+};
+
+KILN_LAYER_HANDLE(MultiHeadAttention);
+
+}  // namespace kiln::layers

@@ -1,0 +1,296 @@
+// MultiHeadAttention: the projections and einsum equations Keras builds
+// (_build_proj_equation, _build_attention_equation), its mask rules and its
+// masked softmax over the attention axes.
+#include "kiln/layers/multi_head_attention.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+
+#include "kiln/nn/masking.h"
+#include "kiln/ops/array_ops.h"
+#include "kiln/ops/einsum.h"
+#include "kiln/ops/math_ops.h"
+#include "kiln/ops/nn_ops.h"
+#include "kiln/ops/random.h"
+#include "kiln/ops/reduce_ops.h"
+#include "config_fields.h"
+#include "nested_layers.h"
+
+namespace kiln::layers {
+
+using namespace detail;
+
+namespace {
+
+char letter(int i) { return static_cast<char>('a' + i); }
+
+struct Projection {
+  std::string equation, bias_axes;
+  int output_rank;
+};
+
+/// Input "abc..." (free then bound letters), kernel bound+output, output free+output.
+Projection proj_equation(int free_dims, int bound_dims, int output_dims) {
+  std::string in, kernel, out, bias;
+  int next = 0;
+  for (int i = 0; i < free_dims; ++i, ++next) in += letter(next), out += letter(next);
+  for (int i = 0; i < bound_dims; ++i, ++next) in += letter(next), kernel += letter(next);
+  for (int i = 0; i < output_dims; ++i, ++next) kernel += letter(next), out += letter(next), bias += letter(next);
+  return {in + "," + kernel + "->" + out, bias, static_cast<int>(out.size())};
+}
+
+/// [None] * (rank - known) + known.
+Shape partial_shape(int rank, const std::vector<int64_t>& known) {
+  Shape s;
+  for (int i = 0; i < rank - static_cast<int>(known.size()); ++i) s.push_back(None);
+  for (int64_t d : known) s.push_back(d);
+  return s;
+}
+
+struct AttentionEquations {
+  std::string dot_product, combine;
+  int scores_rank;
+};
+
+AttentionEquations attention_equations(int rank, const std::vector<int>& attn_axes) {
+  auto is_attn = [&](int i) { return std::find(attn_axes.begin(), attn_axes.end(), i) != attn_axes.end(); };
+  std::string target, source, product;
+  for (int i = 0; i < rank; ++i) target += letter(i);
+  int next = rank;
+  for (int i = 0; i < rank; ++i) source += (!is_attn(i) || i == rank - 1) ? target[i] : letter(next++);
+  for (int i = 0; i < rank; ++i)
+    if (!is_attn(i) && i != rank - 1) product += target[i];
+  for (int a : attn_axes) product += target[a];
+  for (int a : attn_axes) product += source[a];
+  return {source + "," + target + "->" + product, product + "," + source + "->" + target,
+          static_cast<int>(product.size())};
+}
+
+bool same_inner(const Shape& a, const Shape& b) {
+  if (a.rank() != b.rank()) return false;
+  for (int64_t i = 1; i + 1 < a.rank(); ++i)
+    if (a[i] != b[i]) return false;
+  return true;
+}
+
+/// Hides the inputs' masks from the projection sublayers (Keras clears them)
+/// and puts them back afterwards.
+class MaskStash {
+ public:
+  explicit MaskStash(std::vector<Tensor> ts) : ts_(std::move(ts)) {
+    for (const auto& t : ts_) masks_.push_back(get_keras_mask(t));
+    for (const auto& t : ts_) set_keras_mask(t, Tensor());
+  }
+  ~MaskStash() {
+    for (std::size_t i = 0; i < ts_.size(); ++i)
+      if (masks_[i].defined()) set_keras_mask(ts_[i], masks_[i]);
+  }
+  const Tensor& mask(std::size_t i) const { return masks_[i]; }
+
+ private:
+  std::vector<Tensor> ts_, masks_;
+};
+
+}  // namespace
+
+MultiHeadAttentionImpl::MultiHeadAttentionImpl(int64_t num_heads, int64_t key_dim, MultiHeadAttentionOptions o)
+    : Layer(base_options(o)), num_heads_(num_heads), key_dim_(key_dim), o_(std::move(o)) {
+  if (num_heads_ <= 0)
+    throw ValueError("Received an invalid value for argument `num_heads`, expected a positive integer. Received: "
+                     "num_heads=" + std::to_string(num_heads_));
+  if (key_dim_ <= 0)
+    throw ValueError("Received an invalid value for argument `key_dim`, expected a positive integer. Received: "
+                     "key_dim=" + std::to_string(key_dim_));
+  if (o_.value_dim && *o_.value_dim <= 0)
+    throw ValueError("Received an invalid value for argument `value_dim`, expected a positive integer or `None`. "
+                     "Received: value_dim=" + std::to_string(*o_.value_dim));
+  if (o_.sliding_window && *o_.sliding_window <= 0)
+    throw ValueError("`sliding_window` must be `None` or a positive integer. Received: sliding_window=" +
+                     std::to_string(*o_.sliding_window));
+  if (!o_.value_dim) o_.value_dim = key_dim_;
+  apply_input_shape(*this, o_);
+  set_supports_masking(true);
+}
+
+std::shared_ptr<EinsumDenseImpl> MultiHeadAttentionImpl::projection(const std::string& equation, Shape output_shape,
+                                                                    const std::string& bias_axes,
+                                                                    const std::string& name,
+                                                                    const std::string& activation) const {
+  EinsumDenseOptions e{.activation = activation,
+                       .kernel_initializer = o_.kernel_initializer,
+                       .bias_initializer = o_.bias_initializer,
+                       .kernel_regularizer = o_.kernel_regularizer,
+                       .bias_regularizer = o_.bias_regularizer,
+                       .activity_regularizer = o_.activity_regularizer,
+                       .kernel_constraint = o_.kernel_constraint,
+                       .bias_constraint = o_.bias_constraint,
+                       .name = name,
+                       .dtype = dtype()};
+  if (o_.use_bias) e.bias_axes = bias_axes;
+  return EinsumDense(equation, std::move(output_shape), e).ptr();
+}
+
+void MultiHeadAttentionImpl::build(const std::vector<Shape>& shapes) {
+  if (shapes.size() < 2 || shapes.size() > 3)
+    throw ValueError("Layer '" + name() + "' (MultiHeadAttention) is called on [query, value] or [query, value, key], "
+                     "but received " + std::to_string(shapes.size()) + " inputs");
+  const Shape& qs = shapes[0];
+  const Shape& vs = shapes[1];
+  const Shape& ks = shapes.size() > 2 ? shapes[2] : vs;
+  if (!same_inner(vs, ks))
+    throw ValueError("All dimensions of `value` and `key`, except the last one, must be equal. Received: value_shape=" +
+                     vs.to_string() + " and key_shape=" + ks.to_string());
+  const int qr = static_cast<int>(qs.rank()), vr = static_cast<int>(vs.rank()), kr = static_cast<int>(ks.rank());
+  const int64_t dv = *o_.value_dim;
+  Projection p = proj_equation(qr - 1, 1, 2);
+  query_ = projection(p.equation, partial_shape(p.output_rank - 1, {num_heads_, key_dim_}), p.bias_axes, "query");
+  query_->build_for(qs);
+  p = proj_equation(kr - 1, 1, 2);
+  key_ = projection(p.equation, partial_shape(p.output_rank - 1, {num_heads_, key_dim_}), p.bias_axes, "key");
+  key_->build_for(ks);
+  if (o_.use_gate) {
+    p = proj_equation(qr - 1, 1, 2);
+    gate_ = projection(p.equation, partial_shape(p.output_rank - 1, {num_heads_, dv}), p.bias_axes, "gate", "sigmoid");
+    gate_->build_for(qs);
+  }
+  p = proj_equation(vr - 1, 1, 2);
+  value_ = projection(p.equation, partial_shape(p.output_rank - 1, {num_heads_, dv}), p.bias_axes, "value");
+  value_->build_for(vs);
+  const int rank = p.output_rank;
+  std::vector<int> axes;
+  if (!o_.attention_axes) {
+    for (int i = 1; i < rank - 2; ++i) axes.push_back(i);
+  } else {
+    for (int a : *o_.attention_axes) axes.push_back(a >= 0 ? a : (rank - 1) + a);
+  }
+  o_.attention_axes = axes;
+  const AttentionEquations eq = attention_equations(rank, axes);
+  dot_product_equation_ = eq.dot_product;
+  combine_equation_ = eq.combine;
+  norm_axes_.clear();
+  for (int i = eq.scores_rank - static_cast<int>(axes.size()); i < eq.scores_rank; ++i) norm_axes_.push_back(i);
+  const std::vector<int64_t> out_dims = o_.output_shape ? o_.output_shape->dims() : std::vector<int64_t>{qs[-1]};
+  p = proj_equation(qr - 1, 2, static_cast<int>(out_dims.size()));
+  output_ = projection(p.equation, partial_shape(p.output_rank - 1, out_dims), p.bias_axes, "attention_output");
+  Shape oin = query_->compute_output_shape(qs);
+  oin[-1] = dv;
+  output_->build_for(oin);
+  track_layer(query_, "query_dense");
+  track_layer(key_, "key_dense");
+  if (gate_) track_layer(gate_, "gate_dense");
+  track_layer(value_, "value_dense");
+  track_layer(output_, "output_dense");
+  for (const auto& l : {query_, key_, gate_, value_, output_})
+    if (l) prefix_weight_paths(*l, name());
+}
+
+namespace {
+/// (1, Tq, Tv) bool from a comparison of row and column indices.
+Tensor index_mask(int64_t tq, int64_t tv, const std::function<Tensor(const Tensor&, const Tensor&)>& rule) {
+  return rule(reshape(range(tq, DType::int32), {1, tq, 1}), reshape(range(tv, DType::int32), {1, 1, tv}));
+}
+Tensor and_mask(const Tensor& a, const Tensor& b) { return a.defined() ? logical_and(a, b) : b; }
+}  // namespace
+
+/// Keras's _compute_attention_mask: query (B, T, 1), value and key (B, 1, S),
+/// causal and sliding-window (1, T, S) masks and the given mask, ANDed.
+Tensor MultiHeadAttentionImpl::attention_mask_for(const Tensor& query, const Tensor& value,
+                                                  const std::vector<Tensor>& masks,
+                                                  const MultiHeadAttentionCall& call) const {
+  Tensor m;
+  if (masks[0].defined()) m = expand_dims(cast(masks[0], DType::bool_), -1);
+  for (std::size_t i : {1, 2})
+    if (masks[i].defined()) m = and_mask(m, expand_dims(cast(masks[i], DType::bool_), -2));
+  const int64_t tq = query.shape()[1], tv = value.shape()[1];
+  if (call.use_causal_mask) m = and_mask(m, index_mask(tq, tv, [](const Tensor& r, const Tensor& c) { return greater_equal(r, c); }));
+  if (o_.sliding_window) {
+    const int64_t w = *o_.sliding_window;
+    m = and_mask(m, index_mask(tq, tv, [w](const Tensor& r, const Tensor& c) { return less(abs(r - c), scalar_like(double(w), r)); }));
+  }
+  if (call.attention_mask.defined()) {
+    Tensor given = cast(call.attention_mask, DType::bool_);
+    m = m.defined() ? logical_and(given, m) : given;
+  }
+  return m;
+}
+
+Tensor MultiHeadAttentionImpl::masked_softmax(const Tensor& scores, Tensor mask) const {
+  auto normalize = [&](const Tensor& s) {
+    if (norm_axes_.size() == 1) return softmax(s, norm_axes_[0]);
+    return exp(s - logsumexp(s, Axes(norm_axes_), true));
+  };
+  if (!mask.defined()) return normalize(scores);
+  const int expand_axis = -static_cast<int>(norm_axes_.size()) * 2 - 1;
+  while (mask.rank() < scores.rank()) mask = expand_dims(mask, expand_axis);
+  Tensor out = normalize(where(mask, scores, scalar_like(-1e9, scores)));
+  // A fully masked row would otherwise come out uniform.
+  return where(mask, out, zeros_like(out));
+}
+
+std::pair<Tensor, Tensor> MultiHeadAttentionImpl::attend(const Tensor& query_in, const Tensor& value_in,
+                                                         MultiHeadAttentionCall call) {
+  const bool has_key = call.key.defined();
+  const Tensor key_in = has_key ? call.key : value_in;
+  std::vector<Shape> shapes{query_in.shape(), value_in.shape()};
+  if (has_key) shapes.push_back(key_in.shape());
+  if (!built()) build_for(shapes);
+  MaskStash stash(has_key ? std::vector<Tensor>{query_in, value_in, key_in} : std::vector<Tensor>{query_in, value_in});
+  const Tensor mask = attention_mask_for(query_in, value_in,
+                                         {stash.mask(0), stash.mask(1), has_key ? stash.mask(2) : Tensor()}, call);
+  Tensor gate;
+  if (gate_) gate = (*gate_)(query_in, call.training);
+  Tensor q = (*query_)(query_in, call.training);
+  const Tensor k = (*key_)(key_in, call.training);
+  const Tensor v = (*value_)(value_in, call.training);
+  q = q * scalar_like(1.0 / std::sqrt(static_cast<double>(key_dim_)), q);
+  const Tensor scores = masked_softmax(einsum(dot_product_equation_, {k, q}), mask);
+  Tensor used = scores;
+  if (call.training && o_.dropout > 0) {
+    std::optional<uint64_t> seed;
+    if (o_.seed) seed = *o_.seed + 0x9E3779B97F4A7C15ull * (calls_++);
+    Tensor kept = cast(random::uniform(scores.shape(), 0.0, 1.0, scores.dtype(), seed) >= o_.dropout, scores.dtype());
+    used = scores * (kept / (1.0 - o_.dropout));
+  }
+  Tensor out = einsum(combine_equation_, {used, v});
+  if (gate_) out = out * gate;
+  out = (*output_)(out, call.training);
+  return {out, call.return_attention_scores ? scores : Tensor()};
+}
+
+std::vector<Tensor> MultiHeadAttentionImpl::call(const std::vector<Tensor>& xs, bool training) {
+  return {attend(xs[0], xs[1], {.key = xs.size() > 2 ? xs[2] : Tensor(), .training = training}).first};
+}
+
+std::vector<Tensor> MultiHeadAttentionImpl::call_masked(const std::vector<Tensor>& xs, const Tensor&, bool training) {
+  return call(xs, training);  // attend() reads each input's own mask
+}
+
+std::vector<Shape> MultiHeadAttentionImpl::compute_output_shape(const std::vector<Shape>& s) {
+  if (s.size() < 2 || s.size() > 3)
+    throw ValueError("Layer '" + name() + "' (MultiHeadAttention) is called on [query, value] or [query, value, key], "
+                     "but received " + std::to_string(s.size()) + " inputs");
+  const Shape& ks = s.size() > 2 ? s[2] : s[1];
+  if (!same_inner(s[1], ks))
+    throw ValueError("All dimensions of `value` and `key`, except the last one, must be equal. Received: value_shape=" +
+                     s[1].to_string() + " and key_shape=" + ks.to_string());
+  if (!o_.output_shape) return {s[0]};
+  Shape out;
+  for (int64_t i = 0; i + 1 < s[0].rank(); ++i) out.push_back(s[0][i]);
+  for (int64_t d : *o_.output_shape) out.push_back(d);
+  return {out};
+}
+
+Config MultiHeadAttentionImpl::get_config() const { return layer_config(*this); }
+
+Config MultiHeadAttentionImpl::upgrade_entry(const Config& e) {
+  const Config& c = e["config"];
+  if (!c.contains("output_shape") || !c["output_shape"].is_number_integer()) return e;
+  Config n = e;
+  n["config"]["output_shape"] = Config::array({c["output_shape"]});
+  return n;
+}
+
+KILN_REGISTER_LAYER(MultiHeadAttentionImpl, "MultiHeadAttention")
+
+}  // namespace kiln::layers
