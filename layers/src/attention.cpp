@@ -7,8 +7,8 @@
 #include "kiln/ops/array_ops.h"
 #include "kiln/ops/math_ops.h"
 #include "kiln/ops/nn_ops.h"
-#include "kiln/ops/random.h"
 #include "kiln/ops/reduce_ops.h"
+#include "attention_masks.h"
 #include "config_fields.h"
 
 namespace kiln::layers {
@@ -55,15 +55,6 @@ Tensor AttentionImpl::scores(const Tensor& q, const Tensor& k) {
   return concat_score_weight_.value() * sum(tanh(sum_qk), -1);
 }
 
-namespace {
-/// (1, Tq, Tv): row >= column.
-Tensor causal_mask(int64_t tq, int64_t tv) {
-  Tensor rows = reshape(range(tq, DType::int32), {1, tq, 1});
-  Tensor cols = reshape(range(tv, DType::int32), {1, 1, tv});
-  return greater_equal(rows, cols);
-}
-}  // namespace
-
 std::pair<Tensor, Tensor> AttentionImpl::attend(const std::vector<Tensor>& inputs, AttentionCallOptions call) {
   std::vector<Shape> shapes;
   for (const auto& x : inputs) shapes.push_back(x.shape());
@@ -81,13 +72,7 @@ std::pair<Tensor, Tensor> AttentionImpl::attend(const std::vector<Tensor>& input
   }
   if (keep.defined()) s = where(logical_not(keep), s - 1e9, s);
   Tensor weights = softmax(s, -1);
-  Tensor used = weights;
-  if (call.training && o_.dropout > 0) {
-    std::optional<uint64_t> seed;
-    if (o_.seed) seed = *o_.seed + 0x9E3779B97F4A7C15ull * (calls_++);
-    Tensor kept = cast(random::uniform(weights.shape(), 0.0, 1.0, weights.dtype(), seed) >= o_.dropout, weights.dtype());
-    used = weights * (kept / (1.0 - o_.dropout));
-  }
+  const Tensor used = call.training ? dropout_weights(weights, o_.dropout, o_.seed, calls_) : weights;
   Tensor out = matmul(used, v);
   if (q_mask.defined()) out = where(expand_dims(cast(q_mask, DType::bool_), -1), out, zeros_like(out));
   return {out, call.return_attention_scores ? weights : Tensor()};

@@ -5,15 +5,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
 
-#include "kiln/nn/masking.h"
 #include "kiln/ops/array_ops.h"
 #include "kiln/ops/einsum.h"
 #include "kiln/ops/math_ops.h"
 #include "kiln/ops/nn_ops.h"
-#include "kiln/ops/random.h"
 #include "kiln/ops/reduce_ops.h"
+#include "attention_masks.h"
 #include "config_fields.h"
 #include "nested_layers.h"
 
@@ -73,24 +71,6 @@ bool same_inner(const Shape& a, const Shape& b) {
     if (a[i] != b[i]) return false;
   return true;
 }
-
-/// Hides the inputs' masks from the projection sublayers (Keras clears them)
-/// and puts them back afterwards.
-class MaskStash {
- public:
-  explicit MaskStash(std::vector<Tensor> ts) : ts_(std::move(ts)) {
-    for (const auto& t : ts_) masks_.push_back(get_keras_mask(t));
-    for (const auto& t : ts_) set_keras_mask(t, Tensor());
-  }
-  ~MaskStash() {
-    for (std::size_t i = 0; i < ts_.size(); ++i)
-      if (masks_[i].defined()) set_keras_mask(ts_[i], masks_[i]);
-  }
-  const Tensor& mask(std::size_t i) const { return masks_[i]; }
-
- private:
-  std::vector<Tensor> ts_, masks_;
-};
 
 }  // namespace
 
@@ -185,49 +165,6 @@ void MultiHeadAttentionImpl::build(const std::vector<Shape>& shapes) {
     if (l) prefix_weight_paths(*l, name());
 }
 
-namespace {
-/// (1, Tq, Tv) bool from a comparison of row and column indices.
-Tensor index_mask(int64_t tq, int64_t tv, const std::function<Tensor(const Tensor&, const Tensor&)>& rule) {
-  return rule(reshape(range(tq, DType::int32), {1, tq, 1}), reshape(range(tv, DType::int32), {1, 1, tv}));
-}
-Tensor and_mask(const Tensor& a, const Tensor& b) { return a.defined() ? logical_and(a, b) : b; }
-}  // namespace
-
-/// Keras's _compute_attention_mask: query (B, T, 1), value and key (B, 1, S),
-/// causal and sliding-window (1, T, S) masks and the given mask, ANDed.
-Tensor MultiHeadAttentionImpl::attention_mask_for(const Tensor& query, const Tensor& value,
-                                                  const std::vector<Tensor>& masks,
-                                                  const MultiHeadAttentionCall& call) const {
-  Tensor m;
-  if (masks[0].defined()) m = expand_dims(cast(masks[0], DType::bool_), -1);
-  for (std::size_t i : {1, 2})
-    if (masks[i].defined()) m = and_mask(m, expand_dims(cast(masks[i], DType::bool_), -2));
-  const int64_t tq = query.shape()[1], tv = value.shape()[1];
-  if (call.use_causal_mask) m = and_mask(m, index_mask(tq, tv, [](const Tensor& r, const Tensor& c) { return greater_equal(r, c); }));
-  if (o_.sliding_window) {
-    const int64_t w = *o_.sliding_window;
-    m = and_mask(m, index_mask(tq, tv, [w](const Tensor& r, const Tensor& c) { return less(abs(r - c), scalar_like(double(w), r)); }));
-  }
-  if (call.attention_mask.defined()) {
-    Tensor given = cast(call.attention_mask, DType::bool_);
-    m = m.defined() ? logical_and(given, m) : given;
-  }
-  return m;
-}
-
-Tensor MultiHeadAttentionImpl::masked_softmax(const Tensor& scores, Tensor mask) const {
-  auto normalize = [&](const Tensor& s) {
-    if (norm_axes_.size() == 1) return softmax(s, norm_axes_[0]);
-    return exp(s - logsumexp(s, Axes(norm_axes_), true));
-  };
-  if (!mask.defined()) return normalize(scores);
-  const int expand_axis = -static_cast<int>(norm_axes_.size()) * 2 - 1;
-  while (mask.rank() < scores.rank()) mask = expand_dims(mask, expand_axis);
-  Tensor out = normalize(where(mask, scores, scalar_like(-1e9, scores)));
-  // A fully masked row would otherwise come out uniform.
-  return where(mask, out, zeros_like(out));
-}
-
 std::pair<Tensor, Tensor> MultiHeadAttentionImpl::attend(const Tensor& query_in, const Tensor& value_in,
                                                          MultiHeadAttentionCall call) {
   const bool has_key = call.key.defined();
@@ -236,22 +173,17 @@ std::pair<Tensor, Tensor> MultiHeadAttentionImpl::attend(const Tensor& query_in,
   if (has_key) shapes.push_back(key_in.shape());
   if (!built()) build_for(shapes);
   MaskStash stash(has_key ? std::vector<Tensor>{query_in, value_in, key_in} : std::vector<Tensor>{query_in, value_in});
-  const Tensor mask = attention_mask_for(query_in, value_in,
-                                         {stash.mask(0), stash.mask(1), has_key ? stash.mask(2) : Tensor()}, call);
+  const Tensor mask = combined_attention_mask({stash.mask(0), stash.mask(1), stash.mask(2)}, query_in.shape()[1],
+                                              value_in.shape()[1], call.use_causal_mask, o_.sliding_window,
+                                              call.attention_mask);
   Tensor gate;
   if (gate_) gate = (*gate_)(query_in, call.training);
   Tensor q = (*query_)(query_in, call.training);
   const Tensor k = (*key_)(key_in, call.training);
   const Tensor v = (*value_)(value_in, call.training);
   q = q * scalar_like(1.0 / std::sqrt(static_cast<double>(key_dim_)), q);
-  const Tensor scores = masked_softmax(einsum(dot_product_equation_, {k, q}), mask);
-  Tensor used = scores;
-  if (call.training && o_.dropout > 0) {
-    std::optional<uint64_t> seed;
-    if (o_.seed) seed = *o_.seed + 0x9E3779B97F4A7C15ull * (calls_++);
-    Tensor kept = cast(random::uniform(scores.shape(), 0.0, 1.0, scores.dtype(), seed) >= o_.dropout, scores.dtype());
-    used = scores * (kept / (1.0 - o_.dropout));
-  }
+  const Tensor scores = masked_softmax(einsum(dot_product_equation_, {k, q}), mask, norm_axes_);
+  const Tensor used = call.training ? dropout_weights(scores, o_.dropout, o_.seed, calls_) : scores;
   Tensor out = einsum(combine_equation_, {used, v});
   if (gate_) out = out * gate;
   out = (*output_)(out, call.training);

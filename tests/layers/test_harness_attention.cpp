@@ -81,3 +81,18 @@ TEST_CASE("harness: MultiHeadAttention") {
       [](k::DType dt) { return ptr(L::MultiHeadAttention(2, 3, {.use_bias = false, .use_gate = true, .dtype = dt})); },
       {{2, 3, 4}, {2, 3, 4}}, {"query/kernel", "key/kernel", "gate/kernel", "value/kernel", "attention_output/kernel"});
 }
+
+TEST_CASE("harness: GroupedQueryAttention") {
+  auto gqa = [](std::string label, std::function<k::LayerPtr(k::DType)> make, std::vector<k::Shape> shapes,
+                std::vector<std::string> weights = kMhaWeights) {
+    check_layer({.label = label, .make = make, .input_shapes = shapes, .list_input = true, .weight_names = weights});
+  };
+  gqa("GroupedQueryAttention 4 query heads, 2 key/value heads",
+      [](k::DType dt) { return ptr(L::GroupedQueryAttention(3, 4, 2, {.dtype = dt})); }, {{2, 3, 5}, {2, 4, 5}});
+  gqa("GroupedQueryAttention with key, one key/value head, sliding window",
+      [](k::DType dt) { return ptr(L::GroupedQueryAttention(2, 2, 1, {.sliding_window = 2, .dtype = dt})); },
+      {{2, 3, 4}, {2, 3, 4}, {2, 3, 6}});
+  gqa("GroupedQueryAttention gated, without bias",
+      [](k::DType dt) { return ptr(L::GroupedQueryAttention(2, 2, 2, {.use_bias = false, .use_gate = true, .dtype = dt})); },
+      {{2, 3, 4}, {2, 3, 4}}, {"query/kernel", "key/kernel", "gate/kernel", "value/kernel", "attention_output/kernel"});
+}

@@ -99,6 +99,7 @@ VARIANTS = [
 ]
 from variants_catalogue import VARIANTS as _cat, inference_only as _cat_inference_only; VARIANTS += _cat  # noqa: E402
 from variants_recurrent import VARIANTS as _rnn, NOT_COVERED as _rnn_nc; VARIANTS += _rnn; NOT_COVERED.update(_rnn_nc)  # noqa: E402,E702
+from variants_attention import VARIANTS as _att, POSITIONAL as _positional; VARIANTS += _att  # noqa: E402,E702
 
 ACTIVATION_INPUT = [(F, (6,))]
 
@@ -120,8 +121,9 @@ def random_weight(rng, w):
 
 def keras_run(layer, xs, list_input, training, rng):
     """Builds, sets random weights; returns (config, weights, out, cotangent, grads_x, grads_w, weights_after)."""
+    positional = type(layer).__name__ in _positional
     arg = xs if list_input else xs[0]
-    layer(arg)
+    layer(*xs) if positional else layer(arg)
     weights = [random_weight(rng, w) for w in layer.weights]
     layer.set_weights(weights)
     tv = [v.value for v in layer.trainable_variables]
@@ -134,6 +136,8 @@ def keras_run(layer, xs, list_input, training, rng):
         full = list(xs)
         for i, x in zip(float_idx, fx):
             full[i] = x
+        if positional:
+            return layer.stateless_call(tv_, ntv, *full, **call_kwargs)
         return layer.stateless_call(tv_, ntv, full if list_input else full[0], **call_kwargs)
 
     out, _ = call(tv, [xs[i] for i in float_idx])
@@ -181,6 +185,7 @@ def run(o):
         if cls is not None and cls.__name__ != name:
             aliases.setdefault(cls.__name__, []).append(name)
     alias_done = set()
+    config_names = set()  # Keras's class names, where they differ from the keras.layers name
     for vi, (cls, kwargs, specs, list_input) in enumerate(all_variants):
         for batch in BATCHES:
             for training in (False, True):
@@ -191,6 +196,7 @@ def run(o):
                 weights, out, cot, gx, gw, after = keras_run(layer, xs, list_input, training, o.rng)
                 config = keras.layers.serialize(layer)
                 class_name = config["class_name"]
+                config_names.add(class_name)
                 for alias in aliases.get(class_name, []):
                     if alias not in alias_done:
                         alias_done.add(alias)
@@ -205,7 +211,7 @@ def run(o):
                 expected.append((cid, label, out, gx, gw, after))
     o.run_kiln()
     compare_all(o, expected)
-    covered = {v[0] for v in all_variants} | alias_done
+    covered = {v[0] for v in all_variants} | alias_done | config_names
     for name in registered:
         if name in NOT_COVERED:
             o.uncovered.append((name, NOT_COVERED[name]))

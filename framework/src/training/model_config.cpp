@@ -201,6 +201,20 @@ const Tensor& lookup_ref(const Ref& r, const std::vector<std::vector<Tensor>>& n
                      std::to_string(static_cast<int64_t>(outs.size()) - 1));
   return outs[static_cast<std::size_t>(r.tensor)];
 }
+/// A keyword argument of a Keras node that changes what the layer computes
+/// (use_causal_mask=True, initial_state=[...], training=True) cannot be
+/// replayed by a Kiln graph node, so loading stops rather than computing
+/// something else. Masks travel with the tensors, so "mask" needs nothing.
+void check_node_kwargs(const Layer& layer, const Config& node) {
+  if (!node.is_object() || !node.contains("kwargs") || !node.at("kwargs").is_object()) return;
+  for (const auto& [key, value] : node.at("kwargs").items()) {
+    if (key == "mask" || value.is_null() || (value.is_boolean() && !value.get<bool>())) continue;
+    throw ValueError("Model config: layer '" + layer.name() + "' (" + layer.class_name() +
+                     ") is called with the keyword argument " + key + "=" + value.dump().substr(0, 120) +
+                     ", which a Kiln functional model cannot replay; build this model in C++ and load its weights");
+  }
+}
+
 /// The list of tensor references a node calls its layer with, and whether it was a list call.
 std::pair<std::vector<Ref>, bool> parse_node(const Config& node) {
   std::vector<Ref> refs;
@@ -210,8 +224,9 @@ std::pair<std::vector<Ref>, bool> parse_node(const Config& node) {
       for (const auto& r : args[0]) refs.push_back(parse_ref(r));
       return {refs, true};
     }
+    // Several positional tensors (MultiHeadAttention's query, value) reach the layer as one list.
     for (const auto& r : args) refs.push_back(parse_ref(r));
-    return {refs, false};
+    return {refs, refs.size() > 1};
   }
   if (node.is_array()) {  // Keras 2: [[name, i, j, kwargs], ...]
     for (const auto& r : node) refs.push_back(parse_ref(r));
@@ -261,6 +276,7 @@ void call_pending_layers(const std::vector<std::pair<LayerPtr, Config>>& pending
       std::size_t& k = done_nodes[layer->name()];
       while (k < nodes.size()) {
         auto [refs, list_call] = parse_node(nodes[k]);
+        check_node_kwargs(*layer, nodes[k]);
         std::vector<Tensor> args;
         bool ready = true;
         for (const auto& r : refs) {

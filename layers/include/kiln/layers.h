@@ -38,6 +38,7 @@
 #include "kiln/layers/einsum_dense.h"
 #include "kiln/layers/embedding.h"
 #include "kiln/layers/global_pooling.h"
+#include "kiln/layers/grouped_query_attention.h"
 #include "kiln/layers/gru.h"
 #include "kiln/layers/input.h"
 #include "kiln/layers/lambda.h"

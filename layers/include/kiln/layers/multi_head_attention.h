@@ -86,9 +86,6 @@ class MultiHeadAttentionImpl : public Layer {
  private:
   std::shared_ptr<EinsumDenseImpl> projection(const std::string& equation, Shape output_shape, const std::string& bias_axes,
                          const std::string& name, const std::string& activation = "linear") const;
-  Tensor attention_mask_for(const Tensor& query, const Tensor& value, const std::vector<Tensor>& masks,
-                            const MultiHeadAttentionCall& call) const;
-  Tensor masked_softmax(const Tensor& scores, Tensor mask) const;
 
   int64_t num_heads_, key_dim_;
   MultiHeadAttentionOptions o_;

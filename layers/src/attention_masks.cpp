@@ -1,0 +1,69 @@
+// Mask rules and helpers shared by Attention, MultiHeadAttention and GroupedQueryAttention.
+#include "attention_masks.h"
+
+#include "kiln/nn/masking.h"
+#include "kiln/ops/array_ops.h"
+#include "kiln/ops/math_ops.h"
+#include "kiln/ops/nn_ops.h"
+#include "kiln/ops/random.h"
+#include "kiln/ops/reduce_ops.h"
+
+namespace kiln::layers::detail {
+
+namespace {
+Tensor rows(int64_t tq) { return reshape(range(tq, DType::int32), {1, tq, 1}); }
+Tensor cols(int64_t tv) { return reshape(range(tv, DType::int32), {1, 1, tv}); }
+Tensor and_mask(const Tensor& a, const Tensor& b) { return a.defined() ? logical_and(a, b) : b; }
+}  // namespace
+
+Tensor causal_mask(int64_t tq, int64_t tv) { return greater_equal(rows(tq), cols(tv)); }
+
+Tensor combined_attention_mask(const std::vector<Tensor>& masks, int64_t tq, int64_t tv, bool causal,
+                               std::optional<int64_t> sliding_window, const Tensor& attention_mask) {
+  Tensor m;
+  if (!masks.empty() && masks[0].defined()) m = expand_dims(cast(masks[0], DType::bool_), -1);
+  for (std::size_t i = 1; i < masks.size(); ++i)
+    if (masks[i].defined()) m = and_mask(m, expand_dims(cast(masks[i], DType::bool_), -2));
+  if (causal) m = and_mask(m, causal_mask(tq, tv));
+  if (sliding_window) {
+    Tensor distance = abs(rows(tq) - cols(tv));
+    m = and_mask(m, less(distance, scalar_like(static_cast<double>(*sliding_window), distance)));
+  }
+  if (attention_mask.defined()) {
+    Tensor given = cast(attention_mask, DType::bool_);
+    m = m.defined() ? logical_and(given, m) : given;
+  }
+  return m;
+}
+
+Tensor masked_softmax(const Tensor& scores, Tensor mask, const std::vector<int>& axes) {
+  auto normalize = [&](const Tensor& s) {
+    if (axes.size() == 1) return softmax(s, axes[0]);
+    return exp(s - logsumexp(s, Axes(axes), true));
+  };
+  if (!mask.defined()) return normalize(scores);
+  const int expand_axis = -static_cast<int>(axes.size()) * 2 - 1;
+  while (mask.rank() < scores.rank()) mask = expand_dims(mask, expand_axis);
+  Tensor out = normalize(where(mask, scores, scalar_like(-1e9, scores)));
+  return where(mask, out, zeros_like(out));
+}
+
+Tensor dropout_weights(const Tensor& w, double rate, std::optional<uint64_t> seed, uint64_t& call) {
+  if (rate <= 0) return w;
+  std::optional<uint64_t> s;
+  if (seed) s = *seed + 0x9E3779B97F4A7C15ull * (call++);
+  Tensor kept = cast(random::uniform(w.shape(), 0.0, 1.0, w.dtype(), s) >= rate, w.dtype());
+  return w * (kept / (1.0 - rate));
+}
+
+MaskStash::MaskStash(std::vector<Tensor> ts) : ts_(std::move(ts)) {
+  for (const auto& t : ts_) masks_.push_back(get_keras_mask(t));
+  for (const auto& t : ts_) set_keras_mask(t, Tensor());
+}
+
+MaskStash::~MaskStash() {
+  for (std::size_t i = 0; i < ts_.size(); ++i)
+    if (masks_[i].defined()) set_keras_mask(ts_[i], masks_[i]);
+}
+
+}  // namespace kiln::layers::detail
