@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "core/json_int.h"
 #include "io/atomic_file.h"
 #include "kiln/core/error.h"
 #include "kiln/ops/random.h"
@@ -47,16 +48,18 @@ std::optional<Config> BackupAndRestore::read_metadata() const {
   const auto bytes = io::read_file_bytes(metadata_path_);
   try {
     Config meta = parse_json(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
-    (void)meta.at("epoch").get<int>();
+    (void)::kiln::detail::json_int(meta.at("epoch"), metadata_path_ + ": corrupt training metadata: epoch", 0, INT32_MAX);
     return meta;
   } catch (const nlohmann::json::exception& e) {
     throw IOError(metadata_path_ + ": corrupt training metadata: " + e.what());
+  } catch (const ValueError& e) {
+    throw IOError(e.what());
   }
 }
 
 int BackupAndRestore::initial_epoch() const {
   const auto meta = read_metadata();
-  return meta ? (*meta)["epoch"].get<int>() : 0;
+  return meta ? static_cast<int>((*meta)["epoch"].get<int64_t>()) : 0;  // range-checked in read_metadata
 }
 
 std::string BackupAndRestore::committed_weights_path(const Config& entry) const {
@@ -67,7 +70,8 @@ std::string BackupAndRestore::committed_weights_path(const Config& entry) const 
 }
 
 void BackupAndRestore::restore(Model& m, const Config& entry) {
-  current_epoch_ = entry.at("epoch").get<int>();
+  current_epoch_ = static_cast<int>(
+      ::kiln::detail::json_int(entry.at("epoch"), metadata_path_ + ": corrupt training metadata: epoch", 0, INT32_MAX));
   weights_path_ = committed_weights_path(entry);
   if (!fs::exists(weights_path_))
     throw IOError(metadata_path_ + ": the backup's weights file " + weights_path_ + " is missing");

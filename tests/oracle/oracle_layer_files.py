@@ -22,6 +22,7 @@ import keras
 import numpy as np
 
 from oracle_layers import NOT_COVERED, VARIANTS, random_input, random_weight
+from variants_attention import POSITIONAL
 from variants_catalogue import keras_h5_limit
 
 # XLA compiles every tiny model and eager op once; with its optimizations off
@@ -44,7 +45,7 @@ def make_model(cls, kwargs, specs, list_input):
     inputs = [keras.Input(shape, dtype="int32" if dt == "int" else "float32") for dt, shape in specs]
     layer = getattr(keras.layers, cls)(**kwargs)
     if list_input:
-        return keras.Model(inputs, layer(inputs))
+        return keras.Model(inputs, layer(*inputs) if type(layer).__name__ in POSITIONAL else layer(inputs))
     return keras.Sequential([inputs[0], layer])
 
 

@@ -152,3 +152,18 @@ TEST_CASE("a small config declaring huge weights fails under max_read_bytes(), n
   CHECK(contains(msg, "needs 4000000 bytes, more than the limit of 1048576 bytes"));
   CHECK(models::model_from_json(json)->count_params() == 1001000);
 }
+
+TEST_CASE("a dimension written as a float too large for an integer is a ValueError, not a conversion") {
+  auto config = [](const std::string& dim) {
+    return R"({"class_name": "Functional", "config": {"name": "m", "layers": [
+    {"class_name": "InputLayer", "name": "in", "config": {"batch_input_shape": [null, )" + dim + R"(, 3], "name": "in"}, "inbound_nodes": []},
+    {"class_name": "Dense", "name": "d", "config": {"name": "d", "units": 2}, "inbound_nodes": [[["in", 0, 0, {}]]]}],
+    "input_layers": [["in", 0, 0]], "output_layers": [["d", 0, 0]]}})";
+  };
+  // The fuzzer's input: a 66-digit dimension, which JSON reads as the float 3.3e65.
+  const auto msg = message_of<ValueError>([&] { models::model_from_json(config(std::string(64, '3') + "25")); });
+  CHECK(contains(msg, "InputLayer batch_shape: expected an integer, but received 3.33333"));
+  CHECK(contains(message_of<ValueError>([&] { models::model_from_json(config("2.5")); }),
+                 "expected an integer, but received 2.5"));
+  CHECK(models::model_from_json(config("4"))->count_params() == 3 * 2 + 2);  // (None, 4, 3) -> Dense(2)
+}

@@ -5,6 +5,7 @@
 #include "io/saving_impl.h"
 #include "kiln/core/error.h"
 #include "core/file_load_scope.h"
+#include "core/json_int.h"
 #include "kiln/nn/layer_registry.h"
 #include "kiln/training/loss.h"
 #include "kiln/training/metric.h"
@@ -87,7 +88,7 @@ std::shared_ptr<Model> model_from_file_config(const Config& c, const std::string
       const Config& s = up["build_config"]["input_shape"];
       auto zeros_for = [](const Config& dims) {
         std::vector<int64_t> d;
-        for (const auto& v : dims) d.push_back(v.is_null() ? 1 : v.get<int64_t>());
+        for (const auto& v : dims) d.push_back(v.is_null() ? 1 : ::kiln::detail::json_int(v, "build_config input_shape", 0));
         return zeros(Shape(d));
       };
       if (!s.empty() && s[0].is_array()) {

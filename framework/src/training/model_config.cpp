@@ -5,6 +5,7 @@
 #include <set>
 
 #include "kiln/core/error.h"
+#include "core/json_int.h"
 #include "kiln/nn/input_layer.h"
 #include "kiln/nn/layer_registry.h"
 #include "kiln/nn/node.h"
@@ -79,7 +80,7 @@ Config Model::get_config() const {
         args.push_back(kt);
       }
       Config node = Config::object();
-      node["args"] = n->list_call ? Config::array({args}) : args;
+      node["args"] = n->list_call && !l->positional_inputs() ? Config::array({args}) : args;
       node["kwargs"] = Config::object();
       inbound.push_back(node);
     }
@@ -257,7 +258,8 @@ Tensor input_from_config(const Config& e) {
   const Config& ic = e.at("config");
   std::vector<int64_t> dims;
   const Config& bs = ic.contains("batch_shape") ? ic["batch_shape"] : ic.at("batch_input_shape");
-  for (std::size_t i = 1; i < bs.size(); ++i) dims.push_back(bs[i].is_null() ? None : bs[i].get<int64_t>());
+  for (std::size_t i = 1; i < bs.size(); ++i)
+    dims.push_back(bs[i].is_null() ? None : ::kiln::detail::json_int(bs[i], "Model config: InputLayer batch_shape", 0));
   InputOptions io;
   io.name = ic.value("name", "");
   if (ic.contains("dtype") && ic["dtype"].is_string()) io.dtype = dtype_from_name(ic["dtype"].get<std::string>());
@@ -340,7 +342,8 @@ std::shared_ptr<Model> Model::from_config(const Config& full) {
     for (const auto& e : layers) model->add(layer_from_config(e));
     if (!model->built() && c.is_object() && c.contains("build_input_shape") && c["build_input_shape"].is_array()) {
       std::vector<int64_t> d;
-      for (const auto& v : c["build_input_shape"]) d.push_back(v.is_null() ? None : v.get<int64_t>());
+      for (const auto& v : c["build_input_shape"])
+        d.push_back(v.is_null() ? None : ::kiln::detail::json_int(v, "Model config: build_input_shape", 0));
       model->build_from(Shape(d));
     }
     return model;

@@ -140,6 +140,10 @@ class Layer : public std::enable_shared_from_this<Layer> {
 
   /// Multiple-input layers return true (merge layers, multi-input models).
   virtual bool takes_list() const { return false; }
+  /// Keras calls this layer with its inputs as separate positional arguments
+  /// (MultiHeadAttention(query, value, key)) where Kiln passes a list; saved
+  /// configs write them that way.
+  virtual bool positional_inputs() const { return false; }
   /// True when call() answers with several tensors even for one input (a model with several outputs).
   virtual bool returns_list() const { return false; }
   const std::optional<Shape>& build_input_shape() const { return build_shape_; }

@@ -50,6 +50,7 @@ class GroupedQueryAttentionImpl : public Layer {
   Config get_config() const override;
   KILN_ARGS(GroupedQueryAttentionImpl, head_dim_, num_query_heads_, num_key_value_heads_)
   bool takes_list() const override { return true; }
+  bool positional_inputs() const override { return true; }
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& input_shapes) override;
   using Layer::compute_output_shape;
   const GroupedQueryAttentionOptions& options() const { return o_; }

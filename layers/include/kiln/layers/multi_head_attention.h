@@ -65,6 +65,7 @@ class MultiHeadAttentionImpl : public Layer {
   static Config upgrade_entry(const Config& entry);
   KILN_ARGS(MultiHeadAttentionImpl, num_heads_, key_dim_)
   bool takes_list() const override { return true; }
+  bool positional_inputs() const override { return true; }
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& input_shapes) override;
   using Layer::compute_output_shape;
   const MultiHeadAttentionOptions& options() const { return o_; }
