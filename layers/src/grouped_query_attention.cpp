@@ -90,11 +90,12 @@ void GroupedQueryAttentionImpl::build(const std::vector<Shape>& shapes) {
   value_->build_for(shapes[1]);
   output_ = projection("bquh,uhm->bqm", {None, shapes[0][-1]}, "m", "attention_output");
   output_->build_for(Shape{None, None, num_query_heads_, head_dim_});
-  track_layer(query_, "query_dense");
-  track_layer(key_, "key_dense");
-  if (gate_) track_layer(gate_, "gate_dense");
-  track_layer(value_, "value_dense");
-  track_layer(output_, "output_dense");
+  // Keras saves these under their private attribute names (no public properties).
+  track_layer(query_, "_query_dense");
+  track_layer(key_, "_key_dense");
+  if (gate_) track_layer(gate_, "_gate_dense");
+  track_layer(value_, "_value_dense");
+  track_layer(output_, "_output_dense");
   for (const auto& l : {query_, key_, gate_, value_, output_})
     if (l) prefix_weight_paths(*l, name());
 }

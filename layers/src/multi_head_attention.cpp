@@ -158,7 +158,7 @@ void MultiHeadAttentionImpl::build(const std::vector<Shape>& shapes) {
   output_->build_for(oin);
   track_layer(query_, "query_dense");
   track_layer(key_, "key_dense");
-  if (gate_) track_layer(gate_, "gate_dense");
+  if (gate_) track_layer(gate_, "_gate_dense");  // Keras has no public property for it
   track_layer(value_, "value_dense");
   track_layer(output_, "output_dense");
   for (const auto& l : {query_, key_, gate_, value_, output_})

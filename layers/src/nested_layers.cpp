@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "nn/keras_export_name.h"
+
 namespace kiln::layers::detail {
 
 Config serialize_nested(const Layer& l) {
@@ -14,7 +16,7 @@ Config serialize_nested(const Layer& l) {
   const std::string cls = l.class_name();
   const bool builtin = cls.find('>') == std::string::npos;
   return Config{{"module", builtin ? Config("keras.layers") : Config(nullptr)},
-                {"class_name", builtin ? cls : cls.substr(cls.find('>') + 1)},
+                {"class_name", builtin ? ::kiln::detail::keras_export_name(cls) : cls.substr(cls.find('>') + 1)},
                 {"config", c},
                 {"registered_name", builtin ? Config(nullptr) : Config(cls)}};
 }

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include "kiln/io/checkpoint.h"
 #include "saving_util.h"
@@ -113,4 +114,17 @@ TEST_CASE("Checkpoint: deferred restore into layers built after restore()") {
     CHECK(msg.find("'model'") != std::string::npos);
     CHECK(msg.find("dense") != std::string::npos);
   }
+}
+
+TEST_CASE("latest_checkpoint: an index entry the system cannot even look up (a 5000-character name) is absent") {
+  const std::string dir = tmp("ckpt_long_entry");
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  {
+    std::ofstream f(dir + "/checkpoint");
+    f << R"({"all_model_checkpoint_paths": [")" << std::string(5000, 'a') << R"("], "model_checkpoint_path": ")"
+      << std::string(5000, 'b') << R"("})";
+  }
+  CHECK(checkpoint::latest_checkpoint(dir).empty());
+  CHECK(CheckpointManager(Checkpoint(std::map<std::string, CheckpointItem>{}), dir).latest_checkpoint().empty());
 }

@@ -19,12 +19,20 @@ namespace io {
 namespace {
 std::string index_path(const std::string& dir) { return (fs::path(dir) / "checkpoint").string(); }
 
+/// Whether an index entry names a file. Entries come from the file, so a name
+/// the system rejects (too long, say) is one that is not there, not an exception.
+bool names_file(const std::string& p) {
+  std::error_code ec;
+  return fs::is_regular_file(p, ec);
+}
+
 /// An index entry as a path: relative to the folder (TensorFlow's form), else as recorded.
 std::string resolve(const std::string& dir, const std::string& entry) {
   const fs::path p(entry);
   if (entry.empty() || p.is_absolute()) return entry;
   const std::string in_dir = (fs::path(dir) / p).string();
-  if (fs::exists(in_dir)) return in_dir;
+  std::error_code ec;
+  if (fs::exists(in_dir, ec)) return in_dir;
   return entry;  // a working-folder-relative entry from an older index
 }
 }  // namespace
@@ -39,11 +47,11 @@ std::vector<std::string> read_checkpoint_index(const std::string& dir) {
     for (const auto& e : j.value("all_model_checkpoint_paths", Config::array()))
       if (e.is_string()) {
         const std::string p = resolve(dir, e.get<std::string>());
-        if (fs::is_regular_file(p)) out.push_back(p);
+        if (names_file(p)) out.push_back(p);
       }
     // The latest entry comes last even when an older writer listed it elsewhere.
     const std::string latest = resolve(dir, j.value("model_checkpoint_path", ""));
-    if (fs::is_regular_file(latest)) {
+    if (names_file(latest)) {
       out.erase(std::remove(out.begin(), out.end(), latest), out.end());
       out.push_back(latest);
     }

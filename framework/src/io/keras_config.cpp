@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "nn/keras_export_name.h"
 #include "io/saving_impl.h"
 #include "kiln/core/error.h"
 #include "kiln/nn/layer_registry.h"
@@ -215,7 +216,12 @@ Config keras2_layer_entry(const Config& e3, bool first_layer, const std::optiona
 Config keras2_nodes(const Config& nodes) {
   Config out = Config::array();
   for (const auto& n : nodes) {
-    if (n.is_array()) {
+    // Several positional tensors (MultiHeadAttention's query, value): tf.keras 2
+    // wrote the later ones as kwargs, which Keras 3's legacy loader passes on
+    // untranslated, while it reads the Keras 3 node form in .h5 files too.
+    const bool positional = n.is_object() && n.contains("args") && n["args"].is_array() && n["args"].size() > 1 &&
+                            !n["args"][0].is_array();
+    if (n.is_array() || positional) {
       out.push_back(n);
       continue;
     }
@@ -276,7 +282,7 @@ Config keras2_model_config(const Model& m) {
     Config e = keras2_layer_entry(l, false, std::nullopt);
     Config ordered = Config::object();
     ordered["name"] = l.value("name", e["config"].value("name", ""));
-    ordered["class_name"] = e["class_name"];
+    ordered["class_name"] = ::kiln::detail::keras_class_name(e["class_name"].get<std::string>());
     ordered["config"] = e["config"];
     ordered["inbound_nodes"] = keras2_nodes(l.value("inbound_nodes", Config::array()));
     layers.push_back(ordered);

@@ -6,6 +6,7 @@
 
 #include "kiln/core/error.h"
 #include "core/json_int.h"
+#include "nn/keras_export_name.h"
 #include "kiln/nn/input_layer.h"
 #include "kiln/nn/layer_registry.h"
 #include "kiln/nn/node.h"
@@ -18,7 +19,7 @@ namespace {
 Config layer_entry(const Layer& l) {
   Config e = Config::object();
   e["module"] = "keras.layers";
-  e["class_name"] = l.class_name();
+  e["class_name"] = detail::keras_export_name(l.class_name());
   e["config"] = l.get_config();
   e["registered_name"] = nullptr;
   return e;
