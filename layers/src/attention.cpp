@@ -8,7 +8,7 @@
 #include "kiln/ops/math_ops.h"
 #include "kiln/ops/nn_ops.h"
 #include "kiln/ops/reduce_ops.h"
-#include "attention_masks.h"
+#include "attention_common.h"
 #include "config_fields.h"
 
 namespace kiln::layers {

@@ -6,6 +6,7 @@
 
 #include "kiln/ops/einsum.h"
 #include "kiln/ops/math_ops.h"
+#include "attention_common.h"
 #include "config_fields.h"
 
 namespace kiln::layers {
@@ -166,13 +167,7 @@ Config EinsumDenseImpl::get_config() const {
   return c;
 }
 
-Config EinsumDenseImpl::upgrade_entry(const Config& e) {
-  const Config& c = e["config"];
-  if (!c.contains("output_shape") || !c["output_shape"].is_number_integer()) return e;
-  Config n = e;
-  n["config"]["output_shape"] = Config::array({c["output_shape"]});
-  return n;
-}
+Config EinsumDenseImpl::upgrade_entry(const Config& e) { return output_shape_as_list(e); }
 
 KILN_REGISTER_LAYER(EinsumDenseImpl, "EinsumDense")
 

@@ -7,7 +7,7 @@
 #include "kiln/ops/array_ops.h"
 #include "kiln/ops/einsum.h"
 #include "kiln/ops/math_ops.h"
-#include "attention_masks.h"
+#include "attention_common.h"
 #include "config_fields.h"
 #include "nested_layers.h"
 
@@ -38,24 +38,6 @@ GroupedQueryAttentionImpl::GroupedQueryAttentionImpl(int64_t head_dim, int64_t n
   set_supports_masking(true);
 }
 
-std::shared_ptr<EinsumDenseImpl> GroupedQueryAttentionImpl::projection(const std::string& equation, Shape output_shape,
-                                                                       const std::string& bias_axes,
-                                                                       const std::string& name,
-                                                                       const std::string& activation) const {
-  EinsumDenseOptions e{.activation = activation,
-                       .kernel_initializer = o_.kernel_initializer,
-                       .bias_initializer = o_.bias_initializer,
-                       .kernel_regularizer = o_.kernel_regularizer,
-                       .bias_regularizer = o_.bias_regularizer,
-                       .activity_regularizer = o_.activity_regularizer,
-                       .kernel_constraint = o_.kernel_constraint,
-                       .bias_constraint = o_.bias_constraint,
-                       .name = name,
-                       .dtype = dtype()};
-  if (o_.use_bias) e.bias_axes = bias_axes;
-  return EinsumDense(equation, std::move(output_shape), e).ptr();
-}
-
 void GroupedQueryAttentionImpl::check_shapes(const std::vector<Shape>& s) const {
   if (s.size() < 2 || s.size() > 3)
     throw ValueError("Layer '" + name() + "' (GroupedQueryAttention) is called on [query, value] or [query, value, "
@@ -78,17 +60,21 @@ void GroupedQueryAttentionImpl::check_shapes(const std::vector<Shape>& s) const 
 void GroupedQueryAttentionImpl::build(const std::vector<Shape>& shapes) {
   check_shapes(shapes);
   const Shape& ks = shapes.size() > 2 ? shapes[2] : shapes[1];
-  query_ = projection("bqm,muh->bquh", {None, num_query_heads_, head_dim_}, "uh", "query");
+  auto proj = [&](const char* equation, Shape out, const char* bias_axes, const char* name,
+                  const char* activation = "linear") {
+    return attention_projection(o_, dtype(), equation, std::move(out), bias_axes, name, activation);
+  };
+  query_ = proj("bqm,muh->bquh", {None, num_query_heads_, head_dim_}, "uh", "query");
   query_->build_for(shapes[0]);
-  key_ = projection("bkm,mvh->bkvh", {None, num_key_value_heads_, head_dim_}, "vh", "key");
+  key_ = proj("bkm,mvh->bkvh", {None, num_key_value_heads_, head_dim_}, "vh", "key");
   key_->build_for(ks);
   if (o_.use_gate) {
-    gate_ = projection("bqm,muh->bquh", {None, num_query_heads_, head_dim_}, "uh", "gate", "sigmoid");
+    gate_ = proj("bqm,muh->bquh", {None, num_query_heads_, head_dim_}, "uh", "gate", "sigmoid");
     gate_->build_for(shapes[0]);
   }
-  value_ = projection("bkm,mvh->bkvh", {None, num_key_value_heads_, head_dim_}, "vh", "value");
+  value_ = proj("bkm,mvh->bkvh", {None, num_key_value_heads_, head_dim_}, "vh", "value");
   value_->build_for(shapes[1]);
-  output_ = projection("bquh,uhm->bqm", {None, shapes[0][-1]}, "m", "attention_output");
+  output_ = proj("bquh,uhm->bqm", {None, shapes[0][-1]}, "m", "attention_output");
   output_->build_for(Shape{None, None, num_query_heads_, head_dim_});
   // Keras saves these under their private attribute names (no public properties).
   track_layer(query_, "_query_dense");

@@ -11,7 +11,7 @@
 #include "kiln/ops/math_ops.h"
 #include "kiln/ops/nn_ops.h"
 #include "kiln/ops/reduce_ops.h"
-#include "attention_masks.h"
+#include "attention_common.h"
 #include "config_fields.h"
 #include "nested_layers.h"
 
@@ -93,24 +93,6 @@ MultiHeadAttentionImpl::MultiHeadAttentionImpl(int64_t num_heads, int64_t key_di
   set_supports_masking(true);
 }
 
-std::shared_ptr<EinsumDenseImpl> MultiHeadAttentionImpl::projection(const std::string& equation, Shape output_shape,
-                                                                    const std::string& bias_axes,
-                                                                    const std::string& name,
-                                                                    const std::string& activation) const {
-  EinsumDenseOptions e{.activation = activation,
-                       .kernel_initializer = o_.kernel_initializer,
-                       .bias_initializer = o_.bias_initializer,
-                       .kernel_regularizer = o_.kernel_regularizer,
-                       .bias_regularizer = o_.bias_regularizer,
-                       .activity_regularizer = o_.activity_regularizer,
-                       .kernel_constraint = o_.kernel_constraint,
-                       .bias_constraint = o_.bias_constraint,
-                       .name = name,
-                       .dtype = dtype()};
-  if (o_.use_bias) e.bias_axes = bias_axes;
-  return EinsumDense(equation, std::move(output_shape), e).ptr();
-}
-
 void MultiHeadAttentionImpl::build(const std::vector<Shape>& shapes) {
   if (shapes.size() < 2 || shapes.size() > 3)
     throw ValueError("Layer '" + name() + "' (MultiHeadAttention) is called on [query, value] or [query, value, key], "
@@ -123,19 +105,24 @@ void MultiHeadAttentionImpl::build(const std::vector<Shape>& shapes) {
                      vs.to_string() + " and key_shape=" + ks.to_string());
   const int qr = static_cast<int>(qs.rank()), vr = static_cast<int>(vs.rank()), kr = static_cast<int>(ks.rank());
   const int64_t dv = *o_.value_dim;
+  auto proj = [&](const Projection& pr, const std::vector<int64_t>& known, const std::string& name,
+                  const std::string& activation = "linear") {
+    return attention_projection(o_, dtype(), pr.equation, partial_shape(pr.output_rank - 1, known), pr.bias_axes, name,
+                                activation);
+  };
   Projection p = proj_equation(qr - 1, 1, 2);
-  query_ = projection(p.equation, partial_shape(p.output_rank - 1, {num_heads_, key_dim_}), p.bias_axes, "query");
+  query_ = proj(p, {num_heads_, key_dim_}, "query");
   query_->build_for(qs);
   p = proj_equation(kr - 1, 1, 2);
-  key_ = projection(p.equation, partial_shape(p.output_rank - 1, {num_heads_, key_dim_}), p.bias_axes, "key");
+  key_ = proj(p, {num_heads_, key_dim_}, "key");
   key_->build_for(ks);
   if (o_.use_gate) {
     p = proj_equation(qr - 1, 1, 2);
-    gate_ = projection(p.equation, partial_shape(p.output_rank - 1, {num_heads_, dv}), p.bias_axes, "gate", "sigmoid");
+    gate_ = proj(p, {num_heads_, dv}, "gate", "sigmoid");
     gate_->build_for(qs);
   }
   p = proj_equation(vr - 1, 1, 2);
-  value_ = projection(p.equation, partial_shape(p.output_rank - 1, {num_heads_, dv}), p.bias_axes, "value");
+  value_ = proj(p, {num_heads_, dv}, "value");
   value_->build_for(vs);
   const int rank = p.output_rank;
   std::vector<int> axes;
@@ -152,7 +139,7 @@ void MultiHeadAttentionImpl::build(const std::vector<Shape>& shapes) {
   for (int i = eq.scores_rank - static_cast<int>(axes.size()); i < eq.scores_rank; ++i) norm_axes_.push_back(i);
   const std::vector<int64_t> out_dims = o_.output_shape ? o_.output_shape->dims() : std::vector<int64_t>{qs[-1]};
   p = proj_equation(qr - 1, 2, static_cast<int>(out_dims.size()));
-  output_ = projection(p.equation, partial_shape(p.output_rank - 1, out_dims), p.bias_axes, "attention_output");
+  output_ = proj(p, out_dims, "attention_output");
   Shape oin = query_->compute_output_shape(qs);
   oin[-1] = dv;
   output_->build_for(oin);
@@ -215,13 +202,7 @@ std::vector<Shape> MultiHeadAttentionImpl::compute_output_shape(const std::vecto
 
 Config MultiHeadAttentionImpl::get_config() const { return layer_config(*this); }
 
-Config MultiHeadAttentionImpl::upgrade_entry(const Config& e) {
-  const Config& c = e["config"];
-  if (!c.contains("output_shape") || !c["output_shape"].is_number_integer()) return e;
-  Config n = e;
-  n["config"]["output_shape"] = Config::array({c["output_shape"]});
-  return n;
-}
+Config MultiHeadAttentionImpl::upgrade_entry(const Config& e) { return output_shape_as_list(e); }
 
 KILN_REGISTER_LAYER(MultiHeadAttentionImpl, "MultiHeadAttention")
 

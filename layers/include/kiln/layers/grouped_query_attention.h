@@ -68,9 +68,6 @@ class GroupedQueryAttentionImpl : public Layer {
   using Layer::call_masked;
 
  private:
-  std::shared_ptr<EinsumDenseImpl> projection(const std::string& equation, Shape output_shape,
-                                              const std::string& bias_axes, const std::string& name,
-                                              const std::string& activation = "linear") const;
   void check_shapes(const std::vector<Shape>& shapes) const;
 
   int64_t head_dim_, num_query_heads_, num_key_value_heads_;

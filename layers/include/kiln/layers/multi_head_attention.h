@@ -85,8 +85,6 @@ class MultiHeadAttentionImpl : public Layer {
   using Layer::call_masked;
 
  private:
-  std::shared_ptr<EinsumDenseImpl> projection(const std::string& equation, Shape output_shape, const std::string& bias_axes,
-                         const std::string& name, const std::string& activation = "linear") const;
 
   int64_t num_heads_, key_dim_;
   MultiHeadAttentionOptions o_;

@@ -1,5 +1,7 @@
-// Mask rules and helpers shared by Attention, MultiHeadAttention and GroupedQueryAttention.
-#include "attention_masks.h"
+// Helpers shared by Attention, EinsumDense, MultiHeadAttention and GroupedQueryAttention.
+#include "attention_common.h"
+
+#include <nlohmann/json.hpp>
 
 #include "kiln/nn/masking.h"
 #include "kiln/ops/array_ops.h"
@@ -15,6 +17,14 @@ Tensor rows(int64_t tq) { return reshape(range(tq, DType::int32), {1, tq, 1}); }
 Tensor cols(int64_t tv) { return reshape(range(tv, DType::int32), {1, 1, tv}); }
 Tensor and_mask(const Tensor& a, const Tensor& b) { return a.defined() ? logical_and(a, b) : b; }
 }  // namespace
+
+Config output_shape_as_list(const Config& e) {
+  const Config& c = e["config"];
+  if (!c.contains("output_shape") || !c["output_shape"].is_number_integer()) return e;
+  Config n = e;
+  n["config"]["output_shape"] = Config::array({c["output_shape"]});
+  return n;
+}
 
 Tensor causal_mask(int64_t tq, int64_t tv) { return greater_equal(rows(tq), cols(tv)); }
 
