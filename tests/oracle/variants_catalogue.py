@@ -88,6 +88,15 @@ VARIANTS = [
      [(F, (5, 3, 4, 2))], False),
     ("Conv3D", {"filters": 2, "kernel_size": 2, "dilation_rate": 2, "use_bias": False, "data_format": "channels_first"},
      [(F, (2, 4, 5, 4))], False),
+    ("Conv3DTranspose", {"filters": 2, "kernel_size": 2}, [(F, (2, 3, 2, 3))], False),
+    ("Conv3DTranspose", {"filters": 3, "kernel_size": [3, 2, 3], "strides": [2, 1, 2], "padding": "same"},
+     [(F, (2, 3, 3, 2))], False),
+    ("Conv3DTranspose", {"filters": 2, "kernel_size": 3, "strides": [2, 3, 2], "output_padding": [1, 2, 0],
+                         "activation": "relu"}, [(F, (2, 2, 3, 2))], False),
+    ("Conv3DTranspose", {"filters": 2, "kernel_size": [2, 3, 2], "strides": 2, "padding": "same", "output_padding": 1},
+     [(F, (3, 2, 2, 1))], False),
+    ("Conv3DTranspose", {"filters": 2, "kernel_size": 2, "dilation_rate": [2, 1, 2], "use_bias": False,
+                         "data_format": "channels_first"}, [(F, (2, 3, 2, 3))], False),
 ]
 
 RANDOM_CLASSES = {"SpatialDropout1D", "SpatialDropout2D", "SpatialDropout3D", "GaussianDropout", "GaussianNoise",

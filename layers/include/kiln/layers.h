@@ -67,6 +67,8 @@
 #include "kiln/layers/rms_normalization.h"
 #include "kiln/layers/spatial_dropout.h"
 #include "kiln/layers/up_sampling.h"
+// Preprocessing and 3D transposed convolution.
+#include "kiln/layers/conv3d_transpose.h"
 
 namespace kiln::layers::detail {
 // Registers the built-ins in every program that includes this header (a static
