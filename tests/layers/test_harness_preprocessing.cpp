@@ -37,3 +37,31 @@ TEST_CASE("harness: Conv3DTranspose") {
                .input_shapes = {{2, 2, 2, 3, 2}},
                .weight_names = {"kernel"}});
 }
+
+TEST_CASE("harness: CategoryEncoding and Discretization (integer outputs: no gradients)") {
+  check_layer({.label = "CategoryEncoding count",
+               .make = [](k::DType dt) { return ptr(L::CategoryEncoding(6, {.output_mode = "count", .dtype = dt})); },
+               .input_shapes = {{3, 4}},
+               .integer_input = true,
+               .int_high = 6});
+  check_layer({.label = "CategoryEncoding one_hot",
+               .make = [](k::DType dt) { return ptr(L::CategoryEncoding(5, {.output_mode = "one_hot", .dtype = dt})); },
+               .input_shapes = {{3, 2}},
+               .integer_input = true,
+               .int_high = 7});
+  check_layer({.label = "Discretization multi_hot",
+               .make = [](k::DType dt) {
+                 return ptr(L::Discretization({.bin_boundaries = std::vector<double>{-0.5, 0.0, 0.7}, .output_mode = "multi_hot", .dtype = dt}));
+               },
+               .input_shapes = {{3, 4}},
+               .check_input_gradient = false});
+  check_layer({.label = "Discretization adapted, int",
+               .make = [](k::DType dt) {
+                 L::Discretization d({.num_bins = 3, .dtype = dt});
+                 d->adapt(k::range(0.0, 30.0, 1.0, k::float32));
+                 return ptr(d);
+               },
+               .input_shapes = {{2, 3}},
+               .check_input_gradient = false,
+               .float_output = false});
+}

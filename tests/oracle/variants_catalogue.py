@@ -97,6 +97,15 @@ VARIANTS = [
      [(F, (3, 2, 2, 1))], False),
     ("Conv3DTranspose", {"filters": 2, "kernel_size": 2, "dilation_rate": [2, 1, 2], "use_bias": False,
                          "data_format": "channels_first"}, [(F, (2, 3, 2, 3))], False),
+    ("CategoryEncoding", {"num_tokens": 10}, [("int", (4,))], False),
+    ("CategoryEncoding", {"num_tokens": 8, "output_mode": "count"}, [("int", (5,))], False),
+    ("CategoryEncoding", {"num_tokens": 10, "output_mode": "one_hot"}, [("int", (3,))], False),
+    ("CategoryEncoding", {"num_tokens": 10, "output_mode": "one_hot"}, [("int", (1,))], False),
+    ("CategoryEncoding", {"num_tokens": 10, "output_mode": "count"}, [("int", (3, 2))], False),
+    ("Discretization", {"bin_boundaries": [-0.5, 0.0, 0.25, 1.0]}, [(F, (3, 2))], False),
+    ("Discretization", {"bin_boundaries": [-1.0, 0.1], "output_mode": "one_hot"}, [(F, (4,))], False),
+    ("Discretization", {"bin_boundaries": [-1.0, 0.1, 0.5], "output_mode": "multi_hot"}, [(F, (5,))], False),
+    ("Discretization", {"bin_boundaries": [0.0], "output_mode": "count"}, [(F, (6,))], False),
 ]
 
 RANDOM_CLASSES = {"SpatialDropout1D", "SpatialDropout2D", "SpatialDropout3D", "GaussianDropout", "GaussianNoise",

@@ -69,6 +69,8 @@
 #include "kiln/layers/up_sampling.h"
 // Preprocessing and 3D transposed convolution.
 #include "kiln/layers/conv3d_transpose.h"
+#include "kiln/layers/category_encoding.h"
+#include "kiln/layers/discretization.h"
 
 namespace kiln::layers::detail {
 // Registers the built-ins in every program that includes this header (a static
