@@ -123,6 +123,9 @@ def keras_h5_limit(desc):
     if desc.startswith("SpatialDropout"):
         return ("Keras 3.15's legacy loader turns the first layer's batch_input_shape (tf.keras 2 files carry it) into "
                 "an input_shape argument, and SpatialDropout's constructors take no **kwargs")
+    if desc.startswith("Discretization"):
+        return ("Keras 3.15's legacy loader turns the first layer's batch_input_shape (tf.keras 2 files carry it) into "
+                "an input_shape argument, and Discretization's constructor takes no **kwargs")
     if desc.startswith("UnitNormalization(axis=[1, 2]"):
         return ("Keras 3.15's legacy loader drops an `axis` list of more than one entry (legacy/saving/saving_utils.py), "
                 "so it builds axis=-1; it misreads its own .h5 of this model the same way")
