@@ -16,8 +16,8 @@ DiscretizationImpl::DiscretizationImpl(DiscretizationOptions o) : Layer(base_opt
   if (o_.sparse)
     throw ValueError("Discretization: `sparse=True` is not supported in Kiln, which has dense tensors only; use sparse=False");
   if (o_.output_mode != "int" && o_.output_mode != "one_hot" && o_.output_mode != "multi_hot" && o_.output_mode != "count")
-    throw ValueError("The `output_mode` argument value of Discretization should be one of \"int\", \"one_hot\", "
-                     "\"multi_hot\", \"count\". Received: " + o_.output_mode);
+    throw ValueError("Unknown value for `output_mode` argument of Discretization. Allowed values are: ('int', 'one_hot', "
+                     "'multi_hot', 'count'). Received: output_mode=" + o_.output_mode);
   if (o_.num_bins && *o_.num_bins < 0)
     throw ValueError("Discretization: `num_bins` must be greater than or equal to 0. Received: `num_bins=" +
                      std::to_string(*o_.num_bins) + "`");

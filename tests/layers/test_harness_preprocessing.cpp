@@ -65,3 +65,25 @@ TEST_CASE("harness: CategoryEncoding and Discretization (integer outputs: no gra
                .check_input_gradient = false,
                .float_output = false});
 }
+
+TEST_CASE("harness: IntegerLookup (integer outputs: no gradients)") {
+  check_layer({.label = "IntegerLookup int",
+               .make = [](k::DType) { return ptr(L::IntegerLookup({.vocabulary = std::vector<int64_t>{3, 1, 4, 5}})); },
+               .input_shapes = {{3, 4}},
+               .integer_input = true,
+               .float_output = false});
+  check_layer({.label = "IntegerLookup invert, mask",
+               .make = [](k::DType) { return ptr(L::IntegerLookup({.mask_token = 0, .vocabulary = std::vector<int64_t>{7, 8, 9}, .invert = true})); },
+               .input_shapes = {{2, 3}},
+               .integer_input = true,
+               .int_high = 6,
+               .float_output = false});
+  check_layer({.label = "IntegerLookup tf_idf",
+               .make = [](k::DType) {
+                 return ptr(L::IntegerLookup({.vocabulary = std::vector<int64_t>{2, 4, 6}, .idf_weights = std::vector<double>{0.5, 1.5, 2.0},
+                                              .output_mode = "tf_idf"}));
+               },
+               .input_shapes = {{3, 5}},
+               .integer_input = true,
+               .float_output = false});
+}

@@ -71,6 +71,7 @@
 #include "kiln/layers/conv3d_transpose.h"
 #include "kiln/layers/category_encoding.h"
 #include "kiln/layers/discretization.h"
+#include "kiln/layers/integer_lookup.h"
 
 namespace kiln::layers::detail {
 // Registers the built-ins in every program that includes this header (a static
