@@ -87,3 +87,34 @@ TEST_CASE("harness: IntegerLookup (integer outputs: no gradients)") {
                .integer_input = true,
                .float_output = false});
 }
+
+// The image augmentations at inference (the identity; RandomCrop's centred window):
+// shapes, configs, .keras/.h5 round trips and gradients. Training-mode gradients are
+// checked in test_random_image_values.cpp with a fresh seeded layer per evaluation.
+TEST_CASE("harness: image augmentation layers") {
+  check_layer({.label = "RandomFlip", .make = [](k::DType dt) { return ptr(L::RandomFlip("horizontal", {.seed = 3, .dtype = dt})); },
+               .input_shapes = {{2, 4, 3, 2}}});
+  check_layer({.label = "RandomRotation",
+               .make = [](k::DType dt) { return ptr(L::RandomRotation(0.2, {.fill_mode = "constant", .fill_value = 1.0, .dtype = dt})); },
+               .input_shapes = {{2, 5, 4, 1}}});
+  check_layer({.label = "RandomZoom",
+               .make = [](k::DType dt) {
+                 return ptr(L::RandomZoom({-0.2, 0.3}, L::Factor(0.1), {.interpolation = "nearest", .data_format = "channels_first", .dtype = dt}));
+               },
+               .input_shapes = {{2, 1, 4, 5}}});
+  check_layer({.label = "RandomTranslation",
+               .make = [](k::DType dt) { return ptr(L::RandomTranslation(0.1, {-0.2, 0.3}, {.fill_mode = "wrap", .dtype = dt})); },
+               .input_shapes = {{3, 4, 4}}});
+  check_layer({.label = "RandomCrop centred window",
+               .make = [](k::DType dt) { return ptr(L::RandomCrop(3, 2, {.seed = 1, .dtype = dt})); },
+               .input_shapes = {{2, 5, 6, 2}}});
+  check_layer({.label = "RandomCrop smaller image, resized",
+               .make = [](k::DType dt) { return ptr(L::RandomCrop(4, 5, {.data_format = "channels_first", .dtype = dt})); },
+               .input_shapes = {{1, 2, 3, 3}}});
+  check_layer({.label = "RandomContrast",
+               .make = [](k::DType dt) { return ptr(L::RandomContrast(0.4, {.value_range = {-3, 3}, .dtype = dt})); },
+               .input_shapes = {{2, 3, 3, 2}}});
+  check_layer({.label = "RandomBrightness",
+               .make = [](k::DType dt) { return ptr(L::RandomBrightness({-0.1, 0.2}, {.seed = 9, .dtype = dt})); },
+               .input_shapes = {{2, 3, 3, 1}}});
+}

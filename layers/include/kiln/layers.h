@@ -72,6 +72,10 @@
 #include "kiln/layers/category_encoding.h"
 #include "kiln/layers/discretization.h"
 #include "kiln/layers/integer_lookup.h"
+#include "kiln/layers/random_affine_transforms.h"
+#include "kiln/layers/random_flip.h"
+#include "kiln/layers/random_crop.h"
+#include "kiln/layers/random_color.h"
 
 namespace kiln::layers::detail {
 // Registers the built-ins in every program that includes this header (a static
