@@ -100,6 +100,7 @@ VARIANTS = [
     ("ZeroPadding2D", {"padding": [[1, 2], [0, 1]]}, [(F, (3, 2, 2))], False),
 ]
 from variants_catalogue import VARIANTS as _cat, inference_only as _cat_inference_only; VARIANTS += _cat  # noqa: E402
+from variants_catalogue import training_only as _cat_training_only  # noqa: E402
 from variants_recurrent import VARIANTS as _rnn, NOT_COVERED as _rnn_nc; VARIANTS += _rnn; NOT_COVERED.update(_rnn_nc)  # noqa: E402,E702
 
 ACTIVATION_INPUT = [(F, (6,))]
@@ -188,6 +189,8 @@ def run(o):
             for training in (False, True):
                 if training and (cls == "Dropout" and kwargs["rate"] > 0 or _cat_inference_only(cls, kwargs)):
                     continue  # random; rate 0 covers the training path
+                if not training and _cat_training_only(cls, kwargs, specs):
+                    continue
                 xs = [random_input(o.rng, dt, (batch,) + shape) for dt, shape in specs]
                 layer = getattr(keras.layers, cls)(**kwargs)
                 weights, out, cot, gx, gw, after = keras_run(layer, xs, list_input, training, o.rng)
