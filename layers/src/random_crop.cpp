@@ -1,4 +1,4 @@
-// RandomCrop: Keras 3's window choice (random_crop.py), with the centred window at
+// RandomCrop: Keras 3's window choice (random_crop.py), with its fixed window at
 // inference too.
 #include "kiln/layers/random_crop.h"
 

@@ -88,7 +88,7 @@ TEST_CASE("harness: IntegerLookup (integer outputs: no gradients)") {
                .float_output = false});
 }
 
-// The image augmentations at inference (the identity; RandomCrop's centred window):
+// The image augmentations at inference (the identity; RandomCrop's fixed window):
 // shapes, configs, .keras/.h5 round trips and gradients. Training-mode gradients are
 // checked in test_random_image_values.cpp with a fresh seeded layer per evaluation.
 TEST_CASE("harness: image augmentation layers") {
@@ -105,7 +105,7 @@ TEST_CASE("harness: image augmentation layers") {
   check_layer({.label = "RandomTranslation",
                .make = [](k::DType dt) { return ptr(L::RandomTranslation(0.1, {-0.2, 0.3}, {.fill_mode = "wrap", .dtype = dt})); },
                .input_shapes = {{3, 4, 4}}});
-  check_layer({.label = "RandomCrop centred window",
+  check_layer({.label = "RandomCrop fixed window",
                .make = [](k::DType dt) { return ptr(L::RandomCrop(3, 2, {.seed = 1, .dtype = dt})); },
                .input_shapes = {{2, 5, 6, 2}}});
   check_layer({.label = "RandomCrop smaller image, resized",

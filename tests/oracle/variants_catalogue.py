@@ -160,7 +160,7 @@ def inference_only(cls, kwargs):
 
 def training_only(cls, kwargs, specs):
     """Keras 3.15's RandomCrop returns its input unchanged at inference (keras-team/keras#21868), unlike its
-    output shape and documentation; Kiln crops the centred window there, as Keras does in training when the
+    output shape and documentation; Kiln crops its fixed window there, as Keras does in training when the
     image is not larger on both axes. Such cases compare in training only."""
     if cls != "RandomCrop":
         return False

@@ -14,6 +14,8 @@
 //   L::AdaptiveAveragePooling1D/2D/3D, L::AdaptiveMaxPooling1D/2D/3D, L::DepthwiseConv1D/2D,
 //   L::SeparableConv1D/2D, L::Conv1DTranspose, L::Conv2DTranspose, L::Conv3D.
 //   L::Masking, L::SimpleRNN, L::LSTM, L::GRU (and their cells), L::RNN, L::StackedRNNCells, L::Bidirectional, L::TimeDistributed.
+//   L::Conv3DTranspose, L::CategoryEncoding, L::Discretization, L::IntegerLookup, L::RandomFlip,
+//   L::RandomRotation, L::RandomZoom, L::RandomTranslation, L::RandomCrop, L::RandomContrast, L::RandomBrightness.
 //
 // To add a layer Foo:
 //   1. layers/include/kiln/layers/foo.h: `FooOptions` with its keys in

@@ -3,11 +3,13 @@
 //   L::RandomCrop(24, 24)   (batch, 32, 32, 3) -> (batch, 24, 24, 3)
 // Training, when the image is larger on both axes: one random window of
 // (height, width) for the whole batch (start rows uniform in [0, H - height]).
-// Otherwise, and at inference: Keras's centred window: with ch = min(H, W·height/width)
-// and cw = min(W, H·width/height) (integer parts, at least 1), rows from (H - ch) / 2 and
-// columns from (W - cw) / 2, height and width of them taken, then a bilinear resize to
-// (height, width) if the image was smaller. (Keras 3.15 skips the crop at inference,
-// keras-team/keras#21868, against its own output shape and documentation; Kiln crops.)
+// Otherwise, and at inference, Keras's fixed window: the window of the target aspect
+// ratio, ch = min(H, W·height/width) by cw = min(W, H·width/height) (integer parts, at
+// least 1), centred, starts at row (H - ch) / 2 and column (W - cw) / 2; from there
+// `height` rows and `width` columns are taken (fewer where the image ends), then resized
+// (bilinear) to (height, width) if the image was smaller. Keras 3.15 skips the crop at
+// inference (keras-team/keras#21868), against its own output shape and documentation;
+// Kiln applies this window there, as the proposed fix does.
 // Images (batch, H, W, C) or one (H, W, C) (channels_first: C first). Differentiable
 // with respect to the images.
 #include <cstdint>
