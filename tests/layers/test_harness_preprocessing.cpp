@@ -1,6 +1,7 @@
 // Conv3DTranspose and the preprocessing layers through the one harness (layer_harness.h).
 #include <doctest/doctest.h>
 
+#include "kiln/core/error.h"
 #include "kiln/layers.h"
 #include "kiln/ops/ops.h"
 #include "layer_harness.h"
@@ -36,6 +37,34 @@ TEST_CASE("harness: Conv3DTranspose") {
                },
                .input_shapes = {{2, 2, 2, 3, 2}},
                .weight_names = {"kernel"}});
+}
+
+TEST_CASE("Conv3DTranspose: output shapes and Keras's argument errors") {
+  // Keras's docstring example: (4, 10, 8, 12, 128) -> (4, 20, 16, 24, 32) with kernel 2, strides 2.
+  CHECK(L::Conv3DTranspose(32, {2}, {.strides = {2, 2, 2}})->compute_output_shape(k::Shape{4, 10, 8, 12, 128}) ==
+        k::Shape{4, 20, 16, 24, 32});
+  // valid: I·s + max(k - s, 0); same: I·s; output_padding: (I - 1)·s + k - 2·(k / 2 if same) + p.
+  CHECK(L::Conv3DTranspose(2, {3, 2, 5}, {.strides = {2, 3, 1}})->compute_output_shape(k::Shape{1, 4, 4, 4, 1}) ==
+        k::Shape{1, 9, 12, 8, 2});
+  CHECK(L::Conv3DTranspose(2, {3}, {.strides = {2, 2, 2}, .padding = "same", .output_padding = std::vector<int>{1, 0, 1}})
+            ->compute_output_shape(k::Shape{1, 4, 4, 4, 1}) == k::Shape{1, 8, 7, 8, 2});
+  CHECK_THROWS_WITH_AS(L::Conv3DTranspose(0, {3}),
+                       "Conv3DTranspose: invalid value for argument `filters`. Expected a strictly positive value. Received filters=0.",
+                       k::ValueError);
+  CHECK_THROWS_WITH_AS(L::Conv3DTranspose(2, {3, 0, 3}),
+                       "Conv3DTranspose: the `kernel_size` argument must be a tuple of 3 integers. Received kernel_size=(3, 0, "
+                       "3), including values {0} that do not satisfy `value > 0`",
+                       k::ValueError);
+  CHECK_THROWS_WITH_AS(L::Conv3DTranspose(2, {3}, {.strides = {2, 2, 2}, .output_padding = std::vector<int>{1, 2, 0}}),
+                       "Conv3DTranspose: `output_padding` must be strictly less than `strides` for all dimensions. At dimension "
+                       "1, `output_padding` is 2 but `strides` is 2. Received: output_padding=(1, 2, 0), strides=(2, 2, 2)",
+                       k::ValueError);
+  CHECK_THROWS_WITH_AS(L::Conv3DTranspose(2, {3}, {.strides = {2, 1, 1}, .dilation_rate = {1, 2, 1}}),
+                       "Conv3DTranspose: `strides > 1` not supported in conjunction with `dilation_rate > 1`. Received: "
+                       "strides=(2, 1, 1) and dilation_rate=(1, 2, 1)",
+                       k::ValueError);
+  CHECK_THROWS_AS(L::Conv3DTranspose(2, {3, 3}), k::ValueError);
+  CHECK_THROWS_AS(L::Conv3DTranspose(2, {3}, {.padding = "causal"}), k::ValueError);
 }
 
 TEST_CASE("harness: CategoryEncoding and Discretization (integer outputs: no gradients)") {
