@@ -81,6 +81,11 @@ TEST_CASE("RandomRotation, RandomZoom, RandomTranslation in training: exact case
   CHECK(max_diff(a1, b1) == 0);
   CHECK(max_diff(a1, a2) > 0);
   CHECK(max_diff(a(x), x) == 0);  // inference
+  // One image (rank 3) is transformed as a batch of one: the same seed, the same draws.
+  const k::Tensor one = x[0];
+  CHECK(max_diff(L::RandomRotation(0.2, {.seed = 4})(one, true), L::RandomRotation(0.2, {.seed = 4})(k::expand_dims(one, 0), true)[0]) == 0);
+  CHECK(max_diff(L::RandomZoom(0.3, std::nullopt, {.seed = 2, .data_format = "channels_first"})(one, true),
+                 L::RandomZoom(0.3, std::nullopt, {.seed = 2, .data_format = "channels_first"})(k::expand_dims(one, 0), true)[0]) == 0);
   CHECK_THROWS_AS(L::RandomRotation(1.5), k::ValueError);
   CHECK_THROWS_AS(L::RandomRotation(0.1, {.fill_mode = "mirror"}), k::ValueError);
   CHECK_THROWS_AS(L::RandomZoom(-1.0), k::ValueError);  // (-1, 1]
