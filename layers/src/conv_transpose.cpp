@@ -9,6 +9,7 @@
 #include "kiln/ops/array_ops.h"
 #include "kiln/ops/nn_ops.h"
 #include "config_fields.h"
+#include "conv_transpose_plan.h"
 #include "image_resize.h"
 #include "spatial_sizes.h"
 
@@ -17,55 +18,6 @@ namespace kiln::layers {
 using namespace detail;
 
 namespace {
-
-struct AxisPlan {
-  int64_t stride, kernel, dilation;
-  int64_t left, right;  // padding of the dilated input
-};
-
-// Keras's _convert_conv_transpose_padding_args_from_keras_to_jax.
-AxisPlan plan_axis(int64_t k, int64_t stride, int64_t dilation, const std::string& padding, std::optional<int64_t> output_padding) {
-  const int64_t ke = (k - 1) * dilation + 1;
-  AxisPlan p{stride, k, dilation, 0, 0};
-  if (padding == "valid") {
-    const int64_t op = output_padding ? *output_padding : std::max(ke, stride) - ke;
-    p.left = ke - 1;
-    p.right = ke - 1 + op;
-  } else {
-    const int64_t len = output_padding ? ke + ke % 2 - 2 + *output_padding : stride + ke - 2;
-    p.left = std::min(len / 2 + len % 2, ke - 1);
-    p.right = len - p.left;
-  }
-  return p;
-}
-
-// Inserts stride - 1 zeros between neighbours along `axis`: I -> (I - 1)·stride + 1.
-Tensor dilate_axis(const Tensor& x, int axis, int64_t stride) {
-  if (stride == 1) return x;
-  const Shape s = x.shape();
-  Shape zs = s;
-  zs.dims().insert(zs.dims().begin() + axis + 1, stride - 1);
-  Tensor z = concat({expand_dims(x, axis + 1), zeros(zs, x.dtype())}, axis + 1);
-  Shape flat = s;
-  flat[axis] = s[axis] * stride;
-  return crop_axis(reshape(z, flat), axis, 0, (s[axis] - 1) * stride + 1);
-}
-
-Tensor pad_axis(const Tensor& x, int axis, int64_t left, int64_t right) {
-  std::vector<Tensor> parts;
-  Shape zs = x.shape();
-  if (left > 0) {
-    zs[axis] = left;
-    parts.push_back(zeros(zs, x.dtype()));
-  }
-  parts.push_back(left < 0 ? crop_axis(x, axis, -left, x.shape()[axis] + left) : x);
-  if (right > 0) {
-    zs[axis] = right;
-    parts.push_back(zeros(zs, x.dtype()));
-  }
-  Tensor y = parts.size() == 1 ? parts[0] : concat(parts, axis);
-  return right < 0 ? crop_axis(y, axis, 0, y.shape()[axis] + right) : y;
-}
 
 std::optional<int64_t> nth(const std::optional<std::vector<int64_t>>& v, int i) {
   if (!v) return std::nullopt;
@@ -118,10 +70,7 @@ Shape ConvTransposeImpl<N>::compute_output_shape(const Shape& s) {
   Shape out = s;
   for (int i = 0; i < N; ++i) {
     const int a = (cf ? 2 : 1) + i;
-    if (s[a] < 0) continue;
-    const int64_t ke = (k[i] - 1) * d[i] + 1;
-    if (!op) out[a] = o_.padding == "valid" ? s[a] * st[i] + std::max<int64_t>(ke - st[i], 0) : s[a] * st[i];
-    else out[a] = (s[a] - 1) * st[i] + ke - 2 * (o_.padding == "same" ? ke / 2 : 0) + (*op)[static_cast<std::size_t>(i)];
+    out[a] = transpose_output_length(s[a], k[i], st[i], d[i], o_.padding, nth(op, i));
   }
   out[cf ? 1 : N + 1] = filters_;
   return out;
@@ -138,18 +87,13 @@ Tensor ConvTransposeImpl<N>::call(const Tensor& input, bool) {
   if (o_.output_padding) op = size_values(*o_.output_padding);
   for (int i = 0; i < N; ++i) {
     const int axis = 3 - N + i;  // the spatial axes of (b, H, W, C)
-    const AxisPlan p = plan_axis(k[i], st[i], d[i], o_.padding, nth(op, i));
+    const TransposeAxisPlan p = plan_transpose_axis(k[i], st[i], d[i], o_.padding, nth(op, i));
     x = pad_axis(dilate_axis(x, axis, p.stride), axis, p.left, p.right);
   }
   // (…k, filters, C) -> flipped in space, (kh, kw, C, filters).
   Tensor w = kernel_.value();
   if (N == 1) w = expand_dims(w, 0);
-  for (int a = 0; a < 2; ++a) {
-    const int64_t n = w.shape()[a];
-    std::vector<int32_t> rev(static_cast<std::size_t>(n));
-    for (int64_t j = 0; j < n; ++j) rev[static_cast<std::size_t>(j)] = static_cast<int32_t>(n - 1 - j);
-    if (n > 1) w = gather(w, Tensor(rev, Shape{n}), a);
-  }
+  for (int a = 0; a < 2; ++a) w = reverse_axis(w, a);
   w = transpose(w, {0, 1, 3, 2});
   const std::array<int, 2> dil = N == 1 ? std::array<int, 2>{1, static_cast<int>(d[0])}
                                         : std::array<int, 2>{static_cast<int>(d[0]), static_cast<int>(d[1])};

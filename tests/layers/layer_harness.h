@@ -37,6 +37,8 @@ struct LayerCase {
   bool check_input_gradient = true;
   bool config_round_trip = true;
   double learning_rate = 0.1;
+  /// False for layers with integer outputs (Discretization's "int" mode).
+  bool float_output = true;
 };
 
 void check_layer(const LayerCase& c);

@@ -44,4 +44,5 @@ VARIANTS += [
 
 def inference_only(cls, kwargs):
     """A case with attention dropout: its training output is random."""
-    return kwargs.get("dropout", 0) > 0
+    attention = {"Attention", "AdditiveAttention", "MultiHeadAttention", "GroupQueryAttention"}
+    return cls in attention and kwargs.get("dropout", 0) > 0

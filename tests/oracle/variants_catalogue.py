@@ -88,15 +88,84 @@ VARIANTS = [
      [(F, (5, 3, 4, 2))], False),
     ("Conv3D", {"filters": 2, "kernel_size": 2, "dilation_rate": 2, "use_bias": False, "data_format": "channels_first"},
      [(F, (2, 4, 5, 4))], False),
+    ("Conv3DTranspose", {"filters": 2, "kernel_size": 2}, [(F, (2, 3, 2, 3))], False),
+    ("Conv3DTranspose", {"filters": 3, "kernel_size": [3, 2, 3], "strides": [2, 1, 2], "padding": "same"},
+     [(F, (2, 3, 3, 2))], False),
+    ("Conv3DTranspose", {"filters": 2, "kernel_size": 3, "strides": [2, 3, 2], "output_padding": [1, 2, 0],
+                         "activation": "relu"}, [(F, (2, 2, 3, 2))], False),
+    ("Conv3DTranspose", {"filters": 2, "kernel_size": [2, 3, 2], "strides": 2, "padding": "same", "output_padding": 1},
+     [(F, (3, 2, 2, 1))], False),
+    ("Conv3DTranspose", {"filters": 2, "kernel_size": 2, "dilation_rate": [2, 1, 2], "use_bias": False,
+                         "data_format": "channels_first"}, [(F, (2, 3, 2, 3))], False),
+    ("CategoryEncoding", {"num_tokens": 10}, [("int", (4,))], False),
+    ("CategoryEncoding", {"num_tokens": 8, "output_mode": "count"}, [("int", (5,))], False),
+    ("CategoryEncoding", {"num_tokens": 10, "output_mode": "one_hot"}, [("int", (3,))], False),
+    ("CategoryEncoding", {"num_tokens": 10, "output_mode": "one_hot"}, [("int", (1,))], False),
+    ("CategoryEncoding", {"num_tokens": 10, "output_mode": "count"}, [("int", (3, 2))], False),
+    ("Discretization", {"bin_boundaries": [-0.5, 0.0, 0.25, 1.0]}, [(F, (3, 2))], False),
+    ("Discretization", {"bin_boundaries": [-1.0, 0.1], "output_mode": "one_hot"}, [(F, (4,))], False),
+    ("Discretization", {"bin_boundaries": [-1.0, 0.1, 0.5], "output_mode": "multi_hot"}, [(F, (5,))], False),
+    ("Discretization", {"bin_boundaries": [0.0], "output_mode": "count"}, [(F, (6,))], False),
+    # Image augmentations. Random draws compare at inference only; a range of one value
+    # ([a, a]) draws a, so those cases compare in training too (outputs and gradients).
+    ("RandomFlip", {}, [(F, (4, 3, 2))], False),
+    ("RandomFlip", {"mode": "vertical", "seed": 3, "data_format": "channels_first"}, [(F, (2, 3, 4))], False),
+    ("RandomRotation", {"factor": 0.2}, [(F, (5, 4, 2))], False),
+    ("RandomRotation", {"factor": [0.1, 0.1]}, [(F, (5, 4, 2))], False),
+    ("RandomRotation", {"factor": [-0.25, -0.25], "fill_mode": "constant", "fill_value": 0.5}, [(F, (5, 5, 1))], False),
+    ("RandomRotation", {"factor": [0.07, 0.07], "fill_mode": "wrap", "interpolation": "nearest"}, [(F, (6, 5, 1))], False),
+    ("RandomRotation", {"factor": [0.4, 0.4], "fill_mode": "nearest", "data_format": "channels_first"},
+     [(F, (2, 5, 4))], False),
+    ("RandomZoom", {"height_factor": 0.3}, [(F, (5, 4, 1))], False),
+    ("RandomZoom", {"height_factor": [0.3, 0.3]}, [(F, (5, 4, 2))], False),
+    ("RandomZoom", {"height_factor": [-0.35, -0.35], "width_factor": [0.45, 0.45], "fill_mode": "constant"},
+     [(F, (6, 5, 1))], False),
+    ("RandomZoom", {"height_factor": [0.5, 0.5], "width_factor": [0.2, 0.2], "fill_mode": "wrap"}, [(F, (5, 7, 1))], False),
+    ("RandomTranslation", {"height_factor": 0.2, "width_factor": 0.1}, [(F, (5, 4, 1))], False),
+    ("RandomTranslation", {"height_factor": [0.23, 0.23], "width_factor": [-0.37, -0.37]}, [(F, (5, 6, 2))], False),
+    ("RandomTranslation", {"height_factor": [-0.41, -0.41], "width_factor": [0.13, 0.13], "fill_mode": "nearest",
+                           "interpolation": "nearest"}, [(F, (7, 5, 1))], False),
+    ("RandomTranslation", {"height_factor": [0.3, 0.3], "width_factor": [0.6, 0.6], "fill_mode": "constant",
+                           "fill_value": -1.0, "data_format": "channels_first"}, [(F, (1, 5, 4))], False),
+    ("RandomCrop", {"height": 4, "width": 3}, [(F, (4, 3, 2))], False),
+    ("RandomCrop", {"height": 3, "width": 3}, [(F, (5, 3, 1))], False),
+    ("RandomCrop", {"height": 4, "width": 5}, [(F, (2, 3, 2))], False),
+    ("RandomContrast", {"factor": 0.5}, [(F, (4, 3, 2))], False),
+    ("RandomContrast", {"factor": [-0.5, 0.5], "value_range": [-2, 2]}, [(F, (4, 3, 2))], False),
+    ("RandomBrightness", {"factor": 0.3}, [(F, (4, 3, 1))], False),
+    ("RandomBrightness", {"factor": [0.1, 0.1], "value_range": [-1, 1]}, [(F, (4, 3, 2))], False),
 ]
 
 RANDOM_CLASSES = {"SpatialDropout1D", "SpatialDropout2D", "SpatialDropout3D", "GaussianDropout", "GaussianNoise",
                   "AlphaDropout"}
 
 
+IMAGE_AUGMENTATIONS = {"RandomFlip", "RandomRotation", "RandomZoom", "RandomTranslation", "RandomContrast",
+                       "RandomBrightness"}
+
+
+def _one_value(f):
+    return isinstance(f, list) and len(f) == 2 and f[0] == f[1]
+
+
 def inference_only(cls, kwargs):
     """A random layer that really draws noise: its training output is random."""
+    if cls in IMAGE_AUGMENTATIONS:
+        factors = [kwargs.get(k) for k in ("factor", "height_factor", "width_factor") if k in kwargs]
+        if cls == "RandomContrast":  # Keras 3.15 draws in [1 - lower, 1 + upper)
+            return not (isinstance(factors[0], list) and factors[0][0] == -factors[0][1])
+        return cls == "RandomFlip" or not all(_one_value(f) for f in factors)
     return cls in RANDOM_CLASSES and (kwargs.get("rate", 0) > 0 or kwargs.get("stddev", 0) > 0)
+
+
+def training_only(cls, kwargs, specs):
+    """Keras 3.15's RandomCrop returns its input unchanged at inference (keras-team/keras#21868), unlike its
+    output shape and documentation; Kiln crops its fixed window there, as Keras does in training when the
+    image is not larger on both axes. Such cases compare in training only."""
+    if cls != "RandomCrop":
+        return False
+    h, w = specs[0][1][0], specs[0][1][1]
+    return (h, w) != (kwargs["height"], kwargs["width"])
 
 
 def keras_h5_limit(desc):
@@ -105,6 +174,9 @@ def keras_h5_limit(desc):
     if desc.startswith("SpatialDropout"):
         return ("Keras 3.15's legacy loader turns the first layer's batch_input_shape (tf.keras 2 files carry it) into "
                 "an input_shape argument, and SpatialDropout's constructors take no **kwargs")
+    if desc.startswith("Discretization"):
+        return ("Keras 3.15's legacy loader turns the first layer's batch_input_shape (tf.keras 2 files carry it) into "
+                "an input_shape argument, and Discretization's constructor takes no **kwargs")
     if desc.startswith("UnitNormalization(axis=[1, 2]"):
         return ("Keras 3.15's legacy loader drops an `axis` list of more than one entry (legacy/saving/saving_utils.py), "
                 "so it builds axis=-1; it misreads its own .h5 of this model the same way")

@@ -14,6 +14,8 @@
 //   L::AdaptiveAveragePooling1D/2D/3D, L::AdaptiveMaxPooling1D/2D/3D, L::DepthwiseConv1D/2D,
 //   L::SeparableConv1D/2D, L::Conv1DTranspose, L::Conv2DTranspose, L::Conv3D.
 //   L::Masking, L::SimpleRNN, L::LSTM, L::GRU (and their cells), L::RNN, L::StackedRNNCells, L::Bidirectional, L::TimeDistributed.
+//   L::Conv3DTranspose, L::CategoryEncoding, L::Discretization, L::IntegerLookup, L::RandomFlip,
+//   L::RandomRotation, L::RandomZoom, L::RandomTranslation, L::RandomCrop, L::RandomContrast, L::RandomBrightness.
 //
 // To add a layer Foo:
 //   1. layers/include/kiln/layers/foo.h: `FooOptions` with its keys in
@@ -71,6 +73,15 @@
 #include "kiln/layers/rms_normalization.h"
 #include "kiln/layers/spatial_dropout.h"
 #include "kiln/layers/up_sampling.h"
+// Preprocessing and 3D transposed convolution.
+#include "kiln/layers/conv3d_transpose.h"
+#include "kiln/layers/category_encoding.h"
+#include "kiln/layers/discretization.h"
+#include "kiln/layers/integer_lookup.h"
+#include "kiln/layers/random_affine_transforms.h"
+#include "kiln/layers/random_flip.h"
+#include "kiln/layers/random_crop.h"
+#include "kiln/layers/random_color.h"
 
 namespace kiln::layers::detail {
 // Registers the built-ins in every program that includes this header (a static

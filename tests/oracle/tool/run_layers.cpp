@@ -44,7 +44,9 @@ int run_layers(const Group& g) {
       if (is_float(x)) tape.watch(x);
     const kiln::Tensor out = call_layer(*layer, xs, list_input, training);
     g.save(c, "out", out);
-    const kiln::Tensor target = kiln::sum(out * g.array(c.at("cotangent")));
+    // An integer output (Discretization's "int" mode) carries no gradient: its d/d input is zeros, as JAX's.
+    const kiln::Tensor cot = g.array(c.at("cotangent"));
+    const kiln::Tensor target = kiln::sum((is_float(out) ? out : kiln::cast(out, cot.dtype())) * cot);
     for (std::size_t i = 0; i < xs.size(); ++i) {
       if (!is_float(xs[i])) continue;
       std::optional<kiln::Tensor> gx = tape.gradient(target, xs[i]);

@@ -1,0 +1,77 @@
+#pragma once
+// Conv3DTranspose: the transposed ("deconvolution") counterpart of Conv3D.
+//   L::Conv3DTranspose(8, {3, 3, 3}, {.strides = {2, 2, 2}})
+//   (batch, D, H, W, C) -> (batch, OD, OH, OW, 8)   (channels_first: (batch, C, D, H, W))
+//   kernel: (kd, kh, kw, filters, C) (Keras's layout), bias: (filters,)
+// Per axis, with k' = (k - 1)·dilation + 1 and no output_padding:
+//   "valid": O = I·stride + max(k' - stride, 0);  "same": O = I·stride
+// and with output_padding p (each p < its stride):
+//   O = (I - 1)·stride + k' - 2·(k' / 2 if "same" else 0) + p.
+// kernel_size, strides, output_padding and dilation_rate take one int for every
+// axis or three. As in Keras there are no channel groups, and strides > 1 cannot
+// be combined with dilation_rate > 1.
+// Computed as Keras's JAX backend does: the input dilated by the stride, padded,
+// and convolved (stride 1) with the spatially flipped kernel, the depth axis as a
+// sum of 2D convolutions over the kernel's depth taps.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kiln/core/fields.h"
+#include "kiln/nn/activations.h"
+#include "kiln/nn/layer.h"
+#include "kiln/nn/layer_class.h"
+
+namespace kiln::layers {
+
+struct Conv3DTransposeOptions {
+  std::vector<int> strides = {1, 1, 1};
+  std::string padding = "valid";
+  std::string data_format = "channels_last";
+  /// None: the output size is inferred (formula above).
+  std::optional<std::vector<int>> output_padding;
+  std::vector<int> dilation_rate = {1, 1, 1};
+  std::string activation = "linear";
+  bool use_bias = true;
+  InitializerArg kernel_initializer = "glorot_uniform";
+  InitializerArg bias_initializer = "zeros";
+  regularizers::RegularizerPtr kernel_regularizer = nullptr;
+  regularizers::RegularizerPtr bias_regularizer = nullptr;
+  regularizers::RegularizerPtr activity_regularizer = nullptr;
+  constraints::ConstraintPtr kernel_constraint = nullptr;
+  constraints::ConstraintPtr bias_constraint = nullptr;
+  KILN_LAYER_BASE_OPTIONS
+  KILN_FIELDS(Conv3DTransposeOptions, strides, padding, data_format, output_padding, dilation_rate, activation,
+              use_bias, kernel_initializer, bias_initializer, kernel_regularizer, bias_regularizer,
+              activity_regularizer, kernel_constraint, bias_constraint)
+};
+
+class Conv3DTransposeImpl : public Layer {
+ public:
+  using Options = Conv3DTransposeOptions;
+  Conv3DTransposeImpl(int64_t filters, std::vector<int> kernel_size, Conv3DTransposeOptions options = {});
+  std::string class_name() const override { return "Conv3DTranspose"; }
+  Config get_config() const override;
+  KILN_ARGS(Conv3DTransposeImpl, filters_, kernel_size_)
+  const Conv3DTransposeOptions& options() const { return o_; }
+  Shape compute_output_shape(const Shape& input_shape) override;
+  using Layer::compute_output_shape;
+
+ protected:
+  void build(const Shape& input_shape) override;
+  Tensor call(const Tensor& x, bool training) override;
+  using Layer::build;
+  using Layer::call;
+
+ private:
+  int64_t filters_;
+  std::vector<int> kernel_size_;
+  Conv3DTransposeOptions o_;
+  activations::Activation activation_;
+  Variable kernel_, bias_;
+};
+
+KILN_LAYER_HANDLE(Conv3DTranspose);
+
+}  // namespace kiln::layers

@@ -1,0 +1,102 @@
+#pragma once
+// RandomRotation, RandomZoom and RandomTranslation: in training, each image is
+// resampled through a random affine map (Keras 3's matrices); the identity at inference.
+//   L::RandomRotation(0.1)          angle uniform in [-0.1, 0.1)·360 degrees about the centre
+//   L::RandomRotation({-0.2, 0.3})  angle in [-0.2, 0.3)·360 degrees
+//   L::RandomZoom(0.2)              height scale uniform in [0.8, 1.2) (the sampled input
+//                                   window; > 1 zooms out), width scale the same draw
+//   L::RandomZoom(0.2, {0.1})       width scale drawn on its own in [0.9, 1.1)
+//   L::RandomTranslation(0.1, 0.2)  shifts uniform in [-0.1, 0.1)·H rows, [-0.2, 0.2)·W columns
+// fill_mode, for samples outside the image: "reflect" (the default; d c b a | a b c d |
+// d c b a), "wrap", "constant" (fill_value) or "nearest"; interpolation "bilinear" (the
+// default) or "nearest". Images (batch, H, W, C) or one (H, W, C) (channels_first: C
+// first). Differentiable with respect to the images.
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "kiln/core/fields.h"
+#include "kiln/layers/random_image_layer.h"
+#include "kiln/nn/layer_class.h"
+
+namespace kiln::layers {
+
+struct RandomAffineOptions {
+  std::string fill_mode = "reflect";
+  std::string interpolation = "bilinear";
+  std::optional<uint64_t> seed;
+  double fill_value = 0.0;
+  std::string data_format = "channels_last";
+  KILN_LAYER_BASE_OPTIONS
+  KILN_FIELDS(RandomAffineOptions, fill_mode, interpolation, seed, fill_value, data_format)
+};
+
+/// The options check and the resampling call the three layers share.
+class RandomAffineLayer : public RandomImageLayer {
+ public:
+  using Options = RandomAffineOptions;
+  const RandomAffineOptions& options() const { return o_; }
+
+ protected:
+  RandomAffineLayer(const std::string& cls, RandomAffineOptions options);
+  /// Keras's [a0, a1, a2, b0, b1, b2, c0, c1] for each image of (B, H, W, C), from this call's draws.
+  virtual std::vector<std::array<double, 8>> transforms(int64_t batch, int64_t height, int64_t width) = 0;
+  Tensor call(const Tensor& x, bool training) override;
+  using Layer::call;
+  RandomAffineOptions o_;
+};
+
+class RandomRotationImpl : public RandomAffineLayer {
+ public:
+  explicit RandomRotationImpl(Factor factor, RandomAffineOptions options = {});
+  std::string class_name() const override { return "RandomRotation"; }
+  Config get_config() const override;
+  KILN_ARGS(RandomRotationImpl, factor_)
+
+ protected:
+  std::vector<std::array<double, 8>> transforms(int64_t batch, int64_t height, int64_t width) override;
+
+ private:
+  Factor factor_;  // (lower, upper), as Keras keeps it
+};
+
+class RandomZoomImpl : public RandomAffineLayer {
+ public:
+  explicit RandomZoomImpl(Factor height_factor, std::optional<Factor> width_factor = std::nullopt,
+                          RandomAffineOptions options = {});
+  std::string class_name() const override { return "RandomZoom"; }
+  Config get_config() const override;
+  KILN_ARGS(RandomZoomImpl, height_factor_, width_factor_)
+
+ protected:
+  std::vector<std::array<double, 8>> transforms(int64_t batch, int64_t height, int64_t width) override;
+
+ private:
+  Factor height_factor_;
+  std::optional<Factor> width_factor_;
+  std::pair<double, double> height_range_, width_range_;
+};
+
+class RandomTranslationImpl : public RandomAffineLayer {
+ public:
+  RandomTranslationImpl(Factor height_factor, Factor width_factor, RandomAffineOptions options = {});
+  std::string class_name() const override { return "RandomTranslation"; }
+  Config get_config() const override;
+  KILN_ARGS(RandomTranslationImpl, height_factor_, width_factor_)
+
+ protected:
+  std::vector<std::array<double, 8>> transforms(int64_t batch, int64_t height, int64_t width) override;
+
+ private:
+  Factor height_factor_, width_factor_;
+  std::pair<double, double> height_range_, width_range_;
+};
+
+KILN_LAYER_HANDLE(RandomRotation);
+KILN_LAYER_HANDLE(RandomZoom);
+KILN_LAYER_HANDLE(RandomTranslation);
+
+}  // namespace kiln::layers

@@ -1,0 +1,54 @@
+#pragma once
+// RandomCrop: crops images to (height, width).
+//   L::RandomCrop(24, 24)   (batch, 32, 32, 3) -> (batch, 24, 24, 3)
+// Training, when the image is larger on both axes: one random window of
+// (height, width) for the whole batch (start rows uniform in [0, H - height]).
+// Otherwise, and at inference, Keras's fixed window: the window of the target aspect
+// ratio, ch = min(H, W·height/width) by cw = min(W, H·width/height) (integer parts, at
+// least 1), centred, starts at row (H - ch) / 2 and column (W - cw) / 2; from there
+// `height` rows and `width` columns are taken (fewer where the image ends), then resized
+// (bilinear) to (height, width) if the image was smaller. Keras 3.15 skips the crop at
+// inference (keras-team/keras#21868), against its own output shape and documentation;
+// Kiln applies this window there, as the proposed fix does.
+// Images (batch, H, W, C) or one (H, W, C) (channels_first: C first). Differentiable
+// with respect to the images.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "kiln/core/fields.h"
+#include "kiln/layers/random_image_layer.h"
+#include "kiln/nn/layer_class.h"
+
+namespace kiln::layers {
+
+struct RandomCropOptions {
+  std::optional<uint64_t> seed;
+  std::string data_format = "channels_last";
+  KILN_LAYER_BASE_OPTIONS
+  KILN_FIELDS(RandomCropOptions, seed, data_format)
+};
+
+class RandomCropImpl : public RandomImageLayer {
+ public:
+  using Options = RandomCropOptions;
+  RandomCropImpl(int64_t height, int64_t width, RandomCropOptions options = {});
+  std::string class_name() const override { return "RandomCrop"; }
+  Config get_config() const override;
+  KILN_ARGS(RandomCropImpl, height_, width_)
+  const RandomCropOptions& options() const { return o_; }
+  Shape compute_output_shape(const Shape& input_shape) override;
+  using Layer::compute_output_shape;
+
+ protected:
+  Tensor call(const Tensor& x, bool training) override;
+  using Layer::call;
+
+ private:
+  int64_t height_, width_;
+  RandomCropOptions o_;
+};
+
+KILN_LAYER_HANDLE(RandomCrop);
+
+}  // namespace kiln::layers

@@ -1,0 +1,149 @@
+// Conv3DTranspose and the preprocessing layers through the one harness (layer_harness.h).
+#include <doctest/doctest.h>
+
+#include "kiln/core/error.h"
+#include "kiln/layers.h"
+#include "kiln/ops/ops.h"
+#include "layer_harness.h"
+
+namespace k = kiln;
+namespace L = kiln::layers;
+using k::testing::check_layer;
+using k::testing::LayerCase;
+
+namespace {
+template <class H>
+k::LayerPtr ptr(H h) {
+  return h.ptr();
+}
+}  // namespace
+
+TEST_CASE("harness: Conv3DTranspose") {
+  check_layer({.label = "Conv3DTranspose valid",
+               .make = [](k::DType dt) { return ptr(L::Conv3DTranspose(2, {2, 3, 2}, {.dtype = dt})); },
+               .input_shapes = {{2, 2, 3, 2, 3}},
+               .weight_names = {"kernel", "bias"}});
+  check_layer({.label = "Conv3DTranspose strides, same, output_padding",
+               .make = [](k::DType dt) {
+                 return ptr(L::Conv3DTranspose(2, {3}, {.strides = {2, 1, 3}, .padding = "same",
+                                                       .output_padding = std::vector<int>{1, 0, 2}, .dtype = dt}));
+               },
+               .input_shapes = {{1, 2, 3, 2, 2}},
+               .weight_names = {"kernel", "bias"}});
+  check_layer({.label = "Conv3DTranspose dilation, channels_first, no bias",
+               .make = [](k::DType dt) {
+                 return ptr(L::Conv3DTranspose(3, {2}, {.data_format = "channels_first", .dilation_rate = {2, 1, 2},
+                                                       .activation = "tanh", .use_bias = false, .dtype = dt}));
+               },
+               .input_shapes = {{2, 2, 2, 3, 2}},
+               .weight_names = {"kernel"}});
+}
+
+TEST_CASE("Conv3DTranspose: output shapes and Keras's argument errors") {
+  // Keras's docstring example: (4, 10, 8, 12, 128) -> (4, 20, 16, 24, 32) with kernel 2, strides 2.
+  CHECK(L::Conv3DTranspose(32, {2}, {.strides = {2, 2, 2}})->compute_output_shape(k::Shape{4, 10, 8, 12, 128}) ==
+        k::Shape{4, 20, 16, 24, 32});
+  // valid: I·s + max(k - s, 0); same: I·s; output_padding: (I - 1)·s + k - 2·(k / 2 if same) + p.
+  CHECK(L::Conv3DTranspose(2, {3, 2, 5}, {.strides = {2, 3, 1}})->compute_output_shape(k::Shape{1, 4, 4, 4, 1}) ==
+        k::Shape{1, 9, 12, 8, 2});
+  CHECK(L::Conv3DTranspose(2, {3}, {.strides = {2, 2, 2}, .padding = "same", .output_padding = std::vector<int>{1, 0, 1}})
+            ->compute_output_shape(k::Shape{1, 4, 4, 4, 1}) == k::Shape{1, 8, 7, 8, 2});
+  CHECK_THROWS_WITH_AS(L::Conv3DTranspose(0, {3}),
+                       "Conv3DTranspose: invalid value for argument `filters`. Expected a strictly positive value. Received filters=0.",
+                       k::ValueError);
+  CHECK_THROWS_WITH_AS(L::Conv3DTranspose(2, {3, 0, 3}),
+                       "Conv3DTranspose: the `kernel_size` argument must be a tuple of 3 integers. Received kernel_size=(3, 0, "
+                       "3), including values {0} that do not satisfy `value > 0`",
+                       k::ValueError);
+  CHECK_THROWS_WITH_AS(L::Conv3DTranspose(2, {3}, {.strides = {2, 2, 2}, .output_padding = std::vector<int>{1, 2, 0}}),
+                       "Conv3DTranspose: `output_padding` must be strictly less than `strides` for all dimensions. At dimension "
+                       "1, `output_padding` is 2 but `strides` is 2. Received: output_padding=(1, 2, 0), strides=(2, 2, 2)",
+                       k::ValueError);
+  CHECK_THROWS_WITH_AS(L::Conv3DTranspose(2, {3}, {.strides = {2, 1, 1}, .dilation_rate = {1, 2, 1}}),
+                       "Conv3DTranspose: `strides > 1` not supported in conjunction with `dilation_rate > 1`. Received: "
+                       "strides=(2, 1, 1) and dilation_rate=(1, 2, 1)",
+                       k::ValueError);
+  CHECK_THROWS_AS(L::Conv3DTranspose(2, {3, 3}), k::ValueError);
+  CHECK_THROWS_AS(L::Conv3DTranspose(2, {3}, {.padding = "causal"}), k::ValueError);
+}
+
+TEST_CASE("harness: CategoryEncoding and Discretization (integer outputs: no gradients)") {
+  check_layer({.label = "CategoryEncoding count",
+               .make = [](k::DType dt) { return ptr(L::CategoryEncoding(6, {.output_mode = "count", .dtype = dt})); },
+               .input_shapes = {{3, 4}},
+               .integer_input = true,
+               .int_high = 6});
+  check_layer({.label = "CategoryEncoding one_hot",
+               .make = [](k::DType dt) { return ptr(L::CategoryEncoding(5, {.output_mode = "one_hot", .dtype = dt})); },
+               .input_shapes = {{3, 2}},
+               .integer_input = true,
+               .int_high = 7});
+  check_layer({.label = "Discretization multi_hot",
+               .make = [](k::DType dt) {
+                 return ptr(L::Discretization({.bin_boundaries = std::vector<double>{-0.5, 0.0, 0.7}, .output_mode = "multi_hot", .dtype = dt}));
+               },
+               .input_shapes = {{3, 4}},
+               .check_input_gradient = false});
+  check_layer({.label = "Discretization adapted, int",
+               .make = [](k::DType dt) {
+                 L::Discretization d({.num_bins = 3, .dtype = dt});
+                 d->adapt(k::range(0.0, 30.0, 1.0, k::float32));
+                 return ptr(d);
+               },
+               .input_shapes = {{2, 3}},
+               .check_input_gradient = false,
+               .float_output = false});
+}
+
+TEST_CASE("harness: IntegerLookup (integer outputs: no gradients)") {
+  check_layer({.label = "IntegerLookup int",
+               .make = [](k::DType) { return ptr(L::IntegerLookup({.vocabulary = std::vector<int64_t>{3, 1, 4, 5}})); },
+               .input_shapes = {{3, 4}},
+               .integer_input = true,
+               .float_output = false});
+  check_layer({.label = "IntegerLookup invert, mask",
+               .make = [](k::DType) { return ptr(L::IntegerLookup({.mask_token = 0, .vocabulary = std::vector<int64_t>{7, 8, 9}, .invert = true})); },
+               .input_shapes = {{2, 3}},
+               .integer_input = true,
+               .int_high = 6,
+               .float_output = false});
+  check_layer({.label = "IntegerLookup tf_idf",
+               .make = [](k::DType) {
+                 return ptr(L::IntegerLookup({.vocabulary = std::vector<int64_t>{2, 4, 6}, .idf_weights = std::vector<double>{0.5, 1.5, 2.0},
+                                              .output_mode = "tf_idf"}));
+               },
+               .input_shapes = {{3, 5}},
+               .integer_input = true,
+               .float_output = false});
+}
+
+// The image augmentations at inference (the identity; RandomCrop's fixed window):
+// shapes, configs, .keras/.h5 round trips and gradients. Training-mode gradients are
+// checked in test_random_image_values.cpp with a fresh seeded layer per evaluation.
+TEST_CASE("harness: image augmentation layers") {
+  check_layer({.label = "RandomFlip", .make = [](k::DType dt) { return ptr(L::RandomFlip("horizontal", {.seed = 3, .dtype = dt})); },
+               .input_shapes = {{2, 4, 3, 2}}});
+  check_layer({.label = "RandomRotation",
+               .make = [](k::DType dt) { return ptr(L::RandomRotation(0.2, {.fill_mode = "constant", .fill_value = 1.0, .dtype = dt})); },
+               .input_shapes = {{2, 5, 4, 1}}});
+  check_layer({.label = "RandomZoom",
+               .make = [](k::DType dt) {
+                 return ptr(L::RandomZoom({-0.2, 0.3}, L::Factor(0.1), {.interpolation = "nearest", .data_format = "channels_first", .dtype = dt}));
+               },
+               .input_shapes = {{2, 1, 4, 5}}});
+  check_layer({.label = "RandomTranslation",
+               .make = [](k::DType dt) { return ptr(L::RandomTranslation(0.1, {-0.2, 0.3}, {.fill_mode = "wrap", .dtype = dt})); },
+               .input_shapes = {{3, 4, 4}}});
+  check_layer({.label = "RandomCrop fixed window",
+               .make = [](k::DType dt) { return ptr(L::RandomCrop(3, 2, {.seed = 1, .dtype = dt})); },
+               .input_shapes = {{2, 5, 6, 2}}});
+  check_layer({.label = "RandomCrop smaller image, resized",
+               .make = [](k::DType dt) { return ptr(L::RandomCrop(4, 5, {.data_format = "channels_first", .dtype = dt})); },
+               .input_shapes = {{1, 2, 3, 3}}});
+  check_layer({.label = "RandomContrast",
+               .make = [](k::DType dt) { return ptr(L::RandomContrast(0.4, {.value_range = {-3, 3}, .dtype = dt})); },
+               .input_shapes = {{2, 3, 3, 2}}});
+  check_layer({.label = "RandomBrightness",
+               .make = [](k::DType dt) { return ptr(L::RandomBrightness({-0.1, 0.2}, {.seed = 9, .dtype = dt})); },
+               .input_shapes = {{2, 3, 3, 1}}});
+}
