@@ -115,4 +115,17 @@ Config AdditiveAttentionImpl::get_config() const { return layer_config(*this); }
 KILN_REGISTER_LAYER(AttentionImpl, "Attention")
 KILN_REGISTER_LAYER(AdditiveAttentionImpl, "AdditiveAttention")
 
+std::vector<Tensor> AttentionImpl::call_kwargs(const std::vector<Tensor>& xs, const CallKwargs& kwargs,
+                                               const Tensor& mask, bool training) {
+  AttentionCallOptions c{.training = training};
+  CallKwargs rest;
+  for (const auto& [key, v] : kwargs.items()) {
+    if (key == "use_causal_mask") c.use_causal_mask = kwargs.flag(key);
+    else if (key == "return_attention_scores") c.return_attention_scores = kwargs.flag(key);
+    else rest.set(key, v);
+  }
+  if (!rest.empty()) return Layer::call_kwargs(xs, rest, mask, training);
+  return detail::attention_outputs(attend(xs, c), c.return_attention_scores);
+}
+
 }  // namespace kiln::layers

@@ -1,6 +1,11 @@
 // Helpers shared by Attention, EinsumDense, MultiHeadAttention and GroupedQueryAttention.
 #include "attention_common.h"
 
+#include <algorithm>
+
+#include "kiln/core/error.h"
+#include "kiln/nn/layer.h"
+
 #include <nlohmann/json.hpp>
 
 #include "kiln/nn/masking.h"
@@ -74,6 +79,41 @@ MaskStash::MaskStash(std::vector<Tensor> ts) : ts_(std::move(ts)) {
 MaskStash::~MaskStash() {
   for (std::size_t i = 0; i < ts_.size(); ++i)
     if (masks_[i].defined()) set_keras_mask(ts_[i], masks_[i]);
+}
+
+namespace {
+Tensor single_tensor(const Layer& layer, const std::string& key, const CallArg& v) {
+  if (!v.is_tensor() || v.tensor_list || v.tensors.size() != 1)
+    throw ValueError("Layer '" + layer.name() + "' (" + layer.class_name() + "): the call keyword " + key +
+                     " must be one tensor, but received " +
+                     (v.is_tensor() ? "a list of " + std::to_string(v.tensors.size()) + " tensors" : v.json));
+  return v.tensors[0];
+}
+}  // namespace
+
+MultiHeadAttentionCall attention_call_from_kwargs(const Layer& layer, std::vector<Tensor>& inputs,
+                                                  const CallKwargs& kwargs, CallKwargs& rest, bool training) {
+  MultiHeadAttentionCall c;
+  c.training = training;
+  for (const auto& [key, v] : kwargs.items()) {
+    const bool none = !v.is_tensor() && v.json == "null";
+    if (key == "value" && !none) inputs.insert(inputs.begin() + std::min<std::size_t>(inputs.size(), 1), single_tensor(layer, key, v));
+    else if (key == "key") { if (!none) c.key = single_tensor(layer, key, v); }
+    else if (key == "attention_mask") { if (!none) c.attention_mask = single_tensor(layer, key, v); }
+    else if (key == "use_causal_mask") c.use_causal_mask = kwargs.flag(key);
+    else if (key == "return_attention_scores") c.return_attention_scores = kwargs.flag(key);
+    else rest.set(key, v);
+  }
+  if (inputs.size() < 2)
+    throw ValueError("Layer '" + layer.name() + "' (" + layer.class_name() + ") needs a query and a value, but "
+                     "received " + std::to_string(inputs.size()) + " input(s)");
+  if (inputs.size() > 2 && !c.key.defined()) c.key = inputs[2];
+  return c;
+}
+
+std::vector<Tensor> attention_outputs(const std::pair<Tensor, Tensor>& out, bool return_attention_scores) {
+  if (return_attention_scores) return {out.first, out.second};
+  return {out.first};
 }
 
 }  // namespace kiln::layers::detail

@@ -11,8 +11,19 @@
 #include "kiln/core/config.h"
 #include "kiln/core/tensor.h"
 #include "kiln/layers/einsum_dense.h"
+#include "kiln/layers/multi_head_attention.h"
+#include "kiln/nn/call_kwargs.h"
 
 namespace kiln::layers::detail {
+
+/// Keras's call keywords of MultiHeadAttention and GroupedQueryAttention
+/// (query, value, key, attention_mask, use_causal_mask,
+/// return_attention_scores) read from `kwargs` into `call`; `inputs` gets a
+/// value given by keyword (tf.keras 2 wrote it so). Other keywords go to `rest`.
+MultiHeadAttentionCall attention_call_from_kwargs(const Layer& layer, std::vector<Tensor>& inputs,
+                                                  const CallKwargs& kwargs, CallKwargs& rest, bool training);
+/// {output} or {output, scores} as return_attention_scores asks.
+std::vector<Tensor> attention_outputs(const std::pair<Tensor, Tensor>& out, bool return_attention_scores);
 
 /// A projection sublayer named `name`, with the initializers, regularizers and
 /// constraints of the attention layer's options `o` (Keras's

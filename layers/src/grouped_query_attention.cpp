@@ -140,4 +140,13 @@ Config GroupedQueryAttentionImpl::get_config() const { return layer_config(*this
 
 KILN_REGISTER_LAYER(GroupedQueryAttentionImpl, "GroupedQueryAttention", "GroupQueryAttention")
 
+std::vector<Tensor> GroupedQueryAttentionImpl::call_kwargs(const std::vector<Tensor>& xs, const CallKwargs& kwargs, const Tensor& mask,
+                                        bool training) {
+  std::vector<Tensor> inputs = xs;
+  CallKwargs rest;
+  MultiHeadAttentionCall c = detail::attention_call_from_kwargs(*this, inputs, kwargs, rest, training);
+  if (!rest.empty()) return Layer::call_kwargs(xs, rest, mask, training);
+  return detail::attention_outputs(attend(inputs[0], inputs[1], c), c.return_attention_scores);
+}
+
 }  // namespace kiln::layers

@@ -35,7 +35,18 @@ std::vector<Shape> shapes_of(const std::vector<Tensor>& xs) {
 }  // namespace
 
 // ---- element-wise merges ----
-MergeImpl::MergeImpl(MergeOptions o) : Layer(base_options(o)), o_(std::move(o)) { apply_input_shape(*this, o_); }
+MergeImpl::MergeImpl(MergeOptions o) : Layer(base_options(o)), o_(std::move(o)) {
+  apply_input_shape(*this, o_);
+  set_supports_masking(true);
+}
+
+Tensor MergeImpl::compute_list_mask(const std::vector<Tensor>&, const std::vector<Tensor>& masks) {
+  for (const auto& m : masks)
+    if (!m.defined()) return Tensor();
+  Tensor out = masks.at(0);
+  for (std::size_t i = 1; i < masks.size(); ++i) out = logical_or(out, masks[i]);
+  return out;
+}
 
 Shape MergeImpl::check_shapes(const std::vector<Shape>& shapes) {
   const std::string who = "Layer '" + name() + "' (" + class_name() + ")";
@@ -121,6 +132,20 @@ Tensor MinimumImpl::merge(const std::vector<Tensor>& xs) const {
 // ---- Concatenate ----
 ConcatenateImpl::ConcatenateImpl(ConcatenateOptions o) : Layer(base_options(o)), o_(std::move(o)) {
   apply_input_shape(*this, o_);
+  set_supports_masking(true);
+}
+
+Tensor ConcatenateImpl::compute_list_mask(const std::vector<Tensor>& xs, const std::vector<Tensor>& masks) {
+  if (std::none_of(masks.begin(), masks.end(), [](const Tensor& m) { return m.defined(); })) return Tensor();
+  std::vector<Tensor> full;
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    const Tensor m = i < masks.size() ? masks[i] : Tensor();
+    if (!m.defined()) full.push_back(ones(xs[i].shape(), DType::bool_));
+    else if (m.rank() < xs[i].rank()) full.push_back(logical_or(expand_dims(m, -1), zeros(xs[i].shape(), DType::bool_)));
+    else full.push_back(m);
+  }
+  const Tensor c = cast(concat(full, o_.axis), DType::float32);
+  return greater(max(c, Axes{-1}), zeros({}, DType::float32));
 }
 
 std::vector<Shape> ConcatenateImpl::compute_output_shape(const std::vector<Shape>& shapes) {
@@ -169,7 +194,10 @@ Config ConcatenateImpl::get_config() const { return layer_config(*this); }
 DotImpl::DotImpl(Size2 axes, DotOptions o)
     : Layer(base_options(o)), axes_(axes), o_(std::move(o)) {
   apply_input_shape(*this, o_);
+  set_supports_masking(true);
 }
+
+Tensor DotImpl::compute_list_mask(const std::vector<Tensor>&, const std::vector<Tensor>&) { return Tensor(); }
 
 std::pair<int, int> DotImpl::resolve_axes(const Shape& a, const Shape& b) const {
   const int a0 = axes_.first < 0 ? axes_.first + static_cast<int>(a.rank()) : axes_.first;

@@ -1,9 +1,12 @@
 """Recurrent models with masks, from compiled files Keras wrote: padded
 sequences (Embedding(mask_zero=True), Masking) through LSTM, GRU,
-Bidirectional and TimeDistributed. Kiln loads each .keras file (compiled) and
-gives Keras's predictions, the masked loss and metric on the same weights
-(padded timesteps count for nothing), and the loss of five SGD steps; each
-model's legacy .h5 loads and predicts the same too."""
+Bidirectional and TimeDistributed, and functional models whose graphs hold
+keras.ops operation nodes (Masking's NotEqual/Any mask) and call keywords
+(mask=, initial_state=). Kiln loads each .keras file (compiled) and gives
+Keras's predictions, the masked loss and metric on the same weights (padded
+timesteps count for nothing), and the loss of five SGD steps; each model's
+legacy .h5 loads and predicts the same too. The functional models Kiln loaded
+are saved again by Kiln as .keras, and Keras loads them and predicts the same."""
 import os
 
 import keras
@@ -46,8 +49,6 @@ def tagger():
 
 def bidirectional_regressor():
     """Masking -> Bidirectional(GRU) -> TimeDistributed(Dense): per-step regression."""
-    # Sequential: a functional Keras graph would record Masking's mask as
-    # NotEqual/Any operation nodes, which are not layers.
     return keras.Sequential([
         keras.Input((5, 3)),
         keras.layers.Masking(),
@@ -67,6 +68,25 @@ def stacked_classifier():
     ])
 
 
+def functional_masking():
+    """Masking -> LSTM -> Dense as a functional model: Keras records Masking's mask
+    as NotEqual and Any operation nodes and passes it as the LSTM's mask keyword."""
+    x = keras.Input((5, 3))
+    h = keras.layers.LSTM(4, **INIT)(keras.layers.Masking()(x))
+    return keras.Model(x, keras.layers.Dense(2, **INIT)(h))
+
+
+def seeded_lstm():
+    """keras.ops between layers, and initial_state as a call keyword: the LSTM
+    starts from states computed from the sequence's mean."""
+    x = keras.Input((5, 3))
+    h0 = keras.layers.Dense(4, activation="tanh", **INIT)(keras.ops.mean(x, axis=1))
+    c0 = keras.ops.multiply(h0, 0.5)
+    y = keras.layers.LSTM(4, return_sequences=True, **INIT)(x, initial_state=[h0, c0])
+    s = keras.ops.add(y, keras.ops.expand_dims(keras.ops.sum(y, axis=-1), -1))
+    return keras.Model(x, keras.layers.Dense(2, **INIT)(s))
+
+
 def cases(rng):
     x1 = padded_ids(rng, 8, 6, 9)
     y1 = rng.integers(0, 3, (8, 6)).astype(np.int32)
@@ -74,12 +94,22 @@ def cases(rng):
     y2 = rng.normal(0, 1, (6, 5, 2)).astype(np.float32)
     x3 = padded_ids(rng, 6, 7, 9)
     y3 = rng.integers(0, 3, (6,)).astype(np.int32)
+    x4 = padded_features(rng, 6, 5, 3)
+    y4 = rng.normal(0, 1, (6, 2)).astype(np.float32)
+    x5 = rng.normal(0, 1, (6, 5, 3)).astype(np.float32)
+    y5 = rng.normal(0, 1, (6, 5, 2)).astype(np.float32)
     scce = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
     return [
         ("tagger", tagger, x1, y1, scce, ["sparse_categorical_accuracy"]),
         ("bidirectional_regressor", bidirectional_regressor, x2, y2, "mse", ["mae"]),
         ("stacked_classifier", stacked_classifier, x3, y3, "sparse_categorical_crossentropy", ["accuracy"]),
+        ("functional_masking", functional_masking, x4, y4, "mse", ["mae"]),
+        ("seeded_lstm", seeded_lstm, x5, y5, "mse", ["mae"]),
     ]
+
+
+# The functional models, which Kiln saves again for Keras to read.
+RESAVED = {"functional_masking", "seeded_lstm"}
 
 
 def run(o):
@@ -94,14 +124,21 @@ def run(o):
         ev = model.test_on_batch(x, y, return_dict=True)
         losses = [float(model.train_on_batch(x, y, return_dict=True)["loss"]) for _ in range(STEPS)]
         after = np.asarray(model.predict(x, verbose=0))
-        o.add({"id": name, "path": name + ".keras", "x": o.arr(x), "y": o.arr(y), "steps": STEPS})
+        case = {"id": name, "path": name + ".keras", "x": o.arr(x), "y": o.arr(y), "steps": STEPS}
+        if name in RESAVED:
+            case["resave"] = name + ".kiln.keras"
+        o.add(case)
         o.add({"id": name + "_h5", "path": name + ".h5", "x": o.arr(x)})
         expected.append((name, pred, np.array([ev["loss"]] + [ev[m] for m in ev if m != "loss"]), np.array(losses),
-                         after))
+                         after, x))
     o.run_kiln()
-    for name, pred, ev, losses, after in expected:
+    for name, pred, ev, losses, after, x in expected:
         if not o.kiln_error(name):
             o.compare(name + " .keras: predict", o.out(name, "pred"), pred, **TOL)
+            if name in RESAVED:
+                resaved = keras.models.load_model(os.path.join(o.work, name + ".kiln.keras"))
+                o.compare(name + ": Kiln's .keras read by Keras: predict", np.asarray(resaved.predict(x, verbose=0)),
+                          pred, **TOL)
             o.compare(name + ": masked loss and metric (test_on_batch)", o.out(name, "eval"), ev, **TOL)
             o.compare(name + ": %d SGD steps' losses" % STEPS, o.out(name, "losses"), losses, rtol=1e-4, atol=1e-6)
             o.compare(name + ": predict after training", o.out(name, "pred_after"), after, rtol=1e-4, atol=1e-5)

@@ -47,8 +47,17 @@ Config build_config_of(const Layer& l) {
 }
 
 /// Layer config dtype "float32" -> DTypePolicy object (InputLayer keeps the string).
+/// A keras.ops node's entry: it is written as the op wrote it, and takes no
+/// place in model.layers(), which the other entries follow in order.
+bool is_operation_entry(const Config& e) {
+  return e.is_object() && e.contains("module") && e["module"].is_string() &&
+         e["module"].get<std::string>().rfind("keras.src.ops", 0) == 0;
+}
+
+void to_keras3_layer_entries(Config& layers, const std::vector<LayerPtr>& ls);
+
 void to_keras3_layer_entry(Config& e, const Layer* layer) {
-  if (!e.is_object()) return;
+  if (!e.is_object() || is_operation_entry(e)) return;
   const std::string cls = e.value("class_name", "");
   const LayerClassHooks* hooks = layer_class_hooks(cls);
   if (e.contains("config") && e["config"].is_object() && cls != "InputLayer") {
@@ -63,8 +72,7 @@ void to_keras3_layer_entry(Config& e, const Layer* layer) {
         if (auto seq = dynamic_cast<const Sequential*>(model); seq && seq->input_layer())
           sub.insert(sub.begin(), seq->input_layer());
       }
-      for (std::size_t i = 0; i < c["layers"].size(); ++i)
-        to_keras3_layer_entry(c["layers"][i], i < sub.size() ? sub[i].get() : nullptr);
+      to_keras3_layer_entries(c["layers"], sub);
     }
   }
   // Keras 3 records build_config for layers with weights, models, and classes
@@ -74,6 +82,15 @@ void to_keras3_layer_entry(Config& e, const Layer* layer) {
        dynamic_cast<const Model*>(layer))) {
     Config bc = build_config_of(*layer);
     if (!bc.is_null()) e["build_config"] = bc;
+  }
+}
+
+void to_keras3_layer_entries(Config& layers, const std::vector<LayerPtr>& ls) {
+  std::size_t k = 0;
+  for (auto& e : layers) {
+    if (is_operation_entry(e)) continue;
+    to_keras3_layer_entry(e, k < ls.size() ? ls[k].get() : nullptr);
+    ++k;
   }
 }
 
@@ -133,9 +150,7 @@ Config keras3_model_object(const Model& m) {
   Config config = m.get_config();
   if (config.contains("dtype") && config["dtype"].is_string()) config["dtype"] = dtype_policy(config["dtype"]);
   if (config.contains("layers") && config["layers"].is_array()) {
-    std::vector<LayerPtr> ls = config_layers(m);
-    for (std::size_t i = 0; i < config["layers"].size(); ++i)
-      to_keras3_layer_entry(config["layers"][i], i < ls.size() ? ls[i].get() : nullptr);
+    to_keras3_layer_entries(config["layers"], config_layers(m));
   }
   obj["config"] = config;
   if (seq) obj["registered_name"] = nullptr;
@@ -213,9 +228,16 @@ Config keras2_layer_entry(const Config& e3, bool first_layer, const std::optiona
 }
 
 /// Keras 3 inbound node dicts -> tf.keras 2 lists [[name, node, tensor, {}], ...].
-Config keras2_nodes(const Config& nodes) {
+Config keras2_nodes(const Config& nodes, bool operation) {
   Config out = Config::array();
   for (const auto& n : nodes) {
+    // Call keywords and keras.ops arguments have no tf.keras 2 form; Keras 3
+    // reads the node dict in .h5 files, and its tensors in kwargs only there.
+    const bool keywords = n.is_object() && n.contains("kwargs") && n["kwargs"].is_object() && !n["kwargs"].empty();
+    if (operation || keywords) {
+      out.push_back(n);
+      continue;
+    }
     // Several positional tensors (MultiHeadAttention's query, value): tf.keras 2
     // wrote the later ones as kwargs, which Keras 3's legacy loader passes on
     // untranslated, while it reads the Keras 3 node form in .h5 files too.
@@ -284,7 +306,13 @@ Config keras2_model_config(const Model& m) {
     ordered["name"] = l.value("name", e["config"].value("name", ""));
     ordered["class_name"] = ::kiln::detail::keras_class_name(e["class_name"].get<std::string>());
     ordered["config"] = e["config"];
-    ordered["inbound_nodes"] = keras2_nodes(l.value("inbound_nodes", Config::array()));
+    // keras.ops nodes keep their module: their class names (Add, Multiply) are also layer names.
+    const bool operation = l.value("module", "").rfind("keras.src.ops", 0) == 0;
+    if (operation) {
+      ordered["module"] = l["module"];
+      ordered["registered_name"] = l.value("registered_name", Config(nullptr));
+    }
+    ordered["inbound_nodes"] = keras2_nodes(l.value("inbound_nodes", Config::array()), operation);
     layers.push_back(ordered);
   }
   out["class_name"] = "Functional";

@@ -34,6 +34,25 @@ void Layer::attach_output_mask(const Tensor& x, const std::vector<Tensor>& ys, c
   if (out.defined()) set_keras_mask(ys[0], out);
 }
 
+Tensor Layer::compute_list_mask(const std::vector<Tensor>& xs, const std::vector<Tensor>& masks) {
+  return compute_mask(xs.at(0), masks.empty() ? Tensor() : masks[0]);
+}
+
+void Layer::attach_output_mask(const std::vector<Tensor>& xs, const std::vector<Tensor>& ys, const Tensor& mask) {
+  if (xs.size() == 1) return attach_output_mask(xs[0], ys, mask);
+  std::vector<Tensor> masks{mask};
+  Tensor any_mask = mask;
+  for (std::size_t i = 1; i < xs.size(); ++i) {
+    masks.push_back(get_keras_mask(xs[i]));
+    if (!any_mask.defined()) any_mask = masks.back();
+  }
+  // The single-input path warns that an unsupported layer drops the mask.
+  if (!supports_masking_) return attach_output_mask(xs[0], ys, any_mask);
+  if (ys.empty() || !ys[0].defined() || get_keras_mask(ys[0]).defined()) return;  // computed in call()
+  Tensor out = compute_list_mask(xs, masks);
+  if (out.defined()) set_keras_mask(ys[0], out);
+}
+
 void Layer::track_layer(std::shared_ptr<Layer> layer, const std::string& attribute) {
   const Layer* raw = layer.get();
   track_layer(std::move(layer));

@@ -11,6 +11,7 @@
 #include "kiln/core/error.h"
 #include "kiln/nn/input_layer.h"
 #include "kiln/nn/node.h"
+#include "kiln/nn/operation_layer.h"
 #include "core/tensor_impl.h"
 
 namespace kiln {
@@ -70,6 +71,7 @@ void Model::init_graph(const std::vector<Tensor>& inputs, const std::vector<Tens
                          "it depends on input layer '" + n->layer->name() + "', which was not passed to Model()");
     }
     for (const auto& in : n->inputs) visit(in, out_index);
+    for (const auto& in : n->kwargs.tensors()) visit(in, out_index);
     active.erase(n);
     done.insert(n);
     order.push_back(h->node);
@@ -161,13 +163,27 @@ std::vector<Tensor> Model::call(const std::vector<Tensor>& xs, bool training) {
   }
   for (const auto& n : nodes_) {
     if (n->inputs.empty()) continue;
-    std::vector<Tensor> args;
-    for (const auto& in : n->inputs) {
+    auto value_of = [&](const Tensor& in) {
       auto it = values.find(in.id());
       if (it == values.end()) throw ValueError("Model '" + name() + "': graph input missing while running layer '" + n->layer->name() + "'");
-      args.push_back(it->second);
+      return it->second;
+    };
+    std::vector<Tensor> args;
+    for (const auto& in : n->inputs) args.push_back(value_of(in));
+    std::vector<Tensor> outs;
+    if (n->kwargs.empty()) {
+      outs = n->list_call ? (*n->layer)(args, training) : std::vector<Tensor>{(*n->layer)(args[0], training)};
+    } else {
+      // The model's training argument wins over a node's, as in Keras's functional call.
+      CallKwargs kw;
+      for (const auto& [key, v] : n->kwargs.items()) {
+        if (key == "training") continue;
+        CallArg a = v;
+        for (auto& t : a.tensors) t = value_of(t);
+        kw.set(key, a);
+      }
+      outs = n->layer->call_with_kwargs(args, n->list_call, kw, training);
     }
-    std::vector<Tensor> outs = n->list_call ? (*n->layer)(args, training) : std::vector<Tensor>{(*n->layer)(args[0], training)};
     auto ids = n->output_tensors();
     for (std::size_t k = 0; k < ids.size() && k < outs.size(); ++k)
       if (ids[k].defined()) values[ids[k].id()] = outs[k];
@@ -197,8 +213,13 @@ std::vector<Shape> Model::compute_output_shape(const std::vector<Shape>& input_s
 }
 
 std::vector<LayerPtr> Model::layers() const {
-  if (is_functional()) return graph_layers_;
-  return sublayers();
+  if (!is_functional()) return sublayers();
+  // keras.ops nodes are not layers in Keras's model.layers, so they take no
+  // place in the paths and the layer lists of saved weights.
+  std::vector<LayerPtr> out;
+  for (const auto& l : graph_layers_)
+    if (!dynamic_cast<const OperationLayer*>(l.get())) out.push_back(l);
+  return out;
 }
 
 LayerPtr Model::get_layer(const std::string& n) const {

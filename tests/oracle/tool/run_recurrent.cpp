@@ -9,7 +9,8 @@ namespace {
 kiln::Tensor vec(const std::vector<double>& v) { return kiln::Tensor(v, kiln::Shape{static_cast<int64_t>(v.size())}); }
 }  // namespace
 
-// {"path", "x", "y"?, "steps"?, "compile"?}: load_model; writes "pred"; with y,
+// {"path", "x", "y"?, "steps"?, "resave"?}: load_model; writes "pred" (and, with
+// resave, saves the model it loaded there for Keras to read); with y,
 // "eval" (test_on_batch: loss, then the metrics in the logs' order), "losses"
 // (one train_on_batch per step) and "pred_after" (the prediction after training).
 int run_recurrent(const Group& g) {
@@ -18,6 +19,7 @@ int run_recurrent(const Group& g) {
     auto model = kiln::models::load_model((g.dir() / c.at("path").get<std::string>()).string(), {.compile = train});
     const kiln::Tensor x = g.array(c.at("x"));
     g.save(c, "pred", model->predict(x, {.verbose = 0}));
+    if (c.contains("resave")) model->save((g.dir() / c.at("resave").get<std::string>()).string());
     if (!train) return;
     const kiln::Tensor y = g.array(c.at("y"));
     std::vector<double> eval;

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "kiln/core/config.h"
+#include "kiln/nn/call_kwargs.h"
 #include "kiln/nn/constraints.h"
 #include "kiln/nn/initializers.h"
 #include "kiln/nn/regularizers.h"
@@ -74,6 +75,14 @@ class Layer : public std::enable_shared_from_this<Layer> {
   Tensor operator()(const Tensor& x, bool training = false);
   /// Multi-input form (merge layers, multi-input models).
   std::vector<Tensor> operator()(const std::vector<Tensor>& xs, bool training = false);
+  /// Calls with Keras's call keywords (kiln/nn/call_kwargs.h): lstm(x, {.initial_state = {h, c}}).
+  /// The first output; the list form gives all of them.
+  Tensor operator()(const Tensor& x, const CallOptions& options);
+  std::vector<Tensor> operator()(const std::vector<Tensor>& xs, const CallOptions& options);
+  /// The keyword call by name, as a functional model replays a node. A
+  /// `training` keyword overrides `training`; `mask` replaces the first input's mask.
+  std::vector<Tensor> call_with_kwargs(const std::vector<Tensor>& xs, bool list_call, const CallKwargs& kwargs,
+                                       bool training = false);
 
   /// Keras-style unique name; auto names come from the class name (dense, dense_1).
   const std::string& name() const;
@@ -134,6 +143,10 @@ class Layer : public std::enable_shared_from_this<Layer> {
   /// The mask of the (first) output, from the input and the mask attached to it
   /// (undefined: none). The default passes previous_mask through, as Keras.
   virtual Tensor compute_mask(const Tensor& x, const Tensor& previous_mask);
+  /// The output mask of a list call from every input's mask (undefined where
+  /// an input has none); merge layers combine them. The default is
+  /// compute_mask(xs[0], masks[0]).
+  virtual Tensor compute_list_mask(const std::vector<Tensor>& xs, const std::vector<Tensor>& masks);
   /// The attribute a sublayer is saved under in Keras 3 files ("cell",
   /// "forward_layer"); empty for sublayers kept in the "layers" list.
   std::string sublayer_attribute(const Layer& sublayer) const;
@@ -144,6 +157,9 @@ class Layer : public std::enable_shared_from_this<Layer> {
   /// (MultiHeadAttention(query, value, key)) where Kiln passes a list; saved
   /// configs write them that way.
   virtual bool positional_inputs() const { return false; }
+  /// True when a symbolic call takes its outputs' shapes and dtypes from running
+  /// call() on zeros rather than from compute_output_shape() (keras.ops nodes).
+  virtual bool infers_outputs_by_running() const { return false; }
   /// True when call() answers with several tensors even for one input (a model with several outputs).
   virtual bool returns_list() const { return false; }
   const std::optional<Shape>& build_input_shape() const { return build_shape_; }
@@ -167,6 +183,11 @@ class Layer : public std::enable_shared_from_this<Layer> {
   /// takes `mask`); the defaults ignore the mask and run call().
   virtual Tensor call_masked(const Tensor& x, const Tensor& mask, bool training);
   virtual std::vector<Tensor> call_masked(const std::vector<Tensor>& xs, const Tensor& mask, bool training);
+  /// A call with keywords other than training and mask (those are in
+  /// `training` and `mask`, undefined when absent). Layers that take call
+  /// keywords override it; the default refuses every keyword, naming it.
+  virtual std::vector<Tensor> call_kwargs(const std::vector<Tensor>& xs, const CallKwargs& kwargs, const Tensor& mask,
+                                          bool training);
 
   /// Creates and registers a weight named `name` (path "<layer>/<name>").
   Variable add_weight(const std::string& name, const Shape& shape, WeightOptions options = {});
@@ -193,10 +214,18 @@ class Layer : public std::enable_shared_from_this<Layer> {
   void check_input_spec(const std::vector<Tensor>& xs) const;
   /// Keras's _set_mask_metadata: attaches compute_mask()'s result to ys[0].
   void attach_output_mask(const Tensor& x, const std::vector<Tensor>& ys, const Tensor& mask);
+  void attach_output_mask(const std::vector<Tensor>& xs, const std::vector<Tensor>& ys, const Tensor& mask);
+  /// The eager keyword call: checks, builds, runs call_kwargs() (or call()).
+  std::vector<Tensor> run_with_kwargs(const std::vector<Tensor>& xs, bool list_call, const CallKwargs& rest,
+                                      const Tensor& mask, bool training);
   /// The activity regularizer's penalty on output y, per sample (Keras).
   void add_activity_loss(const Tensor& y);
   void collect_losses(std::vector<Tensor>& out, std::vector<const Layer*>& seen) const;
-  std::vector<Tensor> call_symbolic(const std::vector<Tensor>& xs, bool list_call, bool training);
+  std::vector<Tensor> call_symbolic(const std::vector<Tensor>& xs, bool list_call, bool training,
+                                    const CallKwargs& kwargs = {});
+  /// Output shapes and dtypes of a keyword call, from two runs on zeros.
+  std::vector<Tensor> symbolic_outputs_of_kwargs_call(const std::vector<Tensor>& xs, bool list_call,
+                                                       const CallKwargs& kwargs);
   void maybe_build(const std::vector<Tensor>& xs, bool list_call);
 
   std::string name_;
@@ -245,6 +274,15 @@ class LayerHandle {
   }
   std::vector<Tensor> call_multi(const std::vector<Tensor>& xs, bool training = false) const {
     return (*ptr_)(xs, training);
+  }
+  /// Calls with Keras's call keywords: lstm(x, {.initial_state = {h, c}}), mha({q, v}, {.use_causal_mask = true}).
+  Tensor operator()(const Tensor& x, const CallOptions& options) const { return (*ptr_)(x, options); }
+  Tensor operator()(const std::vector<Tensor>& xs, const CallOptions& options) const {
+    return (*ptr_)(xs, options).at(0);
+  }
+  /// Every output of a keyword call (return_state, return_attention_scores).
+  std::vector<Tensor> call_multi(const std::vector<Tensor>& xs, const CallOptions& options) const {
+    return ptr_->call_with_kwargs(xs, xs.size() > 1, options.to_kwargs());
   }
 
  private:

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kiln/core/tensor.h"
+#include "kiln/nn/call_kwargs.h"
 
 namespace kiln {
 
@@ -18,6 +19,8 @@ class Node {
   std::vector<Tensor> inputs;                       // symbolic inputs
   std::vector<std::weak_ptr<TensorImpl>> outputs;   // weak: outputs own the node
   bool list_call = false;                           // layer called with a list
+  /// Keyword arguments of the call; tensor-valued ones are graph edges like inputs.
+  CallKwargs kwargs;
   std::vector<Tensor> output_tensors() const;
 };
 

@@ -63,6 +63,9 @@ class GroupedQueryAttentionImpl : public Layer {
   void build(const std::vector<Shape>& input_shapes) override;
   std::vector<Tensor> call(const std::vector<Tensor>& xs, bool training) override;
   std::vector<Tensor> call_masked(const std::vector<Tensor>& xs, const Tensor& mask, bool training) override;
+  /// Keras's key, attention_mask, use_causal_mask and return_attention_scores keywords.
+  std::vector<Tensor> call_kwargs(const std::vector<Tensor>& xs, const CallKwargs& kwargs, const Tensor& mask,
+                                  bool training) override;
   using Layer::build;
   using Layer::call;
   using Layer::call_masked;

@@ -40,6 +40,8 @@ class MergeImpl : public Layer {
   static constexpr bool records_build_config = true;
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& input_shapes) override;
   Shape compute_output_shape(const Shape& input_shape) override;
+  /// Keras 3's rule: the OR of the inputs' masks; none when any input has none.
+  Tensor compute_list_mask(const std::vector<Tensor>& xs, const std::vector<Tensor>& masks) override;
 
  protected:
   void build(const std::vector<Shape>& input_shapes) override;
@@ -99,6 +101,10 @@ class ConcatenateImpl : public Layer {
   static constexpr bool records_build_config = true;
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& input_shapes) override;
   Shape compute_output_shape(const Shape& input_shape) override;
+  /// Keras's rule: each input's mask is widened to the input's shape (all true
+  /// where it has none), the masks are concatenated along `axis`, and the
+  /// output mask is their any() over the last axis.
+  Tensor compute_list_mask(const std::vector<Tensor>& xs, const std::vector<Tensor>& masks) override;
 
  protected:
   void build(const std::vector<Shape>& input_shapes) override;
@@ -131,6 +137,8 @@ class DotImpl : public Layer {
   static constexpr bool records_build_config = true;
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& input_shapes) override;
   Shape compute_output_shape(const Shape& input_shape) override;
+  /// Keras: the output has no mask (and the inputs' masks are not warned about).
+  Tensor compute_list_mask(const std::vector<Tensor>& xs, const std::vector<Tensor>& masks) override;
 
  protected:
   void build(const std::vector<Shape>& input_shapes) override;

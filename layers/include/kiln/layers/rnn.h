@@ -68,6 +68,9 @@ class RNNImpl : public Layer {
   std::vector<Tensor> call(const std::vector<Tensor>& xs, bool training) override;
   Tensor call_masked(const Tensor& x, const Tensor& mask, bool training) override;
   std::vector<Tensor> call_masked(const std::vector<Tensor>& xs, const Tensor& mask, bool training) override;
+  /// Keras's initial_state keyword: the same as a list call {x, state...}.
+  std::vector<Tensor> call_kwargs(const std::vector<Tensor>& xs, const CallKwargs& kwargs, const Tensor& mask,
+                                  bool training) override;
 
  private:
   /// The loop over time: {output, final states...}.

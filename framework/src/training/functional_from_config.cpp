@@ -1,0 +1,355 @@
+// Model::from_config: Sequential layer lists and Keras functional graphs
+// (layers, keras.ops operation nodes, and call keywords) rebuilt by calling
+// each layer on the tensors its inbound nodes name.
+#include <algorithm>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "core/file_load_scope.h"
+#include "core/json_int.h"
+#include "kiln/core/error.h"
+#include "kiln/nn/input_layer.h"
+#include "kiln/nn/layer_registry.h"
+#include "kiln/nn/node.h"
+#include "kiln/nn/operation_layer.h"
+#include "kiln/training/model.h"
+#include "kiln/training/sequential.h"
+
+namespace kiln {
+
+namespace {
+/// [name, node_index, tensor_index] from Keras 2 ([n, i, j, {}]) or Keras 3 (__keras_tensor__) forms.
+struct Ref {
+  std::string layer;
+  int64_t node = 0, tensor = 0;
+};
+int64_t index_of(const Config& v, const Config& r) {
+  if (!v.is_number_integer())
+    throw ValueError("Model config: a node reference's node and tensor indices must be integers, but received " +
+                     r.dump().substr(0, 200));
+  return v.get<int64_t>();
+}
+Ref parse_ref(const Config& r) {
+  const Config* h = &r;
+  if (r.is_object() && r.value("class_name", "") == "__keras_tensor__") h = &r.at("config").at("keras_history");
+  if (h->is_array() && h->size() >= 3 && (*h)[0].is_string())
+    return {(*h)[0].get<std::string>(), index_of((*h)[1], r), index_of((*h)[2], r)};
+  throw ValueError("Model config: cannot parse a node reference: " + r.dump().substr(0, 200));
+}
+/// The reference as the file wrote it, for error messages.
+std::string describe_ref(const Ref& r) {
+  return "['" + r.layer + "', " + std::to_string(r.node) + ", " + std::to_string(r.tensor) + "]";
+}
+/// The tensor a reference names; a node or tensor index outside what the layer
+/// produced is an error naming the calling layer and the valid range.
+const Tensor& lookup_ref(const Ref& r, const std::vector<std::vector<Tensor>>& nodes, const std::string& caller) {
+  const std::string where = "Model config: layer '" + caller + "' has an inbound node entry " + describe_ref(r);
+  if (r.node < 0 || r.node >= static_cast<int64_t>(nodes.size()))
+    throw ValueError(where + " whose node index is out of range: layer '" + r.layer + "' has " +
+                     std::to_string(nodes.size()) + " node(s), valid indices are 0.." +
+                     std::to_string(static_cast<int64_t>(nodes.size()) - 1));
+  const auto& outs = nodes[static_cast<std::size_t>(r.node)];
+  if (r.tensor < 0 || r.tensor >= static_cast<int64_t>(outs.size()))
+    throw ValueError(where + " whose tensor index is out of range: node " + std::to_string(r.node) + " of layer '" +
+                     r.layer + "' has " + std::to_string(outs.size()) + " output(s), valid indices are 0.." +
+                     std::to_string(static_cast<int64_t>(outs.size()) - 1));
+  return outs[static_cast<std::size_t>(r.tensor)];
+}
+bool is_keras_tensor(const Config& v) {
+  return v.is_object() && v.value("class_name", "") == "__keras_tensor__";
+}
+/// Keras 2 wrote a tensor in a node's kwargs as [layer, node, tensor].
+bool is_keras2_ref(const Config& v) {
+  return v.is_array() && v.size() == 3 && v[0].is_string() && v[1].is_number_integer() && v[2].is_number_integer();
+}
+
+/// A keyword of a node's call: tensor references, or a plain value.
+struct KwargSpec {
+  std::string key;
+  std::vector<Ref> refs;
+  bool list = false;
+  Config value;
+};
+
+/// What an inbound node calls its layer with.
+struct ParsedNode {
+  std::vector<Ref> refs;  // the positional tensors, in order
+  bool list_call = false;
+  std::vector<KwargSpec> kwargs;
+  std::vector<Ref> all_refs() const {
+    std::vector<Ref> out = refs;
+    for (const auto& k : kwargs) out.insert(out.end(), k.refs.begin(), k.refs.end());
+    return out;
+  }
+};
+
+KwargSpec parse_kwarg(const std::string& key, const Config& v, bool keras2) {
+  auto is_ref = [&](const Config& x) { return is_keras_tensor(x) || (keras2 && is_keras2_ref(x)); };
+  KwargSpec k{key, {}, false, nullptr};
+  if (is_ref(v)) {
+    k.refs.push_back(parse_ref(v));
+  } else if (v.is_array() && !v.empty() && std::all_of(v.begin(), v.end(), is_ref)) {
+    for (const auto& x : v) k.refs.push_back(parse_ref(x));
+    k.list = true;
+  } else {
+    if (v.dump().find("__keras_tensor__") != std::string::npos)
+      throw ValueError("Model config: the call keyword " + key + " holds tensors in a structure Kiln cannot replay "
+                       "(a tensor or a flat list of tensors is expected): " + v.dump().substr(0, 200));
+    k.value = v;
+  }
+  return k;
+}
+
+ParsedNode parse_node(const Config& node) {
+  ParsedNode p;
+  if (node.is_object() && node.contains("args")) {  // Keras 3
+    const auto& args = node.at("args");
+    if (args.size() == 1 && args[0].is_array()) {
+      for (const auto& r : args[0]) p.refs.push_back(parse_ref(r));
+      p.list_call = true;
+    } else {
+      // Several positional tensors (MultiHeadAttention's query, value) reach the layer as one list.
+      for (const auto& r : args) p.refs.push_back(parse_ref(r));
+      p.list_call = p.refs.size() > 1;
+    }
+    if (node.contains("kwargs") && node["kwargs"].is_object())
+      for (const auto& [key, v] : node["kwargs"].items()) p.kwargs.push_back(parse_kwarg(key, v, false));
+    return p;
+  }
+  if (node.is_array()) {  // Keras 2: [[name, i, j, kwargs], ...]
+    for (const auto& r : node) {
+      p.refs.push_back(parse_ref(r));
+      if (r.is_array() && r.size() > 3 && r[3].is_object())
+        for (const auto& [key, v] : r[3].items())
+          if (std::none_of(p.kwargs.begin(), p.kwargs.end(), [&](const KwargSpec& k) { return k.key == key; }))
+            p.kwargs.push_back(parse_kwarg(key, v, true));
+    }
+    p.list_call = p.refs.size() > 1;
+    return p;
+  }
+  throw ValueError("Model config: cannot parse inbound node: " + node.dump().substr(0, 200));
+}
+
+/// A keras.ops node's args with each tensor replaced by a slot (OperationLayer),
+/// and the tensors' references in slot order.
+Config slot_args(const Config& v, std::vector<Ref>& refs) {
+  if (is_keras_tensor(v)) {
+    refs.push_back(parse_ref(v));
+    return {{OperationLayer::kTensorSlot, refs.size() - 1}};
+  }
+  if (v.is_array()) {
+    Config out = Config::array();
+    for (const auto& e : v) out.push_back(slot_args(e, refs));
+    return out;
+  }
+  return v;
+}
+
+std::string string_or_empty(const Config& e, const char* key) {
+  return e.is_object() && e.contains(key) && e[key].is_string() ? e[key].get<std::string>() : std::string();
+}
+
+/// A keras.ops node: its module says so. Keras 3's legacy .h5 configs drop the
+/// module; there an op class counts when no layer has that class name
+/// (NotEqual, Any) or when its config lacks the "trainable" every layer config
+/// has (the op Multiply beside the layer Multiply).
+bool is_operation_entry(const Config& e) {
+  const std::string module = string_or_empty(e, "module");
+  if (module.rfind("keras.src.ops", 0) == 0 || module.rfind("keras.ops", 0) == 0) return true;
+  const std::string cls = string_or_empty(e, "class_name");
+  if (e.contains("module") || !OperationLayer::supports(cls)) return false;
+  const bool layer_config = e.contains("config") && e["config"].is_object() && e["config"].contains("trainable");
+  return !is_layer_class_registered(cls) || !layer_config;
+}
+
+/// The file being loaded, for error messages ("" outside a load).
+std::string source_suffix() {
+  const auto* scope = detail::FileLoadScope::current();
+  return scope ? " (in " + scope->source() + ")" : "";
+}
+}  // namespace
+
+namespace {
+// A model nested in another model's config is a layer entry; the layer
+// registry finds the model classes through these factories.
+[[maybe_unused]] const bool kModelClassesRegistered = [] {
+  for (const char* cls : {"Sequential", "Functional", "Model"})
+    register_layer_class(cls, [cls](const Config& config) -> LayerPtr {
+      return Model::from_config({{"class_name", cls}, {"config", config}});
+    });
+  return true;
+}();
+}  // namespace
+
+namespace {
+
+using NodeOutputs = std::map<std::string, std::vector<std::vector<Tensor>>>;  // layer -> node -> tensors
+
+/// A functional config's InputLayer entry, recreated with Input().
+Tensor input_from_config(const Config& e) {
+  const Config& ic = e.at("config");
+  std::vector<int64_t> dims;
+  const Config& bs = ic.contains("batch_shape") ? ic["batch_shape"] : ic.at("batch_input_shape");
+  for (std::size_t i = 1; i < bs.size(); ++i)
+    dims.push_back(bs[i].is_null() ? None : ::kiln::detail::json_int(bs[i], "Model config: InputLayer batch_shape", 0));
+  InputOptions io;
+  io.name = ic.value("name", "");
+  if (ic.contains("dtype") && ic["dtype"].is_string()) io.dtype = dtype_from_name(ic["dtype"].get<std::string>());
+  return Input(Shape(dims), io);
+}
+
+/// Calls layers on their inbound nodes as soon as their inputs exist (the
+/// config is usually already in order), until no more can be called. A node
+/// whose inputs never appear is an error, as is any index out of range.
+void call_pending_layers(const std::vector<std::pair<LayerPtr, Config>>& pending, NodeOutputs& outputs) {
+  std::map<std::string, std::size_t> done_nodes;
+  bool progress = true;
+  while (progress) {
+    progress = false;
+    for (auto& [layer, nodes] : pending) {
+      std::size_t& k = done_nodes[layer->name()];
+      while (k < nodes.size()) {
+        const bool op = dynamic_cast<const OperationLayer*>(layer.get()) != nullptr;
+        ParsedNode node = op ? ParsedNode{} : parse_node(nodes[k]);
+        if (op) {
+          slot_args(nodes[k].at("args"), node.refs);
+          node.list_call = true;
+        }
+        std::vector<Tensor> args;
+        bool ready = true;
+        const std::vector<Ref> refs = node.all_refs();
+        for (const auto& r : refs) {
+          auto it = outputs.find(r.layer);
+          // A later node of a layer not yet called is still pending; a negative one never will be.
+          if (r.node >= 0 && (it == outputs.end() || r.node >= static_cast<int64_t>(it->second.size()))) {
+            ready = false;
+            break;
+          }
+          if (it == outputs.end()) throw ValueError("Model config: unknown layer in " + describe_ref(r));
+          args.push_back(lookup_ref(r, it->second, layer->name()));
+        }
+        if (!ready) break;
+        if (node.refs.empty()) throw ValueError("Model config: layer '" + layer->name() + "' has an inbound node without inputs");
+        std::vector<Tensor> outs;
+        if (node.kwargs.empty()) {
+          args.resize(node.refs.size());
+          outs = node.list_call ? (*layer)(args) : std::vector<Tensor>{(*layer)(args[0])};
+        } else {
+          CallKwargs kw;
+          std::size_t next = node.refs.size();
+          for (const auto& spec : node.kwargs) {
+            CallArg a;
+            if (spec.refs.empty()) {
+              a.json = spec.value.dump();
+            } else {
+              a.tensor_list = spec.list;
+              for (std::size_t i = 0; i < spec.refs.size(); ++i) a.tensors.push_back(args[next++]);
+            }
+            kw.set(spec.key, a);
+          }
+          args.resize(node.refs.size());
+          outs = layer->call_with_kwargs(args, node.list_call, kw);
+        }
+        outputs[layer->name()].push_back(outs);
+        ++k;
+        progress = true;
+      }
+    }
+  }
+  for (auto& [layer, nodes] : pending) {
+    const std::size_t k = done_nodes[layer->name()];
+    if (k == nodes.size()) continue;
+    std::vector<Ref> refs;
+    if (dynamic_cast<const OperationLayer*>(layer.get())) slot_args(nodes[k].at("args"), refs);
+    else refs = parse_node(nodes[k]).all_refs();
+    for (const auto& r : refs) {
+      auto it = outputs.find(r.layer);
+      if (it == outputs.end())
+        throw ValueError("Model config: layer '" + layer->name() + "' has an inbound node entry " + describe_ref(r) +
+                         " naming a layer that is never called");
+      lookup_ref(r, it->second, layer->name());  // throws: the node index is past the layer's nodes
+    }
+  }
+}
+
+/// The tensors named by input_layers/output_layers: a single [name, i, j] or a list of them.
+std::vector<Tensor> resolve_refs(const Config& refs, const NodeOutputs& outputs, const char* key) {
+  std::vector<Tensor> ts;
+  auto resolve = [&](const Config& x) {
+    Ref r = parse_ref(x);
+    auto it = outputs.find(r.layer);
+    if (it == outputs.end())
+      throw ValueError(std::string("Model config: ") + key + " names layer '" + r.layer + "', which was never reached");
+    ts.push_back(lookup_ref(r, it->second, key));
+  };
+  if (refs.is_array() && refs.size() == 3 && refs[0].is_string()) resolve(refs);
+  else if (refs.is_array()) for (const auto& x : refs) resolve(x);
+  else throw ValueError(std::string("Model config: ") + key + " must be a list, but received " + refs.dump().substr(0, 200));
+  return ts;
+}
+
+}  // namespace
+
+std::shared_ptr<Model> Model::from_config(const Config& full) {
+  const std::string cls = full.value("class_name", "");
+  const Config& c = full.at("config");
+  LayerOptions lo;
+  if (c.is_object() && c.contains("name") && c["name"].is_string()) lo.name = c["name"].get<std::string>();
+  if (cls == "Sequential") {
+    auto model = std::make_shared<Sequential>(std::vector<LayerPtr>{}, lo);
+    const Config& layers = c.is_array() ? c : c.at("layers");  // Keras 2.0 stored a bare list
+    for (const auto& e : layers) model->add(layer_from_config(e));
+    if (!model->built() && c.is_object() && c.contains("build_input_shape") && c["build_input_shape"].is_array()) {
+      std::vector<int64_t> d;
+      for (const auto& v : c["build_input_shape"])
+        d.push_back(v.is_null() ? None : ::kiln::detail::json_int(v, "Model config: build_input_shape", 0));
+      model->build_from(Shape(d));
+    }
+    return model;
+  }
+  if (cls != "Functional" && cls != "Model")
+    throw NotFoundError("Model::from_config: unknown model class '" + cls +
+                        "'; register subclassed models with kiln::register_layer_class");
+  std::map<std::string, LayerPtr> by_name;
+  std::vector<std::pair<LayerPtr, Config>> pending;
+  NodeOutputs outputs;
+  std::set<std::string> seen_names;
+  for (const auto& e : c.at("layers")) {
+    LayerPtr l;
+    if (e.at("class_name") == "InputLayer") {
+      Tensor t = input_from_config(e);
+      l = keras_history(t)->node->layer;
+      outputs[l->name()].push_back({t});
+    } else if (is_operation_entry(e)) {
+      const std::string cls = string_or_empty(e, "class_name");
+      const std::string op_name = string_or_empty(e, "name").empty() ? cls : string_or_empty(e, "name");
+      const Config nodes = e.contains("inbound_nodes") ? e["inbound_nodes"] : Config::array();
+      if (!nodes.is_array() || nodes.size() != 1 || !nodes[0].is_object() || !nodes[0].contains("args"))
+        throw ValueError("Model config: operation '" + op_name + "' (" + cls + ") must have exactly one "
+                         "inbound node with args, but has " + nodes.dump().substr(0, 200) + source_suffix());
+      std::vector<Ref> refs;
+      const Config op_config = e.contains("config") && e["config"].is_object() ? e["config"] : Config::object();
+      try {
+        l = std::make_shared<OperationLayer>(cls, op_config, slot_args(nodes[0]["args"], refs));
+      } catch (const NotFoundError& err) {
+        throw NotFoundError("Model config: operation '" + op_name + "' (" + string_or_empty(e, "module") + "." + cls +
+                            ") cannot be loaded" + source_suffix() + ": " + err.what());
+      }
+      pending.emplace_back(l, nodes);
+    } else {
+      l = layer_from_config(e);
+      pending.emplace_back(l, e.contains("inbound_nodes") ? e["inbound_nodes"] : Config::array());
+    }
+    // Nodes are matched by layer name, so two layers of one name would mix their calls.
+    if (!seen_names.insert(l->name()).second)
+      throw ValueError("Model config: the name \"" + l->name() + "\" is used 2 times in the model. All layer names "
+                       "should be unique.");
+    by_name[e.contains("name") ? e["name"].get<std::string>() : l->name()] = l;
+  }
+  call_pending_layers(pending, outputs);
+  return std::make_shared<Model>(resolve_refs(c.at("input_layers"), outputs, "input_layers"),
+                                 resolve_refs(c.at("output_layers"), outputs, "output_layers"), lo);
+}
+
+}  // namespace kiln
