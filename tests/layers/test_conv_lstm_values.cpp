@@ -3,6 +3,7 @@
 // shapes and Keras's argument errors.
 #include <doctest/doctest.h>
 
+#include "kiln/autodiff/gradient_tape.h"
 #include "kiln/core/error.h"
 #include "kiln/layers.h"
 #include "kiln/nn/masking.h"
@@ -126,6 +127,29 @@ TEST_CASE("ConvLSTM: return_state, initial states and stateful carrying") {
   CHECK(max_diff(second, o[0]) < 1e-5);  // two halves = one call
   st->reset_states();
   CHECK(max_diff(st(x[{k::Slice(), k::Slice(3, 6)}]), second) > 1e-4);
+}
+
+TEST_CASE("ConvLSTM: dropout acts in training only, and gradients flow through the masks") {
+  k::random::set_seed(16);
+  const k::Tensor x = k::random::normal({2, 3, 4, 4, 2});
+  L::ConvLSTM2D plain(3, 2, {.padding = "same", .return_sequences = true});
+  L::ConvLSTM2D dropped(3, 2, {.padding = "same", .dropout = 0.5, .recurrent_dropout = 0.5, .seed = 7,
+                               .return_sequences = true});
+  plain(x);
+  dropped(x);
+  dropped->set_weights(plain->get_weights());
+  CHECK(max_diff(dropped(x), plain(x)) == 0.0);  // inference ignores both rates
+  k::GradientTape tape;
+  const k::Tensor y = dropped(x, true);
+  CHECK(max_diff(y, plain(x)) > 1e-3);
+  const auto grads = tape.gradient(k::sum(y), dropped->trainable_variables());
+  REQUIRE(grads.size() == 3);
+  for (const auto& g : grads) {
+    REQUIRE(g.has_value());
+    CHECK(k::max(k::abs(*g)).item<double>() > 0.0);
+  }
+  // Fresh masks for every call: two training calls differ.
+  CHECK(max_diff(dropped(x, true), y) > 1e-4);
 }
 
 TEST_CASE("ConvLSTM: Keras's argument errors and clear shape errors") {
