@@ -1,5 +1,6 @@
 // rnn_bench: time of the recurrent layers' forward pass (predict) and of a
-// training step (forward + backprop through time) on a (32, 50, 32) batch.
+// training step (forward + backprop through time) on a (32, 50, 32) batch,
+// and of ConvLSTM2D on (8, 10, 16, 16, 4) frames.
 //   rnn_bench [--reps N]    prints one line per layer and mode, milliseconds per call
 #include <kiln/kiln.h>
 
@@ -22,6 +23,7 @@ class StepOnly : public L::RNNCell {
     track_layer(inner_);
   }
   std::vector<int64_t> state_size() const override { return inner_->state_size(); }
+  std::vector<k::Tensor> initial_state(const k::Shape& step_input) override { return inner_->initial_state(step_input); }
   StepResult step(const k::Tensor& x, const std::vector<k::Tensor>& s, bool training) override {
     return inner_->step(x, s, training);
   }
@@ -70,5 +72,12 @@ int main(int argc, char** argv) {
         x, reps);
   bench("step loop: LSTMCell(64)", L::RNN(std::make_shared<StepOnly>(std::make_shared<L::LSTMCellImpl>(64))).ptr(), x, reps);
   bench("step loop: GRUCell(64)", L::RNN(std::make_shared<StepOnly>(std::make_shared<L::GRUCellImpl>(64))).ptr(), x, reps);
+  // ConvLSTM2D convolves every frame in one call before the loop; the step loop convolves frame by frame.
+  const k::Tensor frames = k::random::normal({8, 10, 16, 16, 4});
+  std::printf("batch 8, 10 frames of 16x16x4, 16 filters, 3x3 same\n");
+  bench("ConvLSTM2D(16, 3)", L::ConvLSTM2D(16, 3, {.padding = "same"}).ptr(), frames, reps);
+  bench("step loop: ConvLSTMCell", L::RNN(std::make_shared<StepOnly>(std::make_shared<L::ConvLSTMCellImpl<2>>(
+                                              16, 3, L::ConvLSTMCellOptions<2>{.padding = "same"}))).ptr(),
+        frames, reps);
   return 0;
 }

@@ -28,6 +28,12 @@ Cell cell_options_from(const Opts& o, const std::string& cell_name) {
   if constexpr (requires { c.unit_forget_bias; }) c.unit_forget_bias = o.unit_forget_bias;
   if constexpr (requires { c.reset_after; }) c.reset_after = o.reset_after;
   if constexpr (requires { o.seed; }) c.seed = o.seed;
+  if constexpr (requires { c.strides; }) {  // the convolutional cells
+    c.strides = o.strides;
+    c.padding = o.padding;
+    c.data_format = o.data_format;
+    c.dilation_rate = o.dilation_rate;
+  }
   c.name = cell_name;
   c.trainable = o.trainable;
   c.dtype = o.dtype;

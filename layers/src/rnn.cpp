@@ -24,6 +24,12 @@ Tensor reverse_time(const Tensor& x) {
   for (int64_t i = 0; i < t; ++i) idx[static_cast<std::size_t>(i)] = t - 1 - i;
   return gather(x, Tensor(idx, Shape{t}), 1);
 }
+/// A per-example (batch,) mask shaped (batch, 1, ..., 1) to broadcast over a rank-`rank` tensor.
+Tensor batch_axis(const Tensor& keep, int64_t rank) {
+  Shape s{keep.shape()[0]};
+  for (int64_t i = 1; i < rank; ++i) s.push_back(1);
+  return reshape(keep, s);
+}
 }  // namespace
 
 RNNImpl::RNNImpl(std::shared_ptr<RNNCell> cell, RNNOptions o)
@@ -97,7 +103,9 @@ std::vector<Tensor> RNNImpl::initial_states(const Tensor& x, const std::vector<T
                        "\n- Received batch size: " + std::to_string(batch));
     return states_;
   }
-  std::vector<Tensor> out = cell_->get_initial_state(batch);
+  Shape step{batch};
+  for (int64_t i = 2; i < x.rank(); ++i) step.push_back(x.shape()[i]);
+  std::vector<Tensor> out = cell_->initial_state(step);
   for (auto& s : out)
     if (s.dtype() != x.dtype()) s = cast(s, x.dtype());
   return out;
@@ -110,14 +118,15 @@ std::vector<Tensor> RNNImpl::step_loop(const Tensor& seq, const Tensor& mask, st
   for (int64_t t = 0; t < steps; ++t) {
     RNNCell::StepResult r = cell_->step(seq[{Slice(), t}], states, training);
     if (mask.defined()) {
-      Tensor keep = expand_dims(mask[{Slice(), t}], 1);  // (batch, 1)
+      const Tensor keep = mask[{Slice(), t}];  // (batch,)
       // lax.scan's rule: a masked step outputs the previous first state; the
       // unrolled loop (and zero_output_for_mask) output the previous output or zeros.
       Tensor held = rnn_.zero_output_for_mask ? zeros_like(r.output)
                     : rnn_.unroll             ? (last.defined() ? last : zeros_like(r.output))
                                               : states[0];
-      r.output = where(keep, r.output, held);
-      for (std::size_t i = 0; i < r.states.size(); ++i) r.states[i] = where(keep, r.states[i], states[i]);
+      r.output = where(batch_axis(keep, r.output.rank()), r.output, held);
+      for (std::size_t i = 0; i < r.states.size(); ++i)
+        r.states[i] = where(batch_axis(keep, r.states[i].rank()), r.states[i], states[i]);
     }
     states = r.states;
     last = r.output;
@@ -129,11 +138,9 @@ std::vector<Tensor> RNNImpl::step_loop(const Tensor& seq, const Tensor& mask, st
 std::vector<Tensor> RNNImpl::run(const Tensor& input, std::vector<Tensor> states, const Tensor& mask_in, bool training) {
   Tensor x = cast_input(input, dtype());
   states = initial_states(x, states);
-  const int64_t batch = x.shape()[0], steps = x.shape()[1];
+  const int64_t steps = x.shape()[1];
   if (steps == 0) {
-    Tensor empty = rnn_.return_sequences ? zeros({batch, 0, cell_->output_size()}, x.dtype())
-                                         : zeros({batch, cell_->output_size()}, x.dtype());
-    std::vector<Tensor> out{empty};
+    std::vector<Tensor> out{zeros(compute_output_shape(std::vector<Shape>{x.shape()}).at(0), x.dtype())};
     if (rnn_.return_state) out.insert(out.end(), states.begin(), states.end());
     return out;
   }

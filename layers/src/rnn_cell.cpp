@@ -25,7 +25,7 @@ std::optional<std::vector<Tensor>> RNNCell::run_sequence(const Tensor&, const st
 
 std::vector<Tensor> RNNCell::call(const std::vector<Tensor>& xs, bool training) {
   std::vector<Tensor> states(xs.begin() + 1, xs.end());
-  if (states.empty()) states = get_initial_state(xs[0].shape()[0]);
+  if (states.empty()) states = initial_state(xs[0].shape());
   if (states.size() != state_size().size())
     throw ValueError("Cell '" + name() + "' (" + class_name() + ") has " + std::to_string(state_size().size()) +
                      " states, but was called with " + std::to_string(states.size()));

@@ -126,3 +126,48 @@ TEST_CASE("harness: Masking") {
                .input_shapes = {{2, 4, 3}},
                .weight_names = {}});
 }
+
+TEST_CASE("harness: ConvLSTM1D, ConvLSTM2D and ConvLSTM3D") {
+  const auto names = cell_weights("conv_lstm_cell");
+  check_layer({.label = "ConvLSTM1D",
+               .make = [](k::DType dt) { return ptr(L::ConvLSTM1D(2, 2, {.dtype = dt})); },
+               .input_shapes = {{2, 3, 4, 2}},
+               .weight_names = names});
+  check_layer({.label = "ConvLSTM1D same, strides 2, return_sequences, go_backwards",
+               .make =
+                   [](k::DType dt) {
+                     return ptr(L::ConvLSTM1D(2, 3, {.strides = 2, .padding = "same", .return_sequences = true,
+                                                     .go_backwards = true, .dtype = dt}));
+                   },
+               .input_shapes = {{1, 3, 5, 1}},
+               .weight_names = names});
+  check_layer({.label = "ConvLSTM2D same, dilation 2, return_sequences",
+               .make =
+                   [](k::DType dt) {
+                     return ptr(L::ConvLSTM2D(2, 2, {.padding = "same", .dilation_rate = 2, .return_sequences = true,
+                                                     .dtype = dt}));
+                   },
+               .input_shapes = {{1, 2, 3, 3, 1}},
+               .weight_names = names});
+  check_layer({.label = "ConvLSTM2D channels_first, no bias, L2 on the recurrent kernel",
+               .make =
+                   [](k::DType dt) {
+                     return ptr(L::ConvLSTM2D(2, {2, 1}, {.data_format = "channels_first", .use_bias = false,
+                                                          .recurrent_regularizer = k::regularizers::L2(0.01),
+                                                          .dtype = dt}));
+                   },
+               .input_shapes = {{2, 2, 1, 3, 2}},
+               .weight_names = {"conv_lstm_cell/kernel", "conv_lstm_cell/recurrent_kernel"}});
+  check_layer({.label = "ConvLSTM3D",
+               .make = [](k::DType dt) { return ptr(L::ConvLSTM3D(1, {2}, {.dtype = dt})); },
+               .input_shapes = {{1, 2, 2, 3, 3, 1}},
+               .weight_names = names});
+  check_layer({.label = "ConvLSTM3D same, strides (1, 2, 1), return_sequences",
+               .make =
+                   [](k::DType dt) {
+                     return ptr(L::ConvLSTM3D(1, {2, 2, 1}, {.strides = {1, 2, 1}, .padding = "same",
+                                                             .return_sequences = true, .dtype = dt}));
+                   },
+               .input_shapes = {{1, 2, 2, 3, 2, 1}},
+               .weight_names = names});
+}

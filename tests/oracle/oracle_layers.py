@@ -142,7 +142,11 @@ def keras_run(layer, xs, list_input, training, rng):
             full[i] = x
         if positional:
             return layer.stateless_call(tv_, ntv, *full, **call_kwargs)
-        return layer.stateless_call(tv_, ntv, full if list_input else full[0], **call_kwargs)
+        y, new_ntv = layer.stateless_call(tv_, ntv, full if list_input else full[0], **call_kwargs)
+        # Several outputs (return_state) compare as one vector: each flattened, in order.
+        if isinstance(y, (list, tuple)):
+            y = jnp.concatenate([jnp.ravel(t) for t in y])
+        return y, new_ntv
 
     out, _ = call(tv, [xs[i] for i in float_idx])
     cot = rng.normal(0, 1, out.shape).astype(np.float32)
@@ -213,7 +217,7 @@ def run(o):
                         break
                 cid = "%s%d_b%d_%s" % (cls, vi, batch, "train" if training else "infer")
                 o.add({"id": cid, "layer": dict(config, class_name=class_name), "inputs": [o.arr(x) for x in xs],
-                       "list_input": list_input, "weights": [o.arr(w) for w in weights], "training": training,
+                       "list_input": list_input, "multi_output": bool(kwargs.get("return_state")), "weights": [o.arr(w) for w in weights], "training": training,
                        "cotangent": o.arr(cot)})
                 label = "%s%s batch %d %s" % (desc(cls, kwargs), " as " + class_name if class_name != cls else "",
                                               batch, "training" if training else "inference")

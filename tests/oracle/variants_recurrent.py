@@ -31,6 +31,21 @@ VARIANTS = [
     ("TimeDistributed", {"layer": keras.layers.Dense(3)}, [(F, (4, 5))], False),
     ("TimeDistributed", {"layer": keras.layers.Conv2D(2, 2)}, [(F, (3, 4, 4, 1))], False),
     ("Masking", {"mask_value": 0.0}, [(F, (5, 3))], False),
+    # ConvLSTM inputs are (time, *spatial, channels); 2 or 3 steps keep Keras's eager loop short. Valid padding
+    # and return_state are each in two classes' rows; channels_first in one.
+    ("ConvLSTM1D", {"filters": 2, "kernel_size": 3, "padding": "same", "return_sequences": True, "go_backwards": True},
+     [(F, (3, 5, 2))], False),
+    ("ConvLSTM1D", {"filters": 3, "kernel_size": 2, "strides": 2, "use_bias": False, "return_state": True},
+     [(F, (2, 5, 1))], False),
+    ("ConvLSTM2D", {"filters": 2, "kernel_size": 3, "padding": "same", "dilation_rate": 2, "return_sequences": True},
+     [(F, (2, 5, 4, 2))], False),
+    ("ConvLSTM2D", {"filters": 2, "kernel_size": (2, 3), "strides": (2, 1), "go_backwards": True, "use_bias": False,
+                    "activation": "relu", "recurrent_activation": "hard_sigmoid"}, [(F, (3, 5, 4, 1))], False),
+    ("ConvLSTM2D", {"filters": 2, "kernel_size": 2, "data_format": "channels_first", "return_sequences": True,
+                    "unit_forget_bias": False}, [(F, (2, 2, 4, 3))], False),
+    ("ConvLSTM3D", {"filters": 2, "kernel_size": 2, "return_state": True}, [(F, (2, 3, 3, 3, 1))], False),
+    ("ConvLSTM3D", {"filters": 1, "kernel_size": (2, 3, 2), "padding": "same", "strides": (2, 1, 1),
+                    "return_sequences": True}, [(F, (2, 3, 3, 2, 2))], False),
 ]
 
 # Cells are called with their states, (x, [h, c]); the RNN cases above cover

@@ -41,6 +41,8 @@
 #include "kiln/layers/embedding.h"
 #include "kiln/layers/global_pooling.h"
 #include "kiln/layers/grouped_query_attention.h"
+#include "kiln/layers/conv_lstm.h"
+#include "kiln/layers/conv_lstm_cell.h"
 #include "kiln/layers/gru.h"
 #include "kiln/layers/input.h"
 #include "kiln/layers/lambda.h"

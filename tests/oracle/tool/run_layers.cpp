@@ -14,14 +14,22 @@ bool is_float(const kiln::Tensor& t) {
   return t.dtype() == kiln::DType::float32 || t.dtype() == kiln::DType::float64;
 }
 
-kiln::Tensor call_layer(kiln::Layer& layer, const std::vector<kiln::Tensor>& xs, bool list_input, bool training) {
+/// One output, or (multi_output: return_state) every output flattened and
+/// concatenated in order, as the driver compares them.
+kiln::Tensor call_layer(kiln::Layer& layer, const std::vector<kiln::Tensor>& xs, bool list_input, bool multi_output,
+                        bool training) {
+  if (multi_output) {
+    std::vector<kiln::Tensor> flat;
+    for (const kiln::Tensor& y : layer(xs, training)) flat.push_back(kiln::reshape(y, kiln::Shape{y.size()}));
+    return kiln::concat(flat, 0);
+  }
   if (list_input) return layer(xs, training).at(0);
   return layer(xs.at(0), training);
 }
 
 }  // namespace
 
-// {"layer": keras.layers.serialize(...), "inputs": [npy...], "list_input",
+// {"layer": keras.layers.serialize(...), "inputs": [npy...], "list_input", "multi_output"?,
 //  "weights": [npy...] (Keras's layer.weights order), "training",
 //  "cotangent": npy}. The layer is built by a first call, given the weights,
 // then called under a tape. Writes out, grad_x_<i> for each float input,
@@ -33,7 +41,8 @@ int run_layers(const Group& g) {
     const std::vector<kiln::Tensor> xs = g.arrays(c.at("inputs"));
     const bool list_input = c.at("list_input").get<bool>();
     const bool training = c.at("training").get<bool>();
-    call_layer(*layer, xs, list_input, false);
+    const bool multi_output = c.value("multi_output", false);
+    call_layer(*layer, xs, list_input, multi_output, false);
     const std::vector<kiln::Tensor> weights = g.arrays(c.at("weights"));
     if (layer->weights().size() != weights.size())
       throw std::runtime_error("Kiln's layer has " + std::to_string(layer->weights().size()) + " weights, Keras's " +
@@ -42,7 +51,7 @@ int run_layers(const Group& g) {
     kiln::GradientTape tape({.persistent = true});
     for (const kiln::Tensor& x : xs)
       if (is_float(x)) tape.watch(x);
-    const kiln::Tensor out = call_layer(*layer, xs, list_input, training);
+    const kiln::Tensor out = call_layer(*layer, xs, list_input, multi_output, training);
     g.save(c, "out", out);
     // An integer output (Discretization's "int" mode) carries no gradient: its d/d input is zeros, as JAX's.
     const kiln::Tensor cot = g.array(c.at("cotangent"));

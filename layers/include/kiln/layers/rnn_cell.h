@@ -41,6 +41,10 @@ class RNNCell : public Layer {
   virtual StepResult step(const Tensor& x, const std::vector<Tensor>& states, bool training) = 0;
   /// Zeros of (batch, size) per state (Keras's get_initial_state).
   virtual std::vector<Tensor> get_initial_state(int64_t batch);
+  /// The initial states for a step input of shape `step_input` (batch, ...).
+  /// Defaults to get_initial_state(batch); cells whose states have more axes
+  /// than (batch, size) (ConvLSTMCell) size them from the step input.
+  virtual std::vector<Tensor> initial_state(const Shape& step_input) { return get_initial_state(step_input[0]); }
 
   /// Called by RNN once before the loop over time, with the whole sequence
   /// (batch, time, features); returns what step() receives per timestep. The
