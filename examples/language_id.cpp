@@ -34,7 +34,8 @@ namespace {
 struct Args {
   int64_t words = 20000;
   int epochs = 8;
-  int batch_size = 64;
+  int batch_size = 128;
+  double learning_rate = 0.003;
   uint64_t seed = 2024;
   k::examples::LanguageIdSizes sizes;
   std::string out_dir = ".";
@@ -48,6 +49,7 @@ Args parse(int argc, char** argv) {
     if (flag == "--words") a.words = std::atoll(v);
     else if (flag == "--epochs") a.epochs = std::atoi(v);
     else if (flag == "--batch-size") a.batch_size = std::atoi(v);
+    else if (flag == "--learning-rate") a.learning_rate = std::atof(v);
     else if (flag == "--seed") a.seed = std::strtoull(v, nullptr, 10);
     else if (flag == "--units") a.sizes.units = std::atoll(v);
     else if (flag == "--embedding-dim") a.sizes.embedding_dim = std::atoll(v);
@@ -65,7 +67,8 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 // Each word with the language the model gives the highest probability.
 void print_predictions(k::Model& model, const std::vector<std::string>& words, const std::vector<char32_t>& vocabulary,
                        int64_t max_length) {
-  const std::vector<float> p = model.predict(wl::encode(words, vocabulary, max_length), {.verbose = 0}).to_vector<float>();
+  const k::Tensor x = wl::encode(words, vocabulary, max_length);
+  const std::vector<float> p = model.predict(x, {.verbose = 0}).to_vector<float>();
   const std::size_t n = wl::languages().size();
   for (std::size_t i = 0; i < words.size(); ++i) {
     std::size_t best = 0;
@@ -103,7 +106,9 @@ int main(int argc, char** argv) {
 
     k::Sequential model = k::examples::language_id_model(sizes);
     model.summary();
-    model.compile({.optimizer = "adam", .loss = "sparse_categorical_crossentropy", .metrics = {"accuracy"}});
+    k::OptimizerPtr adam =
+        std::make_shared<k::optimizers::Adam>(k::optimizers::AdamOptions{.learning_rate = args.learning_rate});
+    model.compile({.optimizer = adam, .loss = "sparse_categorical_crossentropy", .metrics = {"accuracy"}});
     t0 = std::chrono::steady_clock::now();
     model.fit(x_train, y_train, {.batch_size = args.batch_size, .epochs = args.epochs, .verbose = 2});
     std::printf("Trained %d epochs in %.1f s\n", args.epochs, seconds_since(t0));

@@ -149,7 +149,8 @@ std::vector<char32_t> char_vocabulary(const std::vector<std::string>& words) {
 }
 
 Tensor encode(const std::vector<std::string>& words, const std::vector<char32_t>& vocabulary, int64_t max_length) {
-  if (max_length <= 0) throw ValueError("wordlists::encode: max_length must be positive, got " + std::to_string(max_length));
+  if (max_length <= 0)
+    throw ValueError("wordlists::encode: max_length must be positive, got " + std::to_string(max_length));
   std::vector<int64_t> ids(words.size() * static_cast<std::size_t>(max_length), kPaddingId);
   for (std::size_t row = 0; row < words.size(); ++row) {
     const std::u32string chars = characters(words[row]);

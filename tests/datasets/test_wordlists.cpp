@@ -57,7 +57,8 @@ TEST_CASE("wordlists: UTF-8 words are lower-cased; proper nouns, apostrophes and
   TempDir dir;
   // "Éric" and "Zürich" start upper-case; "l'eau" and "aujourd’hui" have apostrophes;
   // "éTÉ" and "été" are one word once lower-cased; "ŁÓDŹ" starts upper-case.
-  write(dir.path / "list", "été\néTÉ\nÉric\nZürich\nl'eau\naujourd’hui\nœuvre\nstraße\nŁÓDŹ\nżÓŁW\r\n\n-ish\n");
+  write(dir.path / "list",
+        "été\néTÉ\nÉric\nZürich\nl'eau\naujourd’hui\nœuvre\nstraße\nŁÓDŹ\nżÓŁW\r\n\n-ish\n");
   const std::vector<std::string> words = wl::read_word_list((dir.path / "list").string());
   CHECK(words == std::vector<std::string>{"straße", "été", "œuvre", "żółw"});  // sorted by bytes
 }
@@ -110,8 +111,8 @@ TEST_CASE("wordlists: a missing list and too few words are clear errors") {
       [&] { wl::load_words({.path = dir.path.string(), .words_per_language = 11}); });
   CHECK_HAS(too_many, "american-english has 10 usable words");
   fs::remove(dir.path / "dutch");
-  const std::string missing =
-      kiln_test::message_of<kiln::IOError>([&] { wl::load_words({.path = dir.path.string(), .words_per_language = 5}); });
+  const std::string missing = kiln_test::message_of<kiln::IOError>(
+      [&] { wl::load_words({.path = dir.path.string(), .words_per_language = 5}); });
   CHECK_HAS(missing, (dir.path / "dutch").string());
   CHECK_HAS(missing, "wdutch");
 }
