@@ -1,5 +1,5 @@
 // A short run of examples/language_id.cpp's network on Debian's word lists:
-// 7,000 words, two epochs. Seven balanced languages make chance 1/7; the
+// 7,000 words, three epochs. Seven balanced languages make chance 1/7; the
 // bidirectional LSTM must do far better, and its masking must make the
 // prediction for a word independent of the padding after it.
 #include <doctest/doctest.h>
@@ -30,13 +30,14 @@ TEST_CASE("language id: the bidirectional LSTM over characters learns the seven 
   const k::Tensor y_test(test.labels, k::Shape{static_cast<int64_t>(test.labels.size())});
 
   k::Sequential model = k::examples::language_id_model(sizes);
-  model.compile({.optimizer = "adam", .loss = "sparse_categorical_crossentropy", .metrics = {"accuracy"}});
+  k::OptimizerPtr adam = std::make_shared<k::optimizers::Adam>(k::optimizers::AdamOptions{.learning_rate = 0.005});
+  model.compile({.optimizer = adam, .loss = "sparse_categorical_crossentropy", .metrics = {"accuracy"}});
   const std::vector<float> before = model.evaluate(x_test, y_test, {.verbose = 0});
-  model.fit(x_train, y_train, {.batch_size = 32, .epochs = 2, .verbose = 0});
+  model.fit(x_train, y_train, {.batch_size = 32, .epochs = 3, .verbose = 0});
   const std::vector<float> after = model.evaluate(x_test, y_test, {.verbose = 0});
   INFO("test accuracy before ", before[1], ", after ", after[1]);
-  CHECK(after[0] < before[0] - 0.5f);
-  CHECK(after[1] > 0.45f);  // chance is 1/7
+  CHECK(after[0] < before[0] - 0.6f);
+  CHECK(after[1] > 0.55f);  // chance is 1/7
 
   // The same words with more padding: the mask stops both directions at the last character.
   const k::examples::LanguageIdSizes longer{sizes.vocabulary_size, sizes.max_length + 8, 16, 32};
