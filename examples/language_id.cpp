@@ -74,7 +74,11 @@ void print_predictions(k::Model& model, const std::vector<std::string>& words, c
     std::size_t best = 0;
     for (std::size_t c = 1; c < n; ++c)
       if (p[i * n + c] > p[i * n + best]) best = c;
-    std::printf("  %-16s -> %-10s (%.2f)\n", words[i].c_str(), wl::languages()[best].c_str(), p[i * n + best]);
+    // Padded by characters, not bytes, so that words with accents line up too.
+    const std::size_t width = wl::characters(words[i]).size();
+    const std::string pad(width < 18 ? 18 - width : 1, ' ');
+    std::printf("  %s%s-> %-10s (%.2f)\n", words[i].c_str(), pad.c_str(), wl::languages()[best].c_str(),
+                p[i * n + best]);
   }
 }
 
@@ -106,8 +110,12 @@ int main(int argc, char** argv) {
 
     k::Sequential model = k::examples::language_id_model(sizes);
     model.summary();
+    // The learning rate falls along a cosine to 0 over the whole run: the last epochs fine-tune.
+    const int64_t steps = args.epochs * ((x_train.shape()[0] + args.batch_size - 1) / args.batch_size);
+    k::optimizers::SchedulePtr schedule =
+        std::make_shared<k::optimizers::schedules::CosineDecay>(args.learning_rate, static_cast<double>(steps));
     k::OptimizerPtr adam =
-        std::make_shared<k::optimizers::Adam>(k::optimizers::AdamOptions{.learning_rate = args.learning_rate});
+        std::make_shared<k::optimizers::Adam>(k::optimizers::AdamOptions{.learning_rate = schedule});
     model.compile({.optimizer = adam, .loss = "sparse_categorical_crossentropy", .metrics = {"accuracy"}});
     t0 = std::chrono::steady_clock::now();
     model.fit(x_train, y_train, {.batch_size = args.batch_size, .epochs = args.epochs, .verbose = 2});
