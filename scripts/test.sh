@@ -4,8 +4,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # The tests also run: python3 with numpy and h5py (reading Kiln's HDF5 files
 # independently of Kiln), Graphviz's dot (plot_model's SVG), and python3-venv
-# for the Keras oracle's environment.
-scripts/setup.sh python3 python3-numpy python3-h5py graphviz python3-venv
+# for the Keras oracle's environment, and Debian's word lists of seven languages
+# (the language-identification data set, kiln/datasets/wordlists.h).
+scripts/setup.sh python3 python3-numpy python3-h5py graphviz python3-venv \
+  wamerican wngerman wfrench wspanish witalian wportuguese wdutch
 scripts/build.sh
 BUILD_DIR=${KILN_BUILD_DIR:-build}
 # The Keras oracle tier (tests/oracle/): pinned keras, jax[cpu], h5py, numpy and

@@ -23,3 +23,4 @@
 #include "kiln/datasets/npy.h"
 #include "kiln/datasets/npz.h"
 #include "kiln/datasets/split.h"
+#include "kiln/datasets/wordlists.h"
