@@ -121,9 +121,11 @@ ParsedNode parse_node(const Config& node) {
     for (const auto& r : node) {
       p.refs.push_back(parse_ref(r));
       if (r.is_array() && r.size() > 3 && r[3].is_object())
-        for (const auto& [key, v] : r[3].items())
+        for (const auto& item : r[3].items()) {
+          const std::string& key = item.key();  // not a structured binding: clang 14 cannot capture those
           if (std::none_of(p.kwargs.begin(), p.kwargs.end(), [&](const KwargSpec& k) { return k.key == key; }))
-            p.kwargs.push_back(parse_kwarg(key, v, true));
+            p.kwargs.push_back(parse_kwarg(key, item.value(), true));
+        }
     }
     p.list_call = p.refs.size() > 1;
     return p;
