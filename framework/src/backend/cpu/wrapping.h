@@ -3,8 +3,6 @@
 // defines wrap-around only for unsigned types, so integers are computed in
 // the unsigned type (unsigned int for those narrower than int, which C++
 // would otherwise promote to a signed int); floating point is unchanged.
-// Loops call them through a lambda, not as a function pointer: a pointer is a
-// call per element that the compiler neither inlines nor vectorises.
 #include <type_traits>
 
 namespace kiln::cpu {
