@@ -145,17 +145,26 @@ def run_optimizers(o):
             cid = "%s%d_%s" % (cls, vi, problem)
             o.add({"id": cid, "optimizer": {"class_name": cls, "config": kwargs}, "problem": problem,
                    "init": [o.arr(a) for a in init], "data": [o.arr(a) for a in data], "steps": STEPS})
-            expected.append((cid, "%s on the %s" % (desc(cls, kwargs), problem), traj, losses, final))
+            # Centered RMSprop divides by sqrt(ms - mg^2), small where a gradient
+            # barely varies, which amplifies the last-bit differences between
+            # OpenBLAS's sgemm kernels: its AVX-512 kernel and its AVX2 one
+            # differ by 1.3e-5 on the MLP's first bias after 50 steps. Its
+            # trajectories get ten times the absolute tolerance.
+            ill_conditioned = cls == "RMSprop" and kwargs.get("centered", False)
+            expected.append((cid, "%s on the %s" % (desc(cls, kwargs), problem), traj, losses, final,
+                             10.0 if ill_conditioned else 1.0))
     o.run_kiln("optimizers")
     # 1e-5 relative to each variable's scale: elements that pass through zero
     # on the way are held to the same absolute accuracy as the rest.
-    scaled = lambda a: dict(rtol=1e-5, atol=1e-5 * max(1e-3, float(np.max(np.abs(a)))))
-    for cid, label, traj, losses, final in expected:
+    def scaled(a, widen=1.0):
+        return dict(rtol=1e-5, atol=widen * 1e-5 * max(1e-3, float(np.max(np.abs(a)))))
+    for cid, label, traj, losses, final, widen in expected:
         if o.kiln_error(cid):
             continue
         o.compare(label + ": loss before each step", o.out(cid, "loss"), losses, **scaled(losses))
         for i, t in enumerate(traj):
-            o.compare("%s: variable %d over %d steps" % (label, i, STEPS), o.out(cid, "traj_%d" % i), t, **scaled(t))
+            o.compare("%s: variable %d over %d steps" % (label, i, STEPS), o.out(cid, "traj_%d" % i), t,
+                      **scaled(t, widen))
         for i, f in enumerate(final or []):
             o.compare("%s: variable %d after finalize_variable_values (EMA)" % (label, i), o.out(cid, "final_%d" % i),
                       f, **scaled(f))
