@@ -116,18 +116,3 @@ install(TARGETS kiln_cuda LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
 # the same with or without CUDA.
 set_property(SOURCE ${CMAKE_CURRENT_SOURCE_DIR}/framework/src/backend/cuda_loader.cpp APPEND PROPERTY
              COMPILE_DEFINITIONS KILN_CUDA_PLUGIN_FILE="libkiln_cuda.so")
-
-if(KILN_BUILD_TESTS)
-  enable_testing()
-  find_package(doctest REQUIRED)
-  file(GLOB _kiln_cuda_tests CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/tests/cuda/*.cpp)
-  add_executable(test_cuda ${_kiln_cuda_tests})
-  set_target_properties(test_cuda PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/tests/cuda)
-  target_link_libraries(test_cuda PRIVATE kiln::kiln doctest::doctest)
-  add_dependencies(test_cuda kiln_cuda)
-  # Host-only tests read the backend's std-only private headers (size classes, Philox, plans).
-  target_include_directories(test_cuda PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/tests ${CMAKE_CURRENT_SOURCE_DIR}/framework/src
-                                               ${CMAKE_CURRENT_SOURCE_DIR}/examples)
-  target_compile_definitions(test_cuda PRIVATE KILN_SOURCE_DIR="${CMAKE_CURRENT_SOURCE_DIR}")
-  add_test(NAME cuda COMMAND test_cuda WORKING_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR}/tests/cuda)
-endif()

@@ -8,9 +8,10 @@
 // sum(f(x)·r) (r a fixed random tensor) with respect to every float input.
 // To cover a new op: add one parity(...) line to test_parity_ops.cpp.
 //
-// KILN_CUDATEST_CPU_AS_GPU=1 runs the GPU cases with the CPU standing in for
-// cuda:0: a check of the suite's own logic on machines without a GPU (every
-// comparison is then CPU against CPU).
+// KILN_EMULATE_CUDA=1 runs the GPU cases on an emulated cuda:0 whose kernels
+// are the CPU's (framework/src/backend/emulated_cuda.h): on machines without a
+// GPU it checks the suite's own logic and that no code path mixes devices
+// (the arithmetic is then CPU against CPU).
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -28,7 +29,7 @@
 
 #define KILN_REQUIRE_GPU(what)                                        \
   do {                                                                \
-    if (!::kiln::cuda::is_available() && !::kiln::cudatest::cpu_as_gpu()) { \
+    if (!::kiln::cuda::is_available()) {                              \
       MESSAGE("no CUDA device: skipping " what);                      \
       return;                                                         \
     }                                                                 \
@@ -37,19 +38,19 @@
 /// For checks that only mean something on a real device (errors, GPU-only semantics).
 #define KILN_REQUIRE_REAL_GPU(what)                                   \
   do {                                                                \
-    if (!::kiln::cuda::is_available()) {                              \
-      MESSAGE("no CUDA device: skipping " what);                      \
+    if (!::kiln::cuda::is_available() || ::kiln::cudatest::emulated()) { \
+      MESSAGE("no real CUDA device: skipping " what);                 \
       return;                                                         \
     }                                                                 \
   } while (0)
 
 namespace kiln::cudatest {
 
-inline bool cpu_as_gpu() {
-  const char* v = std::getenv("KILN_CUDATEST_CPU_AS_GPU");
-  return v && v[0] == '1' && !cuda::is_available();
+inline bool emulated() {
+  const char* v = std::getenv("KILN_EMULATE_CUDA");
+  return v && v[0] == '1';
 }
-inline Device gpu() { return cpu_as_gpu() ? Device::cpu() : Device::cuda(0); }
+inline Device gpu() { return Device::cuda(0); }
 
 struct Tol {
   double rtol = 1e-5;

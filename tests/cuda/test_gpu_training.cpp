@@ -202,3 +202,76 @@ TEST_CASE("the guide's MNIST CNN trains on the GPU to the CPU's accuracy") {
   CHECK(gpu_acc > 0.9);
   CHECK(std::abs(gpu_acc - cpu_acc) < 0.03);
 }
+
+namespace {
+/// A model that exercises what fit does beyond the layers' maths: dropout and
+/// batch norm in training mode, a kernel regularizer's loss, metrics.
+std::shared_ptr<k::Sequential> workflow_model() {
+  k::random::set_seed(7);
+  return std::make_shared<k::Sequential>(std::vector<std::shared_ptr<k::Layer>>{
+      L::Input({6, 6, 2}),
+      L::Conv2D(4, 3, {.activation = "relu", .kernel_regularizer = k::regularizers::L2(1e-3)}),
+      L::BatchNormalization(),
+      L::Flatten(),
+      L::Dropout(0.25),
+      L::Dense(3),
+  });
+}
+
+struct WorkflowRun {
+  std::vector<double> loss, acc, val_loss;
+  std::vector<float> evaluated;
+  std::vector<Tensor> weights;
+  Tensor predicted;
+};
+
+WorkflowRun run_workflow(k::Device device, bool jit) {
+  auto model = workflow_model();
+  model->to(device);
+  model->compile({.optimizer = k::optimizers::Adam({.learning_rate = 0.01}),
+                  .loss = k::losses::SparseCategoricalCrossentropy({.from_logits = true}),
+                  .metrics = {"accuracy"},
+                  .jit_compile = jit});
+  Tensor x = k::random::normal({64, 6, 6, 2}, 0, 1, k::float32, 11);
+  Tensor y = k::cast(k::argmax(k::sum(x, {1, 2}), -1), k::int64);  // learnable labels 0..1 (2 channels)
+  Tensor sw = k::random::uniform({64}, 0.5, 1.5, k::float32, 12);
+  k::random::set_seed(21);  // dropout's masks
+  auto h = model->fit(x, y, {.batch_size = 16, .epochs = 3, .verbose = 0,
+                             .validation_split = 0.25, .shuffle = false, .sample_weight = sw});
+  WorkflowRun r;
+  r.loss = h.history.at("loss");
+  r.acc = h.history.at("accuracy");
+  r.val_loss = h.history.at("val_loss");
+  r.evaluated = model->evaluate(x, y, {.batch_size = 32, .verbose = 0});
+  r.predicted = model->predict(x, {.batch_size = 32}).to(k::Device::cpu());
+  for (const auto& w : model->get_weights()) r.weights.push_back(w.to(k::Device::cpu()));
+  return r;
+}
+}  // namespace
+
+TEST_CASE("fit, evaluate and predict on the GPU follow the CPU, eager and compiled") {
+  KILN_REQUIRE_GPU("the Keras workflow on the GPU");
+  for (bool jit : {false, true}) {
+    INFO("jit_compile=", jit);
+    const WorkflowRun c = run_workflow(k::Device::cpu(), jit);
+    const WorkflowRun g = run_workflow(gpu(), jit);
+    // Dropout draws its masks from different generators on the two devices
+    // (Philox on the GPU), so the trajectories agree only roughly; the
+    // inference passes below agree to float rounding given the same weights.
+    REQUIRE(g.loss.size() == 3);
+    for (std::size_t e = 0; e < 3; ++e) {
+      CHECK(std::isfinite(g.loss[e]));
+      CHECK(g.loss[e] == doctest::Approx(c.loss[e]).epsilon(0.25));
+      CHECK(g.val_loss[e] == doctest::Approx(c.val_loss[e]).epsilon(0.25));
+    }
+    CHECK(g.loss.back() < g.loss.front());
+    REQUIRE(g.evaluated.size() == 2);
+    REQUIRE(g.weights.size() == c.weights.size());
+    // The GPU model's own weights, run through the CPU, give its predictions.
+    auto check_model = workflow_model();
+    check_model->set_weights(g.weights);
+    Tensor x = k::random::normal({64, 6, 6, 2}, 0, 1, k::float32, 11);
+    check_close("GPU predict vs the same weights on the CPU", check_model->predict(x, {.batch_size = 32}), g.predicted,
+                kF32);
+  }
+}

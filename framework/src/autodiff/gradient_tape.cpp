@@ -11,6 +11,7 @@
 #include "autodiff/autodiff.h"
 #include "autodiff/tape_state.h"
 #include "backend/backend.h"
+#include "core/placement_scope.h"
 #include "kiln/ops/array_ops.h"
 #include "kiln/core/error.h"
 #include "kiln/ops/math_ops.h"
@@ -175,6 +176,14 @@ void backprop_entry(TapeState& s, TapeEntry& e, std::unordered_map<uint64_t, Ten
     }
   }
   if (!any) return;
+  // The rule's helper tensors (and the zeros below) go to the op's device.
+  Device device = Device::cpu();
+  for (const auto& dy : dys)
+    if (dy.defined()) {
+      device = dy.device();
+      break;
+    }
+  PlacementScope on_op_device(device);
   for (std::size_t k = 0; k < dys.size(); ++k)
     if (!dys[k].defined()) dys[k] = zeros(e.output_shapes[k], e.output_dtypes[k]);
   std::vector<bool> needs(e.inputs.size());

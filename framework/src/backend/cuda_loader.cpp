@@ -7,6 +7,7 @@
 // It is loaded once, on the first call that needs a device. If it, or a CUDA
 // library it needs, is missing, every query answers "no devices" and asking for
 // a CUDA device raises an error that quotes the loader; the CPU is unaffected.
+// KILN_EMULATE_CUDA=1 replaces the plugin with a CPU stand-in (emulated_cuda.h).
 #include "backend/cuda_loader.h"
 
 #include <dlfcn.h>
@@ -19,6 +20,7 @@
 #include <string>
 
 #include "backend/cuda/plugin_api.h"
+#include "backend/emulated_cuda.h"
 #include "kiln/backend/cuda.h"
 #include "kiln/core/device.h"
 #include "kiln/core/error.h"
@@ -71,6 +73,10 @@ std::string try_load(const std::string& path, const PluginApi*& api) {
 
 Plugin load() {
   Plugin p;
+  if (emulation_requested()) {
+    p.api = emulated_plugin();
+    return p;
+  }
   if (!kBuiltWithCuda) {
     p.error = "this Kiln was built without the CUDA backend (configure a shared build with the CUDA toolkit and "
               "cuDNN present, or -DKILN_CUDA=ON to require it)";

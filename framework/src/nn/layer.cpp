@@ -13,6 +13,7 @@
 
 #include "autodiff/autodiff.h"
 #include "core/file_load_scope.h"
+#include "core/placement_scope.h"
 #include "nn/call_context.h"
 #include "kiln/ops/array_ops.h"
 #include "kiln/ops/math_ops.h"
@@ -227,6 +228,7 @@ Tensor Layer::operator()(const Tensor& x, bool training) {
   maybe_build({x}, false);
   call_losses_.clear();
   const Tensor mask = get_keras_mask(x);
+  PlacementScope on_input_device(x.device());
   Tensor y;
   try {
     y = mask.defined() ? call_masked(x, mask, training) : call(x, training);
@@ -254,6 +256,7 @@ std::vector<Tensor> Layer::operator()(const std::vector<Tensor>& xs, bool traini
   call_losses_.clear();
   const Tensor mask = get_keras_mask(xs[0]);
   const bool list = takes_list() || returns_list();
+  PlacementScope on_input_device(xs[0].device());
   std::vector<Tensor> ys;
   try {
     if (mask.defined()) ys = list ? call_masked(xs, mask, training) : std::vector<Tensor>{call_masked(xs[0], mask, training)};

@@ -9,6 +9,7 @@
 #include "kiln/nn/layer.h"
 #include "kiln/nn/masking.h"
 #include "kiln/nn/node.h"
+#include "core/placement_scope.h"
 #include "nn/call_context.h"
 
 namespace kiln {
@@ -64,6 +65,8 @@ std::vector<Tensor> Layer::run_with_kwargs(const std::vector<Tensor>& xs, bool l
   maybe_build(xs, list_call);
   call_losses_.clear();
   const bool list = list_call || takes_list() || returns_list();
+  // Tensors made inside call() (zero states, padding, index ranges) go beside its inputs.
+  PlacementScope on_input_device(xs[0].device());
   std::vector<Tensor> ys;
   try {
     if (!rest.empty()) ys = call_kwargs(xs, rest, mask, training);

@@ -76,7 +76,7 @@ bool CpuBackend::adam_update(Tensor& w, Tensor& m, Tensor& v, Tensor* v_hat, con
                              double one_b1, double one_b2, double eps) {
   dispatch_float(w.dtype(), "adam_update", [&](auto tag) {
     using T = decltype(tag);
-    adam_cpu<T>(w.data<T>(), m.data<T>(), v.data<T>(), v_hat ? v_hat->data<T>() : nullptr, g.data<T>(), w.size(),
+    adam_cpu<T>(host_ptr<T>(w), host_ptr<T>(m), host_ptr<T>(v), v_hat ? host_ptr<T>(*v_hat) : nullptr, host_ptr<T>(g), w.size(),
                 static_cast<T>(alpha), static_cast<T>(one_b1), static_cast<T>(one_b2), static_cast<T>(eps));
   });
   return true;

@@ -372,16 +372,16 @@ void CpuBackend::conv2d_bias_backward_filter(const Tensor& x, const Tensor& dy, 
   if (reference_kernels() || x.dtype() != DType::float32 || !use_direct(p) || is_pointwise(p) || K != 9 || co % 8 != 0)
     return Backend::conv2d_bias_backward_filter(x, dy, y, relu, p, dw, db);
   // Each thread sums its images into its own dW and db (parallel_sum); then they are added.
-  const float* xp = x.data<float>();
-  const float* dyp = dy.data<float>();
-  const float* yp = y.data<float>();
+  const float* xp = host_ptr<float>(x);
+  const float* dyp = host_ptr<float>(dy);
+  const float* yp = host_ptr<float>(y);
   std::vector<float> sums(static_cast<std::size_t>(K * co + co));  // dW then db
   parallel_sum<float>(p.n, num_threads(), K * co + co, sums.data(), [&](int64_t n0, int64_t n1, float* buf) {
     if (relu) conv_direct_backward_filter_f32<9, true, true>(xp, dyp, yp, p, buf, buf + K * co, n0, n1);
     else conv_direct_backward_filter_f32<9, true, false>(xp, dyp, nullptr, p, buf, buf + K * co, n0, n1);
   });
-  std::copy(sums.begin(), sums.begin() + K * co, dw.data<float>());
-  std::copy(sums.begin() + K * co, sums.end(), db.data<float>());
+  std::copy(sums.begin(), sums.begin() + K * co, host_ptr<float>(dw));
+  std::copy(sums.begin() + K * co, sums.end(), host_ptr<float>(db));
 }
 
 }  // namespace kiln::cpu

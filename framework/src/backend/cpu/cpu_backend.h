@@ -4,7 +4,7 @@
 
 namespace kiln::cpu {
 
-class CpuBackend final : public backend::Backend {
+class CpuBackend : public backend::Backend {
  public:
   Device device() const override { return Device::cpu(); }
   std::shared_ptr<Storage> allocate(std::size_t nbytes) override;
@@ -48,6 +48,18 @@ class CpuBackend final : public backend::Backend {
   bool can_fuse(DType dtype, int unary, int binary) const override;
   bool fused_elementwise(const backend::ElementwiseProgram& program) override;
 };
+
+/// The CPU kernels reach memory through these rather than Tensor::data(),
+/// which refuses tensors of other devices: the same kernels also serve the
+/// emulated CUDA device (backend/emulated_cuda.h), whose memory is host memory.
+template <class T>
+T* host_ptr(Tensor& t) {
+  return static_cast<T*>(t.raw_data());
+}
+template <class T>
+const T* host_ptr(const Tensor& t) {
+  return static_cast<const T*>(t.raw_data());
+}
 
 /// C = op(A)·op(B) for row-major float/double through BLAS.
 void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, const float* b, float* c, float beta);

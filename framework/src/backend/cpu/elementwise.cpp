@@ -126,7 +126,7 @@ void CpuBackend::unary(UnaryOp op, const Tensor& x, Tensor& out) {
     dispatch_dtype(x.dtype(), [&](auto tag) {
       using T = decltype(tag);
       const T* p = static_cast<const T*>(x.raw_data());
-      bool* o = out.data<bool>();
+      bool* o = host_ptr<bool>(out);
       for (std::size_t i = 0; i < n; ++i) {
         if constexpr (std::is_floating_point_v<T>) o[i] = op == UnaryOp::isnan ? std::isnan(p[i]) : std::isfinite(p[i]);
         else o[i] = op != UnaryOp::isnan;
@@ -135,13 +135,13 @@ void CpuBackend::unary(UnaryOp op, const Tensor& x, Tensor& out) {
     return;
   }
   if (op == UnaryOp::logical_not) {
-    const bool* p = x.data<bool>();
-    bool* o = out.data<bool>();
+    const bool* p = host_ptr<bool>(x);
+    bool* o = host_ptr<bool>(out);
     for (std::size_t i = 0; i < n; ++i) o[i] = !p[i];
     return;
   }
-  if (x.dtype() == DType::float32) return unary_float(op, x.data<float>(), out.data<float>(), n);
-  if (x.dtype() == DType::float64) return unary_float(op, x.data<double>(), out.data<double>(), n);
+  if (x.dtype() == DType::float32) return unary_float(op, host_ptr<float>(x), host_ptr<float>(out), n);
+  if (x.dtype() == DType::float64) return unary_float(op, host_ptr<double>(x), host_ptr<double>(out), n);
   // Integer tensors: the ops that make sense on integers.
   dispatch_dtype(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
@@ -235,7 +235,7 @@ void CpuBackend::binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& o
     const T* ap = static_cast<const T*>(a.raw_data());
     const T* bp = static_cast<const T*>(b.raw_data());
     if (cmp) {
-      bool* o = out.data<bool>();
+      bool* o = host_ptr<bool>(out);
       switch (op) {
         case BinaryOp::eq: binary_loop(ap, bp, o, os, sa, sb, so, [](T x, T y) { return x == y; }); break;
         case BinaryOp::ne: binary_loop(ap, bp, o, os, sa, sb, so, [](T x, T y) { return x != y; }); break;
@@ -291,7 +291,7 @@ void CpuBackend::where(const Tensor& cond, const Tensor& x, const Tensor& y, Ten
   auto sx = broadcast_strides(x.shape().dims(), os);
   auto sy = broadcast_strides(y.shape().dims(), os);
   auto so = contiguous_strides(out.shape());
-  const bool* c = cond.data<bool>();
+  const bool* c = host_ptr<bool>(cond);
   dispatch_dtype(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* xp = static_cast<const T*>(x.raw_data());

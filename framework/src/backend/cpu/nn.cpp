@@ -157,7 +157,7 @@ void CpuBackend::max_pool2d(const Tensor& x, const backend::Pool2DParams& p, Ten
     using T = decltype(tag);
     const T* xp = static_cast<const T*>(x.raw_data());
     T* op = static_cast<T*>(out.raw_data());
-    int32_t* am = argmax.data<int32_t>();
+    int32_t* am = host_ptr<int32_t>(argmax);
     if (is_pool_2x2(p) && !reference_kernels()) {
       parallel_for(p.n, [&](int64_t n0, int64_t n1) { max_pool_2x2(xp, p, op, am, n0, n1); });
       return;
@@ -171,7 +171,7 @@ void CpuBackend::max_pool2d_backward(const Tensor& dy, const Tensor& argmax, con
     using T = decltype(tag);
     T* d = static_cast<T*>(dx.raw_data());
     const T* g = static_cast<const T*>(dy.raw_data());
-    const int32_t* am = argmax.data<int32_t>();
+    const int32_t* am = host_ptr<int32_t>(argmax);
     if (is_pool_2x2(p) && !reference_kernels()) {
       parallel_for(p.n, [&](int64_t n0, int64_t n1) { max_pool_2x2_backward(g, am, p, d, n0, n1); });
       return;

@@ -79,7 +79,7 @@ void CpuBackend::arg_reduce(bool is_max, const Tensor& x, int axis, Tensor& out)
   int64_t outer = 1, inner = 1, n = d[axis];
   for (int i = 0; i < axis; ++i) outer *= d[i];
   for (std::size_t i = axis + 1; i < d.size(); ++i) inner *= d[i];
-  int64_t* o = out.data<int64_t>();
+  int64_t* o = host_ptr<int64_t>(out);
   dispatch_dtype(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* p = static_cast<const T*>(x.raw_data());
@@ -102,13 +102,13 @@ template <class F>
 void for_each_index(const Tensor& indices, F f) {
   const int64_t n = indices.size();
   if (indices.dtype() == DType::int64) {
-    const int64_t* p = indices.data<int64_t>();
+    const int64_t* p = host_ptr<int64_t>(indices);
     for (int64_t i = 0; i < n; ++i) f(i, p[i]);
   } else if (indices.dtype() == DType::int32) {
-    const int32_t* p = indices.data<int32_t>();
+    const int32_t* p = host_ptr<int32_t>(indices);
     for (int64_t i = 0; i < n; ++i) f(i, static_cast<int64_t>(p[i]));
   } else if (indices.dtype() == DType::uint8) {
-    const uint8_t* p = indices.data<uint8_t>();
+    const uint8_t* p = host_ptr<uint8_t>(indices);
     for (int64_t i = 0; i < n; ++i) f(i, static_cast<int64_t>(p[i]));
   }
 }
