@@ -17,6 +17,7 @@
 //   kiln_bench --device cuda --case gpu_cnn_train_b64    # guide CNN, one epoch of 60,000 at batch 64
 //   kiln_bench --device cuda --case gpu_cnn_train_b512   # the same at batch 512
 //   kiln_bench --device cuda --case gpu_cnn_infer        # predict the 10,000 test images at batch 1000
+//   kiln_bench --device cuda --case gpu_cnn_train_b64_jit  # batch 64 with compiled steps (jit_compile=True)
 // The gpu_* cases run on CUDA device 0 (they imply --device cuda); the other cases run only on the CPU.
 // Without a usable CUDA device (CPU-only build, no driver, no GPU) a GPU case prints
 //   {"impl":"kiln","case":"gpu_cnn_train_b64","skipped":"no CUDA device"}
@@ -159,10 +160,11 @@ k::Sequential mlp() {
   });
 }
 
-void compile(k::Sequential& model) {
+void compile(k::Sequential& model, bool jit = false) {
   // Keras defaults: Adam(learning_rate=1e-3, epsilon=1e-7). No metrics: the peer tracks only the loss.
   model.compile({.optimizer = "adam",
-                 .loss = k::losses::SparseCategoricalCrossentropy({.from_logits = true})});
+                 .loss = k::losses::SparseCategoricalCrossentropy({.from_logits = true}),
+                 .jit_compile = jit});
 }
 
 float accuracy(const k::Tensor& logits, const k::Tensor& labels) {
@@ -220,14 +222,14 @@ bool is_gpu_case(const std::string& c) { return c.rfind("gpu_", 0) == 0; }
 /// one-off costs are seconds, comparable with the epoch itself. The PyTorch peer does the same.
 /// fit moves each batch to the model's device; synchronize() before the timer stops makes the figure the
 /// time until the last queued kernel has finished.
-void gpu_train_case(const std::string& name, const Args& args, int batch) {
+void gpu_train_case(const std::string& name, const Args& args, int batch, bool jit = false) {
   k::random::set_seed(0);
   const long n = args.samples >= 0 ? args.samples : -1;
   Data d = load_fashion(args, n);
   const long used = d.x_train.shape()[0];
   k::Sequential model = guide_cnn();
   model.to(k::Device::cuda(0));
-  compile(model);
+  compile(model, jit);
   {  // warm-up: 5 full steps on the first images (every batch shape of the epoch but the last is seen)
     const long w = std::min<long>(used, 5L * batch);
     k::Tensor wx = d.x_train[{k::Slice(0, w)}].clone(), wy = d.y_train[{k::Slice(0, w)}].clone();
@@ -301,7 +303,8 @@ void dispatch_case() {
 const std::vector<std::string>& case_names() {
   static const std::vector<std::string> names = {"cnn_train", "cnn_infer", "bigcnn_train", "mlp_train",
                                                  "cnn_b16",   "cnn_b64",   "cnn_b256",     "dispatch",
-                                                 "gpu_cnn_train_b64", "gpu_cnn_train_b512", "gpu_cnn_infer"};
+                                                 "gpu_cnn_train_b64", "gpu_cnn_train_b512", "gpu_cnn_infer",
+                                                 "gpu_cnn_train_b64_jit", "gpu_cnn_train_b512_jit"};
   return names;
 }
 
@@ -318,6 +321,8 @@ void run_case(const Args& a) {
   else if (c == "gpu_cnn_train_b64") gpu_train_case(c, a, 64);
   else if (c == "gpu_cnn_train_b512") gpu_train_case(c, a, 512);
   else if (c == "gpu_cnn_infer") gpu_infer_case(a);
+  else if (c == "gpu_cnn_train_b64_jit") gpu_train_case(c, a, 64, true);  // compiled steps (jit_compile)
+  else if (c == "gpu_cnn_train_b512_jit") gpu_train_case(c, a, 512, true);
   else throw k::ValueError("kiln_bench: unknown --case '" + c + "'; run with --list");
 }
 

@@ -4,7 +4,8 @@
 #   bench/run_gpu.sh [--rounds N] [--cases NAME...] [--data DIR]
 #
 #   --rounds N     rounds per case (default 3); each round runs kiln, then pytorch, in fresh processes
-#   --cases ...    a subset of: gpu_cnn_train_b64 gpu_cnn_train_b512 gpu_cnn_infer (default all)
+#   --cases ...    a subset of: gpu_cnn_train_b64 gpu_cnn_train_b512 gpu_cnn_infer gpu_cnn_train_b64_jit
+#                  gpu_cnn_train_b512_jit (default all; the _jit cases are Kiln's compiled steps, Kiln only)
 #   --data DIR     Fashion-MNIST IDX .gz files (default /usr/share/datasets/fashion-mnist)
 #
 # Uses the build in $KILN_BUILD_DIR (default build/); builds the kiln_bench target there if it is missing
@@ -16,7 +17,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD="${KILN_BUILD_DIR:-$ROOT/build}"
 case "$BUILD" in /*) ;; *) BUILD="$ROOT/$BUILD" ;; esac
-ALL_CASES=(gpu_cnn_train_b64 gpu_cnn_train_b512 gpu_cnn_infer)
+ALL_CASES=(gpu_cnn_train_b64 gpu_cnn_train_b512 gpu_cnn_infer gpu_cnn_train_b64_jit gpu_cnn_train_b512_jit)
 PYTHON="${PYTHON:-python3}"
 
 ROUNDS=3
@@ -67,6 +68,7 @@ run_one() {  # impl case round
   local impl="$1" c="$2" r="$3" line rc=0 t0 t1 err
   local -a cmd
   if [[ "$impl" == kiln ]]; then cmd=("$KILN_BIN" --device cuda --case "$c" "${DATA_ARGS[@]}")
+  elif [[ "$impl" == pytorch_graphs ]]; then cmd=("$PYTHON" "$TORCH_PY" --graphs --case "$c" "${DATA_ARGS[@]}")
   else cmd=("$PYTHON" "$TORCH_PY" --case "$c" "${DATA_ARGS[@]}"); fi
   err="$OUT_DIR/$STAMP.$impl.$c.$r.err"
   t0=$(date +%s.%N)
@@ -86,7 +88,8 @@ START=$(date +%s)
 for c in "${CASES[@]}"; do
   for ((r = 1; r <= ROUNDS; r++)); do
     run_one kiln "$c" "$r"
-    run_one pytorch "$c" "$r"
+    [[ "$c" == *_jit ]] || run_one pytorch "$c" "$r"
+    [[ "$c" == *_jit ]] || run_one pytorch_graphs "$c" "$r"
   done
 done
 ELAPSED=$(( $(date +%s) - START ))
@@ -102,6 +105,8 @@ CASES = {
     "gpu_cnn_train_b64": "guide CNN, train, Fashion-MNIST epoch 60,000, batch 64",
     "gpu_cnn_train_b512": "guide CNN, train, Fashion-MNIST epoch 60,000, batch 512",
     "gpu_cnn_infer": "guide CNN, inference, 10,000 test images, batch 1000",
+    "gpu_cnn_train_b64_jit": "the b64 epoch with Kiln's compiled steps (jit_compile); compare with the eager row",
+    "gpu_cnn_train_b512_jit": "the b512 epoch with Kiln's compiled steps (jit_compile); compare with the eager row",
 }
 # figure -> (label, better direction or None for information only)
 FIGURES = [
@@ -135,27 +140,30 @@ print(f"Command: `{command}`  ")
 print(f"GPU (nvidia-smi): {gpu}; as reported: {'; '.join(devices) or '–'}; PyTorch {', '.join(versions) or '–'}  ")
 print(f"Rounds: {rounds} per implementation and case, alternating; median [min–max]; "
       f"wall time of the runs {int(elapsed) // 60} min {int(elapsed) % 60} s.\n")
-print("| case | figure | Kiln | PyTorch eager | Kiln/PyTorch | better |")
-print("|---|---|---|---|---|---|")
+print("| case | figure | Kiln | PyTorch eager | PyTorch CUDA Graphs | Kiln/eager | Kiln/graphs | better |")
+print("|---|---|---|---|---|---|---|---|")
 for c in [c for c in CASES if any(r["case"] == c for r in rows)]:
     first = True
     for key, label, better in FIGURES:
-        k, t = values(c, "kiln", key), values(c, "pytorch", key)
-        if not k and not t: continue
-        ratio = "–"
-        if k and t and better and statistics.median(t):
-            ratio = f"**{statistics.median(k) / statistics.median(t):.2f}×**"
+        k, t, tg = values(c, "kiln", key), values(c, "pytorch", key), values(c, "pytorch_graphs", key)
+        if not k and not t and not tg: continue
+        def ratio(peer):
+            if k and peer and better and statistics.median(peer):
+                return f"**{statistics.median(k) / statistics.median(peer):.2f}×**"
+            return "–"
         note = {"higher": "higher is better", "lower": "lower is better"}.get(better, "info")
-        print(f"| {f'`{c}` {CASES[c]}' if first else ''} | {label} | {cell(k)} | {cell(t)} | {ratio} | {note} |")
+        print(f"| {f'`{c}` {CASES[c]}' if first else ''} | {label} | {cell(k)} | {cell(t)} | {cell(tg)} | "
+              f"{ratio(t)} | {ratio(tg)} | {note} |")
         first = False
-    for impl in ("kiln", "pytorch"):
+    for impl in ("kiln", "pytorch", "pytorch_graphs"):
         skips = sorted({r["skipped"] for r in rows if r["case"] == c and r["impl"] == impl and "skipped" in r})
         errs = [r for r in rows if r["case"] == c and r["impl"] == impl and "error" in r]
-        if skips: print(f"| `{c}` | {impl} SKIPPED | {'; '.join(skips)} | | | |")
-        if errs: print(f"| `{c}` | {impl} FAILED runs | {len(errs)} | | | see .err files |")
+        if skips: print(f"| `{c}` | {impl} SKIPPED | {'; '.join(skips)} | | | | | |")
+        if errs: print(f"| `{c}` | {impl} FAILED runs | {len(errs)} | | | | | see .err files |")
 print()
-print("Kiln/PyTorch is median(Kiln) / median(PyTorch): for samples/s above 1 means Kiln is faster; for "
-      "seconds and RSS below 1 means Kiln is better. Only ratios from one run on one device can be compared.")
+print("Kiln/eager and Kiln/graphs are median(Kiln) / median(peer): for samples/s above 1 means Kiln is faster; "
+      "for seconds and RSS below 1 means Kiln is better. PyTorch CUDA Graphs trains on whole batches only (the "
+      "epoch's last partial batch is dropped). Only ratios from one run on one device can be compared.")
 PY
 cat "$MD"
 echo >&2

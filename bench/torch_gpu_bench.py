@@ -8,7 +8,8 @@ One measurement per process, one JSON line on stdout, in kiln_bench's format wit
   python3 bench/torch_gpu_bench.py --case gpu_cnn_infer        # 10,000 test images, batch 1000
   python3 bench/torch_gpu_bench.py --list
 
-Options: --data DIR (Fashion-MNIST IDX .gz files, default /usr/share/datasets/fashion-mnist),
+Options: --graphs (capture the whole training step, or the inference forward pass, in one CUDA Graph
+and replay it per batch, PyTorch's own recipe for launch-bound models; "impl":"pytorch_graphs"), --data DIR (Fashion-MNIST IDX .gz files, default /usr/share/datasets/fashion-mnist),
 --samples N (training images), --data-on-device (keep the whole data set on the GPU instead of copying each
 batch from pinned host memory, as Kiln's fit does; a stricter peer).
 
@@ -131,6 +132,93 @@ def train_case(torch, args, case, batch, dev):
     return out
 
 
+def train_case_graphs(torch, args, case, batch, dev):
+    """The training step (forward, backward, Adam) captured once as a CUDA Graph and replayed per batch
+    (torch.cuda.graphs' whole-network recipe; Adam with capturable=True). A graph has a fixed batch size, so
+    the epoch's last partial batch is dropped and the rate counts the images actually trained on."""
+    nn, F = torch.nn, torch.nn.functional
+    torch.manual_seed(0)
+    d = load_fashion(torch, args.data, args.samples)
+    x, y = d["x_train"].pin_memory(), d["y_train"].pin_memory()
+    n = x.shape[0]
+    model = guide_cnn(nn).to(dev)
+    model.train()
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3, eps=1e-7, capturable=True)
+    static_x = x[:batch].to(dev).clone()
+    static_y = y[:batch].to(dev).clone()
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):  # warm-up outside the graph, as the recipe requires
+        for _ in range(5):
+            opt.zero_grad(set_to_none=True)
+            F.cross_entropy(model(static_x), static_y).backward()
+            opt.step()
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    opt.zero_grad(set_to_none=True)
+    with torch.cuda.graph(graph):
+        static_loss = F.cross_entropy(model(static_x), static_y)
+        static_loss.backward()
+        opt.step()
+    torch.cuda.synchronize()
+    full = (n // batch) * batch
+    t0 = time.perf_counter()
+    perm = torch.randperm(n)
+    total = torch.zeros((), device=dev)
+    for start in range(0, full, batch):
+        idx = perm[start:start + batch]
+        static_x.copy_(x.index_select(0, idx).pin_memory(), non_blocking=True)
+        static_y.copy_(y.index_select(0, idx).pin_memory(), non_blocking=True)
+        graph.replay()
+        total += static_loss.detach()
+    torch.cuda.synchronize()
+    s = time.perf_counter() - t0
+    out = {"impl": "pytorch_graphs", "case": case, "device": torch.cuda.get_device_name(0), "batch": batch,
+           "samples": full, "seconds": s, "samples_per_s": full / s, "final_loss": float((total / (full // batch)).item())}
+    out["test_acc"] = accuracy(torch, model, d["x_test"], d["y_test"], dev)
+    out["peak_rss_mb"] = peak_rss_mb()
+    return out
+
+
+def infer_case_graphs(torch, args, dev, batch=1000):
+    """The forward pass captured as a CUDA Graph (eval mode, batch 1000), replayed per batch."""
+    torch.manual_seed(0)
+    d = load_fashion(torch, args.data, 0)
+    x = d["x_test"].pin_memory()
+    model = guide_cnn(torch.nn).to(dev).eval()
+    static_x = x[:batch].to(dev).clone()
+    with torch.no_grad():
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            for _ in range(3):
+                model(static_x)
+        torch.cuda.current_stream().wait_stream(side)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            static_out = model(static_x)
+
+    def run():
+        outs = []
+        for start in range(0, x.shape[0], batch):
+            static_x.copy_(x[start:start + batch], non_blocking=True)
+            graph.replay()
+            outs.append(static_out.to("cpu", non_blocking=False))
+        return torch.cat(outs)
+
+    run()  # warm-up
+    torch.cuda.synchronize()
+    t0 = time.perf_counter()
+    logits = run()
+    torch.cuda.synchronize()
+    s = time.perf_counter() - t0
+    n = x.shape[0]
+    acc = float((logits.argmax(-1) == d["y_test"]).to(torch.float32).mean().item())
+    return {"impl": "pytorch_graphs", "case": "gpu_cnn_infer", "device": torch.cuda.get_device_name(0),
+            "batch": batch, "samples": n, "seconds": s, "samples_per_s": n / s, "accuracy": acc,
+            "peak_rss_mb": peak_rss_mb()}
+
+
 def predict(torch, model, x, dev, batch=1000):
     """Logits on the host, as Kiln's predict returns them."""
     model.eval()
@@ -171,6 +259,7 @@ def main():
     p.add_argument("--data", default=DEFAULT_DATA, help="Fashion-MNIST IDX .gz directory")
     p.add_argument("--samples", type=int, default=None, help="number of training images (default all)")
     p.add_argument("--data-on-device", action="store_true", help="keep the data set on the GPU")
+    p.add_argument("--graphs", action="store_true", help="capture the step in a CUDA Graph and replay it")
     args = p.parse_args()
     if args.list:
         print("\n".join(CASES))
@@ -181,10 +270,11 @@ def main():
     try:
         import torch
     except ImportError:
-        emit({"impl": "pytorch", "case": args.case, "skipped": "torch is not installed"})
+        emit({"impl": "pytorch_graphs" if args.graphs else "pytorch", "case": args.case,
+              "skipped": "torch is not installed"})
         return 0
     if not torch.cuda.is_available():
-        emit({"impl": "pytorch", "case": args.case, "skipped": "no CUDA device"})
+        emit({"impl": "pytorch_graphs" if args.graphs else "pytorch", "case": args.case, "skipped": "no CUDA device"})
         return 0
 
     tf32 = os.environ.get("KILN_CUDA_TF32") == "1"
@@ -192,10 +282,14 @@ def main():
     torch.backends.cudnn.allow_tf32 = tf32
     torch.backends.cudnn.benchmark = True
     dev = torch.device("cuda", 0)
-    if args.case == "gpu_cnn_infer":
+    batch = 64 if args.case.endswith("b64") else 512
+    if args.graphs:
+        out = infer_case_graphs(torch, args, dev) if args.case == "gpu_cnn_infer" else \
+            train_case_graphs(torch, args, args.case, batch, dev)
+    elif args.case == "gpu_cnn_infer":
         out = infer_case(torch, args, dev)
     else:
-        out = train_case(torch, args, args.case, 64 if args.case.endswith("b64") else 512, dev)
+        out = train_case(torch, args, args.case, batch, dev)
     out["torch"] = torch.__version__
     emit(out)
     return 0

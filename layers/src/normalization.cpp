@@ -97,6 +97,9 @@ Tensor BatchNormalizationImpl::call(const Tensor& input, bool training) {
     Tensor bv = reshape(stop_gradient(var_t), param_shape_);
     moving_mean_.assign(moving_mean_.read_value_untracked() * m + bm * (1.0 - m));
     moving_variance_.assign(moving_variance_.read_value_untracked() * m + bv * (1.0 - m));
+  } else if (axes_.size() == 1 && axes_[0] == x.rank() - 1) {
+    return batch_norm_inference(x, moving_mean_.value(), moving_variance_.value(),
+                                o_.scale ? gamma_.value() : Tensor(), o_.center ? beta_.value() : Tensor(), o_.epsilon);
   } else {
     mean_t = reshape(moving_mean_.value(), broadcast_shape_);
     var_t = reshape(moving_variance_.value(), broadcast_shape_);

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kiln/ops/math_ops.h"
+#include "kiln/ops/fused_updates.h"
 #include "optimizer_config.h"
 
 namespace kiln::optimizers {
@@ -26,22 +27,7 @@ void RMSprop::update_step(const Tensor& g, Variable& var, double lr, std::size_t
   Variable& velocity = slot(index, k++);
   Variable* momentum = o_.momentum > 0 ? &slot(index, k++) : nullptr;
   Variable* average_grad = o_.centered ? &slot(index, k++) : nullptr;
-
-  velocity.assign(velocity.read_value_untracked() * o_.rho + square(g) * (1 - o_.rho));
-  Tensor denominator;
-  if (o_.centered) {
-    average_grad->assign(average_grad->read_value_untracked() * o_.rho + g * (1 - o_.rho));
-    denominator = velocity.read_value_untracked() - square(average_grad->read_value_untracked()) + o_.epsilon;
-  } else {
-    denominator = velocity.read_value_untracked() + o_.epsilon;
-  }
-  Tensor increment = g * lr / sqrt(denominator);
-  if (momentum) {
-    momentum->assign(momentum->read_value_untracked() * o_.momentum + increment);
-    var.assign_sub(momentum->read_value_untracked());
-  } else {
-    var.assign_sub(increment);
-  }
+  fused::rmsprop_update(var, velocity, momentum, average_grad, g, lr, o_.rho, o_.momentum, o_.epsilon);
 }
 
 Config RMSprop::get_config() const { return detail::with_fields(base_config(), o_); }

@@ -4,6 +4,7 @@
 
 #include "kiln/core/error.h"
 #include "kiln/ops/math_ops.h"
+#include "kiln/ops/fused_updates.h"
 #include "optimizer_config.h"
 
 namespace kiln::optimizers {
@@ -24,16 +25,7 @@ void SGD::build_slots(const std::vector<Variable>& vars) {
 }
 
 void SGD::update_step(const Tensor& g, Variable& var, double lr, std::size_t index) {
-  if (momentum_ == 0) {
-    var.assign_sub(g * lr);
-    return;
-  }
-  Variable& m = slot(index, 0);
-  m.assign(m.read_value_untracked() * momentum_ - g * lr);
-  if (nesterov_)
-    var.assign_add(m.read_value_untracked() * momentum_ - g * lr);
-  else
-    var.assign_add(m.read_value_untracked());
+  fused::sgd_update(var, momentum_ == 0 ? nullptr : &slot(index, 0), g, lr, momentum_, nesterov_);
 }
 
 Config SGD::get_config() const { return detail::with_fields(base_config(), o_); }

@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -11,6 +12,7 @@
 #include "kiln/datasets/mnist.h"
 #include "kiln/datasets/npy.h"
 #include "saving_util.h"
+#include "test_util.h"
 // The private HDF5 wrapper (its header has no HDF5 include) reads the Keras-generated outputs.
 #include "../../framework/src/io/hdf5_file.h"
 
@@ -136,6 +138,8 @@ TEST_CASE("MNIST fixtures on the repository's 2,000-digit MNIST test split") {
 }
 
 TEST_CASE("Fashion-MNIST fixtures: Keras-reported test accuracy") {
+  KILN_REQUIRE_TOOL(std::filesystem::exists(datasets::fashion_mnist::default_path()),
+                    "Fashion-MNIST (Debian package dataset-fashion-mnist)");
   saving_test::ensure_layers();
   auto [train, test] = datasets::fashion_mnist::load_data();
   (void)train;

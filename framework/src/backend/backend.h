@@ -144,6 +144,34 @@ class Backend {
     (void)w, (void)m, (void)v, (void)v_hat, (void)g, (void)alpha, (void)one_b1, (void)one_b2, (void)eps;
     return false;
   }
+  /// Keras SGD in place: without momentum (m null) w −= lr·g; with it
+  /// m = momentum·m − lr·g, then w += momentum·m − lr·g (nesterov) or w += m.
+  /// Scalars arrive rounded to w's dtype by the caller's formula. Returns false without a fused kernel.
+  virtual bool sgd_update(Tensor& w, Tensor* m, const Tensor& g, double lr, double momentum, bool nesterov) {
+    (void)w, (void)m, (void)g, (void)lr, (void)momentum, (void)nesterov;
+    return false;
+  }
+  /// Keras RMSprop in place: v = ρ·v + (1−ρ)·g²; centered: a = ρ·a + (1−ρ)·g, d = v − a² + ε, else
+  /// d = v + ε; inc = lr·g/√d; with momentum (mom non-null) mom = momentum·mom + inc, w −= mom; else w −= inc.
+  virtual bool rmsprop_update(Tensor& w, Tensor& v, Tensor* mom, Tensor* avg, const Tensor& g, double lr, double rho,
+                              double momentum, double eps) {
+    (void)w, (void)v, (void)mom, (void)avg, (void)g, (void)lr, (void)rho, (void)momentum, (void)eps;
+    return false;
+  }
+  /// Inference-mode batch normalization over the last axis with given statistics (C,):
+  /// y = (x − mean)·rsqrt(var + eps)·gamma + beta (gamma / beta may be null). False without a fused kernel.
+  virtual bool batch_norm_inference(const Tensor& x, const Tensor& mean, const Tensor& var, const Tensor* gamma,
+                                    const Tensor* beta, double eps, Tensor& y) {
+    (void)x, (void)mean, (void)var, (void)gamma, (void)beta, (void)eps, (void)y;
+    return false;
+  }
+  /// Which optional fused kernels this backend has, asked without running one (a trace that does not
+  /// execute must know whether the kernel call it records will do the work at replay).
+  enum class Fused { batch_norm, batch_norm_inference, adam, sgd, rmsprop };
+  virtual bool has_fused(Fused kind, double eps) const {
+    (void)kind, (void)eps;
+    return false;
+  }
   /// Whether fused_elementwise can run this op on this dtype.
   virtual bool can_fuse(DType dtype, int unary, int binary) const {
     (void)dtype, (void)unary, (void)binary;

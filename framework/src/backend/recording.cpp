@@ -168,7 +168,7 @@ class RecordingBackend final : public Backend {
   bool batch_norm_training(const Tensor& x, const Tensor* gamma, const Tensor* beta, double eps, Tensor& y,
                            Tensor& mean, Tensor& var) override {
     if (execute_ && !r_.batch_norm_training(x, gamma, beta, eps, y, mean, var)) return false;
-    if (!execute_ && !probe_batch_norm()) return false;
+    if (!execute_ && !r_.has_fused(Fused::batch_norm, eps)) return false;
     add("FusedBatchNormV3", some({&x, gamma, beta}), {y, mean, var},
         [&r = r_, x, g = opt(gamma), b = opt(beta), eps, y, mean, var]() mutable {
           r.batch_norm_training(x, ptr(g), ptr(b), eps, y, mean, var);
@@ -179,7 +179,7 @@ class RecordingBackend final : public Backend {
                                     const Tensor* gamma, double eps, Tensor& dx, Tensor* dgamma,
                                     Tensor* dbeta) override {
     if (execute_ && !r_.batch_norm_training_backward(dy, x, mean, var, gamma, eps, dx, dgamma, dbeta)) return false;
-    if (!execute_ && !probe_batch_norm()) return false;
+    if (!execute_ && !r_.has_fused(Fused::batch_norm, eps)) return false;
     add("FusedBatchNormGradV3", some({&dy, &x, &mean, &var, gamma}), some({&dx, dgamma, dbeta}),
         [&r = r_, dy, x, mean, var, g = opt(gamma), eps, dx, dg = opt(dgamma), db = opt(dbeta)]() mutable {
           r.batch_norm_training_backward(dy, x, mean, var, ptr(g), eps, dx, ptr(dg), ptr(db));
@@ -188,6 +188,12 @@ class RecordingBackend final : public Backend {
   }
   bool adam_update(Tensor& w, Tensor& m, Tensor& v, Tensor* v_hat, const Tensor& g, double alpha, double one_b1,
                    double one_b2, double eps) override;
+  bool sgd_update(Tensor& w, Tensor* m, const Tensor& g, double lr, double momentum, bool nesterov) override;
+  bool rmsprop_update(Tensor& w, Tensor& v, Tensor* mom, Tensor* avg, const Tensor& g, double lr, double rho,
+                      double momentum, double eps) override;
+  bool batch_norm_inference(const Tensor& x, const Tensor& mean, const Tensor& var, const Tensor* gamma,
+                            const Tensor* beta, double eps, Tensor& y) override;
+  bool has_fused(Fused kind, double eps) const override { return r_.has_fused(kind, eps); }
   void conv2d_bias_backward_filter(const Tensor& x, const Tensor& dy, const Tensor& y, bool relu,
                                    const Conv2DParams& p, Tensor& dw, Tensor& db) override {
     run("Conv2DBiasBackpropFilter", {x, dy, y}, {dw, db},
@@ -209,9 +215,6 @@ class RecordingBackend final : public Backend {
     n.run = std::move(fn);
     return rec_.add(std::move(n));
   }
-  /// Whether the real backend has the fused batch-norm kernels, asked without
-  /// running them (the trace does not execute): only the CPU's has them today.
-  bool probe_batch_norm() const { return r_.device().is_cpu(); }
   Backend& r_;
   Recording& rec_;
   bool execute_;
@@ -220,10 +223,40 @@ class RecordingBackend final : public Backend {
 bool RecordingBackend::adam_update(Tensor& w, Tensor& m, Tensor& v, Tensor* v_hat, const Tensor& g, double alpha,
                                    double one_b1, double one_b2, double eps) {
   if (execute_ && !r_.adam_update(w, m, v, v_hat, g, alpha, one_b1, one_b2, eps)) return false;
-  if (!execute_ && !r_.device().is_cpu()) return false;
+  if (!execute_ && !r_.has_fused(Fused::adam, eps)) return false;
   add("ResourceApplyAdam", some({&w, &m, &v, v_hat, &g}), some({&w, &m, &v, v_hat}),
       [&r = r_, w, m, v, vh = opt(v_hat), g, alpha, one_b1, one_b2, eps]() mutable {
         r.adam_update(w, m, v, ptr(vh), g, alpha, one_b1, one_b2, eps);
+      });
+  return true;
+}
+
+bool RecordingBackend::sgd_update(Tensor& w, Tensor* m, const Tensor& g, double lr, double momentum, bool nesterov) {
+  if (execute_ && !r_.sgd_update(w, m, g, lr, momentum, nesterov)) return false;
+  if (!execute_ && !r_.has_fused(Fused::sgd, 0)) return false;
+  add("ResourceApplyKerasMomentum", some({&w, m, &g}), some({&w, m}),
+      [&r = r_, w, mt = opt(m), g, lr, momentum, nesterov]() mutable { r.sgd_update(w, ptr(mt), g, lr, momentum, nesterov); });
+  return true;
+}
+
+bool RecordingBackend::rmsprop_update(Tensor& w, Tensor& v, Tensor* mom, Tensor* avg, const Tensor& g, double lr,
+                                      double rho, double momentum, double eps) {
+  if (execute_ && !r_.rmsprop_update(w, v, mom, avg, g, lr, rho, momentum, eps)) return false;
+  if (!execute_ && !r_.has_fused(Fused::rmsprop, eps)) return false;
+  add(avg ? "ResourceApplyCenteredRMSProp" : "ResourceApplyRMSProp", some({&w, &v, mom, avg, &g}),
+      some({&w, &v, mom, avg}), [&r = r_, w, v, mo = opt(mom), a = opt(avg), g, lr, rho, momentum, eps]() mutable {
+        r.rmsprop_update(w, v, ptr(mo), ptr(a), g, lr, rho, momentum, eps);
+      });
+  return true;
+}
+
+bool RecordingBackend::batch_norm_inference(const Tensor& x, const Tensor& mean, const Tensor& var,
+                                            const Tensor* gamma, const Tensor* beta, double eps, Tensor& y) {
+  if (execute_ && !r_.batch_norm_inference(x, mean, var, gamma, beta, eps, y)) return false;
+  if (!execute_ && !r_.has_fused(Fused::batch_norm_inference, eps)) return false;
+  add("FusedBatchNormV3Inference", some({&x, &mean, &var, gamma, beta}), {y},
+      [&r = r_, x, mean, var, g = opt(gamma), b = opt(beta), eps, y]() mutable {
+        r.batch_norm_inference(x, mean, var, ptr(g), ptr(b), eps, y);
       });
   return true;
 }

@@ -7,16 +7,28 @@
 
 namespace kiln::fused {
 
+namespace {
+void check_grad(const char* op, const Variable& var, const Tensor& grad) {
+  if (!(grad.shape() == var.shape()))
+    throw ShapeError(std::string(op) + ": gradient of shape " + grad.shape().to_string() + " for variable '" +
+                     var.path() + "' of shape " + var.shape().to_string());
+}
+/// The gradient in the variable's dtype, and whether a fused kernel may run in place.
+bool fusable(const Variable& var, const Tensor& grad, Tensor& g) {
+  const Tensor w = var.read_value_untracked();
+  g = grad.dtype() == w.dtype() ? grad : grad.cast(w.dtype());
+  return w.device() == g.device() && is_floating(w.dtype());
+}
+Tensor slot_for_update(Variable* v) { return v ? v->value_for_update() : Tensor(); }
+}  // namespace
+
 void adam_update(Variable& var, Variable& m, Variable& v, Variable* v_hat, const Tensor& grad, double alpha,
                  double beta_1, double beta_2, double epsilon) {
-  if (!(grad.shape() == var.shape()))
-    throw ShapeError("adam_update: gradient of shape " + grad.shape().to_string() + " for variable '" + var.path() +
-                     "' of shape " + var.shape().to_string());
-  Tensor w = var.read_value_untracked();
-  Tensor g = grad.dtype() == w.dtype() ? grad : grad.cast(w.dtype());
-  if (w.device() == g.device() && is_floating(w.dtype())) {
+  check_grad("adam_update", var, grad);
+  Tensor g;
+  if (fusable(var, grad, g)) {
     // In place, unless a snapshot (e.g. on a live tape) shares a buffer.
-    w = var.value_for_update();
+    Tensor w = var.value_for_update();
     Tensor mt = m.value_for_update(), vt = v.value_for_update();
     Tensor vh = v_hat ? v_hat->value_for_update() : Tensor();
     if (backend::backend_for(w.device()).adam_update(w, mt, vt, v_hat ? &vh : nullptr, g, alpha, 1 - beta_1,
@@ -33,6 +45,53 @@ void adam_update(Variable& var, Variable& m, Variable& v, Variable* v_hat, const
     denom = v_hat->read_value_untracked();
   }
   var.assign_sub(m.read_value_untracked() * alpha / (sqrt(denom) + epsilon));
+}
+
+void sgd_update(Variable& var, Variable* m, const Tensor& grad, double lr, double momentum, bool nesterov) {
+  check_grad("sgd_update", var, grad);
+  Tensor g;
+  if (fusable(var, grad, g)) {
+    Tensor w = var.value_for_update();
+    Tensor mt = slot_for_update(m);
+    if (backend::backend_for(w.device()).sgd_update(w, m ? &mt : nullptr, g, lr, momentum, nesterov)) return;
+  }
+  autodiff::Pause pause;
+  if (!m) {
+    var.assign_sub(g * lr);
+    return;
+  }
+  m->assign(m->read_value_untracked() * momentum - g * lr);
+  if (nesterov) var.assign_add(m->read_value_untracked() * momentum - g * lr);
+  else var.assign_add(m->read_value_untracked());
+}
+
+void rmsprop_update(Variable& var, Variable& v, Variable* mom, Variable* avg, const Tensor& grad, double lr,
+                    double rho, double momentum, double epsilon) {
+  check_grad("rmsprop_update", var, grad);
+  Tensor g;
+  if (fusable(var, grad, g)) {
+    Tensor w = var.value_for_update(), vt = v.value_for_update();
+    Tensor mt = slot_for_update(mom), at = slot_for_update(avg);
+    if (backend::backend_for(w.device()).rmsprop_update(w, vt, mom ? &mt : nullptr, avg ? &at : nullptr, g, lr, rho,
+                                                        momentum, epsilon))
+      return;
+  }
+  autodiff::Pause pause;
+  v.assign(v.read_value_untracked() * rho + square(g) * (1 - rho));
+  Tensor denominator;
+  if (avg) {
+    avg->assign(avg->read_value_untracked() * rho + g * (1 - rho));
+    denominator = v.read_value_untracked() - square(avg->read_value_untracked()) + epsilon;
+  } else {
+    denominator = v.read_value_untracked() + epsilon;
+  }
+  Tensor increment = g * lr / sqrt(denominator);
+  if (mom) {
+    mom->assign(mom->read_value_untracked() * momentum + increment);
+    var.assign_sub(mom->read_value_untracked());
+  } else {
+    var.assign_sub(increment);
+  }
 }
 
 }  // namespace kiln::fused

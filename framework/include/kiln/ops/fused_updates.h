@@ -14,4 +14,14 @@ namespace kiln::fused {
 void adam_update(Variable& var, Variable& m, Variable& v, Variable* v_hat, const Tensor& grad, double alpha,
                  double beta_1, double beta_2, double epsilon);
 
+/// Keras SGD: with momentum (m non-null) m = momentum·m − lr·g, then
+/// var += momentum·m − lr·g (nesterov) or var += m; without it var −= lr·g.
+void sgd_update(Variable& var, Variable* m, const Tensor& grad, double lr, double momentum, bool nesterov);
+
+/// Keras RMSprop: v = ρ·v + (1−ρ)·g²; centered (avg non-null) avg = ρ·avg + (1−ρ)·g and
+/// d = v − avg² + ε, else d = v + ε; inc = g·lr/√d; var −= inc, or through the momentum
+/// slot (mom non-null): mom = momentum·mom + inc, var −= mom.
+void rmsprop_update(Variable& var, Variable& v, Variable* mom, Variable* avg, const Tensor& grad, double lr,
+                    double rho, double momentum, double epsilon);
+
 }  // namespace kiln::fused

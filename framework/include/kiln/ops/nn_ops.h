@@ -59,6 +59,14 @@ struct BatchNormResult {
 /// moving statistics.
 BatchNormResult batch_norm_training(const Tensor& x, const Tensor& gamma, const Tensor& beta, double epsilon);
 
+/// Inference-mode batch normalization over the last axis with given statistics (C,):
+///   y = (x − mean) · rsqrt(variance + epsilon) · gamma + beta
+/// (gamma / beta undefined for no scale / no center). One fused kernel where the
+/// backend has one (cuDNN on a GPU) and no tape is recording; otherwise the same
+/// formula from differentiable ops.
+Tensor batch_norm_inference(const Tensor& x, const Tensor& mean, const Tensor& variance, const Tensor& gamma,
+                            const Tensor& beta, double epsilon);
+
 /// Per-example -log softmax(logits)[label]: labels (N...) int, logits (N..., C) -> (N...).
 /// Throws ValueError naming the bad label when a label is outside [0, C).
 Tensor sparse_softmax_cross_entropy_with_logits(const Tensor& labels, const Tensor& logits);

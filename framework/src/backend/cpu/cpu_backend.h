@@ -45,6 +45,7 @@ class CpuBackend : public backend::Backend {
                                    const backend::Conv2DParams& p, Tensor& dw, Tensor& db) override;
   bool adam_update(Tensor& w, Tensor& m, Tensor& v, Tensor* v_hat, const Tensor& g, double alpha, double one_b1,
                    double one_b2, double eps) override;
+  bool has_fused(Fused kind, double) const override { return kind == Fused::batch_norm || kind == Fused::adam; }
   bool can_fuse(DType dtype, int unary, int binary) const override;
   bool fused_elementwise(const backend::ElementwiseProgram& program) override;
 };

@@ -92,6 +92,25 @@ class CudaBackend final : public backend::Backend {
   void avg_pool2d_backward(const Tensor& dy, const backend::Pool2DParams& p, Tensor& dx) override;
   void dropout(const Tensor& x, double rate, uint64_t seed, Tensor& out, Tensor& mask) override;
   void copy_from(const Tensor& src, Tensor& dst) override;
+  // Fused kernels (cuda_fused.cpp, cudnn_batch_norm.cpp).
+  void bias_add(const Tensor& x, const Tensor& bias, bool relu, Tensor& out) override;
+  void conv2d_bias(const Tensor& x, const Tensor& w, const Tensor& bias, bool relu, const backend::Conv2DParams& p,
+                   Tensor& out) override;
+  bool batch_norm_training(const Tensor& x, const Tensor* gamma, const Tensor* beta, double eps, Tensor& y,
+                           Tensor& mean, Tensor& var) override;
+  bool batch_norm_training_backward(const Tensor& dy, const Tensor& x, const Tensor& mean, const Tensor& var,
+                                    const Tensor* gamma, double eps, Tensor& dx, Tensor* dgamma,
+                                    Tensor* dbeta) override;
+  bool batch_norm_inference(const Tensor& x, const Tensor& mean, const Tensor& var, const Tensor* gamma,
+                            const Tensor* beta, double eps, Tensor& y) override;
+  bool adam_update(Tensor& w, Tensor& m, Tensor& v, Tensor* v_hat, const Tensor& g, double alpha, double one_b1,
+                   double one_b2, double eps) override;
+  bool sgd_update(Tensor& w, Tensor* m, const Tensor& g, double lr, double momentum, bool nesterov) override;
+  bool rmsprop_update(Tensor& w, Tensor& v, Tensor* mom, Tensor* avg, const Tensor& g, double lr, double rho,
+                      double momentum, double eps) override;
+  bool has_fused(Fused kind, double eps) const override;
+  bool can_fuse(DType dtype, int unary, int binary) const override;
+  bool fused_elementwise(const backend::ElementwiseProgram& program) override;
 
   DeviceContext& ctx() { return ctx_; }
 

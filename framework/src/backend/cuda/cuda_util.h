@@ -50,6 +50,23 @@ class DeviceGuard {
   int prev_ = 0, cur_ = 0;
 };
 
+/// A cuDNN descriptor owned for a scope.
+template <class T, cudnnStatus_t (*Create)(T*), cudnnStatus_t (*Destroy)(T)>
+class Desc {
+ public:
+  Desc() { KILN_CUDNN_CHECK(Create(&d_)); }
+  ~Desc() { Destroy(d_); }
+  Desc(const Desc&) = delete;
+  Desc& operator=(const Desc&) = delete;
+  operator T() const { return d_; }
+
+ private:
+  T d_{};
+};
+using TensorDesc = Desc<cudnnTensorDescriptor_t, cudnnCreateTensorDescriptor, cudnnDestroyTensorDescriptor>;
+using FilterDesc = Desc<cudnnFilterDescriptor_t, cudnnCreateFilterDescriptor, cudnnDestroyFilterDescriptor>;
+using ConvDesc = Desc<cudnnConvolutionDescriptor_t, cudnnCreateConvolutionDescriptor, cudnnDestroyConvolutionDescriptor>;
+
 inline k::DT to_dt(DType d) { return static_cast<k::DT>(static_cast<int>(d)); }
 
 }  // namespace kiln::cuda

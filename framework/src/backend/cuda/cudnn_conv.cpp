@@ -32,21 +32,6 @@ struct CudnnUnsupported {};
     if (kiln_s_ != CUDNN_STATUS_SUCCESS) ::kiln::cuda::throw_cudnn(kiln_s_, #expr, __FILE__, __LINE__); \
   } while (0)
 
-template <class T, cudnnStatus_t (*Create)(T*), cudnnStatus_t (*Destroy)(T)>
-class Desc {
- public:
-  Desc() { KILN_CUDNN_CHECK(Create(&d_)); }
-  ~Desc() { Destroy(d_); }
-  Desc(const Desc&) = delete;
-  Desc& operator=(const Desc&) = delete;
-  operator T() const { return d_; }
-
- private:
-  T d_{};
-};
-using TensorDesc = Desc<cudnnTensorDescriptor_t, cudnnCreateTensorDescriptor, cudnnDestroyTensorDescriptor>;
-using FilterDesc = Desc<cudnnFilterDescriptor_t, cudnnCreateFilterDescriptor, cudnnDestroyFilterDescriptor>;
-using ConvDesc = Desc<cudnnConvolutionDescriptor_t, cudnnCreateConvolutionDescriptor, cudnnDestroyConvolutionDescriptor>;
 
 /// The geometry handed to cuDNN: the input as given with symmetric padding, or
 /// explicitly padded to (hp, wp) with no padding when TF's padding is asymmetric.

@@ -61,4 +61,21 @@ struct ConvDims {
   int64_t pt, pl;
 };
 
+/// A chain of element-wise steps run in one launch (backend::ElementwiseProgram):
+/// for every element i, each step reads buf[a][i] (and buf[b][i]), applies its
+/// unary or binary op and writes buf[out][i]; a buffer marked scalar has one
+/// element, read at index 0. Passed by value as a kernel parameter.
+inline constexpr int kMaxFusedBuffers = 24;
+inline constexpr int kMaxFusedSteps = 48;
+struct FusedStep {
+  int8_t unary = -1, binary = -1, a = -1, b = -1, out = -1;
+};
+struct FusedProgram {
+  int64_t n = 0;
+  int n_steps = 0;
+  void* buf[kMaxFusedBuffers] = {};
+  bool scalar[kMaxFusedBuffers] = {};
+  FusedStep steps[kMaxFusedSteps] = {};
+};
+
 }  // namespace kiln::cuda::k

@@ -73,4 +73,20 @@ void col2im(DT dt, const void* col, void* dx, const ConvDims& p, cudaStream_t s)
 void int_matmul(DT dt, const void* a, const void* b, void* out, int64_t B, int64_t M, int64_t N, int64_t K, bool ta,
                 bool tb, int64_t a_step, int64_t b_step, cudaStream_t s);
 
+// ---- fused.cu ----
+/// Runs a FusedProgram over dt elements (f32, f64, i32, i64).
+void fused_elementwise(DT dt, const FusedProgram& p, cudaStream_t s);
+/// out = x + bias[i % c] (then relu); out may be x.
+void bias_act(DT dt, const void* x, const void* bias, void* out, int64_t n, int64_t c, bool relu, cudaStream_t s);
+/// One Adam step in place (Backend::adam_update); vh may be null.
+void adam(DT dt, void* w, void* m, void* v, void* vh, const void* g, int64_t n, double alpha, double one_b1,
+          double one_b2, double eps, cudaStream_t s);
+/// One SGD step in place (Backend::sgd_update); m null without momentum.
+void sgd(DT dt, void* w, void* m, const void* g, int64_t n, double lr, double momentum, bool nesterov, cudaStream_t s);
+/// One RMSprop step in place (Backend::rmsprop_update); mom and avg may be null.
+void rmsprop(DT dt, void* w, void* v, void* mom, void* avg, const void* g, int64_t n, double lr, double rho,
+             double momentum, double eps, cudaStream_t s);
+/// x *= factor, in place.
+void scale(DT dt, void* x, int64_t n, double factor, cudaStream_t s);
+
 }  // namespace kiln::cuda::k
