@@ -114,14 +114,24 @@ std::vector<Tensor> predict_loop(Model& model, EpochIterator& batches, const Pre
   const Logs empty;
   for (auto& c : cbs) c->on_predict_begin(empty);
   std::vector<std::vector<Tensor>> parts;
+  // A batch's outputs come back to the host only after the next batch has been
+  // queued: on a GPU the host then prepares batch i+1 (its upload) while the
+  // device still computes batch i, instead of each waiting for the other.
+  std::vector<Tensor> pending;
+  auto collect_pending = [&] {
+    for (std::size_t k = 0; k < pending.size(); ++k) parts[k].push_back(pending[k].to(Device::cpu()));
+    pending.clear();
+  };
   batches.run_epoch([&](int step, const Batch& b) {
     for (auto& c : cbs) c->on_predict_batch_begin(step, empty);
     auto out = model.predict_function(b.x);
     if (parts.empty()) parts.resize(out.size());
-    for (std::size_t k = 0; k < out.size(); ++k) parts[k].push_back(out[k].to(Device::cpu()));
+    collect_pending();
+    pending = std::move(out);
     for (auto& c : cbs) c->on_predict_batch_end(step, empty);
     return true;
   });
+  collect_pending();
   for (auto& c : cbs) c->on_predict_end(empty);
   std::vector<Tensor> result;
   for (auto& p : parts) result.push_back(p.size() == 1 ? p[0] : concat(p, 0));

@@ -11,9 +11,9 @@ using backend::BinaryOp;
 using backend::UnaryOp;
 
 bool CudaBackend::has_fused(Fused kind, double eps) const {
-  // cuDNN's batch norm refuses an epsilon below CUDNN_BN_MIN_EPSILON; the
-  // optimizer kernels take any.
-  if (kind == Fused::batch_norm || kind == Fused::batch_norm_inference) return eps >= CUDNN_BN_MIN_EPSILON;
+  // cuDNN's batch norm refuses an epsilon below CUDNN_BN_MIN_EPSILON; Kiln's
+  // own kernels (inference batch norm, the optimizers) take any.
+  if (kind == Fused::batch_norm) return eps >= CUDNN_BN_MIN_EPSILON;
   return true;
 }
 

@@ -1,7 +1,8 @@
-// Batch normalization over the last axis through cuDNN: training forward and
-// backward, and inference with given statistics. x (..., C) is handed to cuDNN
-// as an NHWC tensor of rows × C × 1 × 1, whose per-channel (spatial) statistics
-// are exactly the statistics over every axis but the last.
+// Batch normalization over the last axis: training forward and backward
+// through cuDNN, inference with given statistics as one element-wise pass.
+// For cuDNN, x (..., C) is an NHWC tensor of rows × C × 1 × 1, whose
+// per-channel (spatial) statistics are exactly the statistics over every axis
+// but the last.
 //
 // cuDNN reports the batch variance only as a running average with Bessel's
 // correction; with an averaging factor of 1 that is the unbiased batch
@@ -108,20 +109,22 @@ bool CudaBackend::batch_norm_training_backward(const Tensor& dy, const Tensor& x
   return true;
 }
 
+// Inference has no statistics to compute: one element-wise pass. cuDNN's
+// inference kernel for this rows × C × 1 × 1 layout took 41 µs on a
+// (1000, 64) float32 batch on an H200, where this pass is memory-bound at a
+// few µs.
 bool CudaBackend::batch_norm_inference(const Tensor& x, const Tensor& mean, const Tensor& var, const Tensor* gamma,
                                        const Tensor* beta, double eps, Tensor& y) {
-  const BnShape s = bn_shape(x, eps, 1);
-  if (!s.ok) return false;
+  if (x.rank() < 2 || !is_floating(x.dtype())) return false;
   expect_here("batch_norm_inference", {&x, &mean, &var, &y});
+  if (gamma) expect_here("batch_norm_inference", {gamma});
+  if (beta) expect_here("batch_norm_inference", {beta});
   DeviceGuard g(index_);
-  KILN_BN_PARAM(scale, gamma, 1.0);
-  KILN_BN_PARAM(bias, beta, 0.0);
-  BnDescs d(s, x.dtype());
-  const Scalars a(x.dtype());
-  std::lock_guard<std::mutex> lock(ctx_.lib_mu);
-  KILN_CUDNN_CHECK(cudnnBatchNormalizationForwardInference(ctx_.cudnn(), CUDNN_BATCHNORM_SPATIAL, a.one(), a.zero(),
-                                                           d.x, x.raw_data(), d.x, y.raw_data(), d.param, scale, bias,
-                                                           mean.raw_data(), var.raw_data(), eps));
+  if (!k::bn_inference(to_dt(x.dtype()), x.raw_data(), mean.raw_data(), var.raw_data(),
+                       gamma ? gamma->raw_data() : nullptr, beta ? beta->raw_data() : nullptr, y.raw_data(), x.size(),
+                       x.shape()[-1], eps, ctx_.stream))
+    return false;
+  KILN_CUDA_LAUNCHED("batch_norm_inference");
   return true;
 }
 

@@ -33,9 +33,11 @@ __global__ void fused_kernel(const __grid_constant__ FusedProgram p) {
   }
 }
 
-template <class T>
-__global__ void bias_act_kernel(const T* x, const T* bias, T* out, int64_t n, int64_t c, bool relu) {
-  KILN_GRID_STRIDE(i, n) {
+// I is the index type: 32-bit when n fits, since a 64-bit modulo per element
+// made the pass compute-bound (about 2x its memory time on an H200).
+template <class T, class I>
+__global__ void bias_act_kernel(const T* x, const T* bias, T* out, I n, I c, bool relu) {
+  for (I i = static_cast<I>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += static_cast<I>(gridDim.x) * blockDim.x) {
     const T v = x[i] + bias[i % c];
     out[i] = relu ? (v > T(0) ? v : T(0)) : v;
   }
@@ -100,6 +102,19 @@ __global__ void rmsprop_kernel(T* w, T* v, T* mom, T* avg, const T* g, int64_t n
 }
 
 template <class T>
+__global__ void bn_inference_kernel(const T* x, const T* mean, const T* var, const T* gamma, const T* beta, T* y,
+                                    uint32_t n, uint32_t c, T eps) {
+  for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    const uint32_t ch = i % c;
+    T inv = T(1) / sqrt(var[ch] + eps);  // 1/sqrt, not rsqrt: the CPU's rounding
+    if (gamma) inv *= gamma[ch];
+    T v = (x[i] - mean[ch]) * inv;
+    if (beta) v += beta[ch];
+    y[i] = v;
+  }
+}
+
+template <class T>
 __global__ void scale_kernel(T* x, int64_t n, T f) {
   KILN_GRID_STRIDE(i, n) x[i] *= f;
 }
@@ -121,8 +136,15 @@ void bias_act(DT dt, const void* x, const void* bias, void* out, int64_t n, int6
   if (n <= 0) return;
   dispatch_float(dt, [&](auto tag) {
     using T = decltype(tag);
-    bias_act_kernel<T><<<grid_for(n), kThreads, 0, s>>>(static_cast<const T*>(x), static_cast<const T*>(bias),
-                                                        static_cast<T*>(out), n, c, relu);
+    const T* xp = static_cast<const T*>(x);
+    const T* bp = static_cast<const T*>(bias);
+    T* op = static_cast<T*>(out);
+    // Grid-stride steps stay below 2^31 + n, so n < 2^30 keeps uint32 indices from wrapping.
+    if (n < (int64_t(1) << 30))
+      bias_act_kernel<T, uint32_t><<<grid_for(n), kThreads, 0, s>>>(xp, bp, op, static_cast<uint32_t>(n),
+                                                                    static_cast<uint32_t>(c), relu);
+    else
+      bias_act_kernel<T, int64_t><<<grid_for(n), kThreads, 0, s>>>(xp, bp, op, n, c, relu);
   });
 }
 
@@ -155,6 +177,19 @@ void rmsprop(DT dt, void* w, void* v, void* mom, void* avg, const void* g, int64
                                                        static_cast<T*>(avg), static_cast<const T*>(g), n, T(lr), T(rho),
                                                        T(1 - rho), T(momentum), T(eps));
   });
+}
+
+bool bn_inference(DT dt, const void* x, const void* mean, const void* var, const void* gamma, const void* beta, void* y,
+                  int64_t n, int64_t c, double eps, cudaStream_t s) {
+  if (n >= (int64_t(1) << 30) || c <= 0) return false;
+  if (n == 0) return true;
+  dispatch_float(dt, [&](auto tag) {
+    using T = decltype(tag);
+    bn_inference_kernel<T><<<grid_for(n), kThreads, 0, s>>>(
+        static_cast<const T*>(x), static_cast<const T*>(mean), static_cast<const T*>(var), static_cast<const T*>(gamma),
+        static_cast<const T*>(beta), static_cast<T*>(y), static_cast<uint32_t>(n), static_cast<uint32_t>(c), T(eps));
+  });
+  return true;
 }
 
 void scale(DT dt, void* x, int64_t n, double factor, cudaStream_t s) {

@@ -86,6 +86,10 @@ void sgd(DT dt, void* w, void* m, const void* g, int64_t n, double lr, double mo
 /// One RMSprop step in place (Backend::rmsprop_update); mom and avg may be null.
 void rmsprop(DT dt, void* w, void* v, void* mom, void* avg, const void* g, int64_t n, double lr, double rho,
              double momentum, double eps, cudaStream_t s);
+/// Inference batch norm over the last axis (c channels): y = (x − mean)·(1/√(var + eps))·gamma + beta, gamma and
+/// beta may be null. False (nothing queued) when n needs 64-bit indices.
+bool bn_inference(DT dt, const void* x, const void* mean, const void* var, const void* gamma, const void* beta, void* y,
+                  int64_t n, int64_t c, double eps, cudaStream_t s);
 /// x *= factor, in place.
 void scale(DT dt, void* x, int64_t n, double factor, cudaStream_t s);
 
