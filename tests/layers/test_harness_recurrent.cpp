@@ -129,6 +129,18 @@ TEST_CASE("harness: Masking") {
 
 TEST_CASE("harness: ConvLSTM1D, ConvLSTM2D and ConvLSTM3D") {
   const auto names = cell_weights("conv_lstm_cell");
+  std::vector<std::string> bi;
+  for (const char* d : {"forward_inner", "backward_inner"})
+    for (const auto& w : names) bi.push_back(std::string(d) + "/" + w);
+  check_layer({.label = "Bidirectional(ConvLSTM2D) concat, return_sequences",
+               .make =
+                   [](k::DType dt) {
+                     return ptr(L::Bidirectional(
+                         L::ConvLSTM2D(2, 2, {.padding = "same", .return_sequences = true, .name = "inner", .dtype = dt}),
+                         {.dtype = dt}));
+                   },
+               .input_shapes = {{1, 2, 3, 3, 1}},
+               .weight_names = bi});
   check_layer({.label = "ConvLSTM1D",
                .make = [](k::DType dt) { return ptr(L::ConvLSTM1D(2, 2, {.dtype = dt})); },
                .input_shapes = {{2, 3, 4, 2}},

@@ -44,6 +44,8 @@ VARIANTS = [
     ("ConvLSTM2D", {"filters": 2, "kernel_size": 2, "data_format": "channels_first", "return_sequences": True,
                     "unit_forget_bias": False}, [(F, (2, 2, 4, 3))], False),
     ("ConvLSTM3D", {"filters": 2, "kernel_size": 2, "return_state": True}, [(F, (2, 3, 3, 3, 1))], False),
+    ("Bidirectional", {"layer": keras.layers.ConvLSTM2D(2, 2, padding="same", return_sequences=True)},
+     [(F, (2, 4, 3, 1))], False),
     ("ConvLSTM3D", {"filters": 1, "kernel_size": (2, 3, 2), "padding": "same", "strides": (2, 1, 1),
                     "return_sequences": True}, [(F, (2, 3, 3, 2, 2))], False),
 ]
