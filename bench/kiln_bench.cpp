@@ -357,7 +357,8 @@ int main(int argc, char** argv) {
   const bool gpu = is_gpu_case(a.case_name);
   if (known && a.device == "cuda" && !gpu) {
     std::cerr << "kiln_bench: case '" << a.case_name << "' runs on the CPU only; the GPU cases are "
-              << "gpu_cnn_train_b64, gpu_cnn_train_b512 and gpu_cnn_infer\n";
+              << "gpu_cnn_train_b64, gpu_cnn_train_b512, gpu_cnn_infer, gpu_cnn_train_b64_jit and "
+              << "gpu_cnn_train_b512_jit\n";
     return 2;
   }
   // The GPU cases imply --device cuda. Without a usable device they report a skip, not a failure.

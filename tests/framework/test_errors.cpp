@@ -142,6 +142,20 @@ TEST_CASE("errors: the fused ops name the op, the parameter and both shapes") {
   CHECK_HAS(br, "rank >= 2");
   std::string bi = message_of<k::TypeError>([] { k::batch_norm_training(k::ones({8, 4}, k::int32), k::Tensor(), k::Tensor(), 1e-3); });
   CHECK_HAS(bi, "int32");
+  // Inference mode checks its statistics alike, with or without a tape recording.
+  std::string ni = message_of<k::ShapeError>(
+      [] { k::batch_norm_inference(k::ones({8, 4}), k::zeros({3}), k::ones({4}), k::Tensor(), k::Tensor(), 1e-3); });
+  CHECK_HAS(ni, "batch_norm_inference: mean of shape (3,)");
+  CHECK_HAS(ni, "input with shape (8, 4)");
+  std::string nt = message_of<k::ShapeError>([] {
+    k::GradientTape tape;
+    k::batch_norm_inference(k::ones({8, 4}), k::zeros({4}), k::ones({4}), k::ones({2, 4}), k::Tensor(), 1e-3);
+  });
+  CHECK_HAS(nt, "batch_norm_inference: gamma of shape (2, 4)");
+  std::string nd = message_of<k::TypeError>(
+      [] { k::batch_norm_inference(k::ones({8, 4}, k::int64), k::zeros({4}), k::ones({4}), k::Tensor(), k::Tensor(), 1e-3); });
+  CHECK_HAS(nd, "batch_norm_inference");
+  CHECK_HAS(nd, "int64");
   std::string fd = message_of<k::TypeError>([] { k::floor_divide(k::ones({2}, k::bool_), k::ones({2}, k::bool_)); });
   CHECK_HAS(fd, "floor_divide");
 }

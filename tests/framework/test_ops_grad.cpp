@@ -315,6 +315,18 @@ TEST_CASE("gradients: batch_norm_training (fused), with and without scale and ce
           {rn({5, 3})});
 }
 
+TEST_CASE("gradients: batch_norm_inference, with respect to x, the statistics, gamma and beta") {
+  // Positive variances keep rsqrt's argument away from 0.
+  grad_ok("batch_norm_inference", [](const Ins& in) {
+            return k::batch_norm_inference(in[0], in[1], k::square(in[2]) + 0.5, in[3], in[4], 1e-3);
+          },
+          {rn({2, 3, 4}), rn({4}), rn({4}), rn({4}), rn({4})});
+  grad_ok("batch_norm_inference neither", [](const Ins& in) {
+            return k::batch_norm_inference(in[0], in[1], k::square(in[2]) + 0.5, T(), T(), 1e-3);
+          },
+          {rn({5, 3}), rn({3}), rn({3})});
+}
+
 TEST_CASE("gradients: pooling") {
   auto mp = [](k::Pool2DOptions o) { return [o](const Ins& in) { return k::max_pool2d(in[0], o); }; };
   auto ap = [](k::Pool2DOptions o) { return [o](const Ins& in) { return k::avg_pool2d(in[0], o); }; };

@@ -86,16 +86,17 @@ BatchNormResult batch_norm_training(const Tensor& x, const Tensor& gamma, const 
 Tensor batch_norm_inference(const Tensor& x, const Tensor& mean, const Tensor& variance, const Tensor& gamma,
                             const Tensor& beta, double epsilon) {
   check_concrete("batch_norm_inference", x);
-  if (x.rank() >= 2 && is_floating(x.dtype()) && !autodiff::active()) {
-    check_per_channel("batch_norm_inference", "mean", mean, x, "input");
-    check_per_channel("batch_norm_inference", "variance", variance, x, "input");
-    if (gamma.defined()) check_per_channel("batch_norm_inference", "gamma", gamma, x, "input");
-    if (beta.defined()) check_per_channel("batch_norm_inference", "beta", beta, x, "input");
+  if (!is_floating(x.dtype()))
+    throw TypeError("batch_norm_inference: expected a float input, but received " + dtype_name(x.dtype()) +
+                    " with shape " + x.shape().to_string());
+  check_per_channel("batch_norm_inference", "mean", mean, x, "input");
+  check_per_channel("batch_norm_inference", "variance", variance, x, "input");
+  if (gamma.defined()) check_per_channel("batch_norm_inference", "gamma", gamma, x, "input");
+  if (beta.defined()) check_per_channel("batch_norm_inference", "beta", beta, x, "input");
+  if (x.rank() >= 2 && !autodiff::active()) {
     Tensor y = Tensor::empty(x.shape(), x.dtype(), x.device());
-    const bool same = mean.dtype() == x.dtype() && variance.dtype() == x.dtype() &&
-                      (!gamma.defined() || gamma.dtype() == x.dtype()) && (!beta.defined() || beta.dtype() == x.dtype());
-    if (same && be(x).batch_norm_inference(x, mean, variance, gamma.defined() ? &gamma : nullptr,
-                                           beta.defined() ? &beta : nullptr, epsilon, y))
+    if (be(x).batch_norm_inference(x, mean, variance, gamma.defined() ? &gamma : nullptr,
+                                   beta.defined() ? &beta : nullptr, epsilon, y))
       return y;
   }
   Tensor inv = rsqrt(add(variance, scalar_like(epsilon, variance)));

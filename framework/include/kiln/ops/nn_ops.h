@@ -62,8 +62,8 @@ BatchNormResult batch_norm_training(const Tensor& x, const Tensor& gamma, const 
 /// Inference-mode batch normalization over the last axis with given statistics (C,):
 ///   y = (x − mean) · rsqrt(variance + epsilon) · gamma + beta
 /// (gamma / beta undefined for no scale / no center). One fused kernel where the
-/// backend has one (cuDNN on a GPU) and no tape is recording; otherwise the same
-/// formula from differentiable ops.
+/// backend has one (the GPU's) and no tape is recording; otherwise the same
+/// formula from differentiable ops. Every parameter must be (C,) of x's dtype and device.
 Tensor batch_norm_inference(const Tensor& x, const Tensor& mean, const Tensor& variance, const Tensor& gamma,
                             const Tensor& beta, double epsilon);
 

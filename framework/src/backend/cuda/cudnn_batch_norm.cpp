@@ -21,13 +21,14 @@ struct BnShape {
   bool ok = false;
 };
 
-/// Whether cuDNN can take x: float, at least `min_rows` rows, an epsilon it accepts, int-sized dimensions.
-BnShape bn_shape(const Tensor& x, double eps, int64_t min_rows) {
+/// Whether cuDNN can take x: float, at least two rows (one has no unbiased variance), an epsilon it
+/// accepts, int-sized dimensions.
+BnShape bn_shape(const Tensor& x, double eps) {
   BnShape s;
   if (x.rank() < 2 || !is_floating(x.dtype()) || eps < CUDNN_BN_MIN_EPSILON) return s;
   const int64_t c = x.shape()[-1];
   const int64_t rows = c > 0 ? x.size() / c : 0;
-  if (c <= 0 || rows < min_rows || rows > INT_MAX || c > INT_MAX) return s;
+  if (c <= 0 || rows < 2 || rows > INT_MAX || c > INT_MAX) return s;
   s.rows = static_cast<int>(rows);
   s.c = static_cast<int>(c);
   s.ok = true;
@@ -65,7 +66,7 @@ struct Scalars {
 
 bool CudaBackend::batch_norm_training(const Tensor& x, const Tensor* gamma, const Tensor* beta, double eps, Tensor& y,
                                       Tensor& mean, Tensor& var) {
-  const BnShape s = bn_shape(x, eps, 2);  // one row has no unbiased variance
+  const BnShape s = bn_shape(x, eps);
   if (!s.ok) return false;
   expect_here("batch_norm_training", {&x, &y, &mean, &var});
   DeviceGuard g(index_);
@@ -92,7 +93,7 @@ bool CudaBackend::batch_norm_training_backward(const Tensor& dy, const Tensor& x
                                                const Tensor& var, const Tensor* gamma, double eps, Tensor& dx,
                                                Tensor* dgamma, Tensor* dbeta) {
   (void)mean, (void)var;  // cuDNN recomputes the batch statistics from x
-  const BnShape s = bn_shape(x, eps, 2);  // one row has no unbiased variance
+  const BnShape s = bn_shape(x, eps);
   if (!s.ok) return false;
   expect_here("batch_norm_training_backward", {&dy, &x, &dx});
   DeviceGuard g(index_);

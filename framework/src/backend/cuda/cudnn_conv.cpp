@@ -32,7 +32,6 @@ struct CudnnUnsupported {};
     if (kiln_s_ != CUDNN_STATUS_SUCCESS) ::kiln::cuda::throw_cudnn(kiln_s_, #expr, __FILE__, __LINE__); \
   } while (0)
 
-
 /// The geometry handed to cuDNN: the input as given with symmetric padding, or
 /// explicitly padded to (hp, wp) with no padding when TF's padding is asymmetric.
 struct CudnnGeom {
