@@ -27,22 +27,23 @@ void Adam::build_slots(const std::vector<Variable>& vars) {
     for (const auto& v : vars) add_slot(v, "velocity_hat");
 }
 
-void Adam::update_step(const Tensor& g, Variable& var, double lr, std::size_t index) {
+double Adam::step_size_for(double lr, const Variable& var) const {
   // Keras computes the bias corrections in the variable's dtype with beta rounded
   // to it. In float32, 1 - beta_2^t keeps only ~1e-5 of its value at beta_2 = 0.999,
   // so doing it in double moved every step by ~6e-6 of its size against Keras.
-  double alpha;
   if (var.dtype() == DType::float32) {
     const float t = static_cast<float>(local_step());
     const float b1 = std::pow(static_cast<float>(o_.beta_1), t), b2 = std::pow(static_cast<float>(o_.beta_2), t);
-    alpha = static_cast<double>(static_cast<float>(lr) * std::sqrt(1.0f - b2) / (1.0f - b1));
-  } else {
-    const double t = static_cast<double>(local_step());
-    alpha = lr * std::sqrt(1 - std::pow(o_.beta_2, t)) / (1 - std::pow(o_.beta_1, t));
+    return static_cast<double>(static_cast<float>(lr) * std::sqrt(1.0f - b2) / (1.0f - b1));
   }
+  const double t = static_cast<double>(local_step());
+  return lr * std::sqrt(1 - std::pow(o_.beta_2, t)) / (1 - std::pow(o_.beta_1, t));
+}
+
+void Adam::update_step(const Tensor& g, Variable& var, double, std::size_t index) {
   // One fused pass over var, m, v (and v_hat): Keras's formula, same order.
-  fused::adam_update(var, slot(index, 0), slot(index, 1), o_.amsgrad ? &slot(index, 2) : nullptr, g, alpha, o_.beta_1,
-                     o_.beta_2, o_.epsilon);
+  fused::adam_update(var, slot(index, 0), slot(index, 1), o_.amsgrad ? &slot(index, 2) : nullptr, g, step_size(index),
+                     o_.beta_1, o_.beta_2, o_.epsilon);
 }
 
 Config Adam::get_config() const { return detail::with_fields(base_config(), o_); }

@@ -22,12 +22,12 @@ void RMSprop::build_slots(const std::vector<Variable>& vars) {
     for (const auto& v : vars) add_slot(v, "average_gradient");
 }
 
-void RMSprop::update_step(const Tensor& g, Variable& var, double lr, std::size_t index) {
+void RMSprop::update_step(const Tensor& g, Variable& var, double, std::size_t index) {
   std::size_t k = 0;
   Variable& velocity = slot(index, k++);
   Variable* momentum = o_.momentum > 0 ? &slot(index, k++) : nullptr;
   Variable* average_grad = o_.centered ? &slot(index, k++) : nullptr;
-  fused::rmsprop_update(var, velocity, momentum, average_grad, g, lr, o_.rho, o_.momentum, o_.epsilon);
+  fused::rmsprop_update(var, velocity, momentum, average_grad, g, step_size(index), o_.rho, o_.momentum, o_.epsilon);
 }
 
 Config RMSprop::get_config() const { return detail::with_fields(base_config(), o_); }

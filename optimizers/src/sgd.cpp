@@ -24,8 +24,8 @@ void SGD::build_slots(const std::vector<Variable>& vars) {
   for (const auto& v : vars) add_slot(v, "momentum");
 }
 
-void SGD::update_step(const Tensor& g, Variable& var, double lr, std::size_t index) {
-  fused::sgd_update(var, momentum_ == 0 ? nullptr : &slot(index, 0), g, lr, momentum_, nesterov_);
+void SGD::update_step(const Tensor& g, Variable& var, double, std::size_t index) {
+  fused::sgd_update(var, momentum_ == 0 ? nullptr : &slot(index, 0), g, step_size(index), momentum_, nesterov_);
 }
 
 Config SGD::get_config() const { return detail::with_fields(base_config(), o_); }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/tensor_impl.h"
+#include "kiln/core/host_scalar.h"
 
 namespace kiln::backend {
 
@@ -138,8 +139,9 @@ class Backend {
   /// One Keras Adam step in place over a variable w and its slots m, v (and v_hat for amsgrad, else null),
   /// all of w's dtype and shape (kiln/ops/fused_updates.h gives the formula). one_b1 and one_b2 are 1 − β,
   /// rounded to the dtype once, as the composed ops round their scalar. Returns false when the backend has no
-  /// fused kernel; the op then composes the step from the other primitives.
-  virtual bool adam_update(Tensor& w, Tensor& m, Tensor& v, Tensor* v_hat, const Tensor& g, double alpha,
+  /// fused kernel; the op then composes the step from the other primitives. The step size (alpha, lr) of
+  /// these updates is a HostScalar: a recorded call reads its live value at each replay.
+  virtual bool adam_update(Tensor& w, Tensor& m, Tensor& v, Tensor* v_hat, const Tensor& g, HostScalar alpha,
                            double one_b1, double one_b2, double eps) {
     (void)w, (void)m, (void)v, (void)v_hat, (void)g, (void)alpha, (void)one_b1, (void)one_b2, (void)eps;
     return false;
@@ -147,13 +149,13 @@ class Backend {
   /// Keras SGD in place: without momentum (m null) w −= lr·g; with it
   /// m = momentum·m − lr·g, then w += momentum·m − lr·g (nesterov) or w += m.
   /// Scalars arrive rounded to w's dtype by the caller's formula. Returns false without a fused kernel.
-  virtual bool sgd_update(Tensor& w, Tensor* m, const Tensor& g, double lr, double momentum, bool nesterov) {
+  virtual bool sgd_update(Tensor& w, Tensor* m, const Tensor& g, HostScalar lr, double momentum, bool nesterov) {
     (void)w, (void)m, (void)g, (void)lr, (void)momentum, (void)nesterov;
     return false;
   }
   /// Keras RMSprop in place: v = ρ·v + (1−ρ)·g²; centered: a = ρ·a + (1−ρ)·g, d = v − a² + ε, else
   /// d = v + ε; inc = lr·g/√d; with momentum (mom non-null) mom = momentum·mom + inc, w −= mom; else w −= inc.
-  virtual bool rmsprop_update(Tensor& w, Tensor& v, Tensor* mom, Tensor* avg, const Tensor& g, double lr, double rho,
+  virtual bool rmsprop_update(Tensor& w, Tensor& v, Tensor* mom, Tensor* avg, const Tensor& g, HostScalar lr, double rho,
                               double momentum, double eps) {
     (void)w, (void)v, (void)mom, (void)avg, (void)g, (void)lr, (void)rho, (void)momentum, (void)eps;
     return false;

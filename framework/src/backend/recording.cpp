@@ -186,10 +186,10 @@ class RecordingBackend final : public Backend {
         });
     return true;
   }
-  bool adam_update(Tensor& w, Tensor& m, Tensor& v, Tensor* v_hat, const Tensor& g, double alpha, double one_b1,
+  bool adam_update(Tensor& w, Tensor& m, Tensor& v, Tensor* v_hat, const Tensor& g, HostScalar alpha, double one_b1,
                    double one_b2, double eps) override;
-  bool sgd_update(Tensor& w, Tensor* m, const Tensor& g, double lr, double momentum, bool nesterov) override;
-  bool rmsprop_update(Tensor& w, Tensor& v, Tensor* mom, Tensor* avg, const Tensor& g, double lr, double rho,
+  bool sgd_update(Tensor& w, Tensor* m, const Tensor& g, HostScalar lr, double momentum, bool nesterov) override;
+  bool rmsprop_update(Tensor& w, Tensor& v, Tensor* mom, Tensor* avg, const Tensor& g, HostScalar lr, double rho,
                       double momentum, double eps) override;
   bool batch_norm_inference(const Tensor& x, const Tensor& mean, const Tensor& var, const Tensor* gamma,
                             const Tensor* beta, double eps, Tensor& y) override;
@@ -220,7 +220,7 @@ class RecordingBackend final : public Backend {
   bool execute_;
 };
 
-bool RecordingBackend::adam_update(Tensor& w, Tensor& m, Tensor& v, Tensor* v_hat, const Tensor& g, double alpha,
+bool RecordingBackend::adam_update(Tensor& w, Tensor& m, Tensor& v, Tensor* v_hat, const Tensor& g, HostScalar alpha,
                                    double one_b1, double one_b2, double eps) {
   if (execute_ && !r_.adam_update(w, m, v, v_hat, g, alpha, one_b1, one_b2, eps)) return false;
   if (!execute_ && !r_.has_fused(Fused::adam, eps)) return false;
@@ -231,7 +231,7 @@ bool RecordingBackend::adam_update(Tensor& w, Tensor& m, Tensor& v, Tensor* v_ha
   return true;
 }
 
-bool RecordingBackend::sgd_update(Tensor& w, Tensor* m, const Tensor& g, double lr, double momentum, bool nesterov) {
+bool RecordingBackend::sgd_update(Tensor& w, Tensor* m, const Tensor& g, HostScalar lr, double momentum, bool nesterov) {
   if (execute_ && !r_.sgd_update(w, m, g, lr, momentum, nesterov)) return false;
   if (!execute_ && !r_.has_fused(Fused::sgd, 0)) return false;
   add("ResourceApplyKerasMomentum", some({&w, m, &g}), some({&w, m}),
@@ -239,7 +239,7 @@ bool RecordingBackend::sgd_update(Tensor& w, Tensor* m, const Tensor& g, double 
   return true;
 }
 
-bool RecordingBackend::rmsprop_update(Tensor& w, Tensor& v, Tensor* mom, Tensor* avg, const Tensor& g, double lr,
+bool RecordingBackend::rmsprop_update(Tensor& w, Tensor& v, Tensor* mom, Tensor* avg, const Tensor& g, HostScalar lr,
                                       double rho, double momentum, double eps) {
   if (execute_ && !r_.rmsprop_update(w, v, mom, avg, g, lr, rho, momentum, eps)) return false;
   if (!execute_ && !r_.has_fused(Fused::rmsprop, eps)) return false;

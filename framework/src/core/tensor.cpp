@@ -212,7 +212,16 @@ template <class T>
 T Tensor::item() const {
   if (size() != 1)
     throw ValueError("item(): expected a tensor with exactly one element, but received shape " + shape().to_string());
-  return to_vector<T>()[0];
+  // Read in place rather than through to_vector(): host logic in a replayed
+  // trace (an optimizer's step count) reads scalars without allocating.
+  tracing::check_value_read("Tensor::to_vector() / item()");
+  const Tensor host = to(Device::cpu());
+  T out{};
+  dispatch_dtype(host.dtype(), [&](auto tag) {
+    using S = decltype(tag);
+    out = static_cast<T>(*static_cast<const S*>(host.raw_data()));
+  });
+  return out;
 }
 #define KILN_INST(T) template std::vector<T> Tensor::to_vector<T>() const; template T Tensor::item<T>() const;
 KILN_INST(float) KILN_INST(double) KILN_INST(int32_t) KILN_INST(int64_t) KILN_INST(uint8_t) KILN_INST(bool)

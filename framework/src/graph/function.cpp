@@ -236,7 +236,10 @@ std::vector<Tensor> FunctionCore::call(const std::vector<Tensor>& args, const st
     return clone_all(t->outputs);
   }
   Arguments bound(*t, args);
+  const auto& observe = s_->options.replay_observer;
+  if (observe) observe(true);
   t->plan.replay();
+  if (observe) observe(false);
   collect();
   return clone_all(t->outputs);
 }

@@ -4,6 +4,7 @@
 #include "backend/backend.h"
 #include "kiln/core/error.h"
 #include "kiln/ops/math_ops.h"
+#include "ops/host_scalar_tensor.h"
 
 namespace kiln::fused {
 
@@ -22,7 +23,7 @@ bool fusable(const Variable& var, const Tensor& grad, Tensor& g) {
 Tensor slot_for_update(Variable* v) { return v ? v->value_for_update() : Tensor(); }
 }  // namespace
 
-void adam_update(Variable& var, Variable& m, Variable& v, Variable* v_hat, const Tensor& grad, double alpha,
+void adam_update(Variable& var, Variable& m, Variable& v, Variable* v_hat, const Tensor& grad, HostScalar alpha,
                  double beta_1, double beta_2, double epsilon) {
   check_grad("adam_update", var, grad);
   Tensor g;
@@ -37,6 +38,7 @@ void adam_update(Variable& var, Variable& m, Variable& v, Variable* v_hat, const
   }
   // Backends without a fused kernel: the same formula through ops.
   autodiff::Pause pause;
+  const Tensor a = host_scalar_tensor(alpha, g.dtype(), g.device());
   m.assign_add((g - m.read_value_untracked()) * (1 - beta_1));
   v.assign_add((square(g) - v.read_value_untracked()) * (1 - beta_2));
   Tensor denom = v.read_value_untracked();
@@ -44,10 +46,10 @@ void adam_update(Variable& var, Variable& m, Variable& v, Variable* v_hat, const
     v_hat->assign(maximum(v_hat->read_value_untracked(), denom));
     denom = v_hat->read_value_untracked();
   }
-  var.assign_sub(m.read_value_untracked() * alpha / (sqrt(denom) + epsilon));
+  var.assign_sub(m.read_value_untracked() * a / (sqrt(denom) + epsilon));
 }
 
-void sgd_update(Variable& var, Variable* m, const Tensor& grad, double lr, double momentum, bool nesterov) {
+void sgd_update(Variable& var, Variable* m, const Tensor& grad, HostScalar lr, double momentum, bool nesterov) {
   check_grad("sgd_update", var, grad);
   Tensor g;
   if (fusable(var, grad, g)) {
@@ -56,16 +58,17 @@ void sgd_update(Variable& var, Variable* m, const Tensor& grad, double lr, doubl
     if (backend::backend_for(w.device()).sgd_update(w, m ? &mt : nullptr, g, lr, momentum, nesterov)) return;
   }
   autodiff::Pause pause;
+  const Tensor l = host_scalar_tensor(lr, g.dtype(), g.device());
   if (!m) {
-    var.assign_sub(g * lr);
+    var.assign_sub(g * l);
     return;
   }
-  m->assign(m->read_value_untracked() * momentum - g * lr);
-  if (nesterov) var.assign_add(m->read_value_untracked() * momentum - g * lr);
+  m->assign(m->read_value_untracked() * momentum - g * l);
+  if (nesterov) var.assign_add(m->read_value_untracked() * momentum - g * l);
   else var.assign_add(m->read_value_untracked());
 }
 
-void rmsprop_update(Variable& var, Variable& v, Variable* mom, Variable* avg, const Tensor& grad, double lr,
+void rmsprop_update(Variable& var, Variable& v, Variable* mom, Variable* avg, const Tensor& grad, HostScalar lr,
                     double rho, double momentum, double epsilon) {
   check_grad("rmsprop_update", var, grad);
   Tensor g;
@@ -77,6 +80,7 @@ void rmsprop_update(Variable& var, Variable& v, Variable* mom, Variable* avg, co
       return;
   }
   autodiff::Pause pause;
+  const Tensor l = host_scalar_tensor(lr, g.dtype(), g.device());
   v.assign(v.read_value_untracked() * rho + square(g) * (1 - rho));
   Tensor denominator;
   if (avg) {
@@ -85,7 +89,7 @@ void rmsprop_update(Variable& var, Variable& v, Variable* mom, Variable* avg, co
   } else {
     denominator = v.read_value_untracked() + epsilon;
   }
-  Tensor increment = g * lr / sqrt(denominator);
+  Tensor increment = g * l / sqrt(denominator);
   if (mom) {
     mom->assign(mom->read_value_untracked() * momentum + increment);
     var.assign_sub(mom->read_value_untracked());

@@ -12,6 +12,7 @@
 #include "kiln/core/error.h"
 #include "kiln/ops/math_ops.h"
 #include "kiln/ops/reduce_ops.h"
+#include "ops/host_scalar_tensor.h"
 #include "training/learning_rate_config.h"
 
 namespace kiln {
@@ -26,6 +27,28 @@ std::string opt_str(const std::optional<double>& v) {
 }
 
 Tensor cast_to(const Tensor& t, DType d) { return t.dtype() == d ? t : t.cast(d); }
+
+/// Gradient clipping: at most one kind is set; zero or negative disables it, as in Keras.
+void clip_gradients(const OptimizerOptions& o, std::vector<Tensor>& grads) {
+  if (o.clipnorm && *o.clipnorm > 0) {
+    const double c = *o.clipnorm;
+    for (auto& g : grads) {
+      Tensor norm = sqrt(sum(square(g)));
+      g = g * c / maximum(norm, scalar_like(c, norm));
+    }
+  } else if (o.global_clipnorm && *o.global_clipnorm > 0) {
+    const double c = *o.global_clipnorm;
+    double sq = 0;
+    for (const auto& g : grads) sq += sum(square(g)).item<double>();
+    const double norm = std::sqrt(sq);
+    // clip * min(1/norm, 1/clip), plus (norm - norm) so a non-finite norm gives NaN.
+    const double scale = c * std::min(1.0 / norm, 1.0 / c) + (norm - norm);
+    for (auto& g : grads) g = g * scale;
+  } else if (o.clipvalue && *o.clipvalue > 0) {
+    const double c = *o.clipvalue;
+    for (auto& g : grads) g = clip(g, -c, c);
+  }
+}
 
 }  // namespace
 
@@ -117,6 +140,7 @@ void Optimizer::build(const std::vector<Variable>& vars) {
   if (built_) return;
   tracked_ = vars;
   slots_.assign(vars.size(), {});
+  step_sizes_.assign(vars.size(), 0.0);
   if (options_.use_ema) {
     // Keras's base build() creates the averages before the subclass's slots.
     ema_.clear();
@@ -200,11 +224,13 @@ void Optimizer::apply_gradients(const std::vector<std::pair<std::optional<Tensor
 }
 
 void Optimizer::apply(const std::vector<std::optional<Tensor>>& grads, const std::vector<Variable>& vars) {
-  // Inside a kiln::function trace the whole step is one host node: replays
-  // run it again on the gradients' recorded buffers, with this step's
-  // learning rate and counters.
   if (!backend::active_recording()) return apply_now(grads, vars);
   if (!built_ && grads.size() == vars.size()) build(vars);
+  // Inside a kiln::function trace: the step's kernels when nothing in it would
+  // be frozen by a record (apply_now computes the step sizes in a host node),
+  // else the whole step as one host node that replays run again on the
+  // gradients' recorded buffers, with that step's learning rate and counters.
+  if (records_kernels()) return apply_now(grads, vars);
   // What the step touches: the gradients, the model's variables and this optimizer's own.
   backend::HostEffects effects{.type = "OptimizerApply", .opaque = false};
   for (const auto& g : grads)
@@ -215,6 +241,27 @@ void Optimizer::apply(const std::vector<std::optional<Tensor>>& grads, const std
   }
   for (const auto& v : variables()) effects.writes.push_back(v.read_value_untracked());
   backend::record_host_node([this, grads, vars] { apply_now(grads, vars); }, std::move(effects));
+}
+
+bool Optimizer::records_kernels() const {
+  if (!built_ || !updates_with_step_size() || options_.use_ema) return false;
+  if (options_.global_clipnorm && *options_.global_clipnorm > 0) return false;  // sums the norms on the host
+  for (const auto& v : tracked_)
+    if (v.constraint()) return false;  // arbitrary code, run eagerly
+  return true;
+}
+
+HostScalar Optimizer::step_size(std::size_t index) const {
+  if (index >= step_sizes_.size())
+    throw IndexError("Optimizer '" + name_ + "': step_size(" + std::to_string(index) + ") but it tracks " +
+                     std::to_string(step_sizes_.size()) + " variables");
+  return {step_sizes_[index], &step_sizes_[index]};
+}
+
+void Optimizer::refresh_step(const std::vector<std::size_t>& indices) {
+  step_lr_ = learning_rate();
+  if (updates_with_step_size())
+    for (std::size_t i : indices) step_sizes_[i] = step_size_for(step_lr_, tracked_[i]);
 }
 
 void Optimizer::apply_now(const std::vector<std::optional<Tensor>>& grads_in, const std::vector<Variable>& vars_in) {
@@ -244,27 +291,15 @@ void Optimizer::apply_now(const std::vector<std::optional<Tensor>>& grads_in, co
   }
   if (grads.empty()) throw ValueError("Optimizer '" + name_ + "': no gradients provided for any variable.");
 
-  // Gradient clipping (at most one kind is set; zero or negative disables it, as in Keras).
-  if (options_.clipnorm && *options_.clipnorm > 0) {
-    const double c = *options_.clipnorm;
-    for (auto& g : grads) {
-      Tensor norm = sqrt(sum(square(g)));
-      g = g * c / maximum(norm, scalar_like(c, norm));
-    }
-  } else if (options_.global_clipnorm && *options_.global_clipnorm > 0) {
-    const double c = *options_.global_clipnorm;
-    double sq = 0;
-    for (const auto& g : grads) sq += sum(square(g)).item<double>();
-    const double norm = std::sqrt(sq);
-    // clip * min(1/norm, 1/clip), plus (norm - norm) so a non-finite norm gives NaN.
-    const double scale = c * std::min(1.0 / norm, 1.0 / c) + (norm - norm);
-    for (auto& g : grads) g = g * scale;
-  } else if (options_.clipvalue && *options_.clipvalue > 0) {
-    const double c = *options_.clipvalue;
-    for (auto& g : grads) g = clip(g, -c, c);
-  }
+  clip_gradients(options_, grads);
 
-  const double lr = learning_rate();
+  // This step's learning rate and step sizes, read from the iteration count:
+  // host logic, which a trace records as a host node run before each replay's kernels.
+  backend::HostEffects effects{.type = "OptimizerStepSizes", .reads = {iterations_.read_value_untracked()},
+                               .opaque = false};
+  if (!lr_.schedule()) effects.reads.push_back(learning_rate_var_.read_value_untracked());
+  backend::run_as_host_node([this, idx] { refresh_step(idx); }, std::move(effects));
+  const HostScalar lr(step_lr_, &step_lr_);
 
   // Decoupled weight decay: var -= var * wd * lr (Keras _apply_weight_decay).
   if (options_.weight_decay) {
@@ -272,12 +307,12 @@ void Optimizer::apply_now(const std::vector<std::optional<Tensor>>& grads_in, co
     for (auto& v : vars) {
       if (!use_weight_decay(v)) continue;
       Tensor x = v.read_value_untracked();
-      v.assign(x - x * wd * lr);
+      v.assign(x - x * wd * host_scalar_tensor(lr, x.dtype(), x.device()));
     }
   }
 
-  prepare_update_steps(lr);
-  for (std::size_t k = 0; k < vars.size(); ++k) update_step(grads[k], vars[k], lr, idx[k]);
+  prepare_update_steps(step_lr_);
+  for (std::size_t k = 0; k < vars.size(); ++k) update_step(grads[k], vars[k], step_lr_, idx[k]);
 
   if (options_.use_ema) {
     // The first step copies the weights (momentum 0), later ones average.
@@ -292,7 +327,7 @@ void Optimizer::apply_now(const std::vector<std::optional<Tensor>>& grads_in, co
       for (std::size_t i = 0; i < tracked_.size(); ++i) tracked_[i].assign(ema_[i].read_value_untracked());
   }
 
-  iterations_.assign(Tensor(int64_t{iterations() + 1}));
+  iterations_.assign_add(Tensor(int64_t{1}));
 
   for (auto& v : vars)
     if (v.constraint()) v.assign(v.constraint()(v.read_value_untracked()));

@@ -58,6 +58,10 @@ struct FunctionOptions {
   /// Called just before each trace that runs the body (a first call for a
   /// signature; not get_concrete_function's), e.g. to save state a failed trace would change.
   std::function<void()> before_trace;
+  /// Called with true just before each replay runs the traced graph and with
+  /// false just after it (binding the arguments and copying the outputs out
+  /// happen outside), to time or profile replays.
+  std::function<void(bool starting)> replay_observer;
 };
 
 namespace config {

@@ -28,6 +28,7 @@
 #include "kiln/core/fields.h"
 #include "kiln/core/tensor.h"
 #include "kiln/autodiff/variable.h"
+#include "kiln/core/host_scalar.h"
 
 namespace kiln {
 
@@ -144,6 +145,19 @@ class Optimizer {
   /// update_step() calls (Keras's `_backend_update_step` override point;
   /// Nadam advances its u_product here).
   virtual void prepare_update_steps(double lr) { (void)lr; }
+  /// True for an optimizer whose update_step is one fused kernel per variable
+  /// (kiln/ops/fused_updates.h) whose only per-step input is a step size,
+  /// step_size_for(lr, var), passed as step_size(index). Inside a kiln::function
+  /// trace its step is then recorded as those kernels, and a host node computes
+  /// the sizes before each replay; other optimizers' steps replay as one host step.
+  virtual bool updates_with_step_size() const { return false; }
+  /// This step's size for `var` at learning rate `lr` (Adam's bias-corrected alpha).
+  virtual double step_size_for(double lr, const Variable& var) const {
+    (void)var;
+    return lr;
+  }
+  /// Variable `index`'s step size for the current step, live inside a trace.
+  HostScalar step_size(std::size_t index) const;
   /// A non-slot optimizer variable (e.g. Nadam's u_product), appended to
   /// variables() in creation order. Call from build_slots().
   Variable add_optimizer_variable(const std::string& name, const Tensor& initial);
@@ -163,12 +177,21 @@ class Optimizer {
   std::size_t building_index_ = 0;
   std::vector<uint64_t> wd_excluded_ids_;
   std::vector<std::string> wd_excluded_names_;
+  // This step's learning rate and per-variable step sizes, computed on the host
+  // by refresh_step(). Traces hold pointers to them (HostScalar::live), so
+  // step_sizes_ is sized once, by build().
+  double step_lr_ = 0;
+  std::vector<double> step_sizes_;
 
   /// The float learning rate: the exact double given by the user unless the
   /// float32 `learning_rate` variable was assigned since (e.g. loaded weights).
   double float_learning_rate() const;
   /// One step, eagerly (apply() runs it directly, or as a host node of a trace).
   void apply_now(const std::vector<std::optional<Tensor>>& grads, const std::vector<Variable>& vars);
+  /// Whether a trace can record this optimizer's step as kernels: nothing in it
+  /// reads a value on the host or runs code a record would freeze.
+  bool records_kernels() const;
+  void refresh_step(const std::vector<std::size_t>& indices);
   bool use_weight_decay(const Variable& v) const;
   std::size_t index_of(const Variable& v) const;
 };

@@ -375,13 +375,13 @@ void CpuBackend::conv2d_bias_backward_filter(const Tensor& x, const Tensor& dy, 
   const float* xp = host_ptr<float>(x);
   const float* dyp = host_ptr<float>(dy);
   const float* yp = host_ptr<float>(y);
-  std::vector<float> sums(static_cast<std::size_t>(K * co + co));  // dW then db
-  parallel_sum<float>(p.n, num_threads(), K * co + co, sums.data(), [&](int64_t n0, int64_t n1, float* buf) {
+  float* sums = static_cast<float*>(thread_scratch(Scratch::kernel, sizeof(float) * (K * co + co)));  // dW then db
+  parallel_sum<float>(p.n, num_threads(), K * co + co, sums, [&](int64_t n0, int64_t n1, float* buf) {
     if (relu) conv_direct_backward_filter_f32<9, true, true>(xp, dyp, yp, p, buf, buf + K * co, n0, n1);
     else conv_direct_backward_filter_f32<9, true, false>(xp, dyp, nullptr, p, buf, buf + K * co, n0, n1);
   });
-  std::copy(sums.begin(), sums.begin() + K * co, host_ptr<float>(dw));
-  std::copy(sums.begin() + K * co, sums.end(), host_ptr<float>(db));
+  std::copy(sums, sums + K * co, host_ptr<float>(dw));
+  std::copy(sums + K * co, sums + K * co + co, host_ptr<float>(db));
 }
 
 }  // namespace kiln::cpu

@@ -43,9 +43,14 @@ class CpuBackend : public backend::Backend {
                                     const Tensor* gamma, double eps, Tensor& dx, Tensor* dgamma, Tensor* dbeta) override;
   void conv2d_bias_backward_filter(const Tensor& x, const Tensor& dy, const Tensor& y, bool relu,
                                    const backend::Conv2DParams& p, Tensor& dw, Tensor& db) override;
-  bool adam_update(Tensor& w, Tensor& m, Tensor& v, Tensor* v_hat, const Tensor& g, double alpha, double one_b1,
+  bool adam_update(Tensor& w, Tensor& m, Tensor& v, Tensor* v_hat, const Tensor& g, HostScalar alpha, double one_b1,
                    double one_b2, double eps) override;
-  bool has_fused(Fused kind, double) const override { return kind == Fused::batch_norm || kind == Fused::adam; }
+  bool sgd_update(Tensor& w, Tensor* m, const Tensor& g, HostScalar lr, double momentum, bool nesterov) override;
+  bool rmsprop_update(Tensor& w, Tensor& v, Tensor* mom, Tensor* avg, const Tensor& g, HostScalar lr, double rho,
+                      double momentum, double eps) override;
+  bool has_fused(Fused kind, double) const override {
+    return kind == Fused::batch_norm || kind == Fused::adam || kind == Fused::sgd || kind == Fused::rmsprop;
+  }
   bool can_fuse(DType dtype, int unary, int binary) const override;
   bool fused_elementwise(const backend::ElementwiseProgram& program) override;
 };

@@ -166,8 +166,8 @@ void CpuBackend::unary(UnaryOp op, const Tensor& x, Tensor& out) {
 
 namespace {
 template <class T, class R, class F>
-void binary_loop(const T* a, const T* b, R* o, const std::vector<int64_t>& shape, const std::vector<int64_t>& sa,
-                 const std::vector<int64_t>& sb, const std::vector<int64_t>& so, F f) {
+void binary_loop(const T* a, const T* b, R* o, const std::vector<int64_t>& shape, const strided::Dims& sa,
+                 const strided::Dims& sb, const strided::Dims& so, F f) {
   // Large same-shape operands (gradient masks, optimizer maths): split the flat
   // range over the pool. These passes are memory-bound, and a second core
   // nearly doubles the bandwidth.
@@ -224,9 +224,9 @@ T floor_mod_of(T x, T y) {
 
 void CpuBackend::binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& out) {
   const auto& os = out.shape().dims();
-  auto sa = broadcast_strides(a.shape().dims(), os);
-  auto sb = broadcast_strides(b.shape().dims(), os);
-  auto so = contiguous_strides(out.shape());
+  const auto sa = broadcast_strides<strided::Dims>(a.shape().dims(), os);
+  const auto sb = broadcast_strides<strided::Dims>(b.shape().dims(), os);
+  const auto so = strided::contiguous_dims(os);
   const bool cmp = op == BinaryOp::eq || op == BinaryOp::ne || op == BinaryOp::lt || op == BinaryOp::le ||
                    op == BinaryOp::gt || op == BinaryOp::ge || op == BinaryOp::logical_and ||
                    op == BinaryOp::logical_or;
@@ -287,10 +287,10 @@ void CpuBackend::binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& o
 
 void CpuBackend::where(const Tensor& cond, const Tensor& x, const Tensor& y, Tensor& out) {
   const auto& os = out.shape().dims();
-  auto sc = broadcast_strides(cond.shape().dims(), os);
-  auto sx = broadcast_strides(x.shape().dims(), os);
-  auto sy = broadcast_strides(y.shape().dims(), os);
-  auto so = contiguous_strides(out.shape());
+  const auto sc = broadcast_strides<strided::Dims>(cond.shape().dims(), os);
+  const auto sx = broadcast_strides<strided::Dims>(x.shape().dims(), os);
+  const auto sy = broadcast_strides<strided::Dims>(y.shape().dims(), os);
+  const auto so = strided::contiguous_dims(os);
   const bool* c = host_ptr<bool>(cond);
   dispatch_dtype(x.dtype(), [&](auto tag) {
     using T = decltype(tag);

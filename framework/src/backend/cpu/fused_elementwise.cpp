@@ -3,6 +3,7 @@
 // whole chain costs one dispatch instead of one per op. The formulas are those
 // of the single-op kernels (elementwise.cpp), so a fused chain gives the same bits.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <type_traits>
 
@@ -119,11 +120,23 @@ void binary_block(BinaryOp op, const T* a, bool sa, const T* b, bool sb, T* o, i
 
 template <class T>
 void run_program(const ElementwiseProgram& p) {
-  std::vector<T*> ptr;
-  std::vector<char> broadcast;
-  for (Tensor t : p.buffers) {  // a handle: the program's buffers are written through it
-    ptr.push_back(static_cast<T*>(t.raw_data()));
-    broadcast.push_back(t.size() == 1 && p.n > 1);
+  // Inline for the usual program sizes, so a replayed chain does not allocate.
+  constexpr std::size_t kInline = 32;
+  std::array<T*, kInline> ptr_inline;
+  std::array<char, kInline> broadcast_inline;
+  std::vector<T*> ptr_heap;
+  std::vector<char> broadcast_heap;
+  const bool inline_fits = p.buffers.size() <= kInline;
+  if (!inline_fits) {
+    ptr_heap.resize(p.buffers.size());
+    broadcast_heap.resize(p.buffers.size());
+  }
+  T** ptr = inline_fits ? ptr_inline.data() : ptr_heap.data();
+  char* broadcast = inline_fits ? broadcast_inline.data() : broadcast_heap.data();
+  for (std::size_t k = 0; k < p.buffers.size(); ++k) {
+    Tensor t = p.buffers[k];  // a handle: the program's buffers are written through it
+    ptr[k] = static_cast<T*>(t.raw_data());
+    broadcast[k] = t.size() == 1 && p.n > 1;
   }
   auto range = [&](int64_t i0, int64_t i1) {
     for (int64_t b0 = i0; b0 < i1; b0 += kBlock) {

@@ -45,12 +45,19 @@ void CpuBackend::softmax(const Tensor& x, int axis, bool log, Tensor& out) {
 void CpuBackend::sparse_xent(const Tensor& labels, const Tensor& logits, Tensor& loss, Tensor& probs) {
   const int64_t C = logits.shape()[-1];
   const int64_t N = logits.size() / std::max<int64_t>(C, 1);
-  std::vector<int64_t> lab(static_cast<std::size_t>(N));
-  if (labels.dtype() == DType::int64) std::memcpy(lab.data(), labels.raw_data(), sizeof(int64_t) * N);
-  else lab = labels.to_vector<int64_t>();
+  // Integer labels of any width, read in place.
+  const DType label_dtype = labels.dtype();
+  const void* raw_labels = labels.raw_data();
+  auto label_at = [label_dtype, raw_labels](int64_t i) -> int64_t {
+    switch (label_dtype) {
+      case DType::int64: return static_cast<const int64_t*>(raw_labels)[i];
+      case DType::int32: return static_cast<const int32_t*>(raw_labels)[i];
+      default: return static_cast<const uint8_t*>(raw_labels)[i];
+    }
+  };
   for (int64_t i = 0; i < N; ++i)
-    if (lab[i] < 0 || lab[i] >= C)
-      throw ValueError("sparse_categorical_crossentropy: received a label value of " + std::to_string(lab[i]) +
+    if (label_at(i) < 0 || label_at(i) >= C)
+      throw ValueError("sparse_categorical_crossentropy: received a label value of " + std::to_string(label_at(i)) +
                        " which is outside the valid range of [0, " + std::to_string(C) + ") for logits with shape " +
                        logits.shape().to_string());
   dispatch_float(logits.dtype(), "sparse_softmax_cross_entropy_with_logits", [&](auto tag) {
@@ -70,7 +77,7 @@ void CpuBackend::sparse_xent(const Tensor& labels, const Tensor& logits, Tensor&
       }
       const T inv = T(1) / s;
       for (int64_t c = 0; c < C; ++c) prow[c] *= inv;
-      l[i] = std::log(s) + m - row[lab[i]];
+      l[i] = std::log(s) + m - row[label_at(i)];
     }
   });
 }

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <exception>
 #include <mutex>
+#include <new>
 #include <thread>
 #include <vector>
 
@@ -57,9 +58,9 @@ class Pool {
   }
   int size() const { return static_cast<int>(threads_.size()) + 1; }
 
-  void run(int parts, const std::function<void(int)>& task) {
+  void run(int parts, FnRef<void(int)> task) {
     std::unique_lock<std::mutex> run_lock(run_mu_);  // one parallel region at a time
-    task_ = &task;
+    task_ = &task;  // run() returns only after every part is done with it
     error_ = nullptr;
     pending_.store(parts - 1, std::memory_order_relaxed);
     bool wake;
@@ -120,7 +121,7 @@ class Pool {
   std::vector<std::thread> threads_;
   std::mutex mu_, run_mu_;
   std::condition_variable cv_, done_cv_;
-  const std::function<void(int)>* task_ = nullptr;
+  const FnRef<void(int)>* task_ = nullptr;
   int sleepers_ = 0;  // guarded by mu_
   std::atomic<int> pending_{0};
   std::atomic<uint64_t> generation_{0};  // region count << 32 | the region's part count
@@ -146,7 +147,7 @@ Pool& pool() {
 
 int num_threads() { return pool().size(); }
 
-void parallel_for_parts(int64_t n, int parts, const std::function<void(int, int64_t, int64_t)>& fn) {
+void parallel_for_parts(int64_t n, int parts, FnRef<void(int, int64_t, int64_t)> fn) {
   parts = std::max(1, std::min<int>(parts, pool().size()));
   if (n <= 0) return;
   if (parts > n) parts = static_cast<int>(n);
@@ -154,10 +155,30 @@ void parallel_for_parts(int64_t n, int parts, const std::function<void(int, int6
     fn(0, 0, n);
     return;
   }
-  pool().run(parts, [&](int part) {
+  auto part_of = [&](int part) {
     const int64_t b = n * part / parts, e = n * (part + 1) / parts;
     fn(part, b, e);
-  });
+  };
+  pool().run(parts, part_of);
+}
+
+void* thread_scratch(Scratch use, std::size_t nbytes) {
+  struct Block {
+    void* data = nullptr;
+    std::size_t size = 0;
+    ~Block() { std::free(data); }
+  };
+  thread_local Block blocks[2];
+  Block& b = blocks[static_cast<int>(use)];
+  if (nbytes > b.size) {
+    const std::size_t size = (std::max<std::size_t>(nbytes, 2 * b.size) + 63) / 64 * 64;
+    void* fresh = std::aligned_alloc(64, size);
+    if (!fresh) throw std::bad_alloc();
+    std::free(b.data);
+    b.data = fresh;
+    b.size = size;
+  }
+  return b.data;
 }
 
 }  // namespace kiln::cpu

@@ -25,8 +25,7 @@ struct MinOp { template <class T> static T apply(T a, T v) { return (v < a || v 
 // out[o] = Op(out[o], x[i]) over x's shape; reduced axes have output stride 0.
 // The op is a template parameter so the inner loops vectorise.
 template <class Op, class T>
-void reduce_into(const T* p, T* o, const std::vector<int64_t>& xs, const std::vector<int64_t>& so,
-                 const std::vector<int64_t>& sx) {
+void reduce_into(const T* p, T* o, const std::vector<int64_t>& xs, const strided::Dims& so, const strided::Dims& sx) {
   strided_for<2>(xs, {so, sx}, {0, 0}, [&](std::array<int64_t, 2> off, int64_t n, std::array<int64_t, 2> st) {
     T* __restrict op_ = o + off[0];
     const T* __restrict xp = p + off[1];
@@ -48,8 +47,8 @@ void reduce_into(const T* p, T* o, const std::vector<int64_t>& xs, const std::ve
 
 void CpuBackend::reduce(ReduceOp op, const Tensor& x, Tensor& out) {
   const auto& xs = x.shape().dims();
-  auto so = broadcast_strides(out.shape().dims(), xs);  // reduced axes get stride 0
-  auto sx = contiguous_strides(x.shape());
+  const auto so = broadcast_strides<strided::Dims>(out.shape().dims(), xs);  // reduced axes get stride 0
+  const auto sx = strided::contiguous_dims(xs);
   dispatch_dtype(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     if constexpr (!std::is_same_v<T, bool>) {  // the op rejects reductions of bool

@@ -103,10 +103,10 @@ class CudaBackend final : public backend::Backend {
                                     Tensor* dbeta) override;
   bool batch_norm_inference(const Tensor& x, const Tensor& mean, const Tensor& var, const Tensor* gamma,
                             const Tensor* beta, double eps, Tensor& y) override;
-  bool adam_update(Tensor& w, Tensor& m, Tensor& v, Tensor* v_hat, const Tensor& g, double alpha, double one_b1,
+  bool adam_update(Tensor& w, Tensor& m, Tensor& v, Tensor* v_hat, const Tensor& g, HostScalar alpha, double one_b1,
                    double one_b2, double eps) override;
-  bool sgd_update(Tensor& w, Tensor* m, const Tensor& g, double lr, double momentum, bool nesterov) override;
-  bool rmsprop_update(Tensor& w, Tensor& v, Tensor* mom, Tensor* avg, const Tensor& g, double lr, double rho,
+  bool sgd_update(Tensor& w, Tensor* m, const Tensor& g, HostScalar lr, double momentum, bool nesterov) override;
+  bool rmsprop_update(Tensor& w, Tensor& v, Tensor* mom, Tensor* avg, const Tensor& g, HostScalar lr, double rho,
                       double momentum, double eps) override;
   bool has_fused(Fused kind, double eps) const override;
   bool can_fuse(DType dtype, int unary, int binary) const override;

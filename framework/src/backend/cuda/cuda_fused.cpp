@@ -80,7 +80,7 @@ void CudaBackend::conv2d_bias(const Tensor& x, const Tensor& w, const Tensor& bi
   bias_add(out, bias, relu, out);
 }
 
-bool CudaBackend::adam_update(Tensor& w, Tensor& m, Tensor& v, Tensor* v_hat, const Tensor& g, double alpha,
+bool CudaBackend::adam_update(Tensor& w, Tensor& m, Tensor& v, Tensor* v_hat, const Tensor& g, HostScalar alpha,
                               double one_b1, double one_b2, double eps) {
   expect_here("adam_update", {&w, &m, &v, &g});
   if (v_hat) expect_here("adam_update", {v_hat});
@@ -91,7 +91,7 @@ bool CudaBackend::adam_update(Tensor& w, Tensor& m, Tensor& v, Tensor* v_hat, co
   return true;
 }
 
-bool CudaBackend::sgd_update(Tensor& w, Tensor* m, const Tensor& g, double lr, double momentum, bool nesterov) {
+bool CudaBackend::sgd_update(Tensor& w, Tensor* m, const Tensor& g, HostScalar lr, double momentum, bool nesterov) {
   expect_here("sgd_update", {&w, &g});
   if (m) expect_here("sgd_update", {m});
   DeviceGuard dg(index_);
@@ -101,7 +101,7 @@ bool CudaBackend::sgd_update(Tensor& w, Tensor* m, const Tensor& g, double lr, d
   return true;
 }
 
-bool CudaBackend::rmsprop_update(Tensor& w, Tensor& v, Tensor* mom, Tensor* avg, const Tensor& g, double lr,
+bool CudaBackend::rmsprop_update(Tensor& w, Tensor& v, Tensor* mom, Tensor* avg, const Tensor& g, HostScalar lr,
                                  double rho, double momentum, double eps) {
   expect_here("rmsprop_update", {&w, &v, &g});
   if (mom) expect_here("rmsprop_update", {mom});

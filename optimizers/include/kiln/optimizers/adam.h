@@ -40,6 +40,9 @@ class Adam : public Optimizer {
   Adam(AdamOptions o, std::string default_name);
   void build_slots(const std::vector<Variable>& vars) override;
   void update_step(const Tensor& grad, Variable& var, double lr, std::size_t index) override;
+  bool updates_with_step_size() const override { return true; }
+  /// lr·√(1−β2ᵗ)/(1−β1ᵗ), in the variable's dtype as Keras computes it.
+  double step_size_for(double lr, const Variable& var) const override;
 
  private:
   AdamOptions o_;

@@ -33,6 +33,7 @@ class SGD : public Optimizer {
  protected:
   void build_slots(const std::vector<Variable>& vars) override;
   void update_step(const Tensor& grad, Variable& var, double lr, std::size_t index) override;
+  bool updates_with_step_size() const override { return true; }
 
  private:
   double momentum_;

@@ -1,4 +1,6 @@
-// The fused Adam step of the CPU backend (Backend::adam_update).
+// The CPU backend's fused optimizer steps (Backend::adam_update, sgd_update,
+// rmsprop_update): one pass over a variable and its slots, with the composed
+// ops' arithmetic in the same order, so a fused step equals the composed one bit for bit.
 #include <cmath>
 #include <type_traits>
 
@@ -72,12 +74,87 @@ void adam_cpu(T* w, T* m, T* v, T* vh, const T* g, int64_t n, T alpha, T one_b1,
 }
 }  // namespace
 
-bool CpuBackend::adam_update(Tensor& w, Tensor& m, Tensor& v, Tensor* v_hat, const Tensor& g, double alpha,
+bool CpuBackend::adam_update(Tensor& w, Tensor& m, Tensor& v, Tensor* v_hat, const Tensor& g, HostScalar alpha,
                              double one_b1, double one_b2, double eps) {
   dispatch_float(w.dtype(), "adam_update", [&](auto tag) {
     using T = decltype(tag);
     adam_cpu<T>(host_ptr<T>(w), host_ptr<T>(m), host_ptr<T>(v), v_hat ? host_ptr<T>(*v_hat) : nullptr, host_ptr<T>(g), w.size(),
                 static_cast<T>(alpha), static_cast<T>(one_b1), static_cast<T>(one_b2), static_cast<T>(eps));
+  });
+  return true;
+}
+
+
+namespace {
+template <class T>
+void sgd_range(T* __restrict w, T* __restrict m, const T* __restrict g, int64_t i0, int64_t i1, T lr, T momentum,
+               bool nesterov) {
+  if (!m) {
+    for (int64_t i = i0; i < i1; ++i) w[i] -= g[i] * lr;
+    return;
+  }
+  for (int64_t i = i0; i < i1; ++i) {
+    const T step = g[i] * lr;
+    const T mi = m[i] * momentum - step;
+    m[i] = mi;
+    w[i] += nesterov ? mi * momentum - step : mi;
+  }
+}
+
+template <class T>
+void rmsprop_range(T* __restrict w, T* __restrict v, T* __restrict mom, T* __restrict avg, const T* __restrict g,
+                   int64_t i0, int64_t i1, T lr, T rho, T one_rho, T momentum, T eps) {
+  for (int64_t i = i0; i < i1; ++i) {
+    const T gi = g[i];
+    const T vi = v[i] * rho + gi * gi * one_rho;
+    v[i] = vi;
+    T d;
+    if (avg) {
+      const T ai = avg[i] * rho + gi * one_rho;
+      avg[i] = ai;
+      d = vi - ai * ai + eps;
+    } else {
+      d = vi + eps;
+    }
+    const T inc = gi * lr / std::sqrt(d);
+    if (mom) {
+      const T mi = mom[i] * momentum + inc;
+      mom[i] = mi;
+      w[i] -= mi;
+    } else {
+      w[i] -= inc;
+    }
+  }
+}
+}  // namespace
+
+bool CpuBackend::sgd_update(Tensor& w, Tensor* m, const Tensor& g, HostScalar lr, double momentum, bool nesterov) {
+  dispatch_float(w.dtype(), "sgd_update", [&](auto tag) {
+    using T = decltype(tag);
+    T* wp = host_ptr<T>(w);
+    T* mp = m ? host_ptr<T>(*m) : nullptr;
+    const T* gp = host_ptr<T>(g);
+    const T l = static_cast<T>(lr), mo = static_cast<T>(momentum);
+    cpu::parallel_for(w.size(), [&](int64_t i0, int64_t i1) { sgd_range<T>(wp, mp, gp, i0, i1, l, mo, nesterov); },
+                      1 << 15);
+  });
+  return true;
+}
+
+bool CpuBackend::rmsprop_update(Tensor& w, Tensor& v, Tensor* mom, Tensor* avg, const Tensor& g, HostScalar lr,
+                                double rho, double momentum, double eps) {
+  dispatch_float(w.dtype(), "rmsprop_update", [&](auto tag) {
+    using T = decltype(tag);
+    T* wp = host_ptr<T>(w);
+    T* vp = host_ptr<T>(v);
+    T* mp = mom ? host_ptr<T>(*mom) : nullptr;
+    T* ap = avg ? host_ptr<T>(*avg) : nullptr;
+    const T* gp = host_ptr<T>(g);
+    const T l = static_cast<T>(lr), r = static_cast<T>(rho), one_r = static_cast<T>(1 - rho),
+            mo = static_cast<T>(momentum), e = static_cast<T>(eps);
+    cpu::parallel_for(
+        w.size(), [&](int64_t i0, int64_t i1) { rmsprop_range<T>(wp, vp, mp, ap, gp, i0, i1, l, r, one_r, mo, e); },
+        1 << 15);
   });
   return true;
 }
