@@ -10,6 +10,7 @@
 #include <array>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -230,4 +231,24 @@ TEST_CASE("kernels: parallel regions of different widths, back to back") {
     if (k::multiply(big_a, big_b).to_vector<float>() != product_expected) ++mismatches;
   }
   CHECK(mismatches == 0);
+}
+
+TEST_CASE("kernels: denormal floats flush to zero, as in TensorFlow's and XLA's CPU kernels") {
+  const float tiny = std::numeric_limits<float>::denorm_min() * 1000;  // about 1.4e-42
+  REQUIRE(tiny > 0.f);
+  REQUIRE(tiny < std::numeric_limits<float>::min());
+  // Large enough for the pool's workers and small enough for the calling thread alone.
+  for (int64_t n : {int64_t{3}, int64_t{1} << 17}) {
+    CAPTURE(n);
+    kiln::Tensor x = kiln::fill({n}, 1.0, kiln::DType::float32) * tiny;  // a denormal result: flushed
+    kiln::Tensor y = kiln::fill({n}, 1e-30, kiln::DType::float32) * 1e-10f;
+    const auto xs = x.to_vector<float>(), ys = y.to_vector<float>();
+    CHECK(xs.front() == 0.f);
+    CHECK(xs.back() == 0.f);
+    CHECK(ys.front() == 0.f);
+    CHECK(ys.back() == 0.f);
+    // Normal results are untouched.
+    CHECK((kiln::fill({n}, 1e-20, kiln::DType::float32) * 1e-10f).to_vector<float>().back() ==
+          doctest::Approx(1e-30).epsilon(1e-6));
+  }
 }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "backend/cpu/cpu_backend.h"
+#include "backend/cpu/denormals.h"
 #include "backend/cpu/parallel.h"
 #include "backend/cpu/reference.h"
 #include "core/dispatch.h"
@@ -28,6 +29,7 @@ void column_sums(int64_t rows, int64_t c, int parts, std::vector<double>& out, F
 
 bool CpuBackend::batch_norm_training(const Tensor& x, const Tensor* gamma, const Tensor* beta, double eps, Tensor& y,
                                      Tensor& mean, Tensor& var) {
+  FlushDenormals flush;
   dispatch_float(x.dtype(), "batch_norm", [&](auto tag) {
     using T = decltype(tag);
     const int64_t c = x.shape()[-1], rows = c > 0 ? x.size() / c : 0;
@@ -77,6 +79,7 @@ bool CpuBackend::batch_norm_training(const Tensor& x, const Tensor* gamma, const
 bool CpuBackend::batch_norm_training_backward(const Tensor& dy, const Tensor& x, const Tensor& mean, const Tensor& var,
                                               const Tensor* gamma, double eps, Tensor& dx, Tensor* dgamma,
                                               Tensor* dbeta) {
+  FlushDenormals flush;
   dispatch_float(x.dtype(), "batch_norm_backward", [&](auto tag) {
     using T = decltype(tag);
     const int64_t c = x.shape()[-1], rows = c > 0 ? x.size() / c : 0;

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "backend/cpu/cpu_backend.h"
+#include "backend/cpu/denormals.h"
 #include "backend/cpu/parallel.h"
 #include "backend/cpu/reference.h"
 #include "backend/cpu/simd.h"
@@ -310,15 +311,18 @@ void conv2d_fused(const Tensor& x, const Tensor& w, const Tensor* bias, bool rel
 }  // namespace
 
 void CpuBackend::conv2d(const Tensor& x, const Tensor& w, const backend::Conv2DParams& p, Tensor& out) {
+  FlushDenormals flush;
   dispatch_float(x.dtype(), "conv2d", [&](auto tag) { conv2d_fused<decltype(tag)>(x, w, nullptr, false, p, out); });
 }
 
 void CpuBackend::conv2d_bias(const Tensor& x, const Tensor& w, const Tensor& bias, bool relu,
                              const backend::Conv2DParams& p, Tensor& out) {
+  FlushDenormals flush;
   dispatch_float(x.dtype(), "conv2d", [&](auto tag) { conv2d_fused<decltype(tag)>(x, w, &bias, relu, p, out); });
 }
 
 void CpuBackend::conv2d_backward_input(const Tensor& dy, const Tensor& w, const backend::Conv2DParams& p, Tensor& dx) {
+  FlushDenormals flush;
   dispatch_float(dy.dtype(), "conv2d_backward_input", [&](auto tag) {
     using T = decltype(tag);
     const int64_t rows = p.n * p.oh * p.ow, K = p.kh * p.kw * p.c_in;
@@ -337,6 +341,7 @@ void CpuBackend::conv2d_backward_input(const Tensor& dy, const Tensor& w, const 
 }
 
 void CpuBackend::conv2d_backward_filter(const Tensor& x, const Tensor& dy, const backend::Conv2DParams& p, Tensor& dw) {
+  FlushDenormals flush;
   dispatch_float(x.dtype(), "conv2d_backward_filter", [&](auto tag) {
     using T = decltype(tag);
     const int64_t rows = p.n * p.oh * p.ow, K = p.kh * p.kw * p.c_in;
@@ -368,6 +373,7 @@ void CpuBackend::conv2d_backward_filter(const Tensor& x, const Tensor& dy, const
 
 void CpuBackend::conv2d_bias_backward_filter(const Tensor& x, const Tensor& dy, const Tensor& y, bool relu,
                                              const backend::Conv2DParams& p, Tensor& dw, Tensor& db) {
+  FlushDenormals flush;
   const int64_t K = p.kh * p.kw * p.c_in, co = p.c_out;
   if (reference_kernels() || x.dtype() != DType::float32 || !use_direct(p) || is_pointwise(p) || K != 9 || co % 8 != 0)
     return Backend::conv2d_bias_backward_filter(x, dy, y, relu, p, dw, db);

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "backend/cpu/cpu_backend.h"
+#include "backend/cpu/denormals.h"
 #include "backend/cpu/parallel.h"
 #include "backend/cpu/wrapping.h"
 #include "backend/strided.h"
@@ -22,6 +23,7 @@ using backend::BinaryOp;
 using backend::UnaryOp;
 
 void CpuBackend::fill(Tensor& out, double value) {
+  FlushDenormals flush;
   dispatch_dtype(out.dtype(), [&](auto tag) {
     using T = decltype(tag);
     T* p = static_cast<T*>(out.raw_data());
@@ -31,10 +33,12 @@ void CpuBackend::fill(Tensor& out, double value) {
 }
 
 void CpuBackend::copy_from(const Tensor& src, Tensor& dst) {
+  FlushDenormals flush;
   std::memcpy(dst.raw_data(), src.raw_data(), static_cast<std::size_t>(src.size()) * dtype_size(src.dtype()));
 }
 
 void CpuBackend::cast(const Tensor& x, Tensor& out) {
+  FlushDenormals flush;
   dispatch_dtype(x.dtype(), [&](auto ti) {
     using S = decltype(ti);
     dispatch_dtype(out.dtype(), [&](auto to) {
@@ -53,6 +57,7 @@ void CpuBackend::cast(const Tensor& x, Tensor& out) {
 void CpuBackend::strided_copy(const Tensor& src, int64_t src_off, const std::vector<int64_t>& src_strides,
                               Tensor& dst, int64_t dst_off, const std::vector<int64_t>& dst_strides,
                               const Shape& shape, bool accumulate) {
+  FlushDenormals flush;
   dispatch_dtype(src.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* s = static_cast<const T*>(src.raw_data());
@@ -121,6 +126,7 @@ void unary_float(UnaryOp op, const T* x, T* o, std::size_t n) {
 }  // namespace
 
 void CpuBackend::unary(UnaryOp op, const Tensor& x, Tensor& out) {
+  FlushDenormals flush;
   const std::size_t n = static_cast<std::size_t>(x.size());
   if (op == UnaryOp::isnan || op == UnaryOp::isfinite) {
     dispatch_dtype(x.dtype(), [&](auto tag) {
@@ -223,6 +229,7 @@ T floor_mod_of(T x, T y) {
 }  // namespace
 
 void CpuBackend::binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& out) {
+  FlushDenormals flush;
   const auto& os = out.shape().dims();
   const auto sa = broadcast_strides<strided::Dims>(a.shape().dims(), os);
   const auto sb = broadcast_strides<strided::Dims>(b.shape().dims(), os);
@@ -286,6 +293,7 @@ void CpuBackend::binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& o
 }
 
 void CpuBackend::where(const Tensor& cond, const Tensor& x, const Tensor& y, Tensor& out) {
+  FlushDenormals flush;
   const auto& os = out.shape().dims();
   const auto sc = broadcast_strides<strided::Dims>(cond.shape().dims(), os);
   const auto sx = broadcast_strides<strided::Dims>(x.shape().dims(), os);

@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "backend/cpu/cpu_backend.h"
+#include "backend/cpu/denormals.h"
 #include "backend/cpu/parallel.h"
 #include "backend/cpu/reference.h"
 #include "backend/cpu/wrapping.h"
@@ -167,6 +168,7 @@ bool CpuBackend::can_fuse(DType dtype, int unary, int binary) const {
 }
 
 bool CpuBackend::fused_elementwise(const ElementwiseProgram& p) {
+  FlushDenormals flush;
   // The reference loops are the single-op kernels: run the chain op by op.
   if (reference_kernels()) return false;
   bool done = false;

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "backend/cpu/cpu_backend.h"
+#include "backend/cpu/denormals.h"
 #include "backend/cpu/parallel.h"
 #include "core/dispatch.h"
 
@@ -120,6 +121,7 @@ void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const double* a, co
 }
 
 void CpuBackend::matmul(const Tensor& a, const Tensor& b, Tensor& out, bool ta, bool tb) {
+  FlushDenormals flush;
   // a: (Ba, r, c), b: (Bb, r, c), out: (B, M, N)
   const auto& ad = a.shape().dims();
   const auto& bd = b.shape().dims();

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "backend/cpu/cpu_backend.h"
+#include "backend/cpu/denormals.h"
 #include "backend/cpu/parallel.h"
 #include "backend/cpu/reference.h"
 #include "backend/cpu/simd.h"
@@ -14,6 +15,7 @@
 namespace kiln::cpu {
 
 void CpuBackend::softmax(const Tensor& x, int axis, bool log, Tensor& out) {
+  FlushDenormals flush;
   const auto& d = x.shape().dims();
   int64_t outer = 1, inner = 1, n = d[axis];
   for (int i = 0; i < axis; ++i) outer *= d[i];
@@ -43,6 +45,7 @@ void CpuBackend::softmax(const Tensor& x, int axis, bool log, Tensor& out) {
 }
 
 void CpuBackend::sparse_xent(const Tensor& labels, const Tensor& logits, Tensor& loss, Tensor& probs) {
+  FlushDenormals flush;
   const int64_t C = logits.shape()[-1];
   const int64_t N = logits.size() / std::max<int64_t>(C, 1);
   // Integer labels of any width, read in place.
@@ -160,6 +163,7 @@ void max_pool_2x2_backward(const T* dy, const int32_t* am, const backend::Pool2D
 }  // namespace
 
 void CpuBackend::max_pool2d(const Tensor& x, const backend::Pool2DParams& p, Tensor& out, Tensor& argmax) {
+  FlushDenormals flush;
   dispatch_float(x.dtype(), "max_pool2d", [&](auto tag) {
     using T = decltype(tag);
     const T* xp = static_cast<const T*>(x.raw_data());
@@ -174,6 +178,7 @@ void CpuBackend::max_pool2d(const Tensor& x, const backend::Pool2DParams& p, Ten
 }
 
 void CpuBackend::max_pool2d_backward(const Tensor& dy, const Tensor& argmax, const backend::Pool2DParams& p, Tensor& dx) {
+  FlushDenormals flush;
   dispatch_float(dy.dtype(), "max_pool2d_backward", [&](auto tag) {
     using T = decltype(tag);
     T* d = static_cast<T*>(dx.raw_data());
@@ -219,6 +224,7 @@ void avg_pool(const backend::Pool2DParams& p, const T* in, T* out) {
 }  // namespace
 
 void CpuBackend::avg_pool2d(const Tensor& x, const backend::Pool2DParams& p, Tensor& out) {
+  FlushDenormals flush;
   dispatch_float(x.dtype(), "avg_pool2d", [&](auto tag) {
     using T = decltype(tag);
     avg_pool<T, false>(p, static_cast<const T*>(x.raw_data()), static_cast<T*>(out.raw_data()));
@@ -226,6 +232,7 @@ void CpuBackend::avg_pool2d(const Tensor& x, const backend::Pool2DParams& p, Ten
 }
 
 void CpuBackend::avg_pool2d_backward(const Tensor& dy, const backend::Pool2DParams& p, Tensor& dx) {
+  FlushDenormals flush;
   dispatch_float(dy.dtype(), "avg_pool2d_backward", [&](auto tag) {
     using T = decltype(tag);
     std::memset(dx.raw_data(), 0, sizeof(T) * dx.size());
@@ -234,6 +241,7 @@ void CpuBackend::avg_pool2d_backward(const Tensor& dy, const backend::Pool2DPara
 }
 
 void CpuBackend::dropout(const Tensor& x, double rate, uint64_t seed, Tensor& out, Tensor& mask) {
+  FlushDenormals flush;
   dispatch_float(x.dtype(), "dropout", [&](auto tag) {
     using T = decltype(tag);
     const T* xp = static_cast<const T*>(x.raw_data());
@@ -322,6 +330,7 @@ void bias_add_inplace(Tensor& x, const Tensor& bias, bool relu) {
 }
 
 void CpuBackend::bias_add(const Tensor& x, const Tensor& bias, bool relu, Tensor& out) {
+  FlushDenormals flush;
   dispatch_float(x.dtype(), "bias_add", [&](auto tag) {
     using T = decltype(tag);
     const T* xp = static_cast<const T*>(x.raw_data());
@@ -334,6 +343,7 @@ void CpuBackend::bias_add(const Tensor& x, const Tensor& bias, bool relu, Tensor
 }
 
 void CpuBackend::bias_add_backward(const Tensor& dy, const Tensor& y, bool relu, Tensor& dx, Tensor& db) {
+  FlushDenormals flush;
   dispatch_float(dy.dtype(), "bias_add_backward", [&](auto tag) {
     using T = decltype(tag);
     const T* g = static_cast<const T*>(dy.raw_data());

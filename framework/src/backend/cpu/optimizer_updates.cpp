@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "backend/cpu/cpu_backend.h"
+#include "backend/cpu/denormals.h"
 #include "backend/cpu/parallel.h"
 #include "backend/cpu/simd.h"
 #include "core/dispatch.h"
@@ -76,6 +77,7 @@ void adam_cpu(T* w, T* m, T* v, T* vh, const T* g, int64_t n, T alpha, T one_b1,
 
 bool CpuBackend::adam_update(Tensor& w, Tensor& m, Tensor& v, Tensor* v_hat, const Tensor& g, HostScalar alpha,
                              double one_b1, double one_b2, double eps) {
+  FlushDenormals flush;
   dispatch_float(w.dtype(), "adam_update", [&](auto tag) {
     using T = decltype(tag);
     adam_cpu<T>(host_ptr<T>(w), host_ptr<T>(m), host_ptr<T>(v), v_hat ? host_ptr<T>(*v_hat) : nullptr, host_ptr<T>(g), w.size(),
@@ -129,6 +131,7 @@ void rmsprop_range(T* __restrict w, T* __restrict v, T* __restrict mom, T* __res
 }  // namespace
 
 bool CpuBackend::sgd_update(Tensor& w, Tensor* m, const Tensor& g, HostScalar lr, double momentum, bool nesterov) {
+  FlushDenormals flush;
   dispatch_float(w.dtype(), "sgd_update", [&](auto tag) {
     using T = decltype(tag);
     T* wp = host_ptr<T>(w);
@@ -143,6 +146,7 @@ bool CpuBackend::sgd_update(Tensor& w, Tensor* m, const Tensor& g, HostScalar lr
 
 bool CpuBackend::rmsprop_update(Tensor& w, Tensor& v, Tensor* mom, Tensor* avg, const Tensor& g, HostScalar lr,
                                 double rho, double momentum, double eps) {
+  FlushDenormals flush;
   dispatch_float(w.dtype(), "rmsprop_update", [&](auto tag) {
     using T = decltype(tag);
     T* wp = host_ptr<T>(w);

@@ -1,5 +1,7 @@
 #include "backend/cpu/parallel.h"
 
+#include "backend/cpu/denormals.h"
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -91,6 +93,7 @@ class Pool {
 
  private:
   void loop(int index) {
+    flush_denormals_on_this_thread();
     uint64_t seen = 0;
     while (true) {
       auto news = [&] { return stop_.load(std::memory_order_acquire) || generation_.load(std::memory_order_acquire) != seen; };
@@ -148,6 +151,7 @@ Pool& pool() {
 int num_threads() { return pool().size(); }
 
 void parallel_for_parts(int64_t n, int parts, FnRef<void(int, int64_t, int64_t)> fn) {
+  FlushDenormals flush;  // every part runs in the workers' mode, the caller's included
   parts = std::max(1, std::min<int>(parts, pool().size()));
   if (n <= 0) return;
   if (parts > n) parts = static_cast<int>(n);

@@ -5,6 +5,7 @@
 #include <limits>
 
 #include "backend/cpu/cpu_backend.h"
+#include "backend/cpu/denormals.h"
 #include "backend/cpu/parallel.h"
 #include "backend/strided.h"
 #include "core/dispatch.h"
@@ -46,6 +47,7 @@ void reduce_into(const T* p, T* o, const std::vector<int64_t>& xs, const strided
 }  // namespace
 
 void CpuBackend::reduce(ReduceOp op, const Tensor& x, Tensor& out) {
+  FlushDenormals flush;
   const auto& xs = x.shape().dims();
   const auto so = broadcast_strides<strided::Dims>(out.shape().dims(), xs);  // reduced axes get stride 0
   const auto sx = strided::contiguous_dims(xs);
@@ -74,6 +76,7 @@ void CpuBackend::reduce(ReduceOp op, const Tensor& x, Tensor& out) {
 }
 
 void CpuBackend::arg_reduce(bool is_max, const Tensor& x, int axis, Tensor& out) {
+  FlushDenormals flush;
   const auto& d = x.shape().dims();
   int64_t outer = 1, inner = 1, n = d[axis];
   for (int i = 0; i < axis; ++i) outer *= d[i];
@@ -114,6 +117,7 @@ void for_each_index(const Tensor& indices, F f) {
 }  // namespace
 
 void CpuBackend::gather(const Tensor& params, const Tensor& indices, int axis, Tensor& out) {
+  FlushDenormals flush;
   const auto& d = params.shape().dims();
   int64_t outer = 1, inner = 1, n = d[axis];
   for (int i = 0; i < axis; ++i) outer *= d[i];
@@ -133,6 +137,7 @@ void CpuBackend::gather(const Tensor& params, const Tensor& indices, int axis, T
 }
 
 void CpuBackend::scatter_add(Tensor& out, const Tensor& indices, const Tensor& updates, int axis) {
+  FlushDenormals flush;
   const auto& d = out.shape().dims();
   int64_t outer = 1, inner = 1, n = d[axis];
   for (int i = 0; i < axis; ++i) outer *= d[i];
@@ -153,6 +158,7 @@ void CpuBackend::scatter_add(Tensor& out, const Tensor& indices, const Tensor& u
 }
 
 void CpuBackend::one_hot(const Tensor& indices, int64_t depth, Tensor& out) {
+  FlushDenormals flush;
   fill(out, 0.0);
   dispatch_dtype(out.dtype(), [&](auto tag) {
     using T = decltype(tag);
