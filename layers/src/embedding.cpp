@@ -1,6 +1,7 @@
 // Embedding through kiln::gather (its gradient scatters into the table).
 #include "kiln/layers/embedding.h"
 
+#include "kiln/graph/function.h"
 #include "kiln/ops/array_ops.h"
 #include "kiln/ops/math_ops.h"
 #include "kiln/ops/reduce_ops.h"
@@ -34,7 +35,9 @@ void EmbeddingImpl::build(const Shape&) {
 
 Tensor EmbeddingImpl::call(const Tensor& x, bool) {
   Tensor idx = is_integer(x.dtype()) ? x : cast(x, DType::int64);
-  if (idx.size() > 0) {
+  // Eagerly the indices are checked here, with the layer's name. A traced step
+  // cannot read them; there the gather kernel checks each replay's indices.
+  if (idx.size() > 0 && executing_eagerly()) {
     const int64_t lo = min(idx).cast(DType::int64).item<int64_t>();
     const int64_t hi = max(idx).cast(DType::int64).item<int64_t>();
     if (lo < 0 || hi >= input_dim_)

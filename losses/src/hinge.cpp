@@ -2,6 +2,9 @@
 
 #include <cmath>
 
+#include "kiln/graph/control_flow.h"
+#include "kiln/ops/array_ops.h"
+#include "kiln/ops/math_ops.h"
 #include "kiln/ops/reduce_ops.h"
 #include "loss_config.h"
 #include "loss_utils.h"
@@ -9,10 +12,12 @@
 namespace kiln::losses {
 
 Tensor convert_binary_labels_to_hinge(const Tensor& y_true) {
-  // Labels carry no gradient; decide on the host, as Keras's ops.cond does.
-  for (double v : y_true.to_vector<double>())
-    if (v != 0.0 && v != 1.0) return y_true;
-  return y_true * 2.0 - 1.0;
+  // Keras's ops.cond: 0/1 labels become -1/1, others pass unchanged. A
+  // kiln::cond, so a traced step makes the choice on each batch's labels.
+  const Tensor binary =
+      cast(logical_or(equal(y_true, scalar_like(0.0, y_true)), equal(y_true, scalar_like(1.0, y_true))), DType::float32);
+  const Tensor is_binary = y_true.size() == 0 ? Tensor(true) : equal(min(binary), scalar_like(1.0, binary));
+  return cond(is_binary, [&] { return y_true * 2.0 - 1.0; }, [&] { return y_true; });
 }
 
 Tensor hinge(const Tensor& y_true, const Tensor& y_pred) {

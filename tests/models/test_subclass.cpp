@@ -129,9 +129,15 @@ TEST_CASE("a subclassed model trains with fit and with a hand-written loop") {
 TEST_CASE("fit uses an overridden train_step") {
   k::clear_session();
   CountingModel model({L::Input({3}), L::Dense(1)});
-  model.compile({.optimizer = "sgd", .loss = "mse"});
+  model.compile({.optimizer = "sgd", .loss = "mse", .run_eagerly = true});
   model.fit(k::ones({10, 3}), k::ones({10, 1}), {.batch_size = 5, .epochs = 2, .verbose = 0});
   CHECK(model.steps == 4);
+  // Compiled (the default), its C++ body runs once, while tracing, and the replays do the 4 steps.
+  CountingModel compiled({L::Input({3}), L::Dense(1)});
+  compiled.compile({.optimizer = "sgd", .loss = "mse"});
+  compiled.fit(k::ones({10, 3}), k::ones({10, 1}), {.batch_size = 5, .epochs = 2, .verbose = 0});
+  CHECK(compiled.steps == 1);
+  CHECK(compiled.optimizer()->iterations() == 4);
 }
 
 namespace {

@@ -28,6 +28,8 @@ void run_functions_eagerly(bool run_eagerly) { g_run_eagerly = run_eagerly; }
 bool functions_run_eagerly() { return g_run_eagerly; }
 }  // namespace config
 
+bool executing_eagerly() { return tracing::current_function() == nullptr; }
+
 namespace graph {
 
 void ArgTraits<Tensor>::describe(const Tensor& t, std::string& key, std::vector<std::string>& described) {

@@ -30,7 +30,7 @@ Parts weights_of(const Batch& b) { return b.sample_weight.defined() ? Parts{b.sa
 std::vector<std::pair<Variable, Tensor>> snapshot(Model& m) {
   std::vector<Variable> vars = m.weights();
   for (const auto& metric : m.metrics()) vars.insert(vars.end(), metric->variables().begin(), metric->variables().end());
-  if (m.optimizer() && m.optimizer()->built())
+  if (m.optimizer())
     for (const auto& v : m.optimizer()->variables()) vars.push_back(v);
   std::vector<std::pair<Variable, Tensor>> out;
   for (const auto& v : vars) out.emplace_back(v, v.read_value_untracked().clone());
@@ -86,6 +86,14 @@ Model::CompiledSteps& Model::compiled_steps() {
   auto options = [this](const char* fn, bool& tracing, std::vector<std::pair<Variable, Tensor>>& saved) {
     return FunctionOptions{.name = name() + "." + fn, .before_trace = [this, &tracing, &saved] {
                              tracing = true;
+                             // As Keras's fit builds the optimizer on the trainable variables before its
+                             // first compiled step: its slots then exist when the snapshot is taken, so a
+                             // trace that fails after the update puts them back too.
+                             const OptimizerPtr& opt = optimizer();
+                             if (opt && !opt->built()) {
+                               auto vars = trainable_variables();
+                               if (!vars.empty()) opt->build(vars);
+                             }
                              saved = snapshot(*this);
                            }};
   };

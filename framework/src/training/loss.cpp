@@ -87,10 +87,11 @@ Tensor reduce_weighted_loss(const Tensor& values_in, const Tensor& sample_weight
   if (mask.defined()) {
     Tensor m = cast(mask, values.dtype());
     if (reduction == "mean" || reduction == "sum_over_batch_size") {
-      // Kept entries get weight total/kept, so mean(loss * m) is the mean over kept entries.
-      const double total = static_cast<double>(m.size());
-      const double valid = sum(m).item<double>();
-      m = m * (valid == 0.0 ? 0.0 : total / valid);
+      // Kept entries get weight total/kept, so mean(loss * m) is the mean over
+      // kept entries: Keras's formula, with its epsilon (1e-7) for an all-masked
+      // batch, in tensor ops so that a traced step computes it from each batch.
+      const Tensor total = scalar_like(static_cast<double>(m.size()), m);
+      m = m * (total / (sum(m) + 1e-7));
     }
     if (sw.defined()) {
       auto [mm, ss] = squeeze_or_expand_to_same_rank(m, sw);

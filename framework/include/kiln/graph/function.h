@@ -70,6 +70,11 @@ void run_functions_eagerly(bool run_eagerly);
 bool functions_run_eagerly();
 }  // namespace config
 
+/// tf.executing_eagerly(): false while this thread traces a kiln::function's
+/// body (ops build its graph, and their values are not known), true otherwise.
+/// A layer checks values on the host only when it is true.
+bool executing_eagerly();
+
 namespace graph {
 
 /// The untyped part of a kiln::function: its traces, keyed by signature.

@@ -37,11 +37,11 @@ struct CompileOptions {
   bool run_eagerly = false;
   /// fit, evaluate and predict run train_step, test_step and predict_step as
   /// kiln::functions (traced once per batch shape, then replayed), as Keras
-  /// compiles its train_function. A step that cannot be traced runs eagerly,
-  /// after a warning that says why. Off by default (Keras defaults it on):
-  /// several layers and metrics still compute on the host, and their steps
-  /// would fall back with a warning.
-  bool jit_compile = false;
+  /// compiles its train_function; on by default, as in Keras. A step that
+  /// cannot be traced (a metric that computes on the host, such as AUC) runs
+  /// eagerly after a warning that says why. run_eagerly = true or
+  /// jit_compile = false turns tracing off.
+  bool jit_compile = true;
   int steps_per_execution = 1;
 };
 
