@@ -71,7 +71,9 @@ TEST_CASE("traced optimizers: fused steps replay as kernels, bit for bit with ea
              O::RMSpropOptions{.learning_rate = decay, .momentum = 0.5, .centered = true, .base = {.clipvalue = 0.1}}));
        }},
   };
-  for (const auto& [name, make] : cases) {
+  for (const auto& one : cases) {
+    const std::string& name = one.first;  // not a structured binding: CAPTURE's lambda takes it
+    const MakeOptimizer& make = one.second;
     CAPTURE(name);
     const auto eager = train(make, false, 7);
     std::string ops;
@@ -95,7 +97,9 @@ TEST_CASE("traced optimizers: a step a record would freeze stays one host step, 
          return k::OptimizerPtr(std::make_shared<O::SGD>(O::SGDOptions{.base = {.global_clipnorm = 0.1}}));
        }},
   };
-  for (const auto& [name, make] : cases) {
+  for (const auto& one : cases) {
+    const std::string& name = one.first;  // not a structured binding: CAPTURE's lambda takes it
+    const MakeOptimizer& make = one.second;
     CAPTURE(name);
     const auto eager = train(make, false, 5);
     std::string ops;
