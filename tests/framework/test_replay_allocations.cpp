@@ -13,6 +13,17 @@
 
 namespace k = kiln;
 
+// AddressSanitizer owns operator new (it pairs each allocation with its
+// release); the counting replacement is left to the normal build.
+#if defined(__SANITIZE_ADDRESS__)
+#define KILN_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define KILN_TEST_ASAN 1
+#endif
+#endif
+
+#ifndef KILN_TEST_ASAN
 namespace {
 std::atomic<bool> g_counting{false};
 std::atomic<long> g_allocations{0};
@@ -41,6 +52,12 @@ void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
 void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
 void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
+#else
+namespace {
+std::atomic<bool> g_counting{false};
+std::atomic<long> g_allocations{0};
+}  // namespace
+#endif
 
 namespace {
 
@@ -77,6 +94,10 @@ auto train_step(Model& model, Opt& opt) {
 }  // namespace
 
 TEST_CASE("replay: a traced training step of a CNN allocates nothing on the heap, for every fused optimizer") {
+#ifdef KILN_TEST_ASAN
+  MESSAGE("not counted under AddressSanitizer, whose operator new this test cannot replace");
+  return;
+#endif
   for (std::string name : {"sgd", "adam", "rmsprop", "adamw"}) {
     CAPTURE(name);
     k::clear_session();
