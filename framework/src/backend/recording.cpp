@@ -66,7 +66,7 @@ class RecordingBackend final : public Backend {
   }
 
   void fill(Tensor& out, double value) override {
-    run("Fill", {}, {out}, [&r = r_, out, value]() mutable { r.fill(out, value); });
+    run("Fill", {}, {out}, [&r = r_, out, value]() mutable { r.fill(out, value); }).params.value = value;
   }
   void cast(const Tensor& x, Tensor& out) override {
     run("Cast", {x}, {out}, [&r = r_, x, out]() mutable { r.cast(x, out); });
@@ -74,8 +74,16 @@ class RecordingBackend final : public Backend {
   void strided_copy(const Tensor& src, int64_t so, const std::vector<int64_t>& ss, Tensor& dst, int64_t doff,
                     const std::vector<int64_t>& ds, const Shape& shape, bool acc) override {
     // An accumulating copy also reads what it adds to.
-    run(acc ? "StridedAdd" : "StridedCopy", acc ? Ts{src, dst} : Ts{src}, {dst},
-        [&r = r_, src, so, ss, dst, doff, ds, shape, acc]() mutable { r.strided_copy(src, so, ss, dst, doff, ds, shape, acc); });
+    Node& n = run(acc ? "StridedAdd" : "StridedCopy", acc ? Ts{src, dst} : Ts{src}, {dst},
+                  [&r = r_, src, so, ss, dst, doff, ds, shape, acc]() mutable {
+                    r.strided_copy(src, so, ss, dst, doff, ds, shape, acc);
+                  });
+    n.params.src_offset = so;
+    n.params.src_strides = ss;
+    n.params.dst_offset = doff;
+    n.params.dst_strides = ds;
+    n.params.copy_shape = shape;
+    n.params.flag_a = acc;
   }
   void unary(UnaryOp op, const Tensor& x, Tensor& out) override {
     run(op_type(op), {x}, {out}, [&r = r_, op, x, out]() mutable { r.unary(op, x, out); }).unary = static_cast<int>(op);
@@ -89,37 +97,44 @@ class RecordingBackend final : public Backend {
   }
   void arg_reduce(bool is_max, const Tensor& x, int axis, Tensor& out) override {
     run(is_max ? "ArgMax" : "ArgMin", {x}, {out},
-        [&r = r_, is_max, x, axis, out]() mutable { r.arg_reduce(is_max, x, axis, out); });
+        [&r = r_, is_max, x, axis, out]() mutable { r.arg_reduce(is_max, x, axis, out); })
+        .params.axis = axis;
   }
   void where(const Tensor& c, const Tensor& x, const Tensor& y, Tensor& out) override {
     run("SelectV2", {c, x, y}, {out}, [&r = r_, c, x, y, out]() mutable { r.where(c, x, y, out); });
   }
   void gather(const Tensor& params, const Tensor& indices, int axis, Tensor& out) override {
     run("GatherV2", {params, indices}, {out},
-        [&r = r_, params, indices, axis, out]() mutable { r.gather(params, indices, axis, out); });
+        [&r = r_, params, indices, axis, out]() mutable { r.gather(params, indices, axis, out); })
+        .params.axis = axis;
   }
   void scatter_add(Tensor& out, const Tensor& indices, const Tensor& updates, int axis) override {
     run("ScatterAdd", {out, indices, updates}, {out},
-        [&r = r_, out, indices, updates, axis]() mutable { r.scatter_add(out, indices, updates, axis); });
+        [&r = r_, out, indices, updates, axis]() mutable { r.scatter_add(out, indices, updates, axis); })
+        .params.axis = axis;
   }
   void one_hot(const Tensor& indices, int64_t depth, Tensor& out) override {
-    run("OneHot", {indices}, {out}, [&r = r_, indices, depth, out]() mutable { r.one_hot(indices, depth, out); });
+    run("OneHot", {indices}, {out}, [&r = r_, indices, depth, out]() mutable { r.one_hot(indices, depth, out); })
+        .params.depth = depth;
   }
   void matmul(const Tensor& a, const Tensor& b, Tensor& out, bool ta, bool tb) override {
     // Ops hand every product over as a batch; a batch of one is a plain MatMul.
     const bool batched = (a.rank() > 2 && a.shape()[0] > 1) || (b.rank() > 2 && b.shape()[0] > 1);
-    run(batched ? "BatchMatMulV2" : "MatMul", {a, b}, {out},
-        [&r = r_, a, b, out, ta, tb]() mutable { r.matmul(a, b, out, ta, tb); });
+    Node& n = run(batched ? "BatchMatMulV2" : "MatMul", {a, b}, {out},
+                  [&r = r_, a, b, out, ta, tb]() mutable { r.matmul(a, b, out, ta, tb); });
+    n.params.flag_a = ta;
+    n.params.flag_b = tb;
   }
   void softmax(const Tensor& x, int axis, bool log, Tensor& out) override {
-    run(log ? "LogSoftmax" : "Softmax", {x}, {out}, [&r = r_, x, axis, log, out]() mutable { r.softmax(x, axis, log, out); });
+    run(log ? "LogSoftmax" : "Softmax", {x}, {out}, [&r = r_, x, axis, log, out]() mutable { r.softmax(x, axis, log, out); })
+        .params.axis = axis;
   }
   void sparse_xent(const Tensor& labels, const Tensor& logits, Tensor& loss, Tensor& probs) override {
     run("SparseSoftmaxCrossEntropyWithLogits", {labels, logits}, {loss, probs},
         [&r = r_, labels, logits, loss, probs]() mutable { r.sparse_xent(labels, logits, loss, probs); });
   }
   void conv2d(const Tensor& x, const Tensor& w, const Conv2DParams& p, Tensor& out) override {
-    run("Conv2D", {x, w}, {out}, [&r = r_, x, w, p, out]() mutable { r.conv2d(x, w, p, out); });
+    run("Conv2D", {x, w}, {out}, [&r = r_, x, w, p, out]() mutable { r.conv2d(x, w, p, out); }).params.conv = p;
   }
   void conv2d_backward_input(const Tensor& dy, const Tensor& w, const Conv2DParams& p, Tensor& dx) override {
     run("Conv2DBackpropInput", {dy, w}, {dx}, [&r = r_, dy, w, p, dx]() mutable { r.conv2d_backward_input(dy, w, p, dx); });
@@ -129,27 +144,30 @@ class RecordingBackend final : public Backend {
         [&r = r_, x, dy, p, dw]() mutable { r.conv2d_backward_filter(x, dy, p, dw); });
   }
   void max_pool2d(const Tensor& x, const Pool2DParams& p, Tensor& out, Tensor& argmax) override {
-    run("MaxPoolWithArgmax", {x}, {out, argmax}, [&r = r_, x, p, out, argmax]() mutable { r.max_pool2d(x, p, out, argmax); });
+    run("MaxPoolWithArgmax", {x}, {out, argmax}, [&r = r_, x, p, out, argmax]() mutable { r.max_pool2d(x, p, out, argmax); })
+        .params.pool = p;
   }
   void max_pool2d_backward(const Tensor& dy, const Tensor& argmax, const Pool2DParams& p, Tensor& dx) override {
     run("MaxPoolGradWithArgmax", {dy, argmax}, {dx},
         [&r = r_, dy, argmax, p, dx]() mutable { r.max_pool2d_backward(dy, argmax, p, dx); });
   }
   void avg_pool2d(const Tensor& x, const Pool2DParams& p, Tensor& out) override {
-    run("AvgPool", {x}, {out}, [&r = r_, x, p, out]() mutable { r.avg_pool2d(x, p, out); });
+    run("AvgPool", {x}, {out}, [&r = r_, x, p, out]() mutable { r.avg_pool2d(x, p, out); }).params.pool = p;
   }
   void avg_pool2d_backward(const Tensor& dy, const Pool2DParams& p, Tensor& dx) override {
     run("AvgPoolGrad", {dy}, {dx}, [&r = r_, dy, p, dx]() mutable { r.avg_pool2d_backward(dy, p, dx); });
   }
   void dropout(const Tensor& x, double rate, uint64_t seed, Tensor& out, Tensor& mask) override {
-    run("Dropout", {x}, {out, mask}, [&r = r_, x, rate, seed, out, mask]() mutable { r.dropout(x, rate, seed, out, mask); });
+    run("Dropout", {x}, {out, mask}, [&r = r_, x, rate, seed, out, mask]() mutable { r.dropout(x, rate, seed, out, mask); })
+        .params.value = rate;
   }
   void copy_from(const Tensor& src, Tensor& dst) override {
     run("Identity", {src}, {dst}, [&r = r_, src, dst]() mutable { r.copy_from(src, dst); });
   }
   void bias_add(const Tensor& x, const Tensor& bias, bool relu, Tensor& out) override {
     run(relu ? "BiasAddRelu" : "BiasAdd", {x, bias}, {out},
-        [&r = r_, x, bias, relu, out]() mutable { r.bias_add(x, bias, relu, out); });
+        [&r = r_, x, bias, relu, out]() mutable { r.bias_add(x, bias, relu, out); })
+        .params.flag_a = relu;
   }
   void bias_add_backward(const Tensor& dy, const Tensor& y, bool relu, Tensor& dx, Tensor& db) override {
     run("BiasAddGrad", {dy, y}, relu ? Ts{dx, db} : Ts{db},
@@ -159,11 +177,13 @@ class RecordingBackend final : public Backend {
                    Tensor& out) override {
     // A backend may answer with another buffer (the composed default does);
     // the result then goes into `out`'s, which later calls read.
-    run(relu ? "Conv2DBiasRelu" : "Conv2DBias", {x, w, bias}, {out}, [&r = r_, x, w, bias, relu, p, out]() mutable {
+    Node& n = run(relu ? "Conv2DBiasRelu" : "Conv2DBias", {x, w, bias}, {out}, [&r = r_, x, w, bias, relu, p, out]() mutable {
       Tensor o = out;
       r.conv2d_bias(x, w, bias, relu, p, o);
       if (!o.same_as(out)) r.copy_from(o, out);
     });
+    n.params.conv = p;
+    n.params.flag_a = relu;
   }
   bool batch_norm_training(const Tensor& x, const Tensor* gamma, const Tensor* beta, double eps, Tensor& y,
                            Tensor& mean, Tensor& var) override {
@@ -213,6 +233,7 @@ class RecordingBackend final : public Backend {
     n.inputs = std::move(inputs);
     n.outputs = std::move(outputs);
     n.run = std::move(fn);
+    n.layer = tracing::current_layer_path();
     return rec_.add(std::move(n));
   }
   Backend& r_;
@@ -254,10 +275,13 @@ bool RecordingBackend::batch_norm_inference(const Tensor& x, const Tensor& mean,
                                             const Tensor* gamma, const Tensor* beta, double eps, Tensor& y) {
   if (execute_ && !r_.batch_norm_inference(x, mean, var, gamma, beta, eps, y)) return false;
   if (!execute_ && !r_.has_fused(Fused::batch_norm_inference, eps)) return false;
-  add("FusedBatchNormV3Inference", some({&x, &mean, &var, gamma, beta}), {y},
-      [&r = r_, x, mean, var, g = opt(gamma), b = opt(beta), eps, y]() mutable {
-        r.batch_norm_inference(x, mean, var, ptr(g), ptr(b), eps, y);
-      });
+  Node& n = add("FusedBatchNormV3Inference", some({&x, &mean, &var, gamma, beta}), {y},
+                [&r = r_, x, mean, var, g = opt(gamma), b = opt(beta), eps, y]() mutable {
+                  r.batch_norm_inference(x, mean, var, ptr(g), ptr(b), eps, y);
+                });
+  n.params.value = eps;
+  n.params.has_gamma = gamma != nullptr;
+  n.params.has_beta = beta != nullptr;
   return true;
 }
 
@@ -300,6 +324,7 @@ void record_host_node(const std::function<void()>& fn, HostEffects effects) {
   n.run = fn;
   n.host = true;
   n.opaque = effects.opaque;
+  n.layer = tracing::current_layer_path();
   rec->add(std::move(n));
 }
 

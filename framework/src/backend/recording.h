@@ -18,6 +18,23 @@
 
 namespace kiln::backend {
 
+/// The parameters of a recorded call that its tensors do not carry, for
+/// readers of the graph (an exporter); replays use the closure instead.
+struct NodeParams {
+  int axis = 0;             // arg_reduce, gather, softmax
+  double value = 0;         // fill's value, dropout's rate, batch norm's epsilon
+  int64_t depth = 0;        // one_hot
+  bool flag_a = false;      // matmul: transpose a; bias_add / conv2d_bias: relu; strided copy: accumulate
+  bool flag_b = false;      // matmul: transpose b
+  Conv2DParams conv{};
+  Pool2DParams pool{};
+  // strided_copy: where it reads and writes, and the shape it copies
+  int64_t src_offset = 0, dst_offset = 0;
+  std::vector<int64_t> src_strides, dst_strides;
+  Shape copy_shape;
+  bool has_gamma = false, has_beta = false;  // batch_norm_inference's optional inputs
+};
+
 struct Node {
   /// TensorFlow's name for the op ("MatMul", "Mul", "Dropout").
   std::string type;
@@ -26,6 +43,9 @@ struct Node {
   std::vector<Tensor> inputs;   // read
   std::vector<Tensor> outputs;  // written
   std::function<void()> run;
+  NodeParams params;
+  /// The layers whose call() made the node ("model/dense_1"), for messages.
+  std::string layer;
   /// Host logic that runs at every replay (an optimizer's bookkeeping, a seed
   /// draw). `opaque` ones may read or write tensors they do not list.
   bool host = false;

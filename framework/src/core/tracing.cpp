@@ -1,11 +1,25 @@
 #include "core/tracing.h"
 
+#include <vector>
+
 #include "kiln/core/error.h"
 
 namespace kiln::tracing {
 namespace {
 thread_local const std::string* t_function = nullptr;
 thread_local bool t_first_trace = true;
+thread_local LayerScope* t_layer = nullptr;
+}  // namespace
+
+LayerScope::LayerScope(const std::string& name) : name_(&name), parent_(t_layer) { t_layer = this; }
+LayerScope::~LayerScope() { t_layer = parent_; }
+
+std::string current_layer_path() {
+  std::vector<const std::string*> names;
+  for (const LayerScope* s = t_layer; s; s = s->parent_) names.push_back(s->name_);
+  std::string path;
+  for (auto it = names.rbegin(); it != names.rend(); ++it) path += (path.empty() ? "" : "/") + **it;
+  return path;
 }
 
 const std::string* current_function() { return t_function; }

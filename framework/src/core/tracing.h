@@ -29,4 +29,24 @@ void check_variable_creation();
 /// frozen into the graph. `what` names the reading call ("Tensor::item()").
 void check_value_read(const char* what);
 
+/// Names the layer whose call() runs on this thread while alive (nests), so a
+/// trace can say which layer each recorded op came from.
+std::string current_layer_path();
+
+class LayerScope {
+ public:
+  explicit LayerScope(const std::string& name);
+  ~LayerScope();
+  LayerScope(const LayerScope&) = delete;
+  LayerScope& operator=(const LayerScope&) = delete;
+
+ private:
+  friend std::string current_layer_path();
+  const std::string* name_;
+  LayerScope* parent_;
+};
+
+/// "model/dense_1": the layers whose calls enclose this point, outermost first; empty outside any.
+std::string current_layer_path();
+
 }  // namespace kiln::tracing

@@ -3,7 +3,6 @@
 #include "kiln/nn/layer.h"
 
 #include <cxxabi.h>
-
 #include <algorithm>
 #include <map>
 #include <mutex>
@@ -13,6 +12,7 @@
 
 #include "autodiff/autodiff.h"
 #include "core/file_load_scope.h"
+#include "core/tracing.h"
 #include "core/placement_scope.h"
 #include "nn/call_context.h"
 #include "kiln/ops/array_ops.h"
@@ -220,7 +220,6 @@ void Layer::maybe_build(const std::vector<Tensor>& xs, bool list_call) {
   }
 }
 
-
 Tensor Layer::operator()(const Tensor& x, bool training) {
   if (!x.defined()) throw ValueError("Layer '" + name() + "' was called on an undefined tensor");
   if (x.is_symbolic()) return call_symbolic({x}, false, training)[0];
@@ -229,6 +228,7 @@ Tensor Layer::operator()(const Tensor& x, bool training) {
   call_losses_.clear();
   const Tensor mask = get_keras_mask(x);
   PlacementScope on_input_device(x.device());
+  tracing::LayerScope in_layer(name());
   Tensor y;
   try {
     y = mask.defined() ? call_masked(x, mask, training) : call(x, training);
@@ -257,6 +257,7 @@ std::vector<Tensor> Layer::operator()(const std::vector<Tensor>& xs, bool traini
   const Tensor mask = get_keras_mask(xs[0]);
   const bool list = takes_list() || returns_list();
   PlacementScope on_input_device(xs[0].device());
+  tracing::LayerScope in_layer(name());
   std::vector<Tensor> ys;
   try {
     if (mask.defined()) ys = list ? call_masked(xs, mask, training) : std::vector<Tensor>{call_masked(xs[0], mask, training)};

@@ -52,5 +52,6 @@ int run_models(const Group& g);
 int run_layer_files(const Group& g);
 int run_activations(const Group& g);
 int run_recurrent(const Group& g);
+int run_onnx(const Group& g);
 
 }  // namespace oracle

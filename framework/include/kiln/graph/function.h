@@ -204,7 +204,10 @@ class Function {
   Function(F f, FunctionOptions options)
       : f_(std::make_shared<F>(std::move(f))), core_(std::make_shared<graph::FunctionCore>(std::move(options))) {}
 
+  // Constrained, so that asking whether a Function converts to another
+  // callable type (a std::function) answers false instead of failing.
   template <class... Args>
+    requires std::is_invocable_v<F&, typename graph::ArgTraits<std::decay_t<Args>>::Passed...>
   auto operator()(const Args&... args) const {
     using R = Result<Args...>;
     Call<Args...> c(args...);
@@ -228,6 +231,7 @@ class Function {
   int tracing_count() const { return core_->tracing_count(); }
   std::string pretty_printed_concrete_signatures() const { return core_->pretty_printed_concrete_signatures(); }
   const std::string& name() const { return core_->options().name; }
+  const std::vector<TensorSpec>& input_signature() const { return core_->options().input_signature; }
 
  private:
   template <class... Args>
