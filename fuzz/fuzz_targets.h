@@ -38,7 +38,7 @@ void ensure_registered();
 /// and returns its path (for readers that take a path).
 std::string scratch_file(const uint8_t* data, std::size_t size, const std::string& file_name);
 
-// The targets (fuzz_models.cpp, fuzz_weights.cpp, fuzz_arrays.cpp, fuzz_snapshot.cpp).
+// The targets (fuzz_models.cpp, fuzz_weights.cpp, fuzz_arrays.cpp, fuzz_snapshot.cpp, fuzz_saved_model.cpp).
 void keras_archive(const uint8_t* data, std::size_t size);
 void h5_model(const uint8_t* data, std::size_t size);
 void json_config(const uint8_t* data, std::size_t size);
@@ -46,5 +46,9 @@ void weights_h5(const uint8_t* data, std::size_t size);
 void checkpoint(const uint8_t* data, std::size_t size);
 void arrays(const uint8_t* data, std::size_t size);
 void h5_snapshot(const uint8_t* data, std::size_t size);
+void saved_model(const uint8_t* data, std::size_t size);
+/// A SavedModel directory of a small traced function, and the files the saved_model target replaces.
+std::string saved_model_template();
+extern const char* const kSavedModelFiles[3];
 
 }  // namespace kiln_fuzz

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "fuzz_model.h"
+#include "fuzz_targets.h"
 #include "io/hdf5_file.h"
 #include "io/hdf5_snapshot.h"
 #include "io/zip_writer.h"
@@ -86,6 +87,9 @@ int write_seeds(const std::string& out_dir) {
   put(dir, "arrays", "kiln_npz", z.finish(), 0);
   put(dir, "arrays", "kiln_npy", npy, 1);
   put(dir, "arrays", "kiln_idx3", small_idx(), 2);
+  for (int k = 0; k < 3; ++k)
+    put(dir, "saved_model", std::string("kiln_") + fs::path(kSavedModelFiles[k]).filename().string(),
+        read_bytes(fs::path(saved_model_template()) / kSavedModelFiles[k]), k);
   fs::remove_all(work);
   std::cout << "seeds written under " << out_dir << "\n";
   return 0;

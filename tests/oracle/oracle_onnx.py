@@ -1,7 +1,9 @@
 """ONNX export. Keras builds and saves the guide's MNIST CNN, a functional
 model with two inputs, an LSTM text model and a MultiHeadAttention block; Kiln
 loads each file, exports it with kiln::export_onnx and predicts. Kiln also
-exports a subclassed model and a traced kiln::function of its own. For every
+exports a subclassed model and a traced kiln::function of its own, and saves
+the subclassed model with kiln::saved_model::save: that directory's serve graph
+runs here, against what Kiln computes with the directory loaded back. For every
 file, onnx.checker (full_check, with shape inference) must accept it, its
 inputs must carry the symbolic "batch" dimension, and ONNX Runtime's outputs
 must match Kiln's at two batch sizes (5 and 1) to 1e-5; Kiln's must match
@@ -65,7 +67,7 @@ def inputs_for(rng, name, n):
         return [rng.integers(0, 50, (n, 12)).astype(np.int32)]
     if name == "attention_block":
         return [rng.normal(0, 1, (n, 6, 8)).astype(np.float32)]
-    if name == "subclassed":
+    if name in ("subclassed", "saved_model"):
         return [rng.normal(0, 1, (n, 5)).astype(np.float32)]
     return [rng.normal(0, 1, (n, 6)).astype(np.float32), rng.normal(0, 1, (n, 5)).astype(np.float32)]
 
@@ -125,7 +127,8 @@ def run(o):
                "batches": [[o.arr(x) for x in xs] for xs in batches]})
         expected[name] = (batches, [model.predict(xs if len(xs) > 1 else xs[0], verbose=0) for xs in batches])
     # The function also at the oldest and newest opsets Kiln writes (reductions take their axes differently).
-    for cid, kind, opset in (("subclassed", "subclassed", 17), ("function", "function", 17),
+    for cid, kind, opset in (("subclassed", "subclassed", 17), ("saved_model", "saved_model", 17),
+                             ("function", "function", 17),
                              ("function_opset13", "function", 13), ("function_opset21", "function", 21)):
         batches = [inputs_for(rng, kind, n) for n in BATCHES]
         o.add({"id": cid, "kind": kind, "opset": opset, "batches": [[o.arr(x) for x in xs] for xs in batches]})

@@ -49,6 +49,7 @@
 #include "kiln/io/checkpoint.h"
 #include "kiln/io/event_file.h"
 #include "kiln/io/onnx.h"
+#include "kiln/io/saved_model.h"
 #include "kiln/io/saving.h"
 #include "kiln/io/summary.h"
 

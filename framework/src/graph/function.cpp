@@ -303,5 +303,18 @@ std::string FunctionCore::pretty_printed_concrete_signatures() const {
   return out;
 }
 
+std::vector<std::vector<TensorSpec>> FunctionCore::traced_signatures() const {
+  std::vector<std::vector<TensorSpec>> out;
+  for (const Trace* t : s_->order) {
+    bool tensors = true;  // not a number, list or variable argument
+    for (const auto& d : t->described) tensors = tensors && d.rfind("TensorSpec(", 0) == 0;
+    if (!tensors) continue;
+    std::vector<TensorSpec> specs;
+    for (const auto& p : t->placeholders) specs.push_back(TensorSpec(p.shape(), p.dtype()));
+    out.push_back(std::move(specs));
+  }
+  return out;
+}
+
 }  // namespace graph
 }  // namespace kiln

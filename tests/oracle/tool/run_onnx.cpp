@@ -65,13 +65,25 @@ std::vector<kiln::Tensor> run_case(const json& c, const std::vector<kiln::Tensor
       (*model)(xs.at(0) * 3.0 + 1.0, true);
     }
   }
+  if (kind == "saved_model") {
+    // The model saved as a SavedModel and loaded back: its serve graph is the file the driver runs.
+    static std::map<std::string, std::shared_ptr<kiln::saved_model::Loaded>> loaded;
+    auto& l = loaded[c.at("id")];
+    if (!l) {
+      const std::string dir = (onnx_path.parent_path() / "saved").string();
+      kiln::saved_model::save(*model, dir, {.opset = o.opset});
+      fs::copy_file(fs::path(dir) / "functions" / "serve_0.onnx", onnx_path, fs::copy_options::overwrite_existing);
+      l = kiln::saved_model::load(dir);
+    }
+    return l->call("serve", xs);
+  }
   if (export_now) kiln::export_onnx(*model, onnx_path.string(), o);
   return (*model)(xs, false);
 }
 
 }  // namespace
 
-// {"kind": "file" | "subclassed" | "function", "path"?, "batches": [[input arrays...], ...], "opset"?}:
+// {"kind": "file" | "subclassed" | "saved_model" | "function", "path"?, "batches": [[input arrays...], ...], "opset"?}:
 // exports out/<id>/model.onnx and writes Kiln's outputs for batch k as "y<k>_<j>".
 int run_onnx(const Group& g) {
   g.for_each_case([&](const json& c) {

@@ -98,6 +98,8 @@ class FunctionCore {
   const FunctionOptions& options() const;
   /// One line per trace: its argument signature and its outputs' specs.
   std::string pretty_printed_concrete_signatures() const;
+  /// The tensor specs of each trace whose arguments are all tensors, in tracing order.
+  std::vector<std::vector<TensorSpec>> traced_signatures() const;
 
  private:
   struct State;
@@ -232,6 +234,7 @@ class Function {
   std::string pretty_printed_concrete_signatures() const { return core_->pretty_printed_concrete_signatures(); }
   const std::string& name() const { return core_->options().name; }
   const std::vector<TensorSpec>& input_signature() const { return core_->options().input_signature; }
+  std::vector<std::vector<TensorSpec>> traced_signatures() const { return core_->traced_signatures(); }
 
  private:
   template <class... Args>

@@ -5,6 +5,7 @@
 #include "backend/recording.h"
 #include "core/tracing.h"
 #include "io/atomic_file.h"
+#include "io/onnx/model_export.h"
 #include "io/onnx/onnx_writer.h"
 #include "kiln/nn/input_layer.h"
 #include "kiln/training/model.h"
@@ -80,36 +81,47 @@ void export_onnx(const OnnxBody& body, const std::string& path, const OnnxExport
   io::atomic_write_bytes(path, std::vector<uint8_t>(bytes.begin(), bytes.end()));
 }
 
+namespace io::onnx {
+
+std::vector<TensorSpec> model_signature(Model& model, const std::string& name) {
+  std::vector<TensorSpec> specs;
+  for (const auto& x : model.inputs()) {
+    Shape s = x.shape();
+    if (s.rank() > 0) s[0] = -1;
+    specs.push_back(TensorSpec(s, x.dtype()));
+  }
+  if (!specs.empty()) return specs;
+  std::vector<Shape> shapes;
+  if (model.build_input_shapes()) shapes = *model.build_input_shapes();
+  else if (model.build_input_shape()) shapes.push_back(*model.build_input_shape());
+  else
+    throw ValueError("export_onnx('" + name +
+                     "'): the model is not built, so its input shapes are unknown; call it once or give "
+                     "input_signature");
+  // A Sequential model keeps its Input's dtype (integer token ids, say) on its input layer.
+  const auto* seq = dynamic_cast<const Sequential*>(&model);
+  const DType dtype = seq && seq->input_layer() ? seq->input_layer()->dtype() : DType::float32;
+  for (auto s : shapes) {
+    if (s.rank() > 0) s[0] = -1;
+    specs.push_back(TensorSpec(s, dtype));
+  }
+  return specs;
+}
+
+OnnxBody model_body(Model& model) {
+  Model* m = &model;
+  return [m](const std::vector<Tensor>& xs) { return (*m)(xs, false); };
+}
+
+}  // namespace io::onnx
+
 void export_onnx(Model& model, const std::string& path, const OnnxExportOptions& options) {
   OnnxExportOptions o = options;
   if (o.name.empty()) o.name = model.name();
-  if (o.input_signature.empty()) {
-    for (const auto& x : model.inputs()) {
-      Shape s = x.shape();
-      if (s.rank() > 0) s[0] = -1;
-      o.input_signature.push_back(TensorSpec(s, x.dtype()));
-    }
-    if (o.input_signature.empty()) {
-      std::vector<Shape> shapes;
-      if (model.build_input_shapes()) shapes = *model.build_input_shapes();
-      else if (model.build_input_shape()) shapes.push_back(*model.build_input_shape());
-      else
-        throw ValueError("export_onnx('" + o.name +
-                         "'): the model is not built, so its input shapes are unknown; call it once or give "
-                         "input_signature");
-      // A Sequential model keeps its Input's dtype (integer token ids, say) on its input layer.
-      const auto* seq = dynamic_cast<const Sequential*>(&model);
-      const DType dtype = seq && seq->input_layer() ? seq->input_layer()->dtype() : DType::float32;
-      for (auto s : shapes) {
-        if (s.rank() > 0) s[0] = -1;
-        o.input_signature.push_back(TensorSpec(s, dtype));
-      }
-    }
-  }
+  if (o.input_signature.empty()) o.input_signature = io::onnx::model_signature(model, o.name);
   for (std::size_t i = o.input_names.size(); i < o.input_signature.size(); ++i)
     o.input_names.push_back("input_" + std::to_string(i));
-  Model* m = &model;
-  export_onnx([m](const std::vector<Tensor>& xs) { return (*m)(xs, false); }, path, o);
+  export_onnx(io::onnx::model_body(model), path, o);
 }
 
 }  // namespace kiln

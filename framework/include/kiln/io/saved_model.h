@@ -1,0 +1,98 @@
+#pragma once
+// SavedModel: a module's or model's functions and variables in a directory,
+// loadable without the C++ class that defined them, as tf.saved_model's
+// save / load are. The graphs are ONNX files, so other runtimes run them too.
+//
+//   struct Seq : kiln::Module { ...; kiln::Function<...> call = kiln::function(...); };
+//   Seq m;  m.call(x);                                  // traced for x's signature
+//   kiln::saved_model::save(m, "the_saved_model", {.functions = {kiln::saved_model::function("__call__", m.call)}});
+//   auto loaded = kiln::saved_model::load("the_saved_model");
+//   loaded->call("__call__", {x});                      // the same values, without Seq
+//
+// A model is saved with a "serve" function (its inference call, batch
+// dimension dynamic) besides any given. Layout of the directory:
+//   saved_model.json          functions, their signatures and files; the variables
+//   variables.onnx            every variable's value (an ONNX graph returning them)
+//   functions/<name>_<k>.onnx one graph per traced signature, runnable on its own
+// Loaded variables are trainable where the originals were, shared by every
+// function, and GradientTape differentiates through loaded functions, so they
+// can be fine-tuned. Saving writes a new directory and then swaps it in, so a
+// failed save leaves the previous one intact.
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kiln/io/onnx.h"
+#include "kiln/nn/module.h"
+
+namespace kiln {
+class Model;
+namespace io::onnx {
+class GraphRunner;
+}
+
+namespace saved_model {
+
+/// One function to save: its name and body, traced once per signature.
+struct SavedFunction {
+  std::string name;
+  OnnxBody body;
+  std::vector<std::vector<TensorSpec>> signatures;
+};
+
+/// A kiln::function saved under `name` for each signature it was traced for
+/// (tensor arguments only), and for its input_signature when it has one.
+template <class F>
+SavedFunction function(std::string name, const Function<F>& f) {
+  SavedFunction s{std::move(name), detail::flat_body(f), f.traced_signatures()};
+  if (!f.input_signature().empty()) s.signatures.insert(s.signatures.begin(), f.input_signature());
+  return s;
+}
+
+struct SaveOptions {
+  std::vector<SavedFunction> functions;
+  int opset = 17;
+};
+
+/// Saves the module's variables and the given functions.
+void save(const Module& module, const std::string& dir, const SaveOptions& options);
+/// Saves the model's weights, a "serve" function (its inference call) and the given functions.
+void save(Model& model, const std::string& dir, const SaveOptions& options = {});
+
+/// A loaded function: one graph per saved signature; a call runs the one its inputs fit.
+class LoadedFunction {
+ public:
+  LoadedFunction(std::string name, std::vector<std::shared_ptr<io::onnx::GraphRunner>> graphs);
+  std::vector<Tensor> operator()(const std::vector<Tensor>& args) const;
+  /// One saved signature per line: "(float32[batch, 3]) -> (float32[batch, 2])".
+  std::string pretty_printed_signatures() const;
+  const std::string& name() const { return name_; }
+
+ private:
+  std::string name_;
+  std::vector<std::shared_ptr<io::onnx::GraphRunner>> graphs_;
+};
+
+/// What load() returns: functions callable by name, and the variables they share.
+class Loaded {
+ public:
+  const LoadedFunction& function(const std::string& name) const;
+  std::vector<std::string> function_names() const;
+  std::vector<Tensor> call(const std::string& name, const std::vector<Tensor>& args) const { return function(name)(args); }
+  /// A single-input, single-output call of "__call__", or of "serve" when there is none.
+  Tensor operator()(const Tensor& x) const;
+  const std::vector<Variable>& variables() const { return variables_; }
+  std::vector<Variable> trainable_variables() const;
+
+ private:
+  friend std::shared_ptr<Loaded> load(const std::string& dir);
+  std::map<std::string, LoadedFunction> functions_;
+  std::vector<Variable> variables_;
+};
+
+/// Loads a directory saved by save(); errors name the file at fault.
+std::shared_ptr<Loaded> load(const std::string& dir);
+
+}  // namespace saved_model
+}  // namespace kiln

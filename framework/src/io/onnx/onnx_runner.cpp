@@ -1,0 +1,142 @@
+#include "io/onnx/onnx_runner.h"
+
+#include <cstring>
+
+#include "kiln/core/error.h"
+#include "kiln/ops/array_ops.h"
+
+namespace kiln::io::onnx {
+
+Tensor tensor_from(const TensorData& t) {
+  Tensor out = Tensor::empty(Shape(t.dims), t.dtype);
+  if (!t.raw.empty()) std::memcpy(out.raw_data(), t.raw.data(), t.raw.size());
+  return out;
+}
+
+std::string tensor_text(const Tensor& t) {
+  std::string s = dtype_name(t.dtype()) + "[";
+  for (int64_t d = 0; d < t.rank(); ++d) s += (d ? ", " : "") + std::to_string(t.shape()[d]);
+  return s + "]";
+}
+
+namespace {
+
+std::optional<std::vector<int64_t>> host_ints(const Tensor& t) {
+  if (t.dtype() != DType::int64 || t.rank() > 1 || t.size() > 64) return std::nullopt;
+  return t.to_vector<int64_t>();
+}
+
+std::string dims_text(const ValueInfo& v) {
+  std::string s = std::string(dtype_name(v.dtype)) + "[";
+  for (std::size_t i = 0; i < v.dims.size(); ++i)
+    s += (i ? ", " : "") + (v.dims[i].param.empty() ? std::to_string(v.dims[i].value) : v.dims[i].param);
+  return s + "]";
+}
+
+}  // namespace
+
+const Tensor& OpContext::tensor(std::size_t i) const {
+  if (i >= in.size() || !in[i]) fail("input " + std::to_string(i) + " is missing");
+  return in[i]->t;
+}
+
+std::vector<int64_t> OpContext::ints(std::size_t i) const {
+  const Tensor& t = tensor(i);
+  if (in[i]->host) return *in[i]->host;
+  if (t.dtype() != DType::int64 && t.dtype() != DType::int32) fail("input " + std::to_string(i) + " must hold integers");
+  return cast(t, DType::int64).to_vector<int64_t>();
+}
+
+std::optional<int64_t> OpContext::attr_int(const std::string& name) const {
+  for (const auto& a : node.attributes)
+    if (a.name == name) return a.i;
+  return std::nullopt;
+}
+int64_t OpContext::attr_int(const std::string& name, int64_t fallback) const { return attr_int(name).value_or(fallback); }
+std::vector<int64_t> OpContext::attr_ints(const std::string& name) const {
+  for (const auto& a : node.attributes)
+    if (a.name == name) return a.ints;
+  return {};
+}
+float OpContext::attr_float(const std::string& name, float fallback) const {
+  for (const auto& a : node.attributes)
+    if (a.name == name) return a.f;
+  return fallback;
+}
+void OpContext::fail(const std::string& why) const {
+  throw ValueError("'" + runner.file() + "': node '" + node.name + "' (" + node.op_type + "): " + why);
+}
+
+GraphRunner::GraphRunner(GraphProto graph, const std::map<std::string, Variable>& variables, std::string file)
+    : g_(std::move(graph)), file_(std::move(file)) {
+  for (const auto& init : g_.initializers) {
+    if (auto v = variables.find(init.name); v != variables.end()) {
+      if (v->second.shape().dims() != init.dims || v->second.dtype() != init.dtype)
+        throw ValueError("'" + file_ + "': initializer '" + init.name + "' has shape " + Shape(init.dims).to_string() +
+                         " but the variable of that name has " + v->second.shape().to_string());
+      variables_.emplace(init.name, v->second);
+      continue;
+    }
+    Tensor t = tensor_from(init);
+    constants_[init.name] = {t, host_ints(t)};
+  }
+  const auto& ops = runner_ops();
+  for (const auto& n : g_.nodes)
+    if (!ops.count(n.op_type))
+      throw ValueError("'" + file_ + "': node '" + n.name + "' has op type '" + n.op_type +
+                       "', which Kiln cannot run (it reads the ops its own ONNX export writes)");
+}
+
+bool GraphRunner::accepts(const std::vector<Tensor>& inputs) const {
+  if (inputs.size() != g_.inputs.size()) return false;
+  for (std::size_t i = 0; i < inputs.size(); ++i) {
+    const auto& decl = g_.inputs[i];
+    if (inputs[i].dtype() != decl.dtype || inputs[i].rank() != static_cast<int64_t>(decl.dims.size())) return false;
+    for (std::size_t d = 0; d < decl.dims.size(); ++d)
+      if (decl.dims[d].param.empty() && decl.dims[d].value != inputs[i].shape()[static_cast<int64_t>(d)]) return false;
+  }
+  return true;
+}
+
+std::string GraphRunner::signature() const {
+  std::string s = "(";
+  for (std::size_t i = 0; i < g_.inputs.size(); ++i) s += (i ? ", " : "") + dims_text(g_.inputs[i]);
+  return s + ")";
+}
+
+std::vector<Tensor> GraphRunner::run(const std::vector<Tensor>& inputs) const {
+  if (!accepts(inputs)) {
+    std::string got = "(";
+    for (std::size_t i = 0; i < inputs.size(); ++i)
+      got += (i ? ", " : "") + tensor_text(inputs[i]);
+    throw ValueError("'" + file_ + "': the inputs " + got + ") do not match the saved signature " + signature());
+  }
+  std::map<std::string, RunValue> values;
+  for (std::size_t i = 0; i < inputs.size(); ++i) values[g_.inputs[i].name] = {inputs[i], std::nullopt};
+  for (const auto& [name, v] : variables_) values[name] = {v.value(), std::nullopt};
+  auto find = [&](const std::string& name) -> const RunValue* {
+    if (auto it = values.find(name); it != values.end()) return &it->second;
+    if (auto it = constants_.find(name); it != constants_.end()) return &it->second;
+    return nullptr;
+  };
+  const auto& ops = runner_ops();
+  for (const auto& n : g_.nodes) {
+    OpContext c{n, {}, *this};
+    for (const auto& name : n.inputs) {
+      const RunValue* v = name.empty() ? nullptr : find(name);
+      if (!v && !name.empty()) c.fail("its input '" + name + "' is not made by any earlier node");
+      c.in.push_back(v);
+    }
+    std::vector<RunValue> outs = ops.at(n.op_type)(c);
+    for (std::size_t k = 0; k < outs.size() && k < n.outputs.size(); ++k) values[n.outputs[k]] = std::move(outs[k]);
+  }
+  std::vector<Tensor> out;
+  for (const auto& o : g_.outputs) {
+    const RunValue* v = find(o.name);
+    if (!v) throw ValueError("'" + file_ + "': graph output '" + o.name + "' is not made by any node");
+    out.push_back(v->t);
+  }
+  return out;
+}
+
+}  // namespace kiln::io::onnx

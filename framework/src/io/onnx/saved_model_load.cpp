@@ -1,0 +1,135 @@
+// saved_model::load: the variables first, then every function's graphs bound to them.
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "io/atomic_file.h"
+#include "io/onnx/onnx_reader.h"
+#include "io/onnx/onnx_runner.h"
+#include "kiln/core/error.h"
+#include "kiln/io/saved_model.h"
+
+namespace kiln::saved_model {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+
+namespace {
+
+io::onnx::ModelData read_model(const fs::path& path) {
+  const auto bytes = io::read_file_bytes(path.string());
+  return io::onnx::decode_model(std::string(bytes.begin(), bytes.end()), path.string());
+}
+
+json read_index(const fs::path& path) {
+  if (!fs::exists(path))
+    throw IOError("saved_model::load: '" + path.string() + "' is missing, so '" + path.parent_path().string() +
+                  "' is not a directory saved by kiln::saved_model::save");
+  const auto bytes = io::read_file_bytes(path.string());
+  json index = json::parse(bytes.begin(), bytes.end(), nullptr, false);
+  if (index.is_discarded() || !index.is_object() || index.value("format", "") != "kiln.saved_model")
+    throw IOError("saved_model::load: '" + path.string() + "' is not a Kiln SavedModel index (corrupt or truncated JSON)");
+  return index;
+}
+
+std::string field_error(const fs::path& path, const std::exception& e) {
+  return "saved_model::load: '" + path.string() + "' is malformed: " + e.what();
+}
+
+}  // namespace
+
+LoadedFunction::LoadedFunction(std::string name, std::vector<std::shared_ptr<io::onnx::GraphRunner>> graphs)
+    : name_(std::move(name)), graphs_(std::move(graphs)) {}
+
+std::vector<Tensor> LoadedFunction::operator()(const std::vector<Tensor>& args) const {
+  for (const auto& g : graphs_)
+    if (g->accepts(args)) return g->run(args);
+  std::string got = "(";
+  for (std::size_t i = 0; i < args.size(); ++i)
+    got += (i ? ", " : "") + io::onnx::tensor_text(args[i]);
+  throw ValueError("saved function '" + name_ + "' was called with inputs " + got +
+                   ") that match none of its saved signatures:\n" + pretty_printed_signatures());
+}
+
+std::string LoadedFunction::pretty_printed_signatures() const {
+  std::string s;
+  for (const auto& g : graphs_) {
+    std::string outs;
+    for (const auto& o : g->graph().outputs) {
+      outs += (outs.empty() ? "" : ", ") + std::string(dtype_name(o.dtype)) + "[";
+      for (std::size_t d = 0; d < o.dims.size(); ++d)
+        outs += (d ? ", " : "") + (o.dims[d].param.empty() ? std::to_string(o.dims[d].value) : o.dims[d].param);
+      outs += "]";
+    }
+    s += "  " + g->signature() + " -> (" + outs + ")\n";
+  }
+  return s;
+}
+
+const LoadedFunction& Loaded::function(const std::string& name) const {
+  auto it = functions_.find(name);
+  if (it != functions_.end()) return it->second;
+  std::string known;
+  for (const auto& [n, f] : functions_) known += (known.empty() ? "" : ", ") + n;
+  throw ValueError("the loaded SavedModel has no function '" + name + "' (it has: " + known + ")");
+}
+
+std::vector<std::string> Loaded::function_names() const {
+  std::vector<std::string> names;
+  for (const auto& [n, f] : functions_) names.push_back(n);
+  return names;
+}
+
+Tensor Loaded::operator()(const Tensor& x) const {
+  const std::string name = functions_.count("__call__") ? "__call__" : "serve";
+  auto out = function(name)({x});
+  if (out.size() != 1) throw ValueError("saved function '" + name + "' returns " + std::to_string(out.size()) + " tensors; use call()");
+  return out[0];
+}
+
+std::vector<Variable> Loaded::trainable_variables() const {
+  std::vector<Variable> out;
+  for (const auto& v : variables_)
+    if (v.trainable()) out.push_back(v);
+  return out;
+}
+
+std::shared_ptr<Loaded> load(const std::string& dir) {
+  const fs::path root(dir);
+  const fs::path index_path = root / "saved_model.json";
+  const json index = read_index(index_path);
+  auto loaded = std::make_shared<Loaded>();
+  std::map<std::string, Variable> by_path;
+  const auto vars = read_model(root / "variables.onnx");
+  try {
+    for (const auto& v : index.at("variables")) {
+      const std::string path = v.at("path").get<std::string>();
+      const io::onnx::TensorData* init = nullptr;
+      for (const auto& t : vars.graph.initializers)
+        if (t.name == path) init = &t;
+      if (!init) throw IOError("saved_model::load: '" + (root / "variables.onnx").string() + "' has no value for variable '" + path + "'");
+      Variable var(io::onnx::tensor_from(*init), {.name = path, .trainable = v.at("trainable").get<bool>()});
+      by_path.emplace(path, var);
+      loaded->variables_.push_back(var);
+    }
+    for (const auto& [name, entries] : index.at("functions").items()) {
+      std::vector<std::shared_ptr<io::onnx::GraphRunner>> graphs;
+      for (const auto& e : entries) {
+        const fs::path rel = e.at("file").get<std::string>();
+        bool inside = rel.is_relative();
+        for (const auto& part : rel) inside = inside && part != "..";
+        if (!inside)
+          throw IOError("saved_model::load: '" + index_path.string() + "' names a file outside the directory: '" +
+                        rel.string() + "'");
+        const fs::path file = root / rel;
+        graphs.push_back(std::make_shared<io::onnx::GraphRunner>(read_model(file).graph, by_path, file.string()));
+      }
+      loaded->functions_.emplace(name, LoadedFunction(name, std::move(graphs)));
+    }
+  } catch (const json::exception& e) {
+    throw IOError(field_error(index_path, e));
+  }
+  return loaded;
+}
+
+}  // namespace kiln::saved_model
