@@ -50,6 +50,17 @@ def lstm_text():
     ])
 
 
+def gru_text():
+    # A dynamic time axis: ONNX's own GRU and RNN ops, run at two sequence lengths.
+    return keras.Sequential([
+        keras.Input((None,), dtype="int32"),
+        keras.layers.Embedding(30, 6),
+        keras.layers.GRU(12, return_sequences=True),
+        keras.layers.SimpleRNN(6),
+        keras.layers.Dense(3),
+    ])
+
+
 def attention_block():
     inp = keras.Input((6, 8))
     att = keras.layers.MultiHeadAttention(num_heads=2, key_dim=4)(inp, inp)
@@ -65,6 +76,8 @@ def inputs_for(rng, name, n):
         return [rng.normal(0, 1, (n, 6)).astype(np.float32), rng.normal(0, 1, (n, 4, 3)).astype(np.float32)]
     if name == "lstm_text":
         return [rng.integers(0, 50, (n, 12)).astype(np.int32)]
+    if name == "gru_text":
+        return [rng.integers(0, 30, (n, 9 if n > 1 else 4)).astype(np.int32)]
     if name == "attention_block":
         return [rng.normal(0, 1, (n, 6, 8)).astype(np.float32)]
     if name in ("subclassed", "saved_model"):
@@ -89,9 +102,15 @@ def check_file(o, cid, path, batches):
         o.fail("%s: onnx.checker rejects the export: %s" % (cid, str(e)[:600]))
         return
     for inp in model.graph.input:
-        first = inp.type.tensor_type.shape.dim[0]
-        if first.dim_param != "batch":
-            o.fail("%s: input %s has first dimension %s, expected the symbol 'batch'" % (cid, inp.name, first))
+        dims = inp.type.tensor_type.shape.dim
+        want = ["batch", "dim1"] if cid == "gru_text" else ["batch"]
+        got = [d.dim_param for d in dims[:len(want)]]
+        if got != want:
+            o.fail("%s: input %s has dimensions %s, expected the symbols %s first" % (cid, inp.name, got, want))
+    if cid in ("lstm_text", "gru_text"):
+        kinds = {n.op_type for n in model.graph.node} & {"LSTM", "GRU", "RNN"}
+        if kinds != ({"LSTM"} if cid == "lstm_text" else {"GRU", "RNN"}):
+            o.fail("%s: recurrent ops %s, expected ONNX's own" % (cid, sorted(kinds)))
     ops = sorted({n.op_type for n in model.graph.node})
     print("%s: %d nodes, %d initializers, opset %d; ops %s" % (
         cid, len(model.graph.node), len(model.graph.initializer), model.opset_import[0].version, " ".join(ops)))
@@ -111,16 +130,17 @@ def run(o):
     keras.utils.set_random_seed(3)
     expected = {}
     for name, make in (("guide_cnn", guide_cnn), ("two_inputs", two_inputs), ("lstm_text", lstm_text),
-                       ("attention_block", attention_block)):
+                       ("gru_text", gru_text), ("attention_block", attention_block)):
         model = make()
         if name == "guide_cnn":
             # Moving statistics away from their initial values, so that inference normalization shows.
             bn = model.layers[-2]
             bn.moving_mean.assign(rng.normal(0, 0.5, 64).astype(np.float32))
             bn.moving_variance.assign(rng.uniform(0.5, 2, 64).astype(np.float32))
-        if name == "lstm_text":
+        if name in ("lstm_text", "gru_text"):
             # Embeddings far from their small initial values, so the outputs depend strongly on the tokens.
-            model.layers[0].embeddings.assign(rng.normal(0, 1, (50, 8)).astype(np.float32))
+            emb = model.layers[0].embeddings
+            emb.assign(rng.normal(0, 1, emb.shape).astype(np.float32))
         model.save(os.path.join(o.work, name + ".keras"))
         batches = [inputs_for(rng, name, n) for n in BATCHES]
         o.add({"id": name, "kind": "file", "path": name + ".keras",

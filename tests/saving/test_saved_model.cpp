@@ -180,3 +180,21 @@ TEST_CASE("saved_model: damaged directories give errors naming the file; a faile
   CHECK(contains(message_of([&] { saved_model::load(dir); }), "saved_model.json"));
   CHECK(contains(message_of([&] { saved_model::load(tmp("nowhere")); }), "not a directory saved by"));
 }
+
+TEST_CASE("saved_model: recurrent layers come back as ONNX's LSTM, GRU and RNN ops, at any sequence length") {
+  random::set_seed(9);
+  auto model = std::make_shared<Sequential>(std::vector<LayerPtr>{
+      L::Input({-1}, {.dtype = DType::int32}), L::Embedding(20, 5), L::LSTM(6, {.return_sequences = true}),
+      L::GRU(4, {.return_sequences = true}), L::SimpleRNN(3)});
+  const std::string dir = tmp("recurrent");
+  saved_model::save(*model, dir);
+  auto loaded = saved_model::load(dir);
+  CHECK(contains(loaded->function("serve").pretty_printed_signatures(), "int32[batch, dim1]"));
+  for (int64_t t : {7, 2}) {
+    const Tensor tokens = cast(random::uniform({3, t}, 0.0, 19.99), DType::int32);
+    check_close((*loaded)(tokens), model->predict(tokens), 1e-5);
+  }
+  std::ifstream in(dir + "/functions/serve_0.onnx", std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), {});
+  for (const char* op : {"LSTM", "GRU", "RNN"}) CHECK_MESSAGE(bytes.find(op) != std::string::npos, op);
+}

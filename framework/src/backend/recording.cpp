@@ -328,6 +328,22 @@ void record_host_node(const std::function<void()>& fn, HostEffects effects) {
   rec->add(std::move(n));
 }
 
+CompositeScope::CompositeScope(std::string type, std::vector<Tensor> inputs, NodeParams params)
+    : rec_(active_recording()) {
+  if (!rec_) return;
+  begin_ = rec_->size();
+  op_.type = std::move(type);
+  op_.inputs = std::move(inputs);
+  op_.params = std::move(params);
+  op_.layer = tracing::current_layer_path();
+}
+
+void CompositeScope::finish(std::vector<Tensor> outputs) {
+  if (!rec_) return;
+  op_.outputs = std::move(outputs);
+  rec_->composites().push_back({std::move(op_), begin_, rec_->size()});
+}
+
 Backend& recorded(Backend& real) {
   if (!t_state) return real;
   auto& w = t_state->wrappers[&real];

@@ -33,6 +33,7 @@ struct NodeParams {
   std::vector<int64_t> src_strides, dst_strides;
   Shape copy_shape;
   bool has_gamma = false, has_beta = false;  // batch_norm_inference's optional inputs
+  std::vector<std::string> names;           // a recurrence's activation and recurrent activation
 };
 
 struct Node {
@@ -55,8 +56,18 @@ struct Node {
   int binary = -1;
 };
 
+/// Nodes [begin, end) of a Recording that together compute one op a reader
+/// knows as a whole (a recurrence over a sequence is one ONNX LSTM): `op`
+/// holds that op's type, inputs, outputs, parameters and layer; its run is empty.
+struct Composite {
+  Node op;
+  std::size_t begin = 0, end = 0;
+};
+
 class Recording {
  public:
+  std::vector<Composite>& composites() { return composites_; }
+  const std::vector<Composite>& composites() const { return composites_; }
   Node& add(Node node) { return nodes_.emplace_back(std::move(node)); }
   /// Notes that the nodes write `t` (a variable's buffer) in place.
   void writes_in_place(const Tensor& t);
@@ -80,6 +91,7 @@ class Recording {
 
  private:
   std::vector<Node> nodes_;
+  std::vector<Composite> composites_;
   struct InPlace {
     Tensor tensor;
     long holders = 1;  // the buffer's use count when the trace was sealed
@@ -121,6 +133,20 @@ class RecordingPause {
 
 /// The Recording this thread records into, or null.
 Recording* active_recording();
+
+/// Marks the nodes recorded while it is alive as one composite op, once
+/// finish() names the op's outputs; without finish() (an exception) nothing
+/// is marked. Does nothing when this thread is not recording.
+class CompositeScope {
+ public:
+  CompositeScope(std::string type, std::vector<Tensor> inputs, NodeParams params);
+  void finish(std::vector<Tensor> outputs);
+
+ private:
+  Recording* rec_;
+  std::size_t begin_ = 0;
+  Node op_;
+};
 
 /// What a host node touches. Without `opaque`, it reads only `reads` and
 /// writes only `writes`, which lets graph passes move and share buffers around it.

@@ -4,6 +4,8 @@
 // d h_prev, and after the loop one matmul for d recurrent_kernel over all steps.
 #include "kiln/ops/recurrent_ops.h"
 
+#include "backend/recording.h"
+
 #include "kiln/ops/array_ops.h"
 #include "kiln/ops/math_ops.h"
 #include "kiln/ops/nn_ops.h"
@@ -171,9 +173,23 @@ std::vector<Tensor> recurrence(const Tensor& projected, const Tensor& kernel, co
   std::vector<Tensor> outs;
   {
     autodiff::Pause pause;  // one node for the whole loop
+    // A trace marks the loop's ops as one recurrence, which exporters write as ONNX's RNN, LSTM or GRU op.
+    backend::NodeParams p;
+    p.axis = static_cast<int>(o.kind);
+    p.names = {o.activation, o.recurrent_activation};
+    p.flag_a = o.reset_after;
+    p.flag_b = o.zero_output_for_mask;
+    p.has_gamma = bias.defined();
+    p.has_beta = run->mask.defined();
+    std::vector<Tensor> ins{projected, kernel};
+    if (bias.defined()) ins.push_back(bias);
+    ins.insert(ins.end(), states.begin(), states.end());
+    if (run->mask.defined()) ins.push_back(run->mask);
+    backend::CompositeScope composite("Recurrence", ins, p);
     outs = o.kind == RecurrentKind::lstm ? lstm_forward(*run, *saved)
            : o.kind == RecurrentKind::gru ? gru_forward(*run, *saved)
                                           : simple_forward(*run, *saved);
+    composite.finish(outs);
   }
   if (!autodiff::active() || run->steps == 0) return outs;
   std::vector<Tensor> inputs{projected, kernel};

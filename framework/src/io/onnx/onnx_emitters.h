@@ -14,5 +14,7 @@ void emit_conv2d(GraphWriter& w, const Pair& p);
 void emit_pool2d(GraphWriter& w, const Pair& p);
 /// FusedBatchNormV3Inference, composed from element-wise ops.
 void emit_batch_norm(GraphWriter& w, const Pair& p);
+/// A recurrence (a composite of its loop's ops) as ONNX's RNN, LSTM or GRU; false when ONNX's op cannot express it.
+bool emit_recurrence(GraphWriter& w, const Pair& p);
 
 }  // namespace kiln::io::onnx

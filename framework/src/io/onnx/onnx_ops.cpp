@@ -180,6 +180,10 @@ const std::map<std::string, Emitter>& emitters() {
 
 }  // namespace
 
+bool emit_composite(GraphWriter& w, const Pair& p) {
+  return p.a.type == "Recurrence" && emit_recurrence(w, p);
+}
+
 void emit_op(GraphWriter& w, const Pair& p) {
   if (p.a.unary >= 0) return unary(w, p);
   if (p.a.binary >= 0) return binary(w, p);

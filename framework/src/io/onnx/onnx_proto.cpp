@@ -36,6 +36,9 @@ std::string encode_attribute(const Attribute& a) {
     case Attribute::kInts:
       for (int64_t v : a.ints) put_varint_field(s, 8, static_cast<uint64_t>(v));
       break;
+    case Attribute::kStrings:
+      for (const auto& v : a.strings) put_bytes_field(s, 9, v);
+      break;
   }
   return s;
 }
@@ -118,6 +121,11 @@ Attribute float_attr(const std::string& name, float v) {
 Attribute ints_attr(const std::string& name, std::vector<int64_t> v) {
   Attribute a{name, Attribute::kInts};
   a.ints = std::move(v);
+  return a;
+}
+Attribute strings_attr(const std::string& name, std::vector<std::string> v) {
+  Attribute a{name, Attribute::kStrings};
+  a.strings = std::move(v);
   return a;
 }
 Attribute tensor_attr(const std::string& name, const TensorData& t) {

@@ -14,7 +14,7 @@ namespace kiln::io::onnx {
 int onnx_dtype(DType dtype);
 
 struct Attribute {
-  enum Kind { kFloat = 1, kInt = 2, kString = 3, kTensor = 4, kFloats = 6, kInts = 7 };
+  enum Kind { kFloat = 1, kInt = 2, kString = 3, kTensor = 4, kFloats = 6, kInts = 7, kStrings = 8 };
   std::string name;
   Kind kind = kInt;
   float f = 0;
@@ -22,6 +22,7 @@ struct Attribute {
   std::string s;
   std::vector<float> floats;
   std::vector<int64_t> ints;
+  std::vector<std::string> strings;
   std::string tensor;  // an encoded TensorProto (kTensor)
 };
 
@@ -67,5 +68,6 @@ Attribute int_attr(const std::string& name, int64_t v);
 Attribute float_attr(const std::string& name, float v);
 Attribute ints_attr(const std::string& name, std::vector<int64_t> v);
 Attribute tensor_attr(const std::string& name, const TensorData& t);
+Attribute strings_attr(const std::string& name, std::vector<std::string> v);
 
 }  // namespace kiln::io::onnx

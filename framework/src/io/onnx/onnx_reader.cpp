@@ -143,6 +143,7 @@ Attribute attribute(Fields f) {
       case 5: a.tensor = f.bytes(); break;
       case 7: a.floats.push_back(f.f32()); break;
       case 8: f.ints(a.ints); break;
+      case 9: a.strings.push_back(f.bytes()); break;
       case 20: a.kind = static_cast<Attribute::Kind>(f.i()); break;
       default: f.skip();
     }

@@ -43,6 +43,8 @@ struct OpContext {
 using OpImpl = std::function<std::vector<RunValue>(const OpContext&)>;
 /// The ops the runner knows (io/onnx/onnx_runner_ops.cpp).
 const std::map<std::string, OpImpl>& runner_ops();
+/// RNN, LSTM, GRU, Squeeze and Unsqueeze (io/onnx/onnx_runner_rnn.cpp).
+void add_recurrent_ops(std::map<std::string, OpImpl>& ops);
 
 class GraphRunner {
  public:

@@ -219,7 +219,8 @@ Out constant_op(const OpContext& c) {
 }  // namespace
 
 const std::map<std::string, OpImpl>& runner_ops() {
-  static const std::map<std::string, OpImpl> ops{
+  static const std::map<std::string, OpImpl> ops = [] {
+    std::map<std::string, OpImpl> table{
       {"Add", arithmetic<add>([](int64_t a, int64_t b) { return a + b; })},
       {"Sub", arithmetic<subtract>([](int64_t a, int64_t b) { return a - b; })},
       {"Mul", arithmetic<multiply>([](int64_t a, int64_t b) { return a * b; })},
@@ -255,7 +256,10 @@ const std::map<std::string, OpImpl>& runner_ops() {
       {"LogSoftmax", [](const OpContext& c) { return one(log_softmax(c.tensor(0), int(c.attr_int("axis", -1)))); }},
       {"ReduceSum", reduce_op}, {"ReduceMax", reduce_op}, {"ReduceMin", reduce_op}, {"ReduceProd", reduce_op},
       {"ArgMax", arg_op}, {"ArgMin", arg_op}, {"OneHot", one_hot_op}, {"Pad", pad_op}, {"Constant", constant_op},
-  };
+    };
+    add_recurrent_ops(table);
+    return table;
+  }();
   return ops;
 }
 

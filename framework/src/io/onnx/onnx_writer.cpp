@@ -46,6 +46,33 @@ std::string describe(const DimExpr& e, const std::vector<Symbol>& symbols) {
   return s;
 }
 
+/// What the exporter writes one at a time: a node, or a composite standing for its nodes.
+struct Item {
+  const backend::Node* node = nullptr;
+  const backend::Composite* composite = nullptr;
+  const std::string& type() const { return node ? node->type : composite->op.type; }
+};
+
+std::vector<Item> items_of(const backend::Recording& rec) {
+  std::vector<const backend::Composite*> cs;
+  for (const auto& c : rec.composites())
+    if (c.end > c.begin) cs.push_back(&c);
+  // Outermost first where they nest.
+  std::sort(cs.begin(), cs.end(), [](auto* x, auto* y) { return x->begin != y->begin ? x->begin < y->begin : x->end > y->end; });
+  std::vector<Item> items;
+  std::size_t next = 0;
+  for (std::size_t i = 0; i < rec.nodes().size();) {
+    while (next < cs.size() && cs[next]->begin < i) ++next;
+    if (next < cs.size() && cs[next]->begin == i) {
+      items.push_back({nullptr, cs[next]});
+      i = cs[next++]->end;
+    } else {
+      items.push_back({&rec.nodes()[i++], nullptr});
+    }
+  }
+  return items;
+}
+
 }  // namespace
 
 GraphWriter::GraphWriter(const Trace& a, const Trace& b, std::vector<Symbol> symbols, Settings settings)
@@ -84,6 +111,13 @@ std::string GraphWriter::ints(const std::vector<int64_t>& v) {
   std::memcpy(t.raw.data(), v.data(), t.raw.size());
   int& n = counts_["const_ints"];
   t.name = "const_ints_" + std::to_string(n++);
+  g_.initializers.push_back(t);
+  return t.name;
+}
+
+std::string GraphWriter::initializer(TensorData t) {
+  int& n = counts_["const_tensor"];
+  t.name = "const_tensor_" + std::to_string(n++);
   g_.initializers.push_back(t);
   return t.name;
 }
@@ -295,16 +329,29 @@ void GraphWriter::emit(const Pair& p) {
   current_ = nullptr;
 }
 
+void GraphWriter::emit(const backend::Composite& a, const backend::Composite& b) {
+  current_ = &a.op;
+  if (emit_composite(*this, Pair{a.op, b.op})) return static_cast<void>(current_ = nullptr);
+  // Written as the ops it is made of, which must then be the same in both traces.
+  if (a.end - a.begin != b.end - b.begin)
+    fail("ONNX has no op for it with these options, and its ops change with the size of the dynamic dimensions; "
+         "give fixed sizes in input_signature");
+  for (std::size_t k = 0; k < a.end - a.begin; ++k) emit(Pair{ta_.rec.nodes()[a.begin + k], tb_.rec.nodes()[b.begin + k]});
+}
+
 GraphProto GraphWriter::build() {
   const auto& na = ta_.rec.nodes();
-  const auto& nb = tb_.rec.nodes();
-  bool same = na.size() == nb.size();
-  for (std::size_t i = 0; same && i < na.size(); ++i)
-    same = na[i].type == nb[i].type && na[i].inputs.size() == nb[i].inputs.size() &&
-           na[i].outputs.size() == nb[i].outputs.size();
+  const auto ia = items_of(ta_.rec), ib = items_of(tb_.rec);
+  bool same = ia.size() == ib.size();
+  for (std::size_t i = 0; same && i < ia.size(); ++i) {
+    const auto& x = ia[i].node ? *ia[i].node : ia[i].composite->op;
+    const auto& y = ib[i].node ? *ib[i].node : ib[i].composite->op;
+    same = !ia[i].node == !ib[i].node && x.type == y.type && x.inputs.size() == y.inputs.size() &&
+           x.outputs.size() == y.outputs.size();
+  }
   if (!same)
-    fail("its graph changes with the size of the dynamic dimensions (" + std::to_string(na.size()) + " ops when traced "
-         "with them at " + std::to_string(symbols_.empty() ? 0 : symbols_[0].small) + ", " + std::to_string(nb.size()) +
+    fail("its graph changes with the size of the dynamic dimensions (" + std::to_string(ia.size()) + " ops when traced "
+         "with them at " + std::to_string(symbols_.empty() ? 0 : symbols_[0].small) + ", " + std::to_string(ib.size()) +
          " at larger sizes); give fixed sizes in input_signature");
   for (const auto& n : na)
     for (const auto& o : n.outputs) written_by_.try_emplace(key_of(o), n.type);
@@ -316,7 +363,10 @@ GraphProto GraphWriter::build() {
     values_[key_of(x)] = {vi.name, x.shape(), tb_.inputs[i].shape(), x.dtype()};
     written_by_.erase(key_of(x));
   }
-  for (std::size_t i = 0; i < na.size(); ++i) emit(Pair{na[i], nb[i]});
+  for (std::size_t i = 0; i < ia.size(); ++i) {
+    if (ia[i].node) emit(Pair{*ia[i].node, *ib[i].node});
+    else emit(*ia[i].composite, *ib[i].composite);
+  }
   for (std::size_t i = 0; i < ta_.outputs.size(); ++i) {
     const Tensor& y = ta_.outputs[i];
     const Tensor& yb = tb_.outputs[i];

@@ -66,6 +66,8 @@ class GraphWriter {
   /// A 1-D int64 tensor holding these sizes: a constant, or computed from the inputs' shapes.
   std::string shape_tensor(const Shape& a, const Shape& b);
   std::string ints(const std::vector<int64_t>& v);
+  /// A constant tensor (named here).
+  std::string initializer(TensorData t);
   std::string scalar(double v, DType dtype);
   std::string cast(const std::string& value, DType to);
   /// The value of a number both traces agree on; else fail naming `what`.
@@ -102,6 +104,7 @@ class GraphWriter {
   std::string dim_tensor(int64_t a, int64_t b);
   std::vector<Dim> dims_of(const Shape& a, const Shape& b) const;
   void emit(const Pair& p);
+  void emit(const backend::Composite& a, const backend::Composite& b);
 
   const Trace& ta_;
   const Trace& tb_;
@@ -118,5 +121,7 @@ class GraphWriter {
 
 /// Writes the ONNX nodes for one recorded call (io/onnx/onnx_ops.cpp).
 void emit_op(GraphWriter& w, const Pair& p);
+/// Writes a composite op as one ONNX op when ONNX has one for it; false otherwise.
+bool emit_composite(GraphWriter& w, const Pair& p);
 
 }  // namespace kiln::io::onnx
