@@ -111,3 +111,21 @@ TEST_CASE("onnx: an unbuilt subclassed model asks for its input signature") {
   export_onnx(m, tmp("plain.onnx"), {.input_signature = {TensorSpec({-1, 3})}});
   CHECK(has(file(tmp("plain.onnx")), "Mul"));
 }
+
+TEST_CASE("onnx: kiln::cond becomes a select between its branches, unless a branch assigns a variable") {
+  auto pick = [](const std::vector<Tensor>& xs) {
+    return std::vector<Tensor>{kiln::cond(kiln::sum(xs[0]) > 0.0, [&] { return xs[0] * 3.0; }, [&] { return -xs[0]; })};
+  };
+  const std::string bytes = onnx_model_bytes(pick, {.input_signature = {TensorSpec({-1, 2})}, .name = "pick"});
+  CHECK(has(bytes, "Where"));
+  Variable counter(Tensor(0.0f), {.name = "counter"});
+  auto counting = [&](const std::vector<Tensor>& xs) {
+    return std::vector<Tensor>{kiln::cond(kiln::sum(xs[0]) > 0.0, [&] {
+      counter.assign_add(Tensor(1.0f));
+      return xs[0];
+    }, [&] { return -xs[0]; })};
+  };
+  const std::string msg = message_of([&] { onnx_model_bytes(counting, {.input_signature = {TensorSpec({2})}, .name = "counting"}); });
+  CHECK(contains(msg, "'If'"));
+  CHECK(contains(msg, "assigns a variable"));
+}

@@ -325,6 +325,7 @@ void record_host_node(const std::function<void()>& fn, HostEffects effects) {
   n.host = true;
   n.opaque = effects.opaque;
   n.layer = tracing::current_layer_path();
+  n.branches = std::move(effects.branches);
   rec->add(std::move(n));
 }
 

@@ -36,6 +36,14 @@ struct NodeParams {
   std::vector<std::string> names;           // a recurrence's activation and recurrent activation
 };
 
+class Recording;
+
+/// A subgraph a control-flow node runs (a cond's branch), and the tensors it answers with.
+struct Branch {
+  std::shared_ptr<Recording> rec;
+  std::vector<Tensor> outputs;
+};
+
 struct Node {
   /// TensorFlow's name for the op ("MatMul", "Mul", "Dropout").
   std::string type;
@@ -47,6 +55,8 @@ struct Node {
   NodeParams params;
   /// The layers whose call() made the node ("model/dense_1"), for messages.
   std::string layer;
+  /// A control-flow node's subgraphs (an If's true and false branches), for readers of the graph.
+  std::vector<Branch> branches;
   /// Host logic that runs at every replay (an optimizer's bookkeeping, a seed
   /// draw). `opaque` ones may read or write tensors they do not list.
   bool host = false;
@@ -155,6 +165,7 @@ struct HostEffects {
   std::vector<Tensor> reads;
   std::vector<Tensor> writes;
   bool opaque = true;
+  std::vector<Branch> branches;
 };
 
 /// Runs `fn` now, unrecorded and with value reads allowed (unless the trace

@@ -105,6 +105,7 @@ std::vector<Tensor> traced_cond(const Tensor& pred, const BranchFn& true_fn, con
   append_unique(fx.reads, external_reads(*fg.rec, fg.outputs));
   fx.writes = outs;
   fx.writes.push_back(taken);
+  fx.branches = {{tg.rec, tg.outputs}, {fg.rec, fg.outputs}};
   backend::record_host_node(run, std::move(fx));
   record_cond_gradient(taken, tg, fg, outs);
   return outs;

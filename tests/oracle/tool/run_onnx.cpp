@@ -32,14 +32,15 @@ class ResidualModel : public kiln::Model {
   kiln::LayerPtr stem_, norm_, branch_, head_;
 };
 
-// A traced function that slices, transposes, concatenates, reduces and selects.
+// A traced function that slices, transposes, concatenates, reduces, selects and branches (kiln::cond).
 std::vector<kiln::Tensor> mixer(const kiln::Tensor& x, const kiln::Tensor& y) {
   const kiln::Tensor head = kiln::slice(x, {kiln::Slice(), kiln::Slice(1, 4)});       // x[:, 1:4]
   const kiln::Tensor tail = kiln::slice(y, {kiln::Slice(), kiln::Slice(-3, std::nullopt)});  // y[:, -3:]
   const kiln::Tensor gram = kiln::matmul(kiln::transpose(head), tail);                // (3, 3) over the batch
   const kiln::Tensor joined = kiln::concat({kiln::tanh(x), y * y, kiln::max(x, {1}, true)}, 1);
   const kiln::Tensor picked = kiln::where(x > 0.0, x, kiln::exp(x) - 1.0);
-  return {gram, kiln::softmax(joined, -1), kiln::sum(picked, {0}), kiln::sqrt(kiln::abs(y) + 1.0)};
+  const kiln::Tensor branch = kiln::cond(kiln::sum(y) > 0.0, [&] { return y * 2.0; }, [&] { return kiln::tanh(y) - y; });
+  return {gram, kiln::softmax(joined, -1), kiln::sum(picked, {0}), kiln::sqrt(kiln::abs(y) + 1.0), branch};
 }
 
 std::vector<kiln::Tensor> run_case(const json& c, const std::vector<kiln::Tensor>& xs, const fs::path& onnx_path,

@@ -321,6 +321,11 @@ GraphWriter::Value GraphWriter::resolve(const Storage* key) {
 
 void GraphWriter::emit(const Pair& p) {
   current_ = &p.a;
+  if (p.a.type == "If" && p.a.branches.size() == 2 && p.b.branches.size() == 2) {
+    emit_if(p);
+    current_ = nullptr;
+    return;
+  }
   // Dropout's seed draw is host logic too, but what to say about it is that it trains.
   if (p.a.host && p.a.type != "Dropout")
     fail("it runs host logic at every call, which an ONNX graph cannot hold; export an inference function "
@@ -339,9 +344,8 @@ void GraphWriter::emit(const backend::Composite& a, const backend::Composite& b)
   for (std::size_t k = 0; k < a.end - a.begin; ++k) emit(Pair{ta_.rec.nodes()[a.begin + k], tb_.rec.nodes()[b.begin + k]});
 }
 
-GraphProto GraphWriter::build() {
-  const auto& na = ta_.rec.nodes();
-  const auto ia = items_of(ta_.rec), ib = items_of(tb_.rec);
+void GraphWriter::emit_all(const backend::Recording& a, const backend::Recording& b) {
+  const auto ia = items_of(a), ib = items_of(b);
   bool same = ia.size() == ib.size();
   for (std::size_t i = 0; same && i < ia.size(); ++i) {
     const auto& x = ia[i].node ? *ia[i].node : ia[i].composite->op;
@@ -353,6 +357,14 @@ GraphProto GraphWriter::build() {
     fail("its graph changes with the size of the dynamic dimensions (" + std::to_string(ia.size()) + " ops when traced "
          "with them at " + std::to_string(symbols_.empty() ? 0 : symbols_[0].small) + ", " + std::to_string(ib.size()) +
          " at larger sizes); give fixed sizes in input_signature");
+  for (std::size_t i = 0; i < ia.size(); ++i) {
+    if (ia[i].node) emit(Pair{*ia[i].node, *ib[i].node});
+    else emit(*ia[i].composite, *ib[i].composite);
+  }
+}
+
+GraphProto GraphWriter::build() {
+  const auto& na = ta_.rec.nodes();
   for (const auto& n : na)
     for (const auto& o : n.outputs) written_by_.try_emplace(key_of(o), n.type);
   for (std::size_t i = 0; i < ta_.inputs.size(); ++i) {
@@ -363,10 +375,7 @@ GraphProto GraphWriter::build() {
     values_[key_of(x)] = {vi.name, x.shape(), tb_.inputs[i].shape(), x.dtype()};
     written_by_.erase(key_of(x));
   }
-  for (std::size_t i = 0; i < ia.size(); ++i) {
-    if (ia[i].node) emit(Pair{*ia[i].node, *ib[i].node});
-    else emit(*ia[i].composite, *ib[i].composite);
-  }
+  emit_all(ta_.rec, tb_.rec);
   for (std::size_t i = 0; i < ta_.outputs.size(); ++i) {
     const Tensor& y = ta_.outputs[i];
     const Tensor& yb = tb_.outputs[i];

@@ -105,6 +105,10 @@ class GraphWriter {
   std::vector<Dim> dims_of(const Shape& a, const Shape& b) const;
   void emit(const Pair& p);
   void emit(const backend::Composite& a, const backend::Composite& b);
+  /// Every node of two recordings of the same ops (a trace, or a branch in both traces).
+  void emit_all(const backend::Recording& a, const backend::Recording& b);
+  /// kiln::cond (io/onnx/onnx_control_flow.cpp).
+  void emit_if(const Pair& p);
 
   const Trace& ta_;
   const Trace& tb_;
