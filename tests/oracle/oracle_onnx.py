@@ -80,6 +80,8 @@ def inputs_for(rng, name, n):
         return [rng.integers(0, 30, (n, 9 if n > 1 else 4)).astype(np.int32)]
     if name == "attention_block":
         return [rng.normal(0, 1, (n, 6, 8)).astype(np.float32)]
+    if name == "loop":
+        return [rng.uniform(0, 1, (n, 3)).astype(np.float32)]
     if name in ("subclassed", "saved_model"):
         return [rng.normal(0, 1, (n, 5)).astype(np.float32)]
     return [rng.normal(0, 1, (n, 6)).astype(np.float32), rng.normal(0, 1, (n, 5)).astype(np.float32)]
@@ -93,6 +95,16 @@ def mixer(x, y):
     picked = np.where(x > 0, x, np.exp(x) - 1)
     branch = y * 2 if y.sum() > 0 else np.tanh(y) - y
     return [head.T @ tail, e / e.sum(axis=1, keepdims=True), picked.sum(axis=0), np.sqrt(np.abs(y) + 1), branch]
+
+
+def grower(x):
+    """NumPy's answer for run_onnx.cpp's traced while_loop."""
+    steps, v = np.float32(0), x.copy()
+    for _ in range(8):
+        if not (steps < 10 and v.sum() < 20):
+            break
+        steps, v = steps + 1, (v * np.float32(1.5) + np.float32(0.25)).astype(np.float32)
+    return [np.array(steps, np.float32), v]
 
 
 def check_file(o, cid, path, batches):
@@ -150,12 +162,14 @@ def run(o):
     # The function also at the oldest and newest opsets Kiln writes (reductions take their axes differently).
     for cid, kind, opset in (("subclassed", "subclassed", 17), ("saved_model", "saved_model", 17),
                              ("function", "function", 17),
-                             ("function_opset13", "function", 13), ("function_opset21", "function", 21)):
+                             ("function_opset13", "function", 13), ("function_opset21", "function", 21),
+                             ("loop", "loop", 17)):
         batches = [inputs_for(rng, kind, n) for n in BATCHES]
         if kind == "function" and (batches[0][1].sum() > 0) == (batches[1][1].sum() > 0):
             batches[1][1] = -batches[1][1]  # the two batches take kiln::cond's two branches
         o.add({"id": cid, "kind": kind, "opset": opset, "batches": [[o.arr(x) for x in xs] for xs in batches]})
-        expected[cid] = (batches, [mixer(*xs) for xs in batches] if kind == "function" else None)
+        reference = {"function": mixer, "loop": grower}.get(kind)
+        expected[cid] = (batches, [reference(*xs) for xs in batches] if reference else None)
     o.run_kiln()
     for case in o.cases:
         cid = case["id"]
@@ -163,7 +177,7 @@ def run(o):
             continue
         batches, reference = expected[cid]
         if reference is not None:
-            who = "NumPy" if cid.startswith("function") else "Keras"
+            who = "NumPy" if cid.startswith(("function", "loop")) else "Keras"
             for k, want in enumerate(reference):
                 for j, r in enumerate(want if isinstance(want, list) else [want]):
                     kiln = o.out(cid, "y%d_%d" % (k, j))

@@ -198,3 +198,36 @@ TEST_CASE("saved_model: recurrent layers come back as ONNX's LSTM, GRU and RNN o
   const std::string bytes((std::istreambuf_iterator<char>(in)), {});
   for (const char* op : {"LSTM", "GRU", "RNN"}) CHECK_MESSAGE(bytes.find(op) != std::string::npos, op);
 }
+
+TEST_CASE("saved_model: kiln::cond and kiln::while_loop survive a save and load") {
+  struct Grower : Module {
+    Grower() : Module("grower") { rate = add_variable(Tensor(1.5f), {.name = "rate"}); }
+    Variable rate;
+  };
+  Grower g;
+  auto grow = kiln::function(
+      [&g](const Tensor& x) {
+        auto r = kiln::while_loop([](const std::vector<Tensor>& v) { return kiln::sum(v[1]) < 20.0; },
+                                  [&g](const std::vector<Tensor>& v) {
+                                    return std::vector<Tensor>{v[0] + 1.0, v[1] * g.rate + 0.25};
+                                  },
+                                  {Tensor(0.0f), x}, {.maximum_iterations = 12});
+        return std::vector<Tensor>{r[0], kiln::cond(r[0] > 3.0, [&] { return r[1] * 0.5; }, [&] { return r[1]; })};
+      },
+      {.name = "grow", .input_signature = {TensorSpec({-1, 3})}});
+  const std::string dir = tmp("control_flow");
+  saved_model::save(g, dir, {.functions = {saved_model::function("grow", grow)}});
+  auto loaded = saved_model::load(dir);
+  for (const Tensor& x : {Tensor({{0.1f, 0.2f, 0.3f}}), Tensor({{1.0f, 2.0f, 3.0f}, {4.0f, 5.0f, 6.0f}})}) {
+    const auto want = grow(x), got = loaded->call("grow", {x});
+    REQUIRE(got.size() == 2);
+    check_close(got[0], want[0]);
+    check_close(got[1], want[1], 1e-5);
+  }
+  // The loop's variable is the loaded one: changing it changes the loop.
+  Variable rate = loaded->variables()[0];
+  rate.assign(Tensor(2.0f));
+  g.rate.assign(Tensor(2.0f));
+  const Tensor x({{0.1f, 0.2f, 0.3f}});
+  check_close(loaded->call("grow", {x})[1], grow(x)[1], 1e-5);
+}

@@ -154,6 +154,12 @@ std::vector<Tensor> traced_while(const LoopCondFn& cond_fn, const LoopBodyFn& bo
   append_unique(fx.reads, external_reads(*cg.rec));
   append_unique(fx.reads, external_reads(*bg.rec, bg.outputs));
   fx.writes = s->outs;
+  // For readers of the graph: the condition, the body, the buffers both read, and the values passed in.
+  fx.branches = {{cg.rec, {s->pred}}, {bg.rec, bg.outputs}, {nullptr, s->vars}, {nullptr, init}};
+  if (o.maximum_iterations) {
+    backend::RecordingPause unrecorded;
+    fx.branches.push_back({nullptr, {Tensor(*o.maximum_iterations)}});
+  }
   backend::record_host_node([s] { s->run(); }, std::move(fx));
   if (s->keep_history) record_while_gradient(s, bg);
   return s->outs;

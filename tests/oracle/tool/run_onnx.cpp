@@ -43,6 +43,15 @@ std::vector<kiln::Tensor> mixer(const kiln::Tensor& x, const kiln::Tensor& y) {
   return {gram, kiln::softmax(joined, -1), kiln::sum(picked, {0}), kiln::sqrt(kiln::abs(y) + 1.0), branch};
 }
 
+// A traced loop: grow v until its sum passes a bound or ten steps are done, counting the steps.
+std::vector<kiln::Tensor> grower(const kiln::Tensor& x) {
+  auto r = kiln::while_loop(
+      [](const std::vector<kiln::Tensor>& v) { return kiln::logical_and(v[0] < 10.0, kiln::sum(v[1]) < 20.0); },
+      [](const std::vector<kiln::Tensor>& v) { return std::vector<kiln::Tensor>{v[0] + 1.0, v[1] * 1.5 + 0.25}; },
+      {kiln::Tensor(0.0f), x}, {.maximum_iterations = 8});
+  return r;
+}
+
 std::vector<kiln::Tensor> run_case(const json& c, const std::vector<kiln::Tensor>& xs, const fs::path& onnx_path,
                                    bool export_now, const Group& g) {
   const std::string kind = c.at("kind");
@@ -52,6 +61,12 @@ std::vector<kiln::Tensor> run_case(const json& c, const std::vector<kiln::Tensor
     o.input_signature = {kiln::TensorSpec({-1, 6}), kiln::TensorSpec({-1, 5})};
     if (export_now) kiln::export_onnx(fn, onnx_path.string(), o);
     return fn(xs.at(0), xs.at(1));
+  }
+  if (kind == "loop") {
+    static auto fn = kiln::function(grower, {.name = "grower"});
+    o.input_signature = {kiln::TensorSpec({-1, 3})};
+    if (export_now) kiln::export_onnx(fn, onnx_path.string(), o);
+    return fn(xs.at(0));
   }
   static std::map<std::string, std::shared_ptr<kiln::Model>> models;
   auto& model = models[c.at("id")];
@@ -84,7 +99,7 @@ std::vector<kiln::Tensor> run_case(const json& c, const std::vector<kiln::Tensor
 
 }  // namespace
 
-// {"kind": "file" | "subclassed" | "saved_model" | "function", "path"?, "batches": [[input arrays...], ...], "opset"?}:
+// {"kind": "file" | "subclassed" | "saved_model" | "function" | "loop", "path"?, "batches": [[input arrays...], ...], "opset"?}:
 // exports out/<id>/model.onnx and writes Kiln's outputs for batch k as "y<k>_<j>".
 int run_onnx(const Group& g) {
   g.for_each_case([&](const json& c) {

@@ -30,6 +30,7 @@ std::string encode_attribute(const Attribute& a) {
     case Attribute::kInt: put_varint_field(s, 3, static_cast<uint64_t>(a.i)); break;
     case Attribute::kString: put_bytes_field(s, 4, a.s); break;
     case Attribute::kTensor: put_bytes_field(s, 5, a.tensor); break;
+    case Attribute::kGraph: put_bytes_field(s, 6, a.tensor); break;
     case Attribute::kFloats:
       for (float f : a.floats) put_float_field(s, 7, f);
       break;
@@ -72,6 +73,8 @@ std::string encode_value_info(const ValueInfo& v) {
   return s;
 }
 
+}  // namespace
+
 std::string encode_graph(const GraphProto& g) {
   std::string s;
   for (const auto& n : g.nodes) put_bytes_field(s, 1, encode_node(n));
@@ -82,8 +85,6 @@ std::string encode_graph(const GraphProto& g) {
   for (const auto& v : g.outputs) put_bytes_field(s, 12, encode_value_info(v));
   return s;
 }
-
-}  // namespace
 
 std::string encode_tensor(const TensorData& t) {
   std::string s;
@@ -126,6 +127,11 @@ Attribute ints_attr(const std::string& name, std::vector<int64_t> v) {
 Attribute strings_attr(const std::string& name, std::vector<std::string> v) {
   Attribute a{name, Attribute::kStrings};
   a.strings = std::move(v);
+  return a;
+}
+Attribute graph_attr(const std::string& name, const GraphProto& g) {
+  Attribute a{name, Attribute::kGraph};
+  a.tensor = encode_graph(g);
   return a;
 }
 Attribute tensor_attr(const std::string& name, const TensorData& t) {

@@ -14,7 +14,7 @@ namespace kiln::io::onnx {
 int onnx_dtype(DType dtype);
 
 struct Attribute {
-  enum Kind { kFloat = 1, kInt = 2, kString = 3, kTensor = 4, kFloats = 6, kInts = 7, kStrings = 8 };
+  enum Kind { kFloat = 1, kInt = 2, kString = 3, kTensor = 4, kGraph = 5, kFloats = 6, kInts = 7, kStrings = 8 };
   std::string name;
   Kind kind = kInt;
   float f = 0;
@@ -23,7 +23,7 @@ struct Attribute {
   std::vector<float> floats;
   std::vector<int64_t> ints;
   std::vector<std::string> strings;
-  std::string tensor;  // an encoded TensorProto (kTensor)
+  std::string tensor;  // an encoded TensorProto (kTensor), or GraphProto (kGraph)
 };
 
 struct NodeProto {
@@ -61,6 +61,7 @@ struct GraphProto {
 };
 
 std::string encode_tensor(const TensorData& t);
+std::string encode_graph(const GraphProto& g);
 /// A ModelProto around `graph`, importing the default domain at `opset`.
 std::string encode_model(const GraphProto& graph, int opset, const std::string& producer_version);
 
@@ -69,5 +70,6 @@ Attribute float_attr(const std::string& name, float v);
 Attribute ints_attr(const std::string& name, std::vector<int64_t> v);
 Attribute tensor_attr(const std::string& name, const TensorData& t);
 Attribute strings_attr(const std::string& name, std::vector<std::string> v);
+Attribute graph_attr(const std::string& name, const struct GraphProto& g);
 
 }  // namespace kiln::io::onnx

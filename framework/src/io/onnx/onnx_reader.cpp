@@ -141,6 +141,7 @@ Attribute attribute(Fields f) {
       case 3: a.i = f.i(); break;
       case 4: a.s = f.bytes(); break;
       case 5: a.tensor = f.bytes(); break;
+      case 6: a.tensor = f.bytes(); break;  // a graph
       case 7: a.floats.push_back(f.f32()); break;
       case 8: f.ints(a.ints); break;
       case 9: a.strings.push_back(f.bytes()); break;
@@ -215,6 +216,10 @@ GraphProto graph(Fields f) {
 }
 
 }  // namespace
+
+GraphProto decode_graph(const std::string& bytes, const std::string& file) {
+  return graph(Fields(bytes, 0, bytes.size(), file));
+}
 
 TensorData decode_tensor(const std::string& bytes, const std::string& file) {
   return tensor(Fields(bytes, 0, bytes.size(), file));

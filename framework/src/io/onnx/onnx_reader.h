@@ -16,6 +16,8 @@ struct ModelData {
 
 /// Parses `bytes`; `file` names the source in errors.
 ModelData decode_model(const std::string& bytes, const std::string& file);
+/// Parses an encoded GraphProto (a Loop's body).
+GraphProto decode_graph(const std::string& bytes, const std::string& file);
 /// Parses an encoded TensorProto (a Constant's value attribute).
 TensorData decode_tensor(const std::string& bytes, const std::string& file);
 

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "io/onnx/onnx_reader.h"
 #include "kiln/core/error.h"
 #include "kiln/ops/array_ops.h"
 
@@ -68,7 +69,7 @@ void OpContext::fail(const std::string& why) const {
 }
 
 GraphRunner::GraphRunner(GraphProto graph, const std::map<std::string, Variable>& variables, std::string file)
-    : g_(std::move(graph)), file_(std::move(file)) {
+    : g_(std::move(graph)), file_(std::move(file)), all_variables_(variables) {
   for (const auto& init : g_.initializers) {
     if (auto v = variables.find(init.name); v != variables.end()) {
       if (v->second.shape().dims() != init.dims || v->second.dtype() != init.dtype)
@@ -80,11 +81,27 @@ GraphRunner::GraphRunner(GraphProto graph, const std::map<std::string, Variable>
     Tensor t = tensor_from(init);
     constants_[init.name] = {t, host_ints(t)};
   }
+  check_ops(g_);
+}
+
+void GraphRunner::check_ops(const GraphProto& g) {
   const auto& ops = runner_ops();
-  for (const auto& n : g_.nodes)
+  for (const auto& n : g.nodes) {
+    if (n.op_type == "Loop") {
+      const Attribute* body = nullptr;
+      for (const auto& at : n.attributes)
+        if (at.name == "body") body = &at;
+      if (!body) throw ValueError("'" + file_ + "': Loop node '" + n.name + "' has no body");
+      GraphProto& b = bodies_[&n] = decode_graph(body->tensor, file_);
+      if (b.inputs.size() < 2 || b.outputs.size() + 1 != b.inputs.size() || n.inputs.size() != b.inputs.size())
+        throw ValueError("'" + file_ + "': Loop node '" + n.name + "' has a body whose inputs and outputs do not match it");
+      check_ops(b);
+      continue;
+    }
     if (!ops.count(n.op_type))
       throw ValueError("'" + file_ + "': node '" + n.name + "' has op type '" + n.op_type +
                        "', which Kiln cannot run (it reads the ops its own ONNX export writes)");
+  }
 }
 
 bool GraphRunner::accepts(const std::vector<Tensor>& inputs) const {
@@ -111,25 +128,14 @@ std::vector<Tensor> GraphRunner::run(const std::vector<Tensor>& inputs) const {
       got += (i ? ", " : "") + tensor_text(inputs[i]);
     throw ValueError("'" + file_ + "': the inputs " + got + ") do not match the saved signature " + signature());
   }
-  std::map<std::string, RunValue> values;
+  Values values = constants_;
   for (std::size_t i = 0; i < inputs.size(); ++i) values[g_.inputs[i].name] = {inputs[i], std::nullopt};
   for (const auto& [name, v] : variables_) values[name] = {v.value(), std::nullopt};
+  exec(g_, values);
   auto find = [&](const std::string& name) -> const RunValue* {
-    if (auto it = values.find(name); it != values.end()) return &it->second;
-    if (auto it = constants_.find(name); it != constants_.end()) return &it->second;
-    return nullptr;
+    auto it = values.find(name);
+    return it == values.end() ? nullptr : &it->second;
   };
-  const auto& ops = runner_ops();
-  for (const auto& n : g_.nodes) {
-    OpContext c{n, {}, *this};
-    for (const auto& name : n.inputs) {
-      const RunValue* v = name.empty() ? nullptr : find(name);
-      if (!v && !name.empty()) c.fail("its input '" + name + "' is not made by any earlier node");
-      c.in.push_back(v);
-    }
-    std::vector<RunValue> outs = ops.at(n.op_type)(c);
-    for (std::size_t k = 0; k < outs.size() && k < n.outputs.size(); ++k) values[n.outputs[k]] = std::move(outs[k]);
-  }
   std::vector<Tensor> out;
   for (const auto& o : g_.outputs) {
     const RunValue* v = find(o.name);
@@ -137,6 +143,52 @@ std::vector<Tensor> GraphRunner::run(const std::vector<Tensor>& inputs) const {
     out.push_back(v->t);
   }
   return out;
+}
+
+void GraphRunner::exec(const GraphProto& g, Values& values) const {
+  const auto& ops = runner_ops();
+  for (const auto& n : g.nodes) {
+    OpContext c{n, {}, *this};
+    for (const auto& name : n.inputs) {
+      auto it = name.empty() ? values.end() : values.find(name);
+      if (it == values.end() && !name.empty()) c.fail("its input '" + name + "' is not made by any earlier node");
+      c.in.push_back(it == values.end() ? nullptr : &it->second);
+    }
+    std::vector<RunValue> outs = n.op_type == "Loop" ? loop(n, c.in, values) : ops.at(n.op_type)(c);
+    for (std::size_t k = 0; k < outs.size() && k < n.outputs.size(); ++k) values[n.outputs[k]] = std::move(outs[k]);
+  }
+}
+
+std::vector<RunValue> GraphRunner::loop(const NodeProto& n, const std::vector<const RunValue*>& in,
+                                        const Values& outer) const {
+  const GraphProto& body = bodies_.at(&n);
+  const std::optional<int64_t> limit =
+      in.at(0) ? std::optional<int64_t>(cast(in[0]->t, DType::int64).item<int64_t>()) : std::nullopt;
+  bool go = !in.at(1) || cast(in[1]->t, DType::bool_).item<bool>();
+  std::vector<RunValue> carried;
+  for (std::size_t k = 2; k < in.size(); ++k) {
+    if (!in[k]) throw ValueError("'" + file_ + "': Loop node '" + n.name + "' lacks loop-carried input " + std::to_string(k));
+    carried.push_back(*in[k]);
+  }
+  for (int64_t i = 0; go && (!limit || i < *limit); ++i) {
+    Values local = outer;
+    for (const auto& init : body.initializers) {
+      auto v = all_variables_.find(init.name);
+      local[init.name] = v != all_variables_.end() && v->second.shape().dims() == init.dims ? RunValue{v->second.value(), std::nullopt} : RunValue{tensor_from(init), std::nullopt};
+    }
+    local[body.inputs[0].name] = {Tensor(i), std::vector<int64_t>{i}};
+    local[body.inputs[1].name] = {Tensor(true), std::nullopt};
+    for (std::size_t k = 0; k < carried.size(); ++k) local[body.inputs[k + 2].name] = carried[k];
+    exec(body, local);
+    auto get = [&](const std::string& name) -> const RunValue& {
+      auto it = local.find(name);
+      if (it == local.end()) throw ValueError("'" + file_ + "': Loop body output '" + name + "' is not made by any node");
+      return it->second;
+    };
+    go = cast(get(body.outputs[0].name).t, DType::bool_).item<bool>();
+    for (std::size_t k = 0; k < carried.size(); ++k) carried[k] = get(body.outputs[k + 1].name);
+  }
+  return carried;
 }
 
 }  // namespace kiln::io::onnx

@@ -50,6 +50,9 @@ class GraphRunner {
  public:
   /// Initializers named in `variables` are read from those variables; the rest become constants.
   GraphRunner(GraphProto graph, const std::map<std::string, Variable>& variables, std::string file);
+  // Loop bodies are keyed by their node's address in the graph held here.
+  GraphRunner(const GraphRunner&) = delete;
+  GraphRunner& operator=(const GraphRunner&) = delete;
   /// Runs the graph on inputs matching its input declarations (checked: dtype, rank, fixed sizes).
   std::vector<Tensor> run(const std::vector<Tensor>& inputs) const;
   const GraphProto& graph() const { return g_; }
@@ -62,8 +65,17 @@ class GraphRunner {
  private:
   GraphProto g_;
   std::string file_;
-  std::map<std::string, Variable> variables_;
+  using Values = std::map<std::string, RunValue>;
+  /// Runs `g`'s nodes, reading and adding to `values` (a Loop body sees its outer graph's values).
+  void exec(const GraphProto& g, Values& values) const;
+  std::vector<RunValue> loop(const NodeProto& n, const std::vector<const RunValue*>& in, const Values& outer) const;
+  /// Checks that every node, in subgraphs too, is one the runner knows; decodes Loop bodies.
+  void check_ops(const GraphProto& g);
+
+  std::map<std::string, Variable> variables_;  // the ones this graph's own initializers read
+  std::map<std::string, Variable> all_variables_;  // every variable, for Loop bodies' initializers
   std::map<std::string, RunValue> constants_;
+  std::map<const NodeProto*, GraphProto> bodies_;
 };
 
 /// "float32[2, 3]": a tensor's dtype and shape, as signatures are printed.

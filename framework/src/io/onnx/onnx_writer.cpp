@@ -321,8 +321,10 @@ GraphWriter::Value GraphWriter::resolve(const Storage* key) {
 
 void GraphWriter::emit(const Pair& p) {
   current_ = &p.a;
-  if (p.a.type == "If" && p.a.branches.size() == 2 && p.b.branches.size() == 2) {
-    emit_if(p);
+  if ((p.a.type == "If" && p.a.branches.size() == 2 && p.b.branches.size() == 2) ||
+      (p.a.type == "While" && p.a.branches.size() >= 4 && p.b.branches.size() == p.a.branches.size())) {
+    if (p.a.type == "If") emit_if(p);
+    else emit_while(p);
     current_ = nullptr;
     return;
   }

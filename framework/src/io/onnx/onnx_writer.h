@@ -107,8 +107,11 @@ class GraphWriter {
   void emit(const backend::Composite& a, const backend::Composite& b);
   /// Every node of two recordings of the same ops (a trace, or a branch in both traces).
   void emit_all(const backend::Recording& a, const backend::Recording& b);
-  /// kiln::cond (io/onnx/onnx_control_flow.cpp).
+  /// kiln::cond and kiln::while_loop (io/onnx/onnx_control_flow.cpp).
   void emit_if(const Pair& p);
+  void emit_while(const Pair& p);
+  /// A condition subgraph's answer as a bool scalar.
+  std::string predicate(const backend::Node& a, const backend::Node& b);
 
   const Trace& ta_;
   const Trace& tb_;
