@@ -17,7 +17,7 @@ namespace {
 
 /// How a strided walk of `shape` over a buffer shaped `s` maps onto its axes.
 struct View {
-  std::vector<int64_t> start, len;  // per buffer axis
+  std::vector<int64_t> start, len, step;  // per buffer axis
   std::vector<int> order;           // buffer axes in walk order, then the axes it holds still
   std::vector<int> axis_of;         // per walked dimension: a buffer axis, -1 broadcast, -2 size one
   bool operator==(const View& o) const = default;
@@ -26,7 +26,7 @@ struct View {
 std::optional<View> decompose(const Shape& s, int64_t offset, const std::vector<int64_t>& strides, const Shape& shape) {
   const std::vector<int64_t> cs = contiguous_strides(s);
   const auto rank = static_cast<std::size_t>(s.rank());
-  View v{std::vector<int64_t>(rank, 0), std::vector<int64_t>(rank, 1), {}, {}};
+  View v{std::vector<int64_t>(rank, 0), std::vector<int64_t>(rank, 1), std::vector<int64_t>(rank, 1), {}, {}};
   std::vector<bool> used(rank, false);
   for (int64_t j = 0; j < shape.rank(); ++j) {
     const int64_t st = strides[static_cast<std::size_t>(j)];
@@ -41,9 +41,13 @@ std::optional<View> decompose(const Shape& s, int64_t offset, const std::vector<
     int found = -1;
     for (std::size_t i = 0; i < rank && found < 0; ++i)
       if (!used[i] && s[static_cast<int64_t>(i)] > 1 && cs[i] == st) found = static_cast<int>(i);
+    // A strided slice: every step-th element of the axis with the largest stride that divides it.
+    for (std::size_t i = 0; i < rank && found < 0; ++i)
+      if (!used[i] && s[static_cast<int64_t>(i)] > 1 && cs[i] < st && st % cs[i] == 0) found = static_cast<int>(i);
     if (found < 0) return std::nullopt;
     used[static_cast<std::size_t>(found)] = true;
     v.len[static_cast<std::size_t>(found)] = shape[j];
+    v.step[static_cast<std::size_t>(found)] = st / cs[static_cast<std::size_t>(found)];
     v.axis_of.push_back(found);
     v.order.push_back(found);
   }
@@ -53,7 +57,7 @@ std::optional<View> decompose(const Shape& s, int64_t offset, const std::vector<
     if (n == 1) continue;
     v.start[i] = rem / cs[i];
     rem -= v.start[i] * cs[i];
-    if (v.start[i] + v.len[i] > n) return std::nullopt;
+    if (v.start[i] + (v.len[i] - 1) * v.step[i] + 1 > n) return std::nullopt;
   }
   if (rem != 0) return std::nullopt;
   for (std::size_t i = 0; i < rank; ++i)
@@ -73,18 +77,21 @@ int64_t bound(GraphWriter& w, int64_t a, int64_t b, int64_t na, int64_t nb, bool
 std::string read_view(GraphWriter& w, const Pair& p, const View& va, const View& vb, const Shape& sa, const Shape& sb,
                       const Shape& ca, const Shape& cb) {
   std::string v = w.in_as(p, 0, sa, sb);
-  std::vector<int64_t> starts, ends, axes;
+  std::vector<int64_t> starts, ends, axes, steps;
   Shape held_a = sa, held_b = sb;
   for (std::size_t i = 0; i < va.start.size(); ++i) {
     const auto d = static_cast<int64_t>(i);
-    if (va.start[i] == 0 && vb.start[i] == 0 && va.len[i] == sa[d] && vb.len[i] == sb[d]) continue;
+    if (va.start[i] == 0 && vb.start[i] == 0 && va.len[i] == sa[d] && vb.len[i] == sb[d] && va.step[i] == 1) continue;
+    const int64_t step = w.fixed(va.step[i], vb.step[i], "a strided slice's step");
     starts.push_back(bound(w, va.start[i], vb.start[i], sa[d], sb[d], false));
-    ends.push_back(bound(w, va.start[i] + va.len[i], vb.start[i] + vb.len[i], sa[d], sb[d], true));
+    ends.push_back(bound(w, va.start[i] + (va.len[i] - 1) * step + 1, vb.start[i] + (vb.len[i] - 1) * step + 1, sa[d],
+                         sb[d], true));
     axes.push_back(d);
+    steps.push_back(step);
     held_a[d] = va.len[i];
     held_b[d] = vb.len[i];
   }
-  if (!axes.empty()) v = w.node1("Slice", {v, w.ints(starts), w.ints(ends), w.ints(axes)});
+  if (!axes.empty()) v = w.node1("Slice", {v, w.ints(starts), w.ints(ends), w.ints(axes), w.ints(steps)});
   std::vector<int64_t> perm(va.order.begin(), va.order.end());
   bool identity = true;
   for (std::size_t i = 0; i < perm.size(); ++i) identity = identity && perm[i] == static_cast<int64_t>(i);
@@ -144,7 +151,7 @@ void emit_strided_copy(GraphWriter& w, const Pair& p) {
   const Shape& cb = qb.copy_shape;
   auto ra = decompose(sa, qa.src_offset, qa.src_strides, ca);
   auto rb = decompose(sb, qb.src_offset, qb.src_strides, cb);
-  const bool follows = ra && rb && ra->order == rb->order && ra->axis_of == rb->axis_of;
+  const bool follows = ra && rb && ra->order == rb->order && ra->axis_of == rb->axis_of && ra->step == rb->step;
   const std::string v = follows ? read_view(w, p, *ra, *rb, sa, sb, ca, cb) : gather_view(w, p, sa, sb, ca, cb);
   const DType dtype = p.a.outputs[0].dtype();
   const Shape& da = p.a.outputs[0].shape();
@@ -158,7 +165,8 @@ void emit_strided_copy(GraphWriter& w, const Pair& p) {
   if (qa.flag_a) w.fail("it adds into part of a buffer (the gradient of a slice or concatenation), which inference does not do");
   auto wa = decompose(da, qa.dst_offset, qa.dst_strides, ca);
   auto wb = decompose(db, qb.dst_offset, qb.dst_strides, cb);
-  if (!wa || !wb || wa->order != wb->order || wa->axis_of != wb->axis_of ||
+  auto unit_steps = [](const View& v) { return std::all_of(v.step.begin(), v.step.end(), [](int64_t s) { return s == 1; }); };
+  if (!wa || !wb || wa->order != wb->order || wa->axis_of != wb->axis_of || !unit_steps(*wa) ||
       std::count(wa->axis_of.begin(), wa->axis_of.end(), -1) > 0)
     w.fail("it writes " + ca.to_string() + " into " + da.to_string() + " along strides that follow no axes");
   // The block in the destination's axis order: the walked dimensions, transposed, then 1 for the axes held still.

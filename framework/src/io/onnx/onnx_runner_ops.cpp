@@ -106,15 +106,14 @@ Out slice_op(const OpContext& c) {
   std::vector<int64_t> axes = c.in.size() > 3 && c.in[3] ? c.ints(3) : std::vector<int64_t>{};
   if (axes.empty())
     for (std::size_t k = 0; k < starts.size(); ++k) axes.push_back(static_cast<int64_t>(k));
-  if (c.in.size() > 4 && c.in[4])
-    for (int64_t s : c.ints(4))
-      if (s != 1) c.fail("steps other than 1 are not supported");
+  const std::vector<int64_t> steps = c.in.size() > 4 && c.in[4] ? c.ints(4) : std::vector<int64_t>(axes.size(), 1);
   std::vector<Index> idx(static_cast<std::size_t>(x.rank()), Index(Slice()));
-  for (std::size_t k = 0; k < axes.size() && k < starts.size() && k < ends.size(); ++k) {
+  for (std::size_t k = 0; k < axes.size() && k < starts.size() && k < ends.size() && k < steps.size(); ++k) {
     const int64_t a = axes[k] < 0 ? axes[k] + x.rank() : axes[k];
     if (a < 0 || a >= x.rank()) c.fail("axis " + std::to_string(axes[k]) + " is out of range for " + x.shape().to_string());
+    if (steps[k] < 1) c.fail("steps below 1 are not supported");
     const bool open = ends[k] >= x.shape()[a];
-    idx[static_cast<std::size_t>(a)] = Slice(starts[k], open ? std::nullopt : std::optional<int64_t>(ends[k]));
+    idx[static_cast<std::size_t>(a)] = Slice(starts[k], open ? std::nullopt : std::optional<int64_t>(ends[k]), steps[k]);
   }
   return one(slice(x, idx));
 }
