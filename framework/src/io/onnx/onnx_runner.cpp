@@ -81,6 +81,7 @@ GraphRunner::GraphRunner(GraphProto graph, const std::map<std::string, Variable>
     Tensor t = tensor_from(init);
     constants_[init.name] = {t, host_ints(t)};
   }
+  run_nhwc_in_place(g_);  // before check_ops, which keys Loop bodies by their nodes' addresses
   check_ops(g_);
 }
 
@@ -161,7 +162,9 @@ void GraphRunner::exec(const GraphProto& g, Values& values) const {
 
 std::vector<RunValue> GraphRunner::loop(const NodeProto& n, const std::vector<const RunValue*>& in,
                                         const Values& outer) const {
-  const GraphProto& body = bodies_.at(&n);
+  const auto found = bodies_.find(&n);
+  if (found == bodies_.end()) throw ValueError("'" + file_ + "': Loop node '" + n.name + "' has no decoded body");
+  const GraphProto& body = found->second;
   const std::optional<int64_t> limit =
       in.at(0) ? std::optional<int64_t>(cast(in[0]->t, DType::int64).item<int64_t>()) : std::nullopt;
   bool go = !in.at(1) || cast(in[1]->t, DType::bool_).item<bool>();

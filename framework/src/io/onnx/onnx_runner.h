@@ -81,6 +81,14 @@ class GraphRunner {
 /// "float32[2, 3]": a tensor's dtype and shape, as signatures are printed.
 std::string tensor_text(const Tensor& t);
 
+/// Marks a Conv or pool node the runner runs on NHWC tensors (run_nhwc_in_place).
+inline constexpr const char* kNhwcAttribute = "kiln_nhwc";
+/// Marks a Conv node that applies relu to its output (fuse_conv_relu).
+inline constexpr const char* kReluAttribute = "kiln_relu";
+void fuse_conv_relu(GraphProto& g);
+/// Rewrites Transpose -> Conv/MaxPool/AveragePool -> Transpose chains to run in NHWC (io/onnx/onnx_layout.cpp).
+void run_nhwc_in_place(GraphProto& g);
+
 /// A Kiln tensor holding an initializer's bytes.
 Tensor tensor_from(const TensorData& t);
 

@@ -139,27 +139,33 @@ std::vector<int64_t> pair_attr(const OpContext& c, const std::string& name) {
 }
 
 Out conv_op(const OpContext& c) {
+  const bool nhwc = c.attr_int(kNhwcAttribute, 0) != 0;
   const Tensor& x = c.tensor(0);
   if (x.rank() != 4 || c.attr_int("group", 1) != 1) c.fail("only 2-D convolutions with group 1 are supported");
+  const Shape nchw = nhwc ? Shape{x.shape()[0], x.shape()[3], x.shape()[1], x.shape()[2]} : x.shape();
   const Tensor w = transpose(c.tensor(1), {2, 3, 1, 0});  // OIHW -> HWIO
   const auto s = pair_attr(c, "strides"), d = pair_attr(c, "dilations");
-  Conv2DOptions o{{int(s[0]), int(s[1])}, padding_of(c, x.shape(), {w.shape()[0], w.shape()[1]}, s, d), {int(d[0]), int(d[1])}};
-  const Tensor nhwc = transpose(x, {0, 2, 3, 1});
-  const Tensor y = c.in.size() > 2 && c.in[2] ? conv2d_bias(nhwc, w, c.tensor(2), o) : conv2d(nhwc, w, o);
-  return one(transpose(y, {0, 3, 1, 2}));
+  Conv2DOptions o{{int(s[0]), int(s[1])}, padding_of(c, nchw, {w.shape()[0], w.shape()[1]}, s, d), {int(d[0]), int(d[1])}};
+  const Tensor in = nhwc ? x : transpose(x, {0, 2, 3, 1});
+  const bool relu_after = c.attr_int(kReluAttribute, 0) != 0;
+  const Tensor y = c.in.size() > 2 && c.in[2] ? conv2d_bias(in, w, c.tensor(2), o, relu_after)
+                                              : (relu_after ? relu(conv2d(in, w, o)) : conv2d(in, w, o));
+  return one(nhwc ? y : transpose(y, {0, 3, 1, 2}));
 }
 
 Out pool_op(const OpContext& c) {
+  const bool nhwc = c.attr_int(kNhwcAttribute, 0) != 0;
   const Tensor& x = c.tensor(0);
   const auto k = c.attr_ints("kernel_shape");
   if (x.rank() != 4 || k.size() != 2) c.fail("only 2-D pooling is supported");
   if (c.node.op_type == "AveragePool" && c.attr_int("count_include_pad", 0) != 0)
     c.fail("count_include_pad = 1 is not supported (Keras averages over the input only)");
   const auto s = pair_attr(c, "strides");
-  Pool2DOptions o{{int(k[0]), int(k[1])}, {int(s[0]), int(s[1])}, padding_of(c, x.shape(), k, s, {1, 1})};
-  const Tensor nhwc = transpose(x, {0, 2, 3, 1});
-  const Tensor y = c.node.op_type == "MaxPool" ? max_pool2d(nhwc, o) : avg_pool2d(nhwc, o);
-  return one(transpose(y, {0, 3, 1, 2}));
+  const Shape nchw = nhwc ? Shape{x.shape()[0], x.shape()[3], x.shape()[1], x.shape()[2]} : x.shape();
+  Pool2DOptions o{{int(k[0]), int(k[1])}, {int(s[0]), int(s[1])}, padding_of(c, nchw, k, s, {1, 1})};
+  const Tensor in = nhwc ? x : transpose(x, {0, 2, 3, 1});
+  const Tensor y = c.node.op_type == "MaxPool" ? max_pool2d(in, o) : avg_pool2d(in, o);
+  return one(nhwc ? y : transpose(y, {0, 3, 1, 2}));
 }
 
 Out reduce_op(const OpContext& c) {
