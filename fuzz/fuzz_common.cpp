@@ -21,7 +21,7 @@ const std::vector<Target>& targets() {
       {"checkpoint", "Checkpoint restore and the checkpoint index file (untrusted)", checkpoint},
       {"arrays", ".npz, .npy and idx arrays (first byte picks)", arrays},
       {"h5_snapshot", "the sandbox's answer (snapshot encoding) into the model and weight loaders", h5_snapshot},
-      {"saved_model", "a SavedModel's ONNX graph, variables or index (first byte picks), loaded and run", saved_model},
+      {"saved_model", "a SavedModel's ONNX graph, variables or index (first byte picks), loaded", saved_model},
   };
   return all;
 }

@@ -21,7 +21,7 @@ seconds=${1:-60}
 build=${2:-build-san}
 shift $(($# > 2 ? 2 : $#))
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(keras_archive h5_model json_config weights_h5 checkpoint arrays h5_snapshot)
+[ ${#targets[@]} -gt 0 ] || targets=(keras_archive h5_model json_config weights_h5 checkpoint arrays h5_snapshot saved_model)
 export ASAN_OPTIONS=${FUZZ_ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 # watch_cpu TIME_PID SECONDS: signals the fuzzer under /usr/bin/time once its
