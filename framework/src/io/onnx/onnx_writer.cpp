@@ -50,7 +50,6 @@ std::string describe(const DimExpr& e, const std::vector<Symbol>& symbols) {
 struct Item {
   const backend::Node* node = nullptr;
   const backend::Composite* composite = nullptr;
-  const std::string& type() const { return node ? node->type : composite->op.type; }
 };
 
 std::vector<Item> items_of(const backend::Recording& rec) {
@@ -336,14 +335,18 @@ void GraphWriter::emit(const Pair& p) {
   current_ = nullptr;
 }
 
-void GraphWriter::emit(const backend::Composite& a, const backend::Composite& b) {
+void GraphWriter::emit(const backend::Recording& ra, const backend::Composite& a, const backend::Recording& rb,
+                       const backend::Composite& b) {
   current_ = &a.op;
-  if (emit_composite(*this, Pair{a.op, b.op})) return static_cast<void>(current_ = nullptr);
+  if (emit_composite(*this, Pair{a.op, b.op})) {
+    current_ = nullptr;
+    return;
+  }
   // Written as the ops it is made of, which must then be the same in both traces.
   if (a.end - a.begin != b.end - b.begin)
     fail("ONNX has no op for it with these options, and its ops change with the size of the dynamic dimensions; "
          "give fixed sizes in input_signature");
-  for (std::size_t k = 0; k < a.end - a.begin; ++k) emit(Pair{ta_.rec.nodes()[a.begin + k], tb_.rec.nodes()[b.begin + k]});
+  for (std::size_t k = 0; k < a.end - a.begin; ++k) emit(Pair{ra.nodes()[a.begin + k], rb.nodes()[b.begin + k]});
 }
 
 void GraphWriter::emit_all(const backend::Recording& a, const backend::Recording& b) {
@@ -361,7 +364,7 @@ void GraphWriter::emit_all(const backend::Recording& a, const backend::Recording
          " at larger sizes); give fixed sizes in input_signature");
   for (std::size_t i = 0; i < ia.size(); ++i) {
     if (ia[i].node) emit(Pair{*ia[i].node, *ib[i].node});
-    else emit(*ia[i].composite, *ib[i].composite);
+    else emit(a, *ia[i].composite, b, *ib[i].composite);
   }
 }
 

@@ -104,7 +104,9 @@ class GraphWriter {
   std::string dim_tensor(int64_t a, int64_t b);
   std::vector<Dim> dims_of(const Shape& a, const Shape& b) const;
   void emit(const Pair& p);
-  void emit(const backend::Composite& a, const backend::Composite& b);
+  /// A composite (of recording ra, and rb in the other trace) as one op, or as its nodes.
+  void emit(const backend::Recording& ra, const backend::Composite& a, const backend::Recording& rb,
+            const backend::Composite& b);
   /// Every node of two recordings of the same ops (a trace, or a branch in both traces).
   void emit_all(const backend::Recording& a, const backend::Recording& b);
   /// kiln::cond and kiln::while_loop (io/onnx/onnx_control_flow.cpp).
