@@ -107,7 +107,7 @@ std::vector<std::string> GraphWriter::node(const std::string& op, std::vector<st
 std::string GraphWriter::ints(const std::vector<int64_t>& v) {
   TensorData t{"", DType::int64, {static_cast<int64_t>(v.size())}, {}};
   t.raw.resize(v.size() * 8);
-  std::memcpy(t.raw.data(), v.data(), t.raw.size());
+  if (!v.empty()) std::memcpy(t.raw.data(), v.data(), t.raw.size());  // an empty vector's data() may be null
   int& n = counts_["const_ints"];
   t.name = "const_ints_" + std::to_string(n++);
   g_.initializers.push_back(t);
@@ -202,7 +202,7 @@ std::string GraphWriter::capture(const Tensor& t, const Tensor& tb) {
   TensorData d{n == 0 && variable ? base : base + "_" + std::to_string(n), t.dtype(), t.shape().dims(), {}};
   ++n;
   const Tensor host = t.device().is_cpu() ? t : t.to(Device::cpu());
-  d.raw.assign(static_cast<const char*>(host.raw_data()), static_cast<std::size_t>(t.size()) * dtype_size(t.dtype()));
+  if (t.size() > 0) d.raw.assign(static_cast<const char*>(host.raw_data()), static_cast<std::size_t>(t.size()) * dtype_size(t.dtype()));
   g_.initializers.push_back(d);
   values_[key_of(t)] = {d.name, t.shape(), t.shape(), t.dtype()};
   return d.name;

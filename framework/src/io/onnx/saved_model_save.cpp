@@ -42,10 +42,11 @@ std::string variables_graph(const std::vector<Variable>& vars, int opset) {
     const Tensor t = v.read_value_untracked();
     const Tensor host = t.device().is_cpu() ? t : t.to(Device::cpu());
     io::onnx::TensorData d{v.path(), v.dtype(), v.shape().dims(), {}};
-    d.raw.assign(static_cast<const char*>(host.raw_data()), static_cast<std::size_t>(t.size()) * dtype_size(t.dtype()));
+    if (t.size() > 0) d.raw.assign(static_cast<const char*>(host.raw_data()), static_cast<std::size_t>(t.size()) * dtype_size(t.dtype()));
     g.initializers.push_back(d);
     io::onnx::ValueInfo out{v.path() + ":value", v.dtype(), {}};
-    for (int64_t n : v.shape().dims()) out.dims.push_back({n, {}});
+    const Shape shape = v.shape();  // by value: a range over v.shape().dims() would outlive it
+    for (int64_t n : shape.dims()) out.dims.push_back({n, {}});
     g.nodes.push_back({"Identity", {v.path()}, {out.name}, out.name, {}});
     g.outputs.push_back(out);
   }
