@@ -5,10 +5,13 @@ cd "$(dirname "$0")/.."
 # The tests also run: python3 with numpy and h5py (reading Kiln's HDF5 files
 # independently of Kiln), Graphviz's dot (plot_model's SVG), and python3-venv
 # for the Keras oracle's environment, and Debian's word lists of seven languages
-# (the language-identification data set, kiln/datasets/wordlists.h).
+# (the language-identification data set, kiln/datasets/wordlists.h), and Open
+# MPI (the data-parallel tests run their ranks under mpirun, kiln/distribute).
 scripts/setup.sh python3 python3-numpy python3-h5py graphviz python3-venv \
-  wamerican wngerman wfrench wspanish witalian wportuguese wdutch
-scripts/build.sh
+  wamerican wngerman wfrench wspanish witalian wportuguese wdutch \
+  libopenmpi-dev openmpi-bin
+# KILN_MPI=ON: a missing MPI transport is a configure error here, not a skipped test.
+scripts/build.sh -DKILN_MPI=ON
 BUILD_DIR=${KILN_BUILD_DIR:-build}
 # The Keras oracle tier (tests/oracle/): pinned keras, jax[cpu], h5py, numpy and
 # tensorboard from PyPI in a venv under the build folder, made only when missing

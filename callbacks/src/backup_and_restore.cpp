@@ -1,5 +1,7 @@
 #include "kiln/callbacks/backup_and_restore.h"
 
+#include "kiln/distribute/data_parallel.h"
+
 #include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
@@ -135,6 +137,8 @@ void BackupAndRestore::on_train_batch_end(int batch, const Logs&) {
 // still names the previous (untouched) weights; files no metadata names are
 // removed after the next commit.
 void BackupAndRestore::save() {
+  // Every rank restores; rank 0 alone writes (kiln/distribute).
+  if (!distribute::is_chief()) return;
   fs::create_directories(options_.backup_dir);
   const std::optional<Config> previous = read_metadata();
   const std::string name = weights_file_name(++sequence_);
@@ -170,7 +174,7 @@ void BackupAndRestore::remove_unreferenced_weights(const Config& meta) const {
 }
 
 void BackupAndRestore::on_train_end(const Logs&) {
-  if (options_.delete_checkpoint && fs::exists(options_.backup_dir)) {
+  if (options_.delete_checkpoint && distribute::is_chief() && fs::exists(options_.backup_dir)) {
     std::error_code ec;
     fs::remove_all(options_.backup_dir, ec);
   }

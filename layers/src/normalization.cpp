@@ -1,9 +1,11 @@
 // BatchNormalization and LayerNormalization, composed of differentiable ops
 // (mean, var, rsqrt) so gradients flow through the batch statistics.
 #include <algorithm>
+#include <tuple>
 
 #include "kiln/ops/array_ops.h"
 #include "kiln/layers/normalization.h"
+#include "kiln/distribute/data_parallel.h"
 #include "kiln/ops/math_ops.h"
 #include "kiln/ops/nn_ops.h"
 #include "config_fields.h"
@@ -81,7 +83,9 @@ Tensor BatchNormalizationImpl::call(const Tensor& input, bool training) {
   Tensor x = cast_to_compute(input, dtype());
   Tensor mean_t, var_t;
   const double m = o_.momentum;
-  if (training && trainable() && axes_.size() == 1 && axes_[0] == x.rank() - 1) {
+  const bool across_ranks = o_.synchronized && distribute::current_strategy() &&
+                            distribute::current_strategy()->num_replicas_in_sync() > 1;
+  if (training && trainable() && !across_ranks && axes_.size() == 1 && axes_[0] == x.rank() - 1) {
     // Channels last (Dense, NHWC convs): the fused op with its own gradient.
     auto r = batch_norm_training(x, o_.scale ? gamma_.value() : Tensor(), o_.center ? beta_.value() : Tensor(),
                                  o_.epsilon);
@@ -90,8 +94,12 @@ Tensor BatchNormalizationImpl::call(const Tensor& input, bool training) {
     return r.y;
   }
   if (training && trainable()) {
-    mean_t = mean(x, reduction_axes_, true);
-    var_t = var(x, reduction_axes_, true);  // population variance, as keras.ops.moments
+    if (across_ranks) {
+      std::tie(mean_t, var_t) = synchronized_moments(x);
+    } else {
+      mean_t = mean(x, reduction_axes_, true);
+      var_t = var(x, reduction_axes_, true);  // population variance, as keras.ops.moments
+    }
     // Moving statistics: plain assignments outside any gradient.
     Tensor bm = reshape(stop_gradient(mean_t), param_shape_);
     Tensor bv = reshape(stop_gradient(var_t), param_shape_);
@@ -111,11 +119,19 @@ Tensor BatchNormalizationImpl::call(const Tensor& input, bool training) {
   return y;
 }
 
-Config BatchNormalizationImpl::get_config() const {
-  Config c = layer_config(*this);
-  c["synchronized"] = false;
-  return c;
+std::pair<Tensor, Tensor> BatchNormalizationImpl::synchronized_moments(const Tensor& x) const {
+  // Keras 3's synchronized moments: sums, sums of squares and counts reduced
+  // across ranks, then mean = sum / n and variance = E[x^2] - mean^2.
+  int64_t n_local = 1;
+  for (int a : reduction_axes_) n_local *= x.shape()[a];
+  const Tensor n = distribute::all_reduce(Tensor(static_cast<double>(n_local), x.dtype()));
+  const Tensor total = distribute::all_reduce(sum(x, reduction_axes_, true));
+  const Tensor squares = distribute::all_reduce(sum(x * x, reduction_axes_, true));
+  const Tensor mu = total / n;
+  return {mu, relu(squares / n - mu * mu)};
 }
+
+Config BatchNormalizationImpl::get_config() const { return layer_config(*this); }
 
 Config BatchNormalizationImpl::upgrade_entry(const Config& e) {
   const Config& c = e["config"];

@@ -5,13 +5,13 @@
 
 Inside framework/ the folders are ordered, lowest first:
 
-  core <- backend <- autodiff <- ops <- graph <- data <- nn <- training <- io <- utils
+  core <- backend <- autodiff <- ops <- graph <- data <- nn <- distribute <- training <- io <- utils
 
 and a file may include its own folder and lower ones. The catalogue folders
 include the framework and themselves, never each other; the framework includes
 no catalogue header (but the umbrella kiln/kiln.h). Heavy third-party headers
 stay where they belong: xtensor and BLAS in the CPU backend, HDF5 in io, CUDA
-in the CUDA backend. Public headers include only the standard library, other
+in the CUDA backend, MPI in the MPI transport plugin. Public headers include only the standard library, other
 Kiln headers and nlohmann/json_fwd.hpp.
 
 Usage: check_includes.py SOURCE_DIR   (exit 1 and a list of violations, or 0)
@@ -20,7 +20,7 @@ import os
 import re
 import sys
 
-LAYERS = ["core", "backend", "autodiff", "ops", "graph", "data", "nn", "training", "io", "utils"]
+LAYERS = ["core", "backend", "autodiff", "ops", "graph", "data", "nn", "distribute", "training", "io", "utils"]
 RANK = {name: i for i, name in enumerate(LAYERS)}
 CATALOGUE = ["layers", "optimizers", "losses", "metrics", "callbacks", "datasets"]
 
@@ -40,6 +40,7 @@ HEAVY = [  # (pattern on the include path, folder prefix where it may appear, wh
     (re.compile(r"^(hdf5|H5[A-Za-z]*)\.h$"), "framework/src/io/", "HDF5"),
     (re.compile(r"^(cuda_runtime(_api)?|cuda|cublas(Lt)?(_v2)?|cudnn(_[a-z_]+)?|curand[a-z_]*|cuda_fp16|cuda_bf16|nccl)\.h$"
                 r"|^(thrust|cub|cuda)/"), "framework/src/backend/cuda/", "CUDA"),
+    (re.compile(r"^mpi\.h$"), "framework/src/distribute/mpi/", "MPI"),
 ]
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]', re.M)

@@ -42,6 +42,7 @@
 #include "kiln/training/logs.h"
 #include "kiln/training/loss.h"
 #include "kiln/training/metric.h"
+#include "kiln/distribute/data_parallel.h"
 #include "kiln/training/model.h"
 #include "kiln/training/optimizer.h"
 #include "kiln/training/sequential.h"

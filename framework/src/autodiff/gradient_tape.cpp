@@ -229,9 +229,27 @@ std::vector<std::optional<Tensor>> collect(const std::unordered_map<uint64_t, Te
 }
 }  // namespace
 
+namespace {
+/// For each entry, the sources whose gradient is final once the backward pass
+/// has run it: those for which it is the earliest recorded use.
+std::vector<std::vector<std::size_t>> finishing_entries(const TapeState& s, const std::vector<Source>& sources) {
+  std::unordered_map<uint64_t, std::vector<std::size_t>> of_id;
+  for (std::size_t k = 0; k < sources.size(); ++k) of_id[sources[k].tensor().id()].push_back(k);
+  std::vector<std::vector<std::size_t>> finishing(s.entries.size());
+  std::unordered_set<uint64_t> seen;
+  for (std::size_t i = 0; i < s.entries.size(); ++i)
+    for (const auto& in : s.entries[i].inputs) {
+      auto it = of_id.find(in.id());
+      if (it == of_id.end() || !seen.insert(in.id()).second) continue;
+      finishing[i].insert(finishing[i].end(), it->second.begin(), it->second.end());
+    }
+  return finishing;
+}
+}  // namespace
+
 std::vector<std::optional<Tensor>> run_backward(TapeState& s, const std::vector<Seed>& seeds,
                                                 const std::vector<Source>& sources, UnconnectedGradients unconnected,
-                                                bool release) {
+                                                bool release, const GradientReadyFn& on_ready) {
   // This tape must not record its own backward pass; outer tapes still do.
   const bool was_recording = s.recording;
   set_recording(&s, false);
@@ -242,7 +260,15 @@ std::vector<std::optional<Tensor>> run_backward(TapeState& s, const std::vector<
     if (!inserted) pos->second = add(pos->second, seed);  // the same tensor twice counts twice, as in TF
   }
   try {
-    for (auto it = s.entries.rbegin(); it != s.entries.rend(); ++it) backprop_entry(s, *it, grads, release);
+    const auto finishing = on_ready ? finishing_entries(s, sources) : std::vector<std::vector<std::size_t>>{};
+    for (std::size_t i = s.entries.size(); i-- > 0;) {
+      backprop_entry(s, s.entries[i], grads, release);
+      if (!on_ready) continue;
+      for (std::size_t k : finishing[i]) {
+        auto g = grads.find(sources[k].tensor().id());
+        if (g != grads.end() && is_floating(sources[k].tensor().dtype())) on_ready(k, g->second);
+      }
+    }
   } catch (...) {
     set_recording(&s, was_recording);
     throw;
@@ -263,6 +289,17 @@ std::vector<std::optional<Tensor>> GradientTape::gradient(const Tensor& target, 
   s.used = true;
   auto out = run_backward(s, {{target, output_gradient.defined() ? output_gradient : ones_like(target)}}, sources,
                           unconnected, !s.options.persistent);
+  release_entries(s);
+  return out;
+}
+
+std::vector<std::optional<Tensor>> GradientTape::gradient(const Tensor& target, const std::vector<Variable>& vars,
+                                                          const GradientReadyFn& on_ready, UnconnectedGradients u) {
+  TapeState& s = *state_;
+  check_reusable(s);
+  s.used = true;
+  const std::vector<Source> sources(vars.begin(), vars.end());
+  auto out = run_backward(s, {{target, ones_like(target)}}, sources, u, !s.options.persistent, on_ready);
   release_entries(s);
   return out;
 }

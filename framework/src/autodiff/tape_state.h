@@ -52,6 +52,6 @@ using Seed = std::pair<Tensor, Tensor>;
 /// (for the last pass of a non-persistent tape).
 std::vector<std::optional<Tensor>> run_backward(TapeState& s, const std::vector<Seed>& seeds,
                                                 const std::vector<Source>& sources, UnconnectedGradients unconnected,
-                                                bool release);
+                                                bool release, const GradientReadyFn& on_ready = nullptr);
 
 }  // namespace kiln

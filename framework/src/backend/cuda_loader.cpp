@@ -10,8 +10,6 @@
 // KILN_EMULATE_CUDA=1 replaces the plugin with a CPU stand-in (emulated_cuda.h).
 #include "backend/cuda_loader.h"
 
-#include <dlfcn.h>
-
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -21,6 +19,7 @@
 
 #include "backend/cuda/plugin_api.h"
 #include "backend/emulated_cuda.h"
+#include "core/plugin_loader.h"
 #include "kiln/backend/cuda.h"
 #include "kiln/core/device.h"
 #include "kiln/core/error.h"
@@ -41,34 +40,11 @@ struct Plugin {
   std::string error;  // why api is null
 };
 
-/// The folder of the shared object holding this code ("" for a static build's executable).
-std::string own_folder() {
-  Dl_info info{};
-  if (dladdr(reinterpret_cast<void*>(&own_folder), &info) == 0 || !info.dli_fname) return "";
-  return std::filesystem::path(info.dli_fname).parent_path().string();
-}
-
-/// dlopen + dlsym + version check of one candidate path; "" on success, else why not.
-std::string try_load(const std::string& path, const PluginApi*& api) {
-  // RTLD_LOCAL: the CUDA libraries' symbols stay out of the program's namespace.
-  void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!h) {
-    const char* e = dlerror();
-    return e ? e : "dlopen failed";
-  }
-  auto entry = reinterpret_cast<PluginEntry>(dlsym(h, kPluginEntry));
-  if (!entry) {
-    dlclose(h);
-    return path + ": no symbol " + kPluginEntry + " (not a Kiln CUDA plugin)";
-  }
-  const PluginApi* a = entry();
-  if (!a || a->abi_version != kPluginAbiVersion) {
-    dlclose(h);
-    return path + ": plugin interface version " + std::to_string(a ? a->abi_version : -1) + ", but this libkiln needs " +
-           std::to_string(kPluginAbiVersion) + " (a stale libkiln_cuda.so from another build?)";
-  }
-  api = a;  // kept loaded for the life of the process: tensors on the device outlive any scope
-  return "";
+/// Version check of a loaded plugin's interface; "" on success, else why not.
+std::string check_api(const PluginApi* a, const std::string& where) {
+  if (a && a->abi_version == kPluginAbiVersion) return "";
+  return where + ": plugin interface version " + std::to_string(a ? a->abi_version : -1) + ", but this libkiln needs " +
+         std::to_string(kPluginAbiVersion) + " (a stale libkiln_cuda.so from another build?)";
 }
 
 Plugin load() {
@@ -83,15 +59,11 @@ Plugin load() {
     return p;
   }
   std::string why;
-  if (const char* env = std::getenv("KILN_CUDA_PLUGIN"); env && *env) {
-    why = try_load(env, p.api);
-  } else {
-    const std::string dir = own_folder();
-    const std::string beside = dir.empty() ? "" : (std::filesystem::path(dir) / kPluginFile).string();
-    if (!beside.empty() && std::filesystem::exists(beside))
-      why = try_load(beside, p.api);
-    else
-      why = try_load(kPluginFile, p.api);
+  if (auto entry = reinterpret_cast<PluginEntry>(plugins::load_entry("KILN_CUDA_PLUGIN", kPluginFile, kPluginEntry, why))) {
+    // Kept loaded for the life of the process: tensors on the device outlive any scope.
+    const PluginApi* a = entry();
+    why = check_api(a, kPluginFile);
+    if (why.empty()) p.api = a;
   }
   if (!p.api) p.error = "the CUDA backend could not be loaded: " + why;
   return p;

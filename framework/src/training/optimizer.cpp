@@ -1,6 +1,9 @@
 // Optimizer base: Keras 3's BaseOptimizer.apply() pipeline (see optimizer.h).
 #include "kiln/training/optimizer.h"
 
+#include "distribute/gradient_reducer.h"
+#include "training/distributed.h"
+
 #include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
@@ -8,11 +11,13 @@
 
 #include "autodiff/autodiff.h"
 #include "backend/recording.h"
+#include "distribute/gradient_reducer.h"
 #include "kiln/ops/array_ops.h"
 #include "kiln/core/error.h"
 #include "kiln/ops/math_ops.h"
 #include "kiln/ops/reduce_ops.h"
 #include "ops/host_scalar_tensor.h"
+#include "training/distributed.h"
 #include "training/learning_rate_config.h"
 
 namespace kiln {
@@ -223,7 +228,14 @@ void Optimizer::apply_gradients(const std::vector<std::pair<std::optional<Tensor
   apply(g, v);
 }
 
-void Optimizer::apply(const std::vector<std::optional<Tensor>>& grads, const std::vector<Variable>& vars) {
+void Optimizer::apply(const std::vector<std::optional<Tensor>>& local_grads, const std::vector<Variable>& vars) {
+  // Under a multi-process DataParallel, a custom training loop's gradients are
+  // averaged across ranks here, as tf.distribute's apply_gradients does; fit's
+  // own step has reduced them already, during its backward pass.
+  const distribute::DataParallel* strategy = training::multi_process_strategy();
+  const auto grads = strategy && !distribute::ReducedGradientsScope::active() && local_grads.size() == vars.size()
+                         ? distribute::GradientReducer(vars, strategy->options()).reduce(local_grads)
+                         : local_grads;
   if (!backend::active_recording()) return apply_now(grads, vars);
   if (!built_ && grads.size() == vars.size()) build(vars);
   // Inside a kiln::function trace: the step's kernels when nothing in it would

@@ -5,6 +5,8 @@
 #include "kiln/autodiff/gradient_tape.h"
 #include "kiln/ops/math_ops.h"
 #include "kiln/training/model.h"
+#include "distribute/gradient_reducer.h"
+#include "training/distributed.h"
 
 namespace kiln {
 
@@ -80,13 +82,21 @@ Logs Model::compute_metrics(const Batch& batch_in, const std::vector<Tensor>& y_
 void Model::forward_backward_update(const Batch& b, std::vector<Tensor>& y_pred, Tensor& loss) {
   std::vector<std::optional<Tensor>> grads;
   std::vector<Variable> vars;
+  distribute::DataParallel* strategy = training::multi_process_strategy();
   {
     GradientTape tape;
     y_pred = call_outputs(b.x, true);
     loss = compute_loss(b, y_pred);
     vars = trainable_variables();
-    grads = tape.gradient(loss, vars);
+    if (!strategy) {
+      grads = tape.gradient(loss, vars);
+    } else {
+      // Each bucket's all-reduce starts as the backward pass finishes it.
+      const distribute::GradientReducer reducer(vars, strategy->options());
+      grads = reducer.finish(tape.gradient(loss, vars, reducer.hook()));
+    }
   }
+  const distribute::ReducedGradientsScope reduced;
   optimizer_->apply(grads, vars);
 }
 

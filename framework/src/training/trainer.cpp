@@ -9,6 +9,7 @@
 #include "kiln/core/error.h"
 #include "kiln/training/model.h"
 #include "training/data_adapter.h"
+#include "training/distributed.h"
 #include "training/epoch_iterator.h"
 
 namespace kiln {
@@ -23,9 +24,12 @@ using Callbacks = std::vector<CallbackPtr>;
 Callbacks make_callbacks(Model& model, const std::vector<CallbackArg>& args, const CallbackParams& params,
                          const std::shared_ptr<History>& history = nullptr) {
   Callbacks cbs;
-  for (const auto& a : args) cbs.push_back(a.ptr());
   auto is_progbar = [](const CallbackPtr& c) { return dynamic_cast<ProgbarLogger*>(c.get()) != nullptr; };
-  if (params.verbose && std::none_of(cbs.begin(), cbs.end(), is_progbar))
+  // Only the chief of a multi-process run prints and writes files.
+  const bool chief = distribute::is_chief();
+  for (const auto& a : args)
+    if (chief || !a.ptr()->chief_only()) cbs.push_back(a.ptr());
+  if (chief && params.verbose && std::none_of(cbs.begin(), cbs.end(), is_progbar))
     cbs.insert(cbs.begin(), std::make_shared<ProgbarLogger>());
   if (history) cbs.push_back(history);
   for (auto& c : cbs) {
@@ -39,8 +43,9 @@ Callbacks make_callbacks(Model& model, const std::vector<CallbackArg>& args, con
 /// fit), except the progress bar, which draws only the training epochs.
 Callbacks validation_callbacks(const std::vector<CallbackArg>& args) {
   Callbacks cbs;
+  const bool chief = distribute::is_chief();
   for (const auto& a : args)
-    if (!dynamic_cast<ProgbarLogger*>(a.ptr().get())) cbs.push_back(a.ptr());
+    if (!dynamic_cast<ProgbarLogger*>(a.ptr().get()) && (chief || !a.ptr()->chief_only())) cbs.push_back(a.ptr());
   return cbs;
 }
 
@@ -53,8 +58,9 @@ Logs test_loop(Model& model, EpochIterator& batches, const Callbacks& cbs) {
   model.reset_metrics();
   Logs logs;
   const int steps = batches.run_epoch([&](int step, const Batch& b) {
+    if (!batch_usable(b)) return true;
     for (auto& c : cbs) c->on_test_batch_begin(step, empty);
-    logs = model.test_function(b);
+    logs = global_logs(model, model.test_function(local_shard(b)));
     for (auto& c : cbs) c->on_test_batch_end(step, logs);
     return true;
   });
@@ -63,7 +69,7 @@ Logs test_loop(Model& model, EpochIterator& batches, const Callbacks& cbs) {
   return logs;
 }
 
-History fit_loop(Model& model, EpochIterator& train, std::optional<EpochIterator>& val, const FitOptions& o) {
+History fit_epochs(Model& model, EpochIterator& train, std::optional<EpochIterator>& val, const FitOptions& o) {
   if (!model.compiled()) throw ValueError("You must call compile() before fit() on model '" + model.name() + "'");
   if (o.epochs < 0) throw ValueError("fit(): epochs must be >= 0, got " + std::to_string(o.epochs));
   auto history = std::make_shared<History>();
@@ -73,16 +79,18 @@ History fit_loop(Model& model, EpochIterator& train, std::optional<EpochIterator
   model.stop_training = false;
   model.initial_epoch_override.reset();
   for (auto& c : cbs) c->on_train_begin(empty);
-  const int first_epoch = model.initial_epoch_override.value_or(o.initial_epoch);
+  int first_epoch = model.initial_epoch_override.value_or(o.initial_epoch);
   model.initial_epoch_override.reset();
+  sync_at_fit_start(model, o, train.num_steps(), first_epoch);
   Logs epoch_logs;
   for (int epoch = first_epoch; epoch < o.epochs; ++epoch) {
     model.reset_metrics();
     for (auto& c : cbs) c->on_epoch_begin(epoch, empty);
     Logs logs;
     const int steps = train.run_epoch([&](int step, const Batch& b) {
+      if (!batch_usable(b)) return true;
       for (auto& c : cbs) c->on_train_batch_begin(step, empty);
-      logs = model.train_function(b);
+      logs = global_logs(model, model.train_function(local_shard(b)));
       for (auto& c : cbs) c->on_train_batch_end(step, logs);
       // Keras leaves the epoch right after the batch that set stop_training.
       return !model.stop_training;
@@ -102,10 +110,25 @@ History fit_loop(Model& model, EpochIterator& train, std::optional<EpochIterator
   return *history;
 }
 
+/// fit's loop; a failure on this rank is reported to the others before it propagates.
+History fit_loop(Model& model, EpochIterator& train, std::optional<EpochIterator>& val, const FitOptions& o) {
+  try {
+    return fit_epochs(model, train, val, o);
+  } catch (const std::exception& e) {
+    report_failure(e);
+    throw;
+  }
+}
+
 Logs evaluate_loop(Model& model, EpochIterator& batches, const EvaluateOptions& o) {
   if (!model.compiled())
     throw ValueError("You must call compile() before evaluate() on model '" + model.name() + "'");
-  return test_loop(model, batches, make_callbacks(model, o.callbacks, {1, batches.num_steps(), o.verbose}));
+  try {
+    return test_loop(model, batches, make_callbacks(model, o.callbacks, {1, batches.num_steps(), o.verbose}));
+  } catch (const std::exception& e) {
+    report_failure(e);
+    throw;
+  }
 }
 
 /// Every output of the model over all batches (on the CPU); empty without batches.

@@ -28,6 +28,8 @@ struct CSVLoggerOptions {
 
 class CSVLogger : public Callback {
  public:
+  /// Rank 0 alone writes in a multi-process run.
+  bool chief_only() const override { return true; }
   /// Throws TypeError unless the separator is one character.
   explicit CSVLogger(std::string filename, CSVLoggerOptions options = {});
   ~CSVLogger() override;

@@ -37,6 +37,8 @@ struct ModelCheckpointOptions {
 
 class ModelCheckpoint : public Callback {
  public:
+  /// Rank 0 alone writes in a multi-process run.
+  bool chief_only() const override { return true; }
   explicit ModelCheckpoint(ModelCheckpointOptions options);
   void on_epoch_begin(int epoch, const Logs& logs) override;
   void on_epoch_end(int epoch, Logs& logs) override;

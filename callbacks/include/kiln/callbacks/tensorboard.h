@@ -53,6 +53,8 @@ struct TensorBoardOptions {
 
 class TensorBoard : public Callback {
  public:
+  /// Rank 0 alone writes in a multi-process run.
+  bool chief_only() const override { return true; }
   explicit TensorBoard(std::string log_dir = "logs", TensorBoardOptions options = {});
   ~TensorBoard() override;
   /// Copies carry the configuration; their files are their own.

@@ -45,6 +45,12 @@ struct GradientTapeOptions {
 
 struct TapeState;
 
+/// Called during a backward pass as soon as source `index`'s gradient is
+/// final (no op left to run adds to it), in the order the pass finishes them:
+/// roughly reverse layer order. Data-parallel training starts each bucket's
+/// all-reduce from here while the pass goes on. Unconnected sources get no call.
+using GradientReadyFn = std::function<void(std::size_t index, const Tensor& gradient)>;
+
 class GradientTape {
  public:
   explicit GradientTape(GradientTapeOptions options = {});
@@ -69,6 +75,10 @@ class GradientTape {
   std::map<std::string, std::optional<Tensor>> gradient(
       const Tensor& target, const std::map<std::string, Source>& sources,
       UnconnectedGradients unconnected = UnconnectedGradients::None);
+  /// The same, calling `on_ready` for each source as its gradient becomes final.
+  std::vector<std::optional<Tensor>> gradient(const Tensor& target, const std::vector<Variable>& sources,
+                                              const GradientReadyFn& on_ready,
+                                              UnconnectedGradients unconnected = UnconnectedGradients::None);
   /// Gradient with an explicit upstream gradient for the target.
   std::vector<std::optional<Tensor>> gradient(const Tensor& target, const std::vector<Source>& sources,
                                               const Tensor& output_gradient,

@@ -44,6 +44,10 @@ class Callback {
   virtual void on_predict_batch_begin(int /*batch*/, const Logs&) {}
   virtual void on_predict_batch_end(int /*batch*/, const Logs&) {}
 
+  /// Whether only the chief (rank 0) of a multi-process run calls this
+  /// callback at all: those that print or write files (kiln/distribute).
+  virtual bool chief_only() const { return false; }
+
  protected:
   Model* model_ = nullptr;
   CallbackParams params_;
@@ -119,6 +123,7 @@ class ProgbarLogger : public Callback {
   void on_predict_end(const Logs&) override;
   /// Where lines go (std::cout by default); tests point it at a stringstream.
   void set_stream(std::ostream* os, bool is_tty) { os_ = os; tty_ = is_tty; stream_set_ = true; }
+  bool chief_only() const override { return true; }
 
  private:
   void start(int target);

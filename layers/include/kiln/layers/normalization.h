@@ -38,8 +38,12 @@ struct BatchNormalizationOptions {
   regularizers::RegularizerPtr gamma_regularizer = nullptr;
   constraints::ConstraintPtr beta_constraint = nullptr;
   constraints::ConstraintPtr gamma_constraint = nullptr;
+  /// Keras 3's synchronized: under a multi-process DataParallel, the batch
+  /// statistics come from the whole global batch (summed across ranks, with
+  /// their gradients), not from each rank's share of it.
+  bool synchronized = false;
   KILN_LAYER_BASE_OPTIONS
-  KILN_FIELDS(BatchNormalizationOptions, axis, momentum, epsilon, center, scale, beta_initializer, gamma_initializer, moving_mean_initializer, moving_variance_initializer, beta_regularizer, gamma_regularizer, beta_constraint, gamma_constraint)
+  KILN_FIELDS(BatchNormalizationOptions, axis, momentum, epsilon, center, scale, beta_initializer, gamma_initializer, moving_mean_initializer, moving_variance_initializer, beta_regularizer, gamma_regularizer, beta_constraint, gamma_constraint, synchronized)
 };
 
 class BatchNormalizationImpl : public Layer {
@@ -66,6 +70,8 @@ class BatchNormalizationImpl : public Layer {
   using Layer::call;
 
  private:
+  /// The global batch's mean and population variance across all ranks.
+  std::pair<Tensor, Tensor> synchronized_moments(const Tensor& x) const;
   BatchNormalizationOptions o_;
   std::vector<int> axes_, reduction_axes_;  // normalised, set in build
   Shape param_shape_, broadcast_shape_;
