@@ -89,6 +89,17 @@ message(STATUS "Kiln CUDA backend: on (nvcc ${CMAKE_CUDA_COMPILER_VERSION}, arch
 
 file(GLOB _kiln_cu CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/framework/src/backend/cuda/*.cu)
 file(GLOB _kiln_cuda_host CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/framework/src/backend/cuda/*.cpp)
+# NCCL (kiln::distribute's GPU all-reduce) when the toolkit has it; the plugin works without.
+find_path(KILN_NCCL_INCLUDE_DIR nccl.h HINTS ${_cuda_root}/include /usr/local/cuda/include)
+find_library(KILN_NCCL_LIBRARY nccl HINTS ${_cuda_root}/lib64 ${_cuda_root}/lib /usr/local/cuda/lib64)
+if(KILN_NCCL_INCLUDE_DIR AND KILN_NCCL_LIBRARY)
+  set(KILN_WITH_NCCL ON)
+  message(STATUS "Kiln CUDA backend: NCCL found (${KILN_NCCL_LIBRARY})")
+else()
+  set(KILN_WITH_NCCL OFF)
+  list(FILTER _kiln_cuda_host EXCLUDE REGEX "/nccl_collectives\\.cpp$")
+  message(STATUS "Kiln CUDA backend: no NCCL (data-parallel GPU training uses MPI through the host)")
+endif()
 # The kernels: no relocatable device code, so no device-link step. CMake 3.25
 # knows no C++20 flag for nvcc, so they stay a separate C++17 target.
 add_library(kiln_cuda_kernels OBJECT ${_kiln_cu})
@@ -108,6 +119,11 @@ target_include_directories(kiln_cuda PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/framewo
 target_compile_options(kiln_cuda PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-fno-math-errno>)
 get_filename_component(_kiln_cudnn_dir "${KILN_CUDNN_LIBRARY}" DIRECTORY)
 target_link_libraries(kiln_cuda PRIVATE kiln CUDA::cudart CUDA::cublas ${KILN_CUDNN_LIBRARY})
+if(KILN_WITH_NCCL)
+  target_include_directories(kiln_cuda PRIVATE ${KILN_NCCL_INCLUDE_DIR})
+  target_link_libraries(kiln_cuda PRIVATE ${KILN_NCCL_LIBRARY})
+  target_compile_definitions(kiln_cuda PRIVATE KILN_CUDA_NCCL=1)
+endif()
 # Installed beside libkiln.so ($ORIGIN), finding the CUDA libraries where the build found them.
 set_target_properties(kiln_cuda PROPERTIES PREFIX "lib" OUTPUT_NAME kiln_cuda
                       INSTALL_RPATH "$ORIGIN;${CUDAToolkit_LIBRARY_DIR};${_kiln_cudnn_dir}")

@@ -138,6 +138,25 @@ TEST_CASE("distribute: a functional model trains on N ranks as on one, compiled 
   }
 }
 
+TEST_CASE("distribute: a Dataset's global batches are split the same way, with validation") {
+  const Data d = blobs(320, 12, 3);
+  auto run = [&] {
+    kiln::random::set_seed(7);
+    auto m = functional_mlp();
+    compile(*m, false);
+    auto ds = kiln::Dataset::from_tensor_slices({d.x, d.y}).batch(64);
+    auto val = std::make_shared<kiln::Dataset>(kiln::Dataset::from_tensor_slices({d.x, d.y}).batch(100));
+    auto h = m->fit(ds, {.epochs = 2, .verbose = 0, .validation_dataset = val});
+    return std::make_pair(m, h);
+  };
+  auto [one, h1] = run();
+  D::DataParallel strategy;
+  auto [many, h2] = run();
+  CHECK(max_relative_difference(one->weights(), many->weights()) < 1e-4);
+  for (const char* key : {"loss", "val_loss", "val_accuracy"})
+    for (std::size_t e = 0; e < h1[key].size(); ++e) CHECK(h2[key][e] == doctest::Approx(h1[key][e]).epsilon(1e-4));
+}
+
 TEST_CASE("distribute: the guide CNN with synchronized BatchNormalization trains as on one rank") {
   const Data d = mnist_rows(640);  // 10 global batches of 64, 2 epochs
   auto [one, many] = reference_and_distributed([] { return guide_cnn_bn(true); }, d, 2, false);

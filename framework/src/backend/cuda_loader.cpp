@@ -123,6 +123,16 @@ bool allow_tf32() { return flag(true).load(std::memory_order_relaxed); }
 void set_cudnn_benchmark(bool enable) { flag(false) = enable; }
 bool cudnn_benchmark() { return flag(false).load(std::memory_order_relaxed); }
 
+const NcclApi* nccl_api(std::string* why) {
+  const Plugin& p = plugin();
+  const NcclApi* api = p.api && p.api->nccl ? p.api->nccl() : nullptr;
+  if (!api && why)
+    *why = !p.api ? p.error
+           : emulation_requested() ? "the CUDA device is emulated (KILN_EMULATE_CUDA=1)"
+                                   : "the CUDA plugin was built without NCCL (nccl.h and libnccl were not found)";
+  return api;
+}
+
 backend::Backend& backend_for_device(int index) {
   const std::string dev = Device::cuda(index).to_string();
   const Plugin& p = plugin();

@@ -13,4 +13,9 @@ namespace kiln::cuda {
 /// could not be loaded, no such device) when there is none.
 backend::Backend& backend_for_device(int index);
 
+struct NcclApi;
+/// The plugin's NCCL functions (backend/cuda/nccl_api.h), or null with the
+/// reason in `why` (no CUDA build, no NCCL in it, an emulated device).
+const NcclApi* nccl_api(std::string* why);
+
 }  // namespace kiln::cuda

@@ -33,6 +33,7 @@ const PluginApi kApi{
     [](int) {},
     [](int) -> std::size_t { return 0; },
     &backend_at,
+    [] { return static_cast<const NcclApi*>(nullptr); },  // no NCCL on an emulated device
 };
 
 }  // namespace

@@ -99,6 +99,7 @@ struct Communicator::Impl {
   double timeout = 300.0;
   uint64_t started = 0, finished = 0;
   double waited = 0.0;
+  int waiters = 0;  // threads blocked in wait(): the communicator thread then polls without pause
   ControlProbe probe;
 
   void run();
@@ -193,27 +194,32 @@ void Communicator::Impl::run() {
     ready = true;
     done_cv.notify_all();
   }
-  auto pause = std::chrono::microseconds(20);
+  // MPI moves data only while a process calls into it, so a collective needs
+  // both sides polling. While the training thread waits for a result this
+  // thread polls without pause (yielding the core); while it computes, every
+  // 50 us, so the backward pass keeps the cores; idle, every 10 ms, to answer probes.
   std::vector<Work> fresh;
   for (;;) {
+    bool spin = false;
     {
       std::unique_lock<std::mutex> lock(mu);
-      // Idle, the thread still wakes every 10 ms to answer its peers' probes.
-      const auto wait_for = active.empty() ? std::chrono::microseconds(10000) : pause;
-      work_cv.wait_for(lock, wait_for, [&] { return stop || !queued.empty(); });
+      spin = !active.empty() && waiters > 0;
+      if (!spin) {
+        const auto pause = active.empty() ? std::chrono::microseconds(10000) : std::chrono::microseconds(50);
+        work_cv.wait_for(lock, pause, [&] { return stop || !queued.empty() || (waiters > 0 && !active.empty()); });
+      }
       if (stop && queued.empty() && (active.empty() || !broken.empty())) break;
       for (auto& w : queued) w->seq = ++started, fresh.push_back(w);
       queued.clear();
     }
-    bool progressed = false;
     try {
-      progressed = step(fresh);
+      step(fresh);
     } catch (const std::exception& e) {
       std::lock_guard<std::mutex> lock(mu);
       fresh.clear();
       fail_all(std::string("the transport failed: ") + e.what());
     }
-    pause = progressed ? std::chrono::microseconds(20) : std::min(pause * 2, std::chrono::microseconds(1000));
+    if (spin) std::this_thread::yield();
   }
   if (!broken.empty()) transport->abort(1);
   transport->finalize();
@@ -290,7 +296,12 @@ Work Communicator::all_gather(const void* send, void* recv, std::size_t bytes, s
 void Communicator::wait(const Work& w) {
   const auto t0 = Clock::now();
   std::unique_lock<std::mutex> lock(impl_->mu);
-  impl_->done_cv.wait(lock, [&] { return w->done; });
+  if (!w->done) {
+    ++impl_->waiters;
+    impl_->work_cv.notify_all();
+    impl_->done_cv.wait(lock, [&] { return w->done; });
+    --impl_->waiters;
+  }
   impl_->waited += std::chrono::duration<double>(Clock::now() - t0).count();
   if (!w->error.empty()) throw DistributedError("DataParallel (rank " + std::to_string(impl_->rank) + "): " + w->error);
 }

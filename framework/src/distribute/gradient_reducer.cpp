@@ -6,6 +6,7 @@
 #include "backend/recording.h"
 #include "distribute/communicator.h"
 #include "distribute/host_buffer.h"
+#include "distribute/nccl_buckets.h"
 
 namespace kiln::distribute {
 
@@ -22,7 +23,8 @@ struct GradientReducer::State {
     std::size_t count = 0;
     std::vector<std::size_t> slots;
     std::size_t ready = 0;
-    std::vector<unsigned char> data;
+    std::vector<unsigned char> data;    // host staging (MPI)
+    std::unique_ptr<NcclBucket> device;  // or the bucket on the GPU (NCCL)
     Work work;
   };
   std::vector<Slot> slots;
@@ -47,20 +49,24 @@ void GradientReducer::State::stage(std::size_t i, const Tensor& g) {
   Slot& s = slots[i];
   if (s.ready) return;
   Bucket& b = buckets[s.bucket];
-  unsigned char* at = b.data.data() + s.offset;
-  copy_out(g, at);
   const double share = local_batch_share();
-  if (b.type == ElemType::Float32) scale<float>(at, s.bytes / 4, share);
-  else scale<double>(at, s.bytes / 8, share);
+  if (b.device) {
+    b.device->stage(g, s.offset / elem_size(b.type), share);
+  } else {
+    unsigned char* at = b.data.data() + s.offset;
+    copy_out(g, at);
+    if (b.type == ElemType::Float32) scale<float>(at, s.bytes / 4, share);
+    else scale<double>(at, s.bytes / 8, share);
+  }
   s.ready = true;
   ++b.ready;
 }
 
 void GradientReducer::State::launch(Bucket& b, std::size_t index) {
-  b.work = Communicator::instance().all_reduce(b.data.data(), b.count, b.type, ReduceKind::Sum,
-                                               "gradient bucket " + std::to_string(index) + " of " +
-                                                   std::to_string(buckets.size()) + ", " +
-                                                   std::to_string(b.data.size()) + " bytes");
+  const std::string what = "gradient bucket " + std::to_string(index) + " of " + std::to_string(buckets.size()) + ", " +
+                           std::to_string(b.count * elem_size(b.type)) + " bytes";
+  if (b.device) b.device->launch(what);
+  else b.work = Communicator::instance().all_reduce(b.data.data(), b.count, b.type, ReduceKind::Sum, what);
 }
 
 void GradientReducer::State::launch_full() {
@@ -75,15 +81,20 @@ void GradientReducer::State::wait_into(std::vector<Tensor>& outs) {
   for (std::size_t i = 0; i < slots.size(); ++i)
     if (!slots[i].ready) {
       Slot& s = slots[i];
-      std::memset(buckets[s.bucket].data.data() + s.offset, 0, s.bytes);
+      Bucket& b = buckets[s.bucket];
+      if (b.device) b.device->zero(s.offset / elem_size(b.type), s.bytes / elem_size(b.type));
+      else std::memset(b.data.data() + s.offset, 0, s.bytes);
       s.ready = true;
       ++buckets[s.bucket].ready;
     }
   launch_full();
   Communicator& c = Communicator::instance();
-  for (auto& b : buckets) c.wait(b.work);
-  for (std::size_t i = 0; i < slots.size(); ++i)
-    copy_in(buckets[slots[i].bucket].data.data() + slots[i].offset, outs[i]);
+  for (auto& b : buckets) b.device ? b.device->join() : c.wait(b.work);
+  for (std::size_t i = 0; i < slots.size(); ++i) {
+    const Bucket& b = buckets[slots[i].bucket];
+    if (b.device) b.device->read(slots[i].offset / elem_size(b.type), outs[i]);
+    else copy_in(b.data.data() + slots[i].offset, outs[i]);
+  }
   // Ready for the next step (a replay runs these host nodes again).
   for (auto& s : slots) s.ready = false;
   for (auto& b : buckets) b.ready = 0, b.work.reset();
@@ -112,6 +123,18 @@ GradientReducer::GradientReducer(const std::vector<Variable>& vars, const DataPa
     b.slots.push_back(k);
     b.data.resize(b.data.size() + bytes);
     b.count += bytes / elem_size(type);
+  }
+  // NCCL when asked for, or by default for variables on a GPU when the plugin has it.
+  const Device device = vars.empty() ? Device::cpu() : vars.front().device();
+  const std::string why_not = nccl_unavailable_reason(device);
+  if (o.communication == "nccl" && !why_not.empty())
+    throw DistributedError("DataParallel: communication \"nccl\" cannot be used: " + why_not);
+  if (o.communication == "nccl" || (o.communication == "auto" && why_not.empty())) {
+    backend::RecordingPause pause;  // the buckets are the reducer's own buffers, made once
+    for (auto& b : st.buckets)
+      b.device = std::make_unique<NcclBucket>(b.count, b.type == ElemType::Float32 ? DType::float32 : DType::float64,
+                                              device),
+      b.data = {};
   }
 }
 

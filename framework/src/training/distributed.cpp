@@ -35,13 +35,13 @@ std::vector<std::pair<std::string, std::string>> fit_facts(const Model& model, c
 }
 }  // namespace
 
-distribute::DataParallel* multi_process_strategy() {
+distribute::DataParallel* active_strategy() {
   distribute::DataParallel* s = distribute::current_strategy();
-  return s && s->num_replicas_in_sync() > 1 ? s : nullptr;
+  return s && (s->num_replicas_in_sync() > 1 || s->options().communication == "nccl") ? s : nullptr;
 }
 
 void sync_at_fit_start(Model& model, const FitOptions& options, int steps_per_epoch, int& first_epoch) {
-  distribute::DataParallel* s = multi_process_strategy();
+  distribute::DataParallel* s = active_strategy();
   if (!s) return;
   s->check_same(fit_facts(model, options, steps_per_epoch), "fit()");
   s->broadcast_variables(model.weights());
@@ -56,12 +56,12 @@ void sync_at_fit_start(Model& model, const FitOptions& options, int steps_per_ep
 }
 
 bool batch_usable(const Batch& global) {
-  if (!multi_process_strategy() || global.x.empty()) return true;
+  if (!active_strategy() || global.x.empty()) return true;
   return global.x[0].shape()[0] >= Communicator::instance().size();
 }
 
 Batch local_shard(const Batch& global) {
-  if (!multi_process_strategy() || global.x.empty()) return global;
+  if (!active_strategy() || global.x.empty()) return global;
   const Communicator& c = Communicator::instance();
   const int64_t n = global.x[0].shape()[0], ranks = c.size(), r = c.rank();
   // Contiguous rows, the first n % ranks ranks taking one more.
@@ -77,7 +77,7 @@ Batch local_shard(const Batch& global) {
 }
 
 Logs global_logs(Model& model, const Logs& local) {
-  if (!multi_process_strategy()) return local;
+  if (!active_strategy()) return local;
   const auto metrics = model.metrics();
   std::vector<double> buf;
   for (const auto& m : metrics)
@@ -120,7 +120,7 @@ Logs global_logs(Model& model, const Logs& local) {
 }
 
 void report_failure(const std::exception& e) {
-  if (!multi_process_strategy() || dynamic_cast<const distribute::DistributedError*>(&e)) return;
+  if (!active_strategy() || dynamic_cast<const distribute::DistributedError*>(&e)) return;
   Communicator::instance().report_failure(e.what());
 }
 

@@ -10,8 +10,9 @@
 
 namespace kiln::training {
 
-/// The strategy in scope when it spans several processes, else null.
-distribute::DataParallel* multi_process_strategy();
+/// The strategy in scope when it spans several processes (or asked for NCCL,
+/// which then runs even in one process), else null.
+distribute::DataParallel* active_strategy();
 
 /// At fit's start, after the callbacks' on_train_begin: fails unless every
 /// rank has the same model and arguments, then makes rank 0's variables,

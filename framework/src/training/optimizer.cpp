@@ -232,7 +232,7 @@ void Optimizer::apply(const std::vector<std::optional<Tensor>>& local_grads, con
   // Under a multi-process DataParallel, a custom training loop's gradients are
   // averaged across ranks here, as tf.distribute's apply_gradients does; fit's
   // own step has reduced them already, during its backward pass.
-  const distribute::DataParallel* strategy = training::multi_process_strategy();
+  const distribute::DataParallel* strategy = training::active_strategy();
   const auto grads = strategy && !distribute::ReducedGradientsScope::active() && local_grads.size() == vars.size()
                          ? distribute::GradientReducer(vars, strategy->options()).reduce(local_grads)
                          : local_grads;

@@ -82,7 +82,7 @@ Logs Model::compute_metrics(const Batch& batch_in, const std::vector<Tensor>& y_
 void Model::forward_backward_update(const Batch& b, std::vector<Tensor>& y_pred, Tensor& loss) {
   std::vector<std::optional<Tensor>> grads;
   std::vector<Variable> vars;
-  distribute::DataParallel* strategy = training::multi_process_strategy();
+  distribute::DataParallel* strategy = training::active_strategy();
   {
     GradientTape tape;
     y_pred = call_outputs(b.x, true);

@@ -92,6 +92,10 @@ class DataParallel {
 /// The DataParallel in scope in this process, or null (tf.distribute.get_strategy()).
 DataParallel* current_strategy();
 
+/// Whether NCCL can reduce gradients here: the CUDA plugin was built with it
+/// and loads. Otherwise false, with the reason in `why`.
+bool nccl_available(std::string* why = nullptr);
+
 /// Whether this process prints and writes files: without a strategy, or on rank 0.
 bool is_chief();
 

@@ -331,6 +331,12 @@ void CudaBackend::one_hot(const Tensor& indices, int64_t depth, Tensor& out) {
 
 }  // namespace kiln::cuda
 
+#if defined(KILN_CUDA_NCCL)
+namespace kiln::cuda {
+const NcclApi* nccl_api();  // nccl_collectives.cpp
+}
+#endif
+
 // The plugin's one exported symbol (plugin_api.h): libkiln finds it with dlsym.
 extern "C" __attribute__((visibility("default"))) const kiln::cuda::PluginApi* kiln_cuda_plugin() {
   namespace c = kiln::cuda;
@@ -343,6 +349,11 @@ extern "C" __attribute__((visibility("default"))) const kiln::cuda::PluginApi* k
       c::empty_device_cache,
       c::device_memory_in_use,
       [](int index) -> kiln::backend::Backend* { return c::backend_at(index); },
+#if defined(KILN_CUDA_NCCL)
+      c::nccl_api,
+#else
+      [] { return static_cast<const c::NcclApi*>(nullptr); },
+#endif
   };
   return &api;
 }

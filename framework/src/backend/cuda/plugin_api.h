@@ -14,13 +14,15 @@
 #include <cstddef>
 #include <string>
 
+#include "backend/cuda/nccl_api.h"
+
 namespace kiln::backend {
 class Backend;
 }
 
 namespace kiln::cuda {
 
-inline constexpr int kPluginAbiVersion = 1;
+inline constexpr int kPluginAbiVersion = 2;
 inline constexpr const char* kPluginEntry = "kiln_cuda_plugin";
 
 struct PluginApi {
@@ -35,6 +37,8 @@ struct PluginApi {
   std::size_t (*memory_allocated)(int index);
   /// The backend of device `index` (created on first use), or nullptr when absent.
   backend::Backend* (*backend_at)(int index);
+  /// NCCL for kiln::distribute (nccl_api.h), or nullptr when built without it.
+  const NcclApi* (*nccl)();
 };
 
 using PluginEntry = const PluginApi* (*)();
