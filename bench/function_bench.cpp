@@ -81,19 +81,21 @@ void bench_linear_regression() {
 }
 
 /// A compiled model for fit_steps_us.
-std::shared_ptr<k::Model> fit_model(const std::function<std::shared_ptr<k::Model>()>& make, bool jit) {
+std::shared_ptr<k::Model> fit_model(const std::function<std::shared_ptr<k::Model>()>& make, bool jit, int steps_per_execution = 1) {
   k::random::set_seed(5);
   auto model = make();
-  model->compile({.optimizer = "adam", .loss = "sparse_categorical_crossentropy", .jit_compile = jit});
+  model->compile({.optimizer = "adam", .loss = "sparse_categorical_crossentropy", .jit_compile = jit,
+                  .steps_per_execution = steps_per_execution});
   return model;
 }
 
 /// Microseconds per training step of a fit epoch, eager and compiled: after a
 /// warm-up epoch each, 7 epochs of each alternate, so a change in the machine's
 /// load between them affects both alike; medians.
+/// With steps_per_execution, the compiled fit runs that many steps per replay (eager fit is unaffected).
 std::pair<double, double> fit_steps_us(const std::function<std::shared_ptr<k::Model>()>& make, const k::Tensor& x,
-                                       const k::Tensor& y, int batch) {
-  std::shared_ptr<k::Model> models[2] = {fit_model(make, false), fit_model(make, true)};
+                                       const k::Tensor& y, int batch, int steps_per_execution = 1) {
+  std::shared_ptr<k::Model> models[2] = {fit_model(make, false), fit_model(make, true, steps_per_execution)};
   std::vector<double> per_step[2];
   for (int r = -1; r < 7; ++r)
     for (int jit : {0, 1}) {
@@ -132,12 +134,12 @@ double sgemm_gflops() {
 }
 
 void bench_fit(const std::string& name, const std::function<std::shared_ptr<k::Model>()>& make, const k::Shape& in,
-               int n, int batch) {
+               int n, int batch, int steps_per_execution = 1) {
   std::vector<int64_t> dims{n};
   for (int64_t d : in) dims.push_back(d);
   k::Tensor x = k::random::uniform(k::Shape(dims), 0, 1, k::DType::float32, 7);
   k::Tensor y = k::random::uniform({n}, 0, 10, k::DType::int32, 8);
-  const auto [eager, compiled] = fit_steps_us(make, x, y, batch);
+  const auto [eager, compiled] = fit_steps_us(make, x, y, batch, steps_per_execution);
   report(name, eager, compiled);
 }
 
@@ -147,10 +149,12 @@ int main() {
   namespace L = kiln::layers;
   bench_power();
   bench_mlp_step();
-  bench_fit("fit MLP 784-32-10 batch 32 (per step)", [] {
+  auto small = [] {
     return std::make_shared<k::Sequential>(std::vector<k::LayerPtr>{L::Input({784}), L::Dense(32, {.activation = "relu"}),
                                                                      L::Dense(10, {.activation = "softmax"})});
-  }, {784}, 2048, 32);
+  };
+  bench_fit("fit MLP 784-32-10 batch 32 (per step)", small, {784}, 2048, 32);
+  bench_fit("fit MLP 784-32-10 batch 32, steps_per_execution 8 (per step)", small, {784}, 2048, 32, 8);
   bench_fit("fit MLP 784-512-512-10 batch 128 (per step)", [] {
     return std::make_shared<k::Sequential>(std::vector<k::LayerPtr>{
         L::Input({784}), L::Dense(512, {.activation = "relu"}), L::Dense(512, {.activation = "relu"}),

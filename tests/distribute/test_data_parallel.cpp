@@ -66,7 +66,7 @@ std::shared_ptr<kiln::Model> guide_cnn_bn(bool synchronized) {
 /// Adam, except for models with BatchNormalization: the bias of the layer
 /// before it has a gradient of pure rounding noise, which Adam's normalised
 /// step turns into steps of the full learning rate in random directions.
-void compile(kiln::Model& m, bool eager) {
+void compile(kiln::Model& m, bool eager, int steps_per_execution = 1) {
   bool has_bn = false;
   for (const auto& l : m.layers()) has_bn = has_bn || l->class_name() == "BatchNormalization";
   kiln::OptimizerArg opt = has_bn ? kiln::OptimizerArg(std::make_shared<kiln::optimizers::SGD>(
@@ -75,7 +75,8 @@ void compile(kiln::Model& m, bool eager) {
   m.compile({.optimizer = opt,
              .loss = kiln::losses::SparseCategoricalCrossentropy({.from_logits = true}),
              .metrics = {"accuracy"},
-             .run_eagerly = eager});
+             .run_eagerly = eager,
+             .steps_per_execution = steps_per_execution});
 }
 
 /// Largest |a - b| over the largest |a|, per variable, then the worst variable.
@@ -99,10 +100,10 @@ struct Run {
 };
 
 template <class Build>
-Run train(Build build, const Data& d, int epochs, bool eager, uint64_t seed) {
+Run train(Build build, const Data& d, int epochs, bool eager, uint64_t seed, int steps_per_execution = 1) {
   kiln::random::set_seed(seed);
   Run r{build(), {}, {}};
-  compile(*r.model, eager);
+  compile(*r.model, eager, steps_per_execution);
   r.history = r.model->fit(d.x, d.y, {.batch_size = 64, .epochs = epochs, .verbose = 0});
   r.evaluated = r.model->evaluate(d.x, d.y, {.batch_size = 50, .verbose = 0});
   return r;
@@ -110,10 +111,11 @@ Run train(Build build, const Data& d, int epochs, bool eager, uint64_t seed) {
 
 /// 20 steps in one process, then the same 20 steps across the ranks.
 template <class Build>
-std::pair<Run, Run> reference_and_distributed(Build build, const Data& d, int epochs, bool eager) {
-  Run one = train(build, d, epochs, eager, 7);
+std::pair<Run, Run> reference_and_distributed(Build build, const Data& d, int epochs, bool eager,
+                                              int steps_per_execution = 1) {
+  Run one = train(build, d, epochs, eager, 7, steps_per_execution);
   D::DataParallel strategy;
-  Run many = train(build, d, epochs, eager, 7);
+  Run many = train(build, d, epochs, eager, 7, steps_per_execution);
   return {std::move(one), std::move(many)};
 }
 
@@ -136,6 +138,12 @@ TEST_CASE("distribute: a functional model trains on N ranks as on one, compiled 
     auto [one, many] = reference_and_distributed(functional_mlp, d, 4, eager);
     check_same_training(one, many);
   }
+}
+
+TEST_CASE("distribute: steps_per_execution runs several sharded steps per call") {
+  const Data d = blobs(330, 12, 3);  // 5 full global batches and one of 10 a epoch: groups of 3, 2 + 1
+  auto [one, many] = reference_and_distributed(functional_mlp, d, 2, false, 3);
+  check_same_training(one, many);
 }
 
 TEST_CASE("distribute: a Dataset's global batches are split the same way, with validation") {

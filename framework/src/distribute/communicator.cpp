@@ -42,6 +42,7 @@ struct WorkState {
   Clock::time_point started;
   bool done = false;
   std::string error;
+  std::shared_ptr<const void> keep;
 };
 
 namespace {
@@ -87,6 +88,7 @@ struct Communicator::Impl {
   std::condition_variable work_cv, done_cv;
   std::deque<Work> queued;
   std::vector<Work> active;
+  std::vector<Work> abandoned;  // started, then cut short by a failure: their memory stays until exit
   std::unique_ptr<Transport> transport;
   std::thread thread;
   bool stop = false, ready = false;
@@ -113,7 +115,7 @@ void Communicator::Impl::fail_all(const std::string& why) {
     broken = why;
     std::cerr << "kiln.distribute: rank " << rank << ": " << why << "\n" << std::flush;
   }
-  for (auto& w : active) w->done = true, w->error = broken;
+  for (auto& w : active) w->done = true, w->error = broken, abandoned.push_back(w);
   for (auto& w : queued) w->done = true, w->error = broken;
   active.clear();
   queued.clear();
@@ -277,19 +279,24 @@ Work queue_work(Communicator::Impl& im, Work w) {
 }
 }  // namespace
 
-Work Communicator::all_reduce(void* buf, std::size_t count, ElemType type, ReduceKind op, std::string what) {
+Work Communicator::all_reduce(void* buf, std::size_t count, ElemType type, ReduceKind op, std::string what,
+                              std::shared_ptr<const void> keep) {
   auto w = std::make_shared<WorkState>();
-  w->kind = WorkState::AllReduce, w->buf = buf, w->count = count, w->type = type, w->op = op, w->what = std::move(what);
+  w->kind = WorkState::AllReduce, w->buf = buf, w->count = count, w->type = type, w->op = op;
+  w->what = std::move(what), w->keep = std::move(keep);
   return queue_work(*impl_, w);
 }
-Work Communicator::broadcast(void* buf, std::size_t bytes, int root, std::string what) {
+Work Communicator::broadcast(void* buf, std::size_t bytes, int root, std::string what, std::shared_ptr<const void> keep) {
   auto w = std::make_shared<WorkState>();
-  w->kind = WorkState::Broadcast, w->buf = buf, w->count = bytes, w->root = root, w->what = std::move(what);
+  w->kind = WorkState::Broadcast, w->buf = buf, w->count = bytes, w->root = root;
+  w->what = std::move(what), w->keep = std::move(keep);
   return queue_work(*impl_, w);
 }
-Work Communicator::all_gather(const void* send, void* recv, std::size_t bytes, std::string what) {
+Work Communicator::all_gather(const void* send, void* recv, std::size_t bytes, std::string what,
+                              std::shared_ptr<const void> keep) {
   auto w = std::make_shared<WorkState>();
-  w->kind = WorkState::AllGather, w->send = send, w->buf = recv, w->count = bytes, w->what = std::move(what);
+  w->kind = WorkState::AllGather, w->send = send, w->buf = recv, w->count = bytes;
+  w->what = std::move(what), w->keep = std::move(keep);
   return queue_work(*impl_, w);
 }
 

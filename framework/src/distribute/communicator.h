@@ -40,10 +40,14 @@ class Communicator {
   double timeout() const;
 
   /// Queues a collective over caller-owned memory, which must stay valid and
-  /// untouched until wait() returns. `what` names it in errors.
-  Work all_reduce(void* buf, std::size_t count, ElemType type, ReduceKind op, std::string what);
-  Work broadcast(void* buf, std::size_t bytes, int root, std::string what);
-  Work all_gather(const void* send, void* recv, std::size_t bytes, std::string what);
+  /// untouched until wait() returns. `what` names it in errors. `keep` owns
+  /// that memory: a collective cut short by a failure may still be written
+  /// into by the library, so the communicator then keeps `keep` until exit.
+  Work all_reduce(void* buf, std::size_t count, ElemType type, ReduceKind op, std::string what,
+                  std::shared_ptr<const void> keep = nullptr);
+  Work broadcast(void* buf, std::size_t bytes, int root, std::string what, std::shared_ptr<const void> keep = nullptr);
+  Work all_gather(const void* send, void* recv, std::size_t bytes, std::string what,
+                  std::shared_ptr<const void> keep = nullptr);
   /// Blocks until `w` finished; throws DistributedError when it failed.
   void wait(const Work& w);
 
@@ -60,5 +64,8 @@ class Communicator {
   Communicator();
   std::unique_ptr<Impl> impl_;
 };
+
+/// Rank 0's `text` on every rank.
+std::string broadcast_text(const std::string& text, const std::string& what);
 
 }  // namespace kiln::distribute

@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <cstring>
+#include <memory>
 #include <vector>
 
 #include "autodiff/autodiff.h"
@@ -33,10 +34,11 @@ Tensor reduce_across(const Tensor& x, ReduceOp op) {
   backend::run_as_host_node(
       [x, out, op, type]() mutable {
         Communicator& comm = Communicator::instance();
-        std::vector<unsigned char> buf(byte_size(x));
+        auto held = std::make_shared<std::vector<unsigned char>>(byte_size(x));
+        auto& buf = *held;
         copy_out(x, buf.data());
         comm.wait(comm.all_reduce(buf.data(), static_cast<std::size_t>(x.size()), type, kind_of(op),
-                                  "all_reduce of a " + x.shape().to_string() + " tensor"));
+                                  "all_reduce of a " + x.shape().to_string() + " tensor", held));
         if (op == ReduceOp::Mean) {
           const double n = comm.size();
           if (type == ElemType::Float32)
@@ -113,7 +115,8 @@ void DataParallel::broadcast_variables(const std::vector<Variable>& vars, int ro
   if (c.size() == 1 || vars.empty()) return;
   std::size_t total = 0;
   for (const auto& v : vars) total += byte_size(v.read_value_untracked());
-  std::vector<unsigned char> buf(total);
+  auto held = std::make_shared<std::vector<unsigned char>>(total);
+  auto& buf = *held;
   if (c.rank() == root) {
     std::size_t at = 0;
     for (const auto& v : vars) {
@@ -122,7 +125,7 @@ void DataParallel::broadcast_variables(const std::vector<Variable>& vars, int ro
       at += byte_size(t);
     }
   }
-  c.wait(c.broadcast(buf.data(), total, root, "broadcast of " + std::to_string(vars.size()) + " variables"));
+  c.wait(c.broadcast(buf.data(), total, root, "broadcast of " + std::to_string(vars.size()) + " variables", held));
   if (c.rank() == root) return;
   std::size_t at = 0;
   for (auto v : vars) {
@@ -140,15 +143,14 @@ void DataParallel::check_same(const std::vector<std::pair<std::string, std::stri
   Communicator& c = Communicator::instance();
   if (c.size() == 1) return;
   const std::string mine = serialize(facts);
-  int64_t len = static_cast<int64_t>(mine.size());
-  c.wait(c.broadcast(&len, sizeof len, 0, where + ": configuration length"));
-  std::string root = c.rank() == 0 ? mine : std::string(static_cast<std::size_t>(len), '\0');
-  c.wait(c.broadcast(root.data(), root.size(), 0, where + ": configuration"));
+  const std::string root = broadcast_text(mine, where + ": configuration");
   constexpr std::size_t kSlot = 400;
-  std::string diff = c.rank() == 0 ? "" : first_difference(mine, root, 0);
-  diff.resize(kSlot, '\0');
-  std::vector<char> all(kSlot * static_cast<std::size_t>(c.size()));
-  c.wait(c.all_gather(diff.data(), all.data(), kSlot, where + ": configuration check"));
+  auto diff = std::make_shared<std::string>(c.rank() == 0 ? "" : first_difference(mine, root, 0));
+  diff->resize(kSlot, '\0');
+  auto held = std::make_shared<std::vector<char>>(kSlot * static_cast<std::size_t>(c.size()));
+  const std::vector<char>& all = *held;
+  c.wait(c.all_gather(diff->data(), held->data(), kSlot, where + ": configuration check",
+                      std::make_shared<std::pair<decltype(diff), decltype(held)>>(diff, held)));
   std::string report;
   for (int r = 0; r < c.size(); ++r) {
     const char* s = all.data() + kSlot * static_cast<std::size_t>(r);
@@ -158,6 +160,15 @@ void DataParallel::check_same(const std::vector<std::pair<std::string, std::stri
   if (!report.empty())
     throw DistributedError("DataParallel: " + where + ": the ranks were given different configurations (" + report +
                            "). Every rank must build the same model and call it with the same arguments.");
+}
+
+std::string broadcast_text(const std::string& text, const std::string& what) {
+  Communicator& c = Communicator::instance();
+  auto len = std::make_shared<int64_t>(static_cast<int64_t>(text.size()));
+  c.wait(c.broadcast(len.get(), sizeof(int64_t), 0, what + " (length)", len));
+  auto out = std::make_shared<std::string>(c.rank() == 0 ? text : std::string(static_cast<std::size_t>(*len), '\0'));
+  c.wait(c.broadcast(out->data(), out->size(), 0, what, out));
+  return *out;
 }
 
 DataParallel* current_strategy() { return g_current; }

@@ -10,7 +10,7 @@
 
 namespace kiln::distribute {
 
-struct GradientReducer::State {
+struct GradientReducer::State : std::enable_shared_from_this<GradientReducer::State> {
   struct Slot {
     std::size_t bucket = 0, offset = 0, bytes = 0;
     bool ready = false;
@@ -66,7 +66,8 @@ void GradientReducer::State::launch(Bucket& b, std::size_t index) {
   const std::string what = "gradient bucket " + std::to_string(index) + " of " + std::to_string(buckets.size()) + ", " +
                            std::to_string(b.count * elem_size(b.type)) + " bytes";
   if (b.device) b.device->launch(what);
-  else b.work = Communicator::instance().all_reduce(b.data.data(), b.count, b.type, ReduceKind::Sum, what);
+  else b.work = Communicator::instance().all_reduce(b.data.data(), b.count, b.type, ReduceKind::Sum, what,
+                                                    shared_from_this());
 }
 
 void GradientReducer::State::launch_full() {

@@ -28,10 +28,9 @@ void* comm_for(int index) {
   const cuda::NcclApi* nccl = api(&why);
   if (!nccl) throw DistributedError("DataParallel: NCCL is not available: " + why);
   Communicator& c = Communicator::instance();
-  std::string id(128, '\0'), error;
+  std::string id, error;
   if (c.rank() == 0 && !nccl->unique_id(&id, &error)) throw DistributedError("DataParallel: " + error);
-  id.resize(128);
-  c.wait(c.broadcast(id.data(), id.size(), 0, "the NCCL unique id"));
+  id = broadcast_text(id, "the NCCL unique id");
   void* comm = nccl->init(index, id, c.size(), c.rank(), &error);
   if (!comm) throw DistributedError("DataParallel: NCCL could not start on cuda:" + std::to_string(index) + ": " + error);
   return comms[index] = comm;

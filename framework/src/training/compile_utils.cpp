@@ -87,6 +87,9 @@ MetricPtr resolve_metric(const MetricArg& arg, const Tensor& y_true, const Tenso
 void Model::compile(CompileOptions o) {
   optimizer_ = o.optimizer.resolve();
   if (!o.loss.empty()) training::check_losses(o.loss, *this);
+  if (o.steps_per_execution < 1)
+    throw ValueError("compile(): steps_per_execution must be a positive integer, got " +
+                     std::to_string(o.steps_per_execution));
   compile_options_ = std::move(o);
   compiled_ = true;
   compile_resolved_ = false;

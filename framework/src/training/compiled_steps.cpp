@@ -69,11 +69,38 @@ struct Compiled {
 };
 
 using StepFn = std::function<Logs(const Parts&, const Parts&, const Parts&)>;
+/// steps_per_execution steps: every batch's parts one after the other, and their count.
+using MultiStepFn = std::function<Logs(const Parts&, const Parts&, const Parts&, int)>;
+
+/// The batches' parts end to end, for one call of a multi-step function;
+/// false when some batches have sample weights and others not.
+bool flatten(const std::vector<Batch>& batches, Parts& x, Parts& y, Parts& sw) {
+  const bool weighted = batches.front().sample_weight.defined();
+  for (const auto& b : batches) {
+    if (b.sample_weight.defined() != weighted || b.x.size() != batches.front().x.size() ||
+        b.y.size() != batches.front().y.size())
+      return false;
+    x.insert(x.end(), b.x.begin(), b.x.end());
+    y.insert(y.end(), b.y.begin(), b.y.end());
+    if (weighted) sw.push_back(b.sample_weight);
+  }
+  return true;
+}
+
+/// Batch i of k from flattened parts.
+Batch batch_of(const Parts& x, const Parts& y, const Parts& sw, int i, int k) {
+  auto part = [i, k](const Parts& all) {
+    const std::size_t n = all.size() / static_cast<std::size_t>(k);
+    return Parts(all.begin() + static_cast<long>(n * i), all.begin() + static_cast<long>(n * (i + 1)));
+  };
+  return Batch{part(x), part(y), sw.empty() ? Tensor() : sw[static_cast<std::size_t>(i)]};
+}
 
 }  // namespace
 
 struct Model::CompiledSteps {
   Compiled<StepFn> train, test;
+  Compiled<MultiStepFn> train_multi, test_multi;
   Compiled<std::function<Parts(const Parts&)>> predict;
 };
 
@@ -103,6 +130,16 @@ Model::CompiledSteps& Model::compiled_steps() {
   c.test.fn = kiln::function([this](const Parts& x, const Parts& y, const Parts& sw) {
     return test_step(Batch{x, y, sw.empty() ? Tensor() : sw[0]});
   }, options("test_function", c.test.tracing, c.test.saved));
+  c.train_multi.fn = kiln::function([this](const Parts& x, const Parts& y, const Parts& sw, int k) {
+    Logs logs;
+    for (int i = 0; i < k; ++i) logs = train_step(batch_of(x, y, sw, i, k));
+    return logs;
+  }, options("train_function", c.train_multi.tracing, c.train_multi.saved));
+  c.test_multi.fn = kiln::function([this](const Parts& x, const Parts& y, const Parts& sw, int k) {
+    Logs logs;
+    for (int i = 0; i < k; ++i) logs = test_step(batch_of(x, y, sw, i, k));
+    return logs;
+  }, options("test_function", c.test_multi.tracing, c.test_multi.saved));
   c.predict.fn = kiln::function([this](const Parts& x) { return predict_step(x); },
                                 options("predict_function", c.predict.tracing, c.predict.saved));
   return c;
@@ -118,6 +155,38 @@ Logs Model::test_function(const Batch& b) {
   if (!compiles_steps()) return test_step(b);
   auto& c = compiled_steps().test;
   return c.call(*this, "test_step", [&] { return c.fn(b.x, b.y, weights_of(b)); }, [&] { return test_step(b); });
+}
+
+namespace {
+/// The steps one at a time: eagerly, or when the batches cannot be one call.
+template <class Step>
+Logs each(const std::vector<Batch>& batches, Step&& step) {
+  Logs logs;
+  for (const auto& b : batches) logs = step(b);
+  return logs;
+}
+}  // namespace
+
+Logs Model::train_function(const std::vector<Batch>& batches) {
+  if (batches.size() == 1) return train_function(batches.front());
+  Parts x, y, sw;
+  if (batches.empty() || !compiles_steps() || !flatten(batches, x, y, sw))
+    return each(batches, [this](const Batch& b) { return train_function(b); });
+  auto& c = compiled_steps().train_multi;
+  const int k = static_cast<int>(batches.size());
+  return c.call(*this, "train_step", [&] { return c.fn(x, y, sw, k); },
+                [&] { return each(batches, [this](const Batch& b) { return train_step(b); }); });
+}
+
+Logs Model::test_function(const std::vector<Batch>& batches) {
+  if (batches.size() == 1) return test_function(batches.front());
+  Parts x, y, sw;
+  if (batches.empty() || !compiles_steps() || !flatten(batches, x, y, sw))
+    return each(batches, [this](const Batch& b) { return test_function(b); });
+  auto& c = compiled_steps().test_multi;
+  const int k = static_cast<int>(batches.size());
+  return c.call(*this, "test_step", [&] { return c.fn(x, y, sw, k); },
+                [&] { return each(batches, [this](const Batch& b) { return test_step(b); }); });
 }
 
 std::vector<Tensor> Model::predict_function(const std::vector<Tensor>& x) {

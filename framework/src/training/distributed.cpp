@@ -11,14 +11,6 @@ namespace kiln::training {
 using distribute::Communicator;
 
 namespace {
-std::string broadcast_text(Communicator& c, const std::string& text, const std::string& what) {
-  int64_t len = static_cast<int64_t>(text.size());
-  c.wait(c.broadcast(&len, sizeof len, 0, what + " (length)"));
-  std::string out = c.rank() == 0 ? text : std::string(static_cast<std::size_t>(len), '\0');
-  c.wait(c.broadcast(out.data(), out.size(), 0, what));
-  return out;
-}
-
 std::vector<std::pair<std::string, std::string>> fit_facts(const Model& model, const FitOptions& o, int steps) {
   std::vector<std::pair<std::string, std::string>> facts{
       {"batch_size", o.batch_size ? std::to_string(*o.batch_size) : "default"},
@@ -49,10 +41,10 @@ void sync_at_fit_start(Model& model, const FitOptions& options, int steps_per_ep
   Communicator& c = Communicator::instance();
   // The same generator everywhere gives every rank the same shuffled order, so
   // the ranks' shares of each global batch never overlap.
-  random::set_state(broadcast_text(c, random::get_state(), "fit(): the random generator's state"));
-  int64_t epoch = first_epoch;
-  c.wait(c.broadcast(&epoch, sizeof epoch, 0, "fit(): the first epoch"));
-  first_epoch = static_cast<int>(epoch);
+  random::set_state(distribute::broadcast_text(random::get_state(), "fit(): the random generator's state"));
+  auto epoch = std::make_shared<int64_t>(first_epoch);
+  c.wait(c.broadcast(epoch.get(), sizeof(int64_t), 0, "fit(): the first epoch", epoch));
+  first_epoch = static_cast<int>(*epoch);
 }
 
 bool batch_usable(const Batch& global) {
@@ -79,7 +71,8 @@ Batch local_shard(const Batch& global) {
 Logs global_logs(Model& model, const Logs& local) {
   if (!active_strategy()) return local;
   const auto metrics = model.metrics();
-  std::vector<double> buf;
+  auto held = std::make_shared<std::vector<double>>();
+  std::vector<double>& buf = *held;
   for (const auto& m : metrics)
     for (const auto& v : m->variables()) {
       const auto vals = v.read_value_untracked().to_vector<double>();
@@ -93,7 +86,7 @@ Logs global_logs(Model& model, const Logs& local) {
   }
   Communicator& c = Communicator::instance();
   c.wait(c.all_reduce(buf.data(), buf.size(), distribute::ElemType::Float64, distribute::ReduceKind::Sum,
-                      "the metrics' states"));
+                      "the metrics' states", held));
   // Each metric's result from the summed states; its own state stays local.
   std::size_t at = 0;
   Logs out;

@@ -37,6 +37,22 @@ int EpochIterator::run_epoch(const std::function<bool(int, const Batch&)>& step)
   return done;
 }
 
+int EpochIterator::run_epoch_in_groups(int k, const std::function<bool(int, int, const std::vector<Batch>&)>& step) {
+  std::vector<Batch> group;
+  int first = 0;
+  bool go_on = true;
+  const int done = run_epoch([&](int i, const Batch& b) {
+    if (group.empty()) first = i;
+    group.push_back(b);
+    if (static_cast<int>(group.size()) < k) return true;
+    go_on = step(first, i, group);
+    group.clear();
+    return go_on;
+  });
+  if (!group.empty() && go_on) step(first, first + static_cast<int>(group.size()) - 1, group);
+  return done;
+}
+
 std::optional<Arrays> take_validation_arrays(const Model& model, const FitOptions& o, Arrays* train) {
   if (o.validation_data && o.validation_dataset)
     throw ValueError("fit(): pass validation_data or validation_dataset, not both");

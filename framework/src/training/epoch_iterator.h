@@ -29,6 +29,10 @@ class EpochIterator {
   /// Calls `step(index, batch)` for each batch of one epoch, until the steps or
   /// the data run out or `step` returns false. Returns the batches run.
   int run_epoch(const std::function<bool(int, const Batch&)>& step);
+  /// The same in groups of up to `k` batches (steps_per_execution): calls
+  /// `step(first, last, batches)` with the indexes of the group's first and
+  /// last batch; the epoch's last group may be shorter.
+  int run_epoch_in_groups(int k, const std::function<bool(int, int, const std::vector<Batch>&)>& step);
 
  private:
   EpochIterator(std::shared_ptr<const DataAdapter> adapter, std::optional<int> steps, bool resume);

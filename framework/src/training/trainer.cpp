@@ -49,6 +49,29 @@ Callbacks validation_callbacks(const std::vector<CallbackArg>& args) {
   return cbs;
 }
 
+/// One call of `run` (model.train_function or test_function) per run of
+/// global batches with the same row count, each cut to this rank's share
+/// (which, for one call, must be the same for all its steps). The last logs,
+/// or none when no batch was usable.
+template <class Run>
+std::optional<Logs> run_steps(Model& model, const std::vector<Batch>& global, Run&& run) {
+  std::optional<Logs> logs;
+  std::vector<Batch> local;
+  for (std::size_t i = 0; i < global.size(); ++i) {
+    if (!batch_usable(global[i])) continue;
+    local.push_back(local_shard(global[i]));
+    const bool flush = i + 1 == global.size() || global[i + 1].x.empty() || global[i].x.empty() ||
+                       global[i + 1].x[0].shape()[0] != global[i].x[0].shape()[0];
+    if (flush) {
+      logs = global_logs(model, run(local));
+      local.clear();
+    }
+  }
+  return logs;
+}
+
+int steps_per_execution(const Model& model) { return std::max(1, model.compile_options().steps_per_execution); }
+
 /// One evaluation run: evaluate(), and each of fit()'s validation runs.
 Logs test_loop(Model& model, EpochIterator& batches, const Callbacks& cbs) {
   const Logs empty;
@@ -57,11 +80,12 @@ Logs test_loop(Model& model, EpochIterator& batches, const Callbacks& cbs) {
   // evaluation; fit resets them again at each epoch start.
   model.reset_metrics();
   Logs logs;
-  const int steps = batches.run_epoch([&](int step, const Batch& b) {
-    if (!batch_usable(b)) return true;
-    for (auto& c : cbs) c->on_test_batch_begin(step, empty);
-    logs = global_logs(model, model.test_function(local_shard(b)));
-    for (auto& c : cbs) c->on_test_batch_end(step, logs);
+  const int steps = batches.run_epoch_in_groups(steps_per_execution(model), [&](int first, int last, const auto& group) {
+    for (auto& c : cbs) c->on_test_batch_begin(first, empty);
+    auto out = run_steps(model, group, [&](const std::vector<Batch>& b) { return model.test_function(b); });
+    if (!out) return true;
+    logs = *out;
+    for (auto& c : cbs) c->on_test_batch_end(last, logs);
     return true;
   });
   if (steps == 0) throw ValueError("evaluate(): the data produced no batches (empty dataset?)");
@@ -87,11 +111,13 @@ History fit_epochs(Model& model, EpochIterator& train, std::optional<EpochIterat
     model.reset_metrics();
     for (auto& c : cbs) c->on_epoch_begin(epoch, empty);
     Logs logs;
-    const int steps = train.run_epoch([&](int step, const Batch& b) {
-      if (!batch_usable(b)) return true;
-      for (auto& c : cbs) c->on_train_batch_begin(step, empty);
-      logs = global_logs(model, model.train_function(local_shard(b)));
-      for (auto& c : cbs) c->on_train_batch_end(step, logs);
+    // Keras's steps_per_execution: the callbacks see each group of steps as one batch.
+    const int steps = train.run_epoch_in_groups(steps_per_execution(model), [&](int first, int last, const auto& group) {
+      for (auto& c : cbs) c->on_train_batch_begin(first, empty);
+      auto out = run_steps(model, group, [&](const std::vector<Batch>& b) { return model.train_function(b); });
+      if (!out) return true;
+      logs = *out;
+      for (auto& c : cbs) c->on_train_batch_end(last, logs);
       // Keras leaves the epoch right after the batch that set stop_training.
       return !model.stop_training;
     });

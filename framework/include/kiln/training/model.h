@@ -130,6 +130,12 @@ class Model : public Layer {
   /// that reads a tensor's value runs eagerly after a warning.
   Logs train_function(const Batch& batch);
   Logs test_function(const Batch& batch);
+  /// Several steps in one call, as Keras's train_function with
+  /// steps_per_execution > 1: fit and evaluate hand it that many batches at a
+  /// time (fewer at an epoch's end). Compiled, the steps are one trace, so a
+  /// replay runs them all; the logs are the last step's.
+  Logs train_function(const std::vector<Batch>& batches);
+  Logs test_function(const std::vector<Batch>& batches);
   std::vector<Tensor> predict_function(const std::vector<Tensor>& x);
   virtual Logs train_step(const Batch& batch);
   virtual Logs test_step(const Batch& batch);
