@@ -32,18 +32,31 @@ bool executing_eagerly() { return tracing::current_function() == nullptr; }
 
 namespace graph {
 
-void ArgTraits<Tensor>::describe(const Tensor& t, std::string& key, std::vector<std::string>& described) {
+namespace {
+/// A tensor's signature in the key: dtype, dimensions and device, compactly.
+void tensor_key(const Shape& shape, DType dtype, Device device, std::string& key) {
+  key += 'T';
+  key += std::to_string(static_cast<int>(dtype));
+  for (int64_t d : shape.dims()) key += ',' + std::to_string(d);
+  key += device.is_cpu() ? "@c" : "@g" + std::to_string(device.index);
+  key += ';';
+}
+}  // namespace
+
+void ArgTraits<Tensor>::key(const Tensor& t, std::string& key) {
   if (!t.defined()) throw ValueError("kiln::function: an argument is an undefined tensor");
-  const std::string spec = TensorSpec{t.shape(), t.dtype(), ""}.to_string();
-  key += "T" + spec + "@" + t.device().to_string() + ";";
-  described.push_back(spec);
+  tensor_key(t.shape(), t.dtype(), t.device(), key);
+}
+void ArgTraits<Tensor>::describe(const Tensor& t, std::vector<std::string>& described) {
+  described.push_back(TensorSpec{t.shape(), t.dtype(), ""}.to_string());
 }
 
-void ArgTraits<TensorSpec>::describe(const TensorSpec& s, std::string& key, std::vector<std::string>& described) {
-  // Keyed as a tensor of that shape and dtype on the default device, so a
-  // later call with such a tensor replays this trace.
-  const std::string spec = TensorSpec{s.shape, s.dtype, ""}.to_string();
-  key += "T" + spec + "@" + default_device().to_string() + ";";
+// Keyed as a tensor of that shape and dtype on the default device, so a
+// later call with such a tensor replays this trace.
+void ArgTraits<TensorSpec>::key(const TensorSpec& s, std::string& key) {
+  tensor_key(s.shape, s.dtype, default_device(), key);
+}
+void ArgTraits<TensorSpec>::describe(const TensorSpec& s, std::vector<std::string>& described) {
   described.push_back(s.to_string());
 }
 
@@ -55,22 +68,20 @@ void ArgTraits<TensorSpec>::collect(const TensorSpec& s, std::vector<Tensor>& ou
   out.push_back(zeros(s.shape, s.dtype).to(default_device()));
 }
 
-void ArgTraits<std::vector<Tensor>>::describe(const std::vector<Tensor>& v, std::string& key,
-                                              std::vector<std::string>& described) {
-  std::string list;
+void ArgTraits<std::vector<Tensor>>::key(const std::vector<Tensor>& v, std::string& key) {
   key += "[";
-  for (const auto& t : v) {
-    std::vector<std::string> one;
-    ArgTraits<Tensor>::describe(t, key, one);
-    list += (list.empty() ? "" : ", ") + one.at(0);
-  }
+  for (const auto& t : v) ArgTraits<Tensor>::key(t, key);
   key += "];";
+}
+void ArgTraits<std::vector<Tensor>>::describe(const std::vector<Tensor>& v, std::vector<std::string>& described) {
+  std::string list;
+  for (const auto& t : v) list += (list.empty() ? "" : ", ") + TensorSpec{t.shape(), t.dtype(), ""}.to_string();
   described.push_back("List[" + list + "]");
 }
 
-void ArgTraits<Variable>::describe(const Variable& v, std::string& key, std::vector<std::string>& described) {
-  // A variable argument is captured by reference: its identity is the signature.
-  key += "V" + std::to_string(v.id()) + ";";
+// A variable argument is captured by reference: its identity is the signature.
+void ArgTraits<Variable>::key(const Variable& v, std::string& key) { key += "V" + std::to_string(v.id()) + ";"; }
+void ArgTraits<Variable>::describe(const Variable& v, std::vector<std::string>& described) {
   described.push_back("Variable('" + v.name() + "', shape=" + v.shape().to_string() + ", dtype=" +
                       dtype_name(v.dtype()) + ")");
 }
@@ -224,7 +235,7 @@ class FunctionCore::Arguments {
 };
 
 std::vector<Tensor> FunctionCore::call(const std::vector<Tensor>& args, const std::string& key,
-                                       const std::vector<std::string>& described, const Body& body) {
+                                       const Describe& described, const Body& body) {
   if (runs_eagerly()) return body(args);
   check_signature(s_->options, args);
   auto it = s_->traces.find(key);
@@ -255,17 +266,17 @@ ConcreteFunction FunctionCore::describe(const Trace& t) const {
 }
 
 ConcreteFunction FunctionCore::concrete_function(const std::vector<Tensor>& args, const std::string& key,
-                                                 const std::vector<std::string>& described, const Body& body) {
+                                                 const Describe& described, const Body& body) {
   check_signature(s_->options, args);
   auto it = s_->traces.find(key);
   return describe(it != s_->traces.end() ? *it->second : trace(args, key, described, body, false));
 }
 
 FunctionCore::Trace& FunctionCore::trace(const std::vector<Tensor>& args, const std::string& key,
-                                         const std::vector<std::string>& described, const Body& body, bool execute) {
+                                         const Describe& described, const Body& body, bool execute) {
   auto trace = std::make_unique<Trace>();
   if (execute && s_->options.before_trace) s_->options.before_trace();
-  trace->described = described;
+  trace->described = described();
   trace->placeholders = clone_all(args);
   const bool first = s_->tracing_count == 0;
   ++s_->tracing_count;

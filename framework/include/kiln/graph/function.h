@@ -83,14 +83,16 @@ class FunctionCore {
   explicit FunctionCore(FunctionOptions options);
   ~FunctionCore();
   using Body = std::function<std::vector<Tensor>(const std::vector<Tensor>&)>;
+  /// The arguments described for messages; called only when tracing.
+  using Describe = std::function<std::vector<std::string>()>;
   /// Runs `body` for these tensor arguments: traced on the first call with
   /// `key`, replayed after. `described` lists the arguments for warnings.
-  std::vector<Tensor> call(const std::vector<Tensor>& args, const std::string& key,
-                           const std::vector<std::string>& described, const Body& body);
+  std::vector<Tensor> call(const std::vector<Tensor>& args, const std::string& key, const Describe& described,
+                           const Body& body);
   /// The graph traced for these arguments, traced now if it is new: a trace
   /// that records without running the body's device work, so nothing changes.
   ConcreteFunction concrete_function(const std::vector<Tensor>& args, const std::string& key,
-                                     const std::vector<std::string>& described, const Body& body);
+                                     const Describe& described, const Body& body);
   /// Whether calls run the body directly (run_functions_eagerly, inside another
   /// trace, or under a recording GradientTape).
   static bool runs_eagerly();
@@ -106,8 +108,8 @@ class FunctionCore {
   struct Trace;
   class Arguments;
   ConcreteFunction describe(const Trace& t) const;
-  Trace& trace(const std::vector<Tensor>& args, const std::string& key, const std::vector<std::string>& described,
-               const Body& body, bool execute);
+  Trace& trace(const std::vector<Tensor>& args, const std::string& key, const Describe& described, const Body& body,
+               bool execute);
   std::unique_ptr<State> s_;
 };
 
@@ -123,14 +125,15 @@ struct ArgTraits {
   static_assert(std::is_arithmetic_v<A> || std::is_convertible_v<A, std::string>,
                 "kiln::function arguments are tensors, vectors of tensors, variables, numbers, bools and strings");
   using Passed = const A&;
-  static void describe(const A& a, std::string& key, std::vector<std::string>& described) {
+  static std::string text(const A& a) {
     std::ostringstream s;
     if constexpr (std::is_same_v<A, bool>) s << (a ? "True" : "False");
     else if constexpr (std::is_convertible_v<A, std::string>) s << '"' << std::string(a) << '"';
     else s << +a;
-    key += "L" + s.str() + ";";
-    described.push_back("Literal[" + s.str() + "]");
+    return s.str();
   }
+  static void key(const A& a, std::string& key) { key += "L" + text(a) + ";"; }
+  static void describe(const A& a, std::vector<std::string>& described) { described.push_back("Literal[" + text(a) + "]"); }
   static void collect(const A&, std::vector<Tensor>&) {}
   static const A& substitute(const A& a, const std::vector<Tensor>&, std::size_t&) { return a; }
 };
@@ -138,7 +141,8 @@ struct ArgTraits {
 template <>
 struct ArgTraits<Tensor> {
   using Passed = const Tensor&;
-  static void describe(const Tensor& t, std::string& key, std::vector<std::string>& described);
+  static void key(const Tensor& t, std::string& key);
+  static void describe(const Tensor& t, std::vector<std::string>& described);
   static void collect(const Tensor& t, std::vector<Tensor>& out) { out.push_back(t); }
   static const Tensor& substitute(const Tensor&, const std::vector<Tensor>& placeholders, std::size_t& i) {
     return placeholders[i++];
@@ -149,7 +153,8 @@ struct ArgTraits<Tensor> {
 template <>
 struct ArgTraits<TensorSpec> {
   using Passed = const Tensor&;
-  static void describe(const TensorSpec& s, std::string& key, std::vector<std::string>& described);
+  static void key(const TensorSpec& s, std::string& key);
+  static void describe(const TensorSpec& s, std::vector<std::string>& described);
   static void collect(const TensorSpec& s, std::vector<Tensor>& out);
   static const Tensor& substitute(const TensorSpec&, const std::vector<Tensor>& placeholders, std::size_t& i) {
     return placeholders[i++];
@@ -159,7 +164,8 @@ struct ArgTraits<TensorSpec> {
 template <>
 struct ArgTraits<std::vector<Tensor>> {
   using Passed = std::vector<Tensor>;
-  static void describe(const std::vector<Tensor>& v, std::string& key, std::vector<std::string>& described);
+  static void key(const std::vector<Tensor>& v, std::string& key);
+  static void describe(const std::vector<Tensor>& v, std::vector<std::string>& described);
   static void collect(const std::vector<Tensor>& v, std::vector<Tensor>& out) { out.insert(out.end(), v.begin(), v.end()); }
   static std::vector<Tensor> substitute(const std::vector<Tensor>& v, const std::vector<Tensor>& placeholders,
                                         std::size_t& i) {
@@ -173,7 +179,8 @@ struct ArgTraits<std::vector<Tensor>> {
 template <>
 struct ArgTraits<Variable> {
   using Passed = const Variable&;
-  static void describe(const Variable& v, std::string& key, std::vector<std::string>& described);
+  static void key(const Variable& v, std::string& key);
+  static void describe(const Variable& v, std::vector<std::string>& described);
   static void collect(const Variable&, std::vector<Tensor>&) {}
   static const Variable& substitute(const Variable& v, const std::vector<Tensor>&, std::size_t&) { return v; }
 };
@@ -214,9 +221,9 @@ class Function {
     using R = Result<Args...>;
     Call<Args...> c(args...);
     if constexpr (std::is_void_v<R>) {
-      core_->call(c.tensors, c.key, c.described, body<Args...>(c, args...));
+      core_->call(c.tensors, c.key, c.describe(args...), body<Args...>(c, args...));
     } else {
-      auto outs = core_->call(c.tensors, c.key, c.described, body<Args...>(c, args...));
+      auto outs = core_->call(c.tensors, c.key, c.describe(args...), body<Args...>(c, args...));
       return graph::ResultTraits<R>::unflatten(std::move(outs), *std::static_pointer_cast<R>(structures_->at(c.key)));
     }
   }
@@ -226,7 +233,7 @@ class Function {
   template <class... Args>
   ConcreteFunction get_concrete_function(const Args&... args) const {
     Call<Args...> c(args...);
-    return core_->concrete_function(c.tensors, c.key, c.described, body<Args...>(c, args...));
+    return core_->concrete_function(c.tensors, c.key, c.describe(args...), body<Args...>(c, args...));
   }
 
   /// How many times the body has been traced (one per new signature).
@@ -241,15 +248,22 @@ class Function {
   using Result =
       std::decay_t<std::invoke_result_t<F&, typename graph::ArgTraits<std::decay_t<Args>>::Passed...>>;
 
-  /// A call's signature key, its descriptions for messages, and its tensors.
+  /// A call's signature key and its tensors; describe() makes the arguments'
+  /// descriptions for messages, which only a trace needs.
   template <class... Args>
   struct Call {
     std::string key;
-    std::vector<std::string> described;
     std::vector<Tensor> tensors;
     explicit Call(const Args&... args) {
-      (graph::ArgTraits<std::decay_t<Args>>::describe(args, key, described), ...);
+      (graph::ArgTraits<std::decay_t<Args>>::key(args, key), ...);
       (graph::ArgTraits<std::decay_t<Args>>::collect(args, tensors), ...);
+    }
+    static graph::FunctionCore::Describe describe(const Args&... args) {
+      return [&args...] {
+        std::vector<std::string> described;
+        (graph::ArgTraits<std::decay_t<Args>>::describe(args, described), ...);
+        return described;
+      };
     }
   };
 
