@@ -98,6 +98,15 @@ Batch batch_of(const Parts& x, const Parts& y, const Parts& sw, int i, int k) {
 
 }  // namespace
 
+/// The body of a multi-step function: `step` on each of the k batches, the last logs.
+MultiStepFn steps_of(Model* m, Logs (Model::*step)(const Batch&)) {
+  return [m, step](const Parts& x, const Parts& y, const Parts& sw, int k) {
+    Logs logs;
+    for (int i = 0; i < k; ++i) logs = (m->*step)(batch_of(x, y, sw, i, k));
+    return logs;
+  };
+}
+
 struct Model::CompiledSteps {
   Compiled<StepFn> train, test;
   Compiled<MultiStepFn> train_multi, test_multi;
@@ -130,16 +139,10 @@ Model::CompiledSteps& Model::compiled_steps() {
   c.test.fn = kiln::function([this](const Parts& x, const Parts& y, const Parts& sw) {
     return test_step(Batch{x, y, sw.empty() ? Tensor() : sw[0]});
   }, options("test_function", c.test.tracing, c.test.saved));
-  c.train_multi.fn = kiln::function([this](const Parts& x, const Parts& y, const Parts& sw, int k) {
-    Logs logs;
-    for (int i = 0; i < k; ++i) logs = train_step(batch_of(x, y, sw, i, k));
-    return logs;
-  }, options("train_function", c.train_multi.tracing, c.train_multi.saved));
-  c.test_multi.fn = kiln::function([this](const Parts& x, const Parts& y, const Parts& sw, int k) {
-    Logs logs;
-    for (int i = 0; i < k; ++i) logs = test_step(batch_of(x, y, sw, i, k));
-    return logs;
-  }, options("test_function", c.test_multi.tracing, c.test_multi.saved));
+  c.train_multi.fn = kiln::function(steps_of(this, &Model::train_step),
+                                    options("train_function", c.train_multi.tracing, c.train_multi.saved));
+  c.test_multi.fn = kiln::function(steps_of(this, &Model::test_step),
+                                   options("test_function", c.test_multi.tracing, c.test_multi.saved));
   c.predict.fn = kiln::function([this](const Parts& x) { return predict_step(x); },
                                 options("predict_function", c.predict.tracing, c.predict.saved));
   return c;
@@ -158,35 +161,33 @@ Logs Model::test_function(const Batch& b) {
 }
 
 namespace {
-/// The steps one at a time: eagerly, or when the batches cannot be one call.
-template <class Step>
-Logs each(const std::vector<Batch>& batches, Step&& step) {
-  Logs logs;
-  for (const auto& b : batches) logs = step(b);
-  return logs;
+/// Several batches as one call of `c` (one replay when compiled, `c` non-null);
+/// else, or when the batches cannot be one call, `single` on each in turn.
+template <class Single>
+Logs run_batches(Model& m, Compiled<MultiStepFn>* c, const char* name, Logs (Model::*step)(const Batch&),
+                 const std::vector<Batch>& batches, Single&& single) {
+  auto each = [&](auto&& one) {
+    Logs logs;
+    for (const auto& b : batches) logs = one(b);
+    return logs;
+  };
+  if (batches.size() == 1) return single(batches.front());
+  Parts x, y, sw;
+  if (batches.empty() || !c || !flatten(batches, x, y, sw)) return each(single);
+  const int k = static_cast<int>(batches.size());
+  return c->call(m, name, [&] { return c->fn(x, y, sw, k); },
+                 [&] { return each([&](const Batch& b) { return (m.*step)(b); }); });
 }
 }  // namespace
 
 Logs Model::train_function(const std::vector<Batch>& batches) {
-  if (batches.size() == 1) return train_function(batches.front());
-  Parts x, y, sw;
-  if (batches.empty() || !compiles_steps() || !flatten(batches, x, y, sw))
-    return each(batches, [this](const Batch& b) { return train_function(b); });
-  auto& c = compiled_steps().train_multi;
-  const int k = static_cast<int>(batches.size());
-  return c.call(*this, "train_step", [&] { return c.fn(x, y, sw, k); },
-                [&] { return each(batches, [this](const Batch& b) { return train_step(b); }); });
+  return run_batches(*this, compiles_steps() ? &compiled_steps().train_multi : nullptr, "train_step",
+                     &Model::train_step, batches, [this](const Batch& b) { return train_function(b); });
 }
 
 Logs Model::test_function(const std::vector<Batch>& batches) {
-  if (batches.size() == 1) return test_function(batches.front());
-  Parts x, y, sw;
-  if (batches.empty() || !compiles_steps() || !flatten(batches, x, y, sw))
-    return each(batches, [this](const Batch& b) { return test_function(b); });
-  auto& c = compiled_steps().test_multi;
-  const int k = static_cast<int>(batches.size());
-  return c.call(*this, "test_step", [&] { return c.fn(x, y, sw, k); },
-                [&] { return each(batches, [this](const Batch& b) { return test_step(b); }); });
+  return run_batches(*this, compiles_steps() ? &compiled_steps().test_multi : nullptr, "test_step",
+                     &Model::test_step, batches, [this](const Batch& b) { return test_function(b); });
 }
 
 std::vector<Tensor> Model::predict_function(const std::vector<Tensor>& x) {
