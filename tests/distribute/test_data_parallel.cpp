@@ -248,6 +248,22 @@ TEST_CASE("distribute: ranks with different batch sizes or models fail at fit's 
   CHECK(contains(msg2, "rank 1: variable 0"));
 }
 
+TEST_CASE("distribute: bad options are clear errors") {
+  CHECK(message_of([] { D::DataParallel s({.communication = "gloo"}); }) ==
+        "DataParallel: communication must be \"auto\", \"mpi\" or \"nccl\", got \"gloo\"");
+  CHECK(message_of([] { D::DataParallel s({.bucket_cap_mb = 0}); }) ==
+        "DataParallel: bucket_cap_mb and first_bucket_cap_mb must be positive");
+  CHECK(message_of([] { D::DataParallel s({.timeout = -1.0}); }) ==
+        "DataParallel: timeout must be a positive number of seconds, got -1");
+  // NCCL reduces GPU tensors; every rank fails the same way, at the first step.
+  D::DataParallel strategy({.communication = "nccl"});
+  const Data d = blobs(64, 12, 9);
+  auto m = functional_mlp();
+  compile(*m, false);
+  const std::string msg = message_of([&] { m->fit(d.x, d.y, {.batch_size = 64, .epochs = 1, .verbose = 0}); });
+  CHECK(contains(msg, "DataParallel: communication \"nccl\" cannot be used: the model's variables are on the CPU"));
+}
+
 TEST_CASE("distribute: all_reduce sums and differentiates across ranks") {
   D::DataParallel strategy;
   const double n = strategy.num_replicas_in_sync(), r = strategy.rank();

@@ -8,6 +8,7 @@
 #include <deque>
 #include <iostream>
 #include <mutex>
+#include <sstream>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -259,7 +260,11 @@ int Communicator::rank() const { return impl_->rank; }
 int Communicator::size() const { return impl_->size; }
 std::string Communicator::describe() const { return impl_->description; }
 void Communicator::set_timeout(double s) {
-  if (!(s > 0)) throw ValueError("DataParallel: timeout must be a positive number of seconds, got " + std::to_string(s));
+  if (!(s > 0)) {
+    std::ostringstream got;
+    got << s;
+    throw ValueError("DataParallel: timeout must be a positive number of seconds, got " + got.str());
+  }
   std::lock_guard<std::mutex> lock(impl_->mu);
   impl_->timeout = s;
 }
