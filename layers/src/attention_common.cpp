@@ -100,6 +100,9 @@ MultiHeadAttentionCall attention_call_from_kwargs(const Layer& layer, std::vecto
     if (key == "value" && !none) inputs.insert(inputs.begin() + std::min<std::size_t>(inputs.size(), 1), single_tensor(layer, key, v));
     else if (key == "key") { if (!none) c.key = single_tensor(layer, key, v); }
     else if (key == "attention_mask") { if (!none) c.attention_mask = single_tensor(layer, key, v); }
+    else if (key == "query_mask") { if (!none) c.query_mask = single_tensor(layer, key, v); }
+    else if (key == "value_mask") { if (!none) c.value_mask = single_tensor(layer, key, v); }
+    else if (key == "key_mask") { if (!none) c.key_mask = single_tensor(layer, key, v); }
     else if (key == "use_causal_mask") c.use_causal_mask = kwargs.flag(key);
     else if (key == "return_attention_scores") c.return_attention_scores = kwargs.flag(key);
     else rest.set(key, v);
@@ -109,6 +112,28 @@ MultiHeadAttentionCall attention_call_from_kwargs(const Layer& layer, std::vecto
                      "received " + std::to_string(inputs.size()) + " input(s)");
   if (inputs.size() > 2 && !c.key.defined()) c.key = inputs[2];
   return c;
+}
+
+std::vector<Tensor> attention_input_masks(const Layer& layer, const MaskStash& stash, const MultiHeadAttentionCall& call,
+                                          const std::vector<Tensor>& inputs) {
+  static const char* names[] = {"query_mask", "value_mask", "key_mask"};
+  const Tensor given[] = {call.query_mask, call.value_mask, call.key_mask};
+  std::vector<Tensor> masks;
+  for (std::size_t i = 0; i < 3; ++i) {
+    if (!given[i].defined()) {
+      masks.push_back(stash.mask(i));
+      continue;
+    }
+    // Without a key, the key is the value: its steps are the value's.
+    const Tensor& input = inputs[std::min(i, inputs.size() - 1)];
+    const Shape expected{input.shape()[0], input.shape()[1]};
+    if (!(given[i].shape() == expected))
+      throw ValueError("Layer '" + layer.name() + "' (" + layer.class_name() + "): the call keyword " + names[i] +
+                       " must have shape " + expected.to_string() + " (batch, steps of its input), but received " +
+                       given[i].shape().to_string());
+    masks.push_back(given[i]);
+  }
+  return masks;
 }
 
 std::vector<Tensor> attention_outputs(const std::pair<Tensor, Tensor>& out, bool return_attention_scores) {

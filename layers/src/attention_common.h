@@ -85,4 +85,10 @@ class MaskStash {
   std::vector<Tensor> ts_, masks_;
 };
 
+/// {query_mask, value_mask, key_mask} for `inputs` = {query, value[, key]}:
+/// each keyword set in `call`, else the mask `stash` took from that input.
+/// A keyword mask must have its input's (batch, T) shape.
+std::vector<Tensor> attention_input_masks(const Layer& layer, const MaskStash& stash, const MultiHeadAttentionCall& call,
+                                          const std::vector<Tensor>& inputs);
+
 }  // namespace kiln::layers::detail

@@ -103,13 +103,39 @@ std::vector<Tensor> BidirectionalImpl::merge(const Tensor& y, const Tensor& y_re
 
 Tensor BidirectionalImpl::call(const Tensor& x, bool training) { return call(std::vector<Tensor>{x}, training).at(0); }
 
-std::vector<Tensor> BidirectionalImpl::call(const std::vector<Tensor>& xs, bool training) {
-  // The sequence keeps its mask (if any), so both directions see it.
+std::vector<Tensor> BidirectionalImpl::call(const std::vector<Tensor>& xs, bool training) { return run(xs, Tensor(), training); }
+
+Tensor BidirectionalImpl::call_masked(const Tensor& x, const Tensor& mask, bool training) {
+  return run({x}, mask, training).at(0);
+}
+
+std::vector<Tensor> BidirectionalImpl::call_masked(const std::vector<Tensor>& xs, const Tensor& mask, bool training) {
+  return run(xs, mask, training);
+}
+
+std::vector<Tensor> BidirectionalImpl::call_kwargs(const std::vector<Tensor>& xs, const CallKwargs& kwargs,
+                                                   const Tensor& mask, bool training) {
+  CallKwargs rest = kwargs;
+  rest.erase("initial_state");
+  if (!rest.empty()) return Layer::call_kwargs(xs, rest, mask, training);
+  return run(with_initial_state(*this, xs, *kwargs.find("initial_state")), mask, training);
+}
+
+std::vector<Tensor> BidirectionalImpl::run(const std::vector<Tensor>& xs, const Tensor& mask, bool training) {
+  // Keras splits the initial states in half: the forward layer's, then the backward layer's.
   std::vector<Tensor> fin{xs.at(0)}, bin{xs.at(0)};
   const std::size_t states = xs.size() - 1, half = states / 2;
+  if (states % 2 != 0)
+    throw ValueError("Layer '" + name() + "' (Bidirectional) needs as many initial states for the backward layer as "
+                     "for the forward layer, but received " + std::to_string(states) + " states");
   for (std::size_t i = 0; i < states; ++i) (i < half ? fin : bin).push_back(xs[1 + i]);
-  std::vector<Tensor> y = (*forward_)(fin, training);
-  std::vector<Tensor> y_rev = (*backward_)(bin, training);
+  // A mask given to the call goes to both directions; otherwise each reads the
+  // mask attached to the sequence.
+  auto direction = [&](RNNImpl& layer, const std::vector<Tensor>& in) {
+    return mask.defined() ? layer(in, CallOptions{.mask = mask, .training = training}) : layer(in, training);
+  };
+  std::vector<Tensor> y = direction(*forward_, fin);
+  std::vector<Tensor> y_rev = direction(*backward_, bin);
   std::vector<Tensor> out = merge(y.at(0), y_rev.at(0));
   out.insert(out.end(), y.begin() + 1, y.end());
   out.insert(out.end(), y_rev.begin() + 1, y_rev.end());

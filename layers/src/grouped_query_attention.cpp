@@ -104,8 +104,10 @@ std::pair<Tensor, Tensor> GroupedQueryAttentionImpl::attend(const Tensor& query_
   if (has_key) shapes.push_back(key_in.shape());
   check_shapes(shapes);
   if (!built()) build_for(shapes);
-  MaskStash stash(has_key ? std::vector<Tensor>{query_in, value_in, key_in} : std::vector<Tensor>{query_in, value_in});
-  const Tensor mask = combined_attention_mask({stash.mask(0), stash.mask(1), stash.mask(2)}, query_in.shape()[1],
+  const std::vector<Tensor> inputs =
+      has_key ? std::vector<Tensor>{query_in, value_in, key_in} : std::vector<Tensor>{query_in, value_in};
+  MaskStash stash(inputs);
+  const Tensor mask = combined_attention_mask(attention_input_masks(*this, stash, call, inputs), query_in.shape()[1],
                                               value_in.shape()[1], call.use_causal_mask, o_.sliding_window,
                                               call.attention_mask);
   Tensor gate;

@@ -22,6 +22,10 @@ using config_io::ConfigReader;
 using config_io::shape_from_json;
 using config_io::shape_to_json;
 
+/// Keras's initial_state keyword of the recurrent layers and their wrappers:
+/// `xs` followed by the given states, as the list call {x, h, c} takes them.
+std::vector<Tensor> with_initial_state(const Layer& layer, const std::vector<Tensor>& xs, const CallArg& state);
+
 /// The base-layer kwargs of an options struct.
 template <class O>
 LayerOptions base_options(const O& o) {

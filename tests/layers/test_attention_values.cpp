@@ -112,6 +112,30 @@ TEST_CASE("MultiHeadAttention: causal scores, explicit masks and key masks") {
   CHECK(k::get_keras_mask(key).defined());  // the caller's masks are left in place
 }
 
+TEST_CASE("MultiHeadAttention and GroupedQueryAttention: the mask keywords act as the masks attached to the inputs") {
+  k::Tensor q = k::random::normal({2, 3, 4}, 0, 1, k::float64, 11), v = k::random::normal({2, 4, 4}, 0, 1, k::float64, 12);
+  k::Tensor qmask = mask({1, 1, 0, 1, 0, 0}, {2, 3}), vmask = mask({1, 0, 1, 1, 1, 1, 0, 0}, {2, 4});
+  k::Tensor q_attached = k::identity(q), v_attached = k::identity(v);
+  k::set_keras_mask(q_attached, qmask);
+  k::set_keras_mask(v_attached, vmask);
+  L::MultiHeadAttention mha(2, 3, {.dtype = k::float64});
+  L::GroupedQueryAttention gqa(2, 2, 1, {.dtype = k::float64});
+  for (k::Layer* layer : {static_cast<k::Layer*>(mha.get()), static_cast<k::Layer*>(gqa.get())}) {
+    CAPTURE(layer->class_name());
+    const k::Tensor attached = (*layer)(std::vector<k::Tensor>{q_attached, v_attached}).at(0);
+    const k::Tensor given = (*layer)(std::vector<k::Tensor>{q, v}, k::CallOptions{.query_mask = qmask, .value_mask = vmask}).at(0);
+    close(given, attached);
+    // The key defaults to the value; a key_mask on it masks the same steps.
+    close((*layer)(std::vector<k::Tensor>{q, v}, k::CallOptions{.query_mask = qmask, .key_mask = vmask}).at(0), attached);
+    // Without the masks the result differs: they were not ignored.
+    CHECK(k::max(k::abs((*layer)(std::vector<k::Tensor>{q, v}).at(0) - attached)).item<double>() > 1e-3);
+    CHECK_THROWS_WITH_AS((*layer)(std::vector<k::Tensor>{q, v}, k::CallOptions{.value_mask = qmask}),
+                         doctest::Contains("the call keyword value_mask must have shape (2, 4) (batch, steps of its "
+                                           "input), but received (2, 3)"),
+                         k::ValueError);
+  }
+}
+
 TEST_CASE("MultiHeadAttention: errors name the layer and the shapes") {
   L::MultiHeadAttention mha(2, 3);
   k::Tensor q = k::ones({2, 4, 5}), v = k::ones({2, 3, 5}), key = k::ones({2, 2, 5});

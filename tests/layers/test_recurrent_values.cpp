@@ -113,6 +113,36 @@ TEST_CASE("LSTM: return_state, stateful carrying and reset_states") {
   CHECK_THROWS_AS(st(k::random::normal({3, 2, 3})), k::ValueError);  // another batch size
 }
 
+TEST_CASE("Bidirectional: initial_state gives each direction its half; mask= reaches both directions") {
+  k::random::set_seed(4);
+  const k::Tensor x = k::random::normal({2, 5, 3});
+  const k::Tensor h = k::random::normal({2, 4}), c = k::random::normal({2, 4});
+  L::Bidirectional bi(L::LSTM(4, {.return_sequences = true}), {.merge_mode = std::nullopt});
+  const std::vector<k::Tensor> y = bi.call_multi({x}, {.initial_state = {h, c, c, h}});
+  REQUIRE(y.size() == 2);
+  // The same as a list call, and as each direction run alone from its states.
+  const std::vector<k::Tensor> listed = bi.call_multi({x, h, c, c, h});
+  check_values(y[0], listed[0].to_vector<double>());
+  check_values(y[1], listed[1].to_vector<double>());
+  check_values(y[0], (*bi->forward_layer())(std::vector<k::Tensor>{x, h, c}).at(0).to_vector<double>());
+  const k::Tensor backward = (*bi->backward_layer())(std::vector<k::Tensor>{x, c, h}).at(0);
+  check_values(y[1], k::gather(backward, k::Tensor(std::vector<int64_t>{4, 3, 2, 1, 0}, k::Shape{5}), 1).to_vector<double>());
+  CHECK(k::max(k::abs(y[0] - bi.call_multi({x})[0])).item<double>() > 1e-4);  // the states were used
+  CHECK_THROWS_WITH_AS(bi.call_multi({x}, {.initial_state = {h, c, c}}),
+                       doctest::Contains("needs as many initial states for the backward layer as for the forward "
+                                         "layer, but received 3 states"),
+                       k::ValueError);
+
+  const k::Tensor m = k::cast(k::Tensor({{1, 1, 1, 0, 0}, {1, 1, 1, 1, 0}}), k::bool_);
+  k::Tensor attached = k::identity(x);
+  k::set_keras_mask(attached, m);
+  const std::vector<k::Tensor> by_attached = bi.call_multi({attached});
+  const std::vector<k::Tensor> by_keyword = bi.call_multi({x}, {.mask = m});
+  check_values(by_keyword[0], by_attached[0].to_vector<double>());
+  check_values(by_keyword[1], by_attached[1].to_vector<double>());
+  CHECK(k::max(k::abs(by_keyword[1] - bi.call_multi({x})[1])).item<double>() > 1e-4);
+}
+
 TEST_CASE("masked loss and metric: padded steps count for nothing") {
   k::Tensor logits = k::Tensor({{{2.f, 0.f}, {0.f, 1.f}, {5.f, -5.f}}});
   k::Tensor labels = k::Tensor({{0, 1, 1}});

@@ -87,6 +87,31 @@ def seeded_lstm():
     return keras.Model(x, keras.layers.Dense(2, **INIT)(s))
 
 
+def seeded_bidirectional():
+    """Bidirectional called with initial_state: the forward LSTM's [h, c], then the backward one's."""
+    x = keras.Input((5, 3))
+    h0 = keras.layers.Dense(4, activation="tanh", **INIT)(keras.ops.mean(x, axis=1))
+    c0 = keras.ops.multiply(h0, 0.5)
+    y = keras.layers.Bidirectional(keras.layers.LSTM(4, return_sequences=True, **INIT))(
+        x, initial_state=[h0, c0, c0, h0])
+    return keras.Model(x, keras.layers.Dense(2, **INIT)(y))
+
+
+def attention_mask_keywords():
+    """The attention layers' mask keywords, computed from the padded steps:
+    MultiHeadAttention with value_mask and key_mask, GroupQueryAttention with
+    query_mask too."""
+    x = keras.Input((5, 3))
+    steps = keras.ops.any(keras.ops.not_equal(x, 0.0), axis=-1)
+    q = keras.layers.Dense(4, **INIT)(x)
+    a = keras.layers.MultiHeadAttention(2, 3, **INIT)(q, x, key=x, value_mask=steps, key_mask=steps)
+    # With the scores returned, Keras takes its einsum path, whose softmax gives
+    # padded queries zero weights (its fused path would average all values).
+    b, _ = keras.layers.GroupQueryAttention(2, 2, 1, **INIT)(a, a, query_mask=steps, value_mask=steps,
+                                                             return_attention_scores=True)
+    return keras.Model(x, keras.layers.Dense(2, **INIT)(keras.ops.add(a, b)))
+
+
 def cases(rng):
     x1 = padded_ids(rng, 8, 6, 9)
     y1 = rng.integers(0, 3, (8, 6)).astype(np.int32)
@@ -105,11 +130,13 @@ def cases(rng):
         ("stacked_classifier", stacked_classifier, x3, y3, "sparse_categorical_crossentropy", ["accuracy"]),
         ("functional_masking", functional_masking, x4, y4, "mse", ["mae"]),
         ("seeded_lstm", seeded_lstm, x5, y5, "mse", ["mae"]),
+        ("seeded_bidirectional", seeded_bidirectional, x5, y5, "mse", ["mae"]),
+        ("attention_mask_keywords", attention_mask_keywords, padded_features(rng, 6, 5, 3), y5, "mse", ["mae"]),
     ]
 
 
 # The functional models, which Kiln saves again for Keras to read.
-RESAVED = {"functional_masking", "seeded_lstm"}
+RESAVED = {"functional_masking", "seeded_lstm", "seeded_bidirectional", "attention_mask_keywords"}
 
 
 def run(o):

@@ -47,6 +47,9 @@ CallKwargs CallOptions::to_kwargs() const {
   if (key.defined()) k.set("key", CallArg::tensor(key));
   if (attention_mask.defined()) k.set("attention_mask", CallArg::tensor(attention_mask));
   if (mask.defined()) k.set("mask", CallArg::tensor(mask));
+  if (query_mask.defined()) k.set("query_mask", CallArg::tensor(query_mask));
+  if (value_mask.defined()) k.set("value_mask", CallArg::tensor(value_mask));
+  if (key_mask.defined()) k.set("key_mask", CallArg::tensor(key_mask));
   if (use_causal_mask) k.set("use_causal_mask", CallArg::boolean(*use_causal_mask));
   if (return_attention_scores) k.set("return_attention_scores", CallArg::boolean(*return_attention_scores));
   if (training) k.set("training", CallArg::boolean(*training));

@@ -60,6 +60,11 @@ struct CallOptions {
   Tensor mask;
   Tensor key;
   Tensor attention_mask;
+  /// MultiHeadAttention / GroupedQueryAttention: boolean (batch, T) masks of
+  /// the query, value and key steps; each defaults to its input's own mask.
+  Tensor query_mask;
+  Tensor value_mask;
+  Tensor key_mask;
   std::optional<bool> use_causal_mask;
   std::optional<bool> return_attention_scores;
   std::optional<bool> training;

@@ -7,7 +7,8 @@
 //   backward_layer: a layer of your own for the backward direction
 //   (go_backwards must differ from the forward layer's).
 //   return_state: {output, forward states..., backward states...}; a list call
-//   {x, states...} gives the forward half of the states, then the backward half.
+//   {x, states...} or the initial_state keyword gives the forward half of the
+//   states, then the backward half.
 //
 //   L::Bidirectional bi(L::LSTM(8, {.return_sequences = true}));   // (b, t, f) -> (b, t, 16)
 #include <memory>
@@ -47,8 +48,14 @@ class BidirectionalImpl : public Layer {
   void build(const std::vector<Shape>& input_shapes) override;
   Tensor call(const Tensor& x, bool training) override;
   std::vector<Tensor> call(const std::vector<Tensor>& xs, bool training) override;
+  Tensor call_masked(const Tensor& x, const Tensor& mask, bool training) override;
+  std::vector<Tensor> call_masked(const std::vector<Tensor>& xs, const Tensor& mask, bool training) override;
+  /// Keras's initial_state keyword: forward states, then backward states.
+  std::vector<Tensor> call_kwargs(const std::vector<Tensor>& xs, const CallKwargs& kwargs, const Tensor& mask,
+                                  bool training) override;
 
  private:
+  std::vector<Tensor> run(const std::vector<Tensor>& xs, const Tensor& mask, bool training);
   std::vector<Tensor> merge(const Tensor& y, const Tensor& y_rev) const;
 
   std::optional<std::string> merge_mode_;

@@ -4,7 +4,7 @@
 // (batch, T, num_heads, key_dim), attended over attention_axes, and projected
 // back by "attention_output". Called on a list [query, value] or
 // [query, value, key]; masks attached to the inputs become Keras's
-// query_mask / value_mask / key_mask.
+// query_mask / value_mask / key_mask unless those keywords are given.
 //
 //   namespace L = kiln::layers;
 //   L::MultiHeadAttention mha(4, 16);
@@ -28,6 +28,12 @@ struct MultiHeadAttentionCall {
   Tensor key;
   /// Boolean (batch, Tq, Tv) (or broadcastable): true where a query may attend.
   Tensor attention_mask;
+  /// Boolean (batch, Tq), (batch, Tv) and (batch, Tv): false at padded steps.
+  /// Each, when undefined, is the mask attached to its input (Keras fills
+  /// value_mask and key_mask the same way).
+  Tensor query_mask;
+  Tensor value_mask;
+  Tensor key_mask;
   bool return_attention_scores = false;
   bool use_causal_mask = false;
   bool training = false;
