@@ -336,11 +336,15 @@ int main(int argc, char** argv) {
     else if (s == "--samples" && i + 1 < argc) a.samples = std::atol(argv[++i]);
     else if (s == "--data" && i + 1 < argc) a.data_dir = argv[++i];
     else if (s == "--device" && i + 1 < argc) a.device = argv[++i];
-    else if (s == "--list") {
+    else if (s == "--blas-kernels") {
+      std::cout << k::blas_kernels() << "\n";
+      return 0;
+    } else if (s == "--list") {
       for (const auto& n : case_names()) std::cout << n << "\n";
       return 0;
     } else {
-      std::cerr << "usage: kiln_bench --case NAME [--device cpu|cuda] [--samples N] [--data DIR] | --list\n";
+      std::cerr << "usage: kiln_bench --case NAME [--device cpu|cuda] [--samples N] [--data DIR] | --list | "
+                   "--blas-kernels\n";
       return 2;
     }
   }

@@ -90,13 +90,18 @@ JSONL="$OUT_DIR/$STAMP.jsonl"
 
 # The same thread count for both. Kiln parallelises through OpenBLAS; libtorch through OpenMP, and its best
 # settings here keep OpenBLAS single-threaded and let idle OpenMP threads sleep (shared/peers/RESULTS.md).
+# Both use the same OpenBLAS kernels: the set Kiln picks (kiln::blas_kernels(); Debian's OpenBLAS falls back
+# to its SSE3 kernels on CPUs it does not know, and Kiln replaces them), unless OPENBLAS_CORETYPE says otherwise.
+BLAS_CORE="${OPENBLAS_CORETYPE:-$("$KILN_BIN" --blas-kernels)}"
+BLAS_ENV=()
+[[ -n "$BLAS_CORE" ]] && BLAS_ENV=(OPENBLAS_CORETYPE="$BLAS_CORE")
 run_one() {  # impl case round
   local impl="$1" c="$2" r="$3" line rc=0 t0 t1
   local -a env_args
   if [[ "$impl" == kiln ]]; then
-    env_args=(env -u OMP_WAIT_POLICY KILN_NUM_THREADS="$THREADS" OPENBLAS_NUM_THREADS=1 "$KILN_BIN")
+    env_args=(env -u OMP_WAIT_POLICY "${BLAS_ENV[@]}" KILN_NUM_THREADS="$THREADS" OPENBLAS_NUM_THREADS=1 "$KILN_BIN")
   else
-    env_args=(env OMP_NUM_THREADS="$THREADS" OPENBLAS_NUM_THREADS=1 OMP_WAIT_POLICY=PASSIVE "$TORCH_BIN")
+    env_args=(env "${BLAS_ENV[@]}" OMP_NUM_THREADS="$THREADS" OPENBLAS_NUM_THREADS=1 OMP_WAIT_POLICY=PASSIVE "$TORCH_BIN")
   fi
   t0=$(date +%s.%N)
   line="$("${env_args[@]}" --case "$c" 2> "$OUT_DIR/$STAMP.$impl.$c.$r.err" | tail -n 1)" || rc=$?
@@ -122,10 +127,10 @@ ELAPSED=$(( $(date +%s) - START ))
 
 CPU="$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
 MD="$OUT_DIR/$STAMP.md"
-python3 - "$JSONL" "$ROUNDS" "$THREADS" "$ELAPSED" "bench/run.sh $ARGS_TEXT" "$CPU" "$(nproc)" > "$MD" <<'PY'
+python3 - "$JSONL" "$ROUNDS" "$THREADS" "$ELAPSED" "bench/run.sh $ARGS_TEXT" "$CPU" "$(nproc)" "${BLAS_CORE:-unknown}" > "$MD" <<'PY'
 import json, statistics, sys
 
-path, rounds, threads, elapsed, command, cpu, ncpu = sys.argv[1:8]
+path, rounds, threads, elapsed, command, cpu, ncpu, blas_core = sys.argv[1:9]
 rows = [json.loads(l) for l in open(path) if l.strip()]
 
 CASES = {
@@ -171,7 +176,7 @@ have_torch = any(r["impl"] == "libtorch" for r in rows)
 print(f"Command: `{command}`  ")
 print(f"Machine: {cpu}, {ncpu} CPUs; {threads} threads each (Kiln: KILN_NUM_THREADS={threads} "
       f"OPENBLAS_NUM_THREADS=1; libtorch: OMP_NUM_THREADS={threads} OPENBLAS_NUM_THREADS=1 "
-      f"OMP_WAIT_POLICY=PASSIVE)  ")
+      f"OMP_WAIT_POLICY=PASSIVE); OpenBLAS kernels {blas_core} for both  ")
 print(f"Rounds: {rounds} per implementation and case, alternating; median [min–max]; "
       f"wall time of the runs {int(elapsed) // 60} min {int(elapsed) % 60} s.\n")
 print("| case | figure | Kiln | libtorch | Kiln/libtorch | better |")

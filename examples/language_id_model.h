@@ -16,7 +16,7 @@ struct LanguageIdSizes {
   int64_t vocabulary_size = 0;  // character ids, padding and unknown included
   int64_t max_length = 16;
   int64_t embedding_dim = 32;
-  int64_t units = 64;
+  int64_t units = 128;
   int64_t num_classes = 7;
 };
 

@@ -1,14 +1,15 @@
-// Conv3D as a sum over the kernel's depth taps of 2D convolutions: tap t sees the input
-// depth slices t·dilation, t·dilation + stride, ... (after "same" depth padding), folded
-// into the batch axis, and applies kernel[t].
+// Conv3D through conv_nd (a sum over the kernel's depth taps of 2D convolutions);
+// channel groups by splitting the channels.
 #include "kiln/layers/conv3d.h"
 
 #include <algorithm>
+#include <vector>
 
 #include "kiln/ops/array_ops.h"
 #include "kiln/ops/math_ops.h"
 #include "kiln/ops/nn_ops.h"
 #include "config_fields.h"
+#include "conv_nd.h"
 #include "spatial_sizes.h"
 
 namespace kiln::layers {
@@ -30,7 +31,9 @@ Conv3DImpl::Conv3DImpl(int64_t filters, std::vector<int> kernel_size, Conv3DOpti
   kernel_size_ = three("kernel_size", std::move(kernel_size));
   o_.strides = three("strides", o_.strides);
   o_.dilation_rate = three("dilation_rate", o_.dilation_rate);
-  if (o_.groups != 1) throw ValueError("Conv3D: only groups=1 is supported in Kiln, got groups=" + std::to_string(o_.groups));
+  if (o_.groups <= 0 || filters_ % o_.groups != 0)
+    throw ValueError("Conv3D: the number of filters must be evenly divisible by the number of groups. Received: groups=" +
+                     std::to_string(o_.groups) + ", filters=" + std::to_string(filters_));
   const bool strided = std::any_of(o_.strides.begin(), o_.strides.end(), [](int s) { return s > 1; });
   const bool dilated = std::any_of(o_.dilation_rate.begin(), o_.dilation_rate.end(), [](int d) { return d > 1; });
   if (strided && dilated) throw ValueError("Conv3D: `strides > 1` not supported in conjunction with `dilation_rate > 1`");
@@ -45,7 +48,11 @@ Conv3DImpl::Conv3DImpl(int64_t filters, std::vector<int> kernel_size, Conv3DOpti
 void Conv3DImpl::build(const Shape& s) {
   const int64_t c = s[o_.data_format == "channels_first" ? 1 : 4];
   if (c < 0) throw ValueError("Layer '" + name() + "' (Conv3D): the channel axis of the inputs must be known");
-  kernel_ = add_weight("kernel", {kernel_size_[0], kernel_size_[1], kernel_size_[2], c, filters_},
+  if (c % o_.groups != 0)
+    throw ValueError("Layer '" + name() + "' (Conv3D): the number of input channels must be evenly divisible by the "
+                     "number of groups. Received groups=" + std::to_string(o_.groups) + ", but the input has " +
+                     std::to_string(c) + " channels (full input shape is " + s.to_string() + ")");
+  kernel_ = add_weight("kernel", {kernel_size_[0], kernel_size_[1], kernel_size_[2], c / o_.groups, filters_},
                        {.initializer = o_.kernel_initializer, .regularizer = o_.kernel_regularizer, .constraint = o_.kernel_constraint});
   if (o_.use_bias)
     bias_ = add_weight("bias", {filters_},
@@ -72,34 +79,18 @@ Tensor Conv3DImpl::call(const Tensor& input, bool) {
   const bool cf = o_.data_format == "channels_first";
   Tensor x = cast_to_compute(input, dtype());
   if (cf) x = transpose(x, to_channels_last(5));
-  const int64_t kd = kernel_size_[0], sd = o_.strides[0], dd = o_.dilation_rate[0];
-  const int64_t od = conv_output_length(x.shape()[1], kd, o_.padding, sd, dd);
-  if (o_.padding == "same") {  // TF's split of the depth padding: the extra zero goes after
-    const int64_t ke = (kd - 1) * dd + 1;
-    const int64_t total = std::max<int64_t>((od - 1) * sd + ke - x.shape()[1], 0);
-    auto depth_zeros = [&](int64_t n) {
-      Shape z = x.shape();
-      z[1] = n;
-      return zeros(z, x.dtype());
-    };
-    std::vector<Tensor> parts;
-    if (total / 2 > 0) parts.push_back(depth_zeros(total / 2));
-    parts.push_back(x);
-    if (total - total / 2 > 0) parts.push_back(depth_zeros(total - total / 2));
-    if (parts.size() > 1) x = concat(parts, 1);
-  }
-  const Shape s = x.shape();
-  const Conv2DOptions co{{o_.strides[1], o_.strides[2]}, o_.padding, {o_.dilation_rate[1], o_.dilation_rate[2]}};
-  std::vector<Tensor> kernels = split(kernel_.value(), kd, 0);  // kd x (1, kh, kw, C, F)
+  const std::vector<int64_t> strides(o_.strides.begin(), o_.strides.end());
+  const std::vector<int64_t> dilation(o_.dilation_rate.begin(), o_.dilation_rate.end());
   Tensor y;
-  for (int64_t t = 0; t < kd; ++t) {
-    Tensor taps = slice(x, {Slice(), Slice(t * dd, t * dd + (od - 1) * sd + 1, sd)});  // (b, od, H, W, C)
-    Tensor folded = reshape(taps, {s[0] * od, s[2], s[3], s[4]});
-    Tensor k2 = reshape(kernels[static_cast<std::size_t>(t)], kernel_.shape().slice(1));
-    Tensor part = conv2d(folded, k2, co);
-    y = t == 0 ? part : y + part;
+  if (o_.groups == 1) {
+    y = conv_nd(x, kernel_.value(), strides, o_.padding, dilation);
+  } else {
+    // Group g sees input channels [g·C/G, (g+1)·C/G) and owns filters [g·F/G, (g+1)·F/G).
+    const std::vector<Tensor> xs = split(x, o_.groups, 4), ws = split(kernel_.value(), o_.groups, 4);
+    std::vector<Tensor> ys;
+    for (std::size_t g = 0; g < xs.size(); ++g) ys.push_back(conv_nd(xs[g], ws[g], strides, o_.padding, dilation));
+    y = concat(ys, 4);
   }
-  y = reshape(y, {s[0], od, y.shape()[1], y.shape()[2], filters_});
   if (o_.use_bias) y = bias_add(y, bias_.value());
   if (cf) y = transpose(y, to_channels_first(5));
   return activation_(y);

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdlib>
 #include <functional>
 #include <limits>
 #include <string>
@@ -251,4 +252,23 @@ TEST_CASE("kernels: denormal floats flush to zero, as in TensorFlow's and XLA's 
     CHECK((kiln::fill({n}, 1e-20, kiln::DType::float32) * 1e-10f).to_vector<float>().back() ==
           doctest::Approx(1e-30).epsilon(1e-6));
   }
+}
+
+TEST_CASE("BLAS: a CPU with AVX2 never runs OpenBLAS's generic SSE3 kernels") {
+  const std::string core = k::blas_kernels();
+  INFO("OpenBLAS kernels: '", core, "'");
+  if (core.empty()) return;  // a BLAS that does not name its kernels
+#if defined(__x86_64__)
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && !std::getenv("OPENBLAS_CORETYPE") &&
+      !std::getenv("KILN_BLAS_CORETYPE"))
+    CHECK(core != "Prescott");
+#endif
+  // The GEMMs still give the exact product of small integers.
+  std::vector<float> v(64);
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(i);
+  const T a(v, k::Shape{8, 8});
+  std::vector<float> c = k::matmul(a, a).to_vector<float>();
+  CHECK(c[0] == 1120.0f);   // sum_j j * 8j
+  CHECK(c[63] == 16996.0f);  // sum_j (56 + j)(8j + 7)
 }

@@ -117,7 +117,7 @@ TEST_CASE("Bidirectional: initial_state gives each direction its half; mask= rea
   k::random::set_seed(4);
   const k::Tensor x = k::random::normal({2, 5, 3});
   const k::Tensor h = k::random::normal({2, 4}), c = k::random::normal({2, 4});
-  L::Bidirectional bi(L::LSTM(4, {.return_sequences = true}), {.merge_mode = std::nullopt});
+  L::Bidirectional bi(L::LSTM(4, {.return_sequences = true}), {.merge_mode = std::nullopt, .name = "bi_states"});
   const std::vector<k::Tensor> y = bi.call_multi({x}, {.initial_state = {h, c, c, h}});
   REQUIRE(y.size() == 2);
   // The same as a list call, and as each direction run alone from its states.

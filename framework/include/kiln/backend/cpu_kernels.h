@@ -3,6 +3,8 @@
 // max-pool, fused bias/activation passes, the parallel element-wise loops)
 // keeps a plain reference loop beside it. Tests run both and compare; users
 // can switch to the reference loops to rule out a kernel when results look wrong.
+#include <string>
+
 namespace kiln {
 
 enum class CpuKernels { fast, reference };
@@ -10,5 +12,11 @@ enum class CpuKernels { fast, reference };
 /// Selects the CPU kernels for every op that follows (process-wide; default fast).
 void set_cpu_kernels(CpuKernels kernels);
 CpuKernels cpu_kernels();
+
+/// The kernel set of the BLAS under the CPU's matmuls and convolutions, by
+/// OpenBLAS's name ("SkylakeX", "Haswell", ...); empty for a BLAS that does
+/// not say. A generic fallback on a CPU OpenBLAS does not know is replaced by
+/// the best set the CPU supports (OPENBLAS_CORETYPE, when set, wins).
+std::string blas_kernels();
 
 }  // namespace kiln

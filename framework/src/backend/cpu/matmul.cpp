@@ -8,6 +8,7 @@
 #include <vector>
 #include <utility>
 
+#include "backend/cpu/blas_kernels.h"
 #include "backend/cpu/cpu_backend.h"
 #include "backend/cpu/denormals.h"
 #include "backend/cpu/parallel.h"
@@ -21,7 +22,10 @@ namespace {
 // workers spin (sched_yield) while Kiln's kernels run, and on a 2-core
 // machine that steals a third of the time.
 struct BlasThreads {
-  BlasThreads() { openblas_set_num_threads(1); }
+  BlasThreads() {
+    select_blas_kernels();
+    openblas_set_num_threads(1);
+  }
 };
 void ensure_single_threaded_blas() { static BlasThreads once; }
 

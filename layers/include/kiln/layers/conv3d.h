@@ -6,7 +6,7 @@
 // int for every axis or three.
 //   L::Conv3D(8, {3, 3, 3}, {.padding = "same", .activation = "relu"});
 // Computed as kd 2D convolutions, one per kernel depth tap, over the matching
-// input depth slices, summed.
+// input depth slices, summed; groups > 1 splits the channels.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -23,7 +23,8 @@ struct Conv3DOptions {
   std::string padding = "valid";
   std::string data_format = "channels_last";
   std::vector<int> dilation_rate = {1, 1, 1};
-  /// Only 1 (Keras's channel groups are not supported for Conv3D).
+  /// Channel groups: group g convolves input channels [g·C/G, (g+1)·C/G) into
+  /// filters [g·F/G, (g+1)·F/G); the kernel is (kd, kh, kw, C / groups, filters).
   int groups = 1;
   std::string activation = "linear";
   bool use_bias = true;
