@@ -13,35 +13,12 @@
 #include <cstring>
 #include <string>
 
+#include "cnn_models.h"
 #include "guide_cnn.h"
 
 namespace k = kiln;
-namespace L = kiln::layers;
 
 namespace {
-
-/// A ResNet-style CNN on 32x32x3: a stem, then 3 stages of 2 residual blocks
-/// (32, 64, 128 channels; the first block of stages 2 and 3 halves the size).
-std::shared_ptr<k::Model> resnet() {
-  k::Tensor in = k::Input({32, 32, 3});
-  auto conv_bn = [](const k::Tensor& x, int ch, int stride, bool relu) {
-    k::Tensor y = L::Conv2D(ch, 3, {.strides = stride, .padding = "same", .use_bias = false})(x);
-    y = L::BatchNormalization()(y);
-    return relu ? L::Activation("relu")(y) : y;
-  };
-  k::Tensor x = conv_bn(in, 32, 1, true);
-  int ch = 32;
-  for (int stage = 0; stage < 3; ++stage, ch *= 2)
-    for (int block = 0; block < 2; ++block) {
-      const int stride = stage > 0 && block == 0 ? 2 : 1;
-      k::Tensor shortcut = x;
-      if (stride != 1) shortcut = L::Conv2D(ch, 1, {.strides = stride, .use_bias = false})(x);
-      k::Tensor y = conv_bn(conv_bn(x, ch, stride, true), ch, 1, false);
-      x = L::Activation("relu")(L::Add()({y, shortcut}));
-    }
-  k::Tensor out = L::Dense(10)(L::GlobalAveragePooling2D()(x));
-  return std::make_shared<k::Model>(in, out);
-}
 
 double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
@@ -58,7 +35,7 @@ int main(int argc, char** argv) {
   k::distribute::DataParallel strategy;
   k::random::set_seed(1);
   const bool cnn = which == "cnn";
-  std::shared_ptr<k::Model> model = cnn ? std::make_shared<k::Sequential>(k::examples::guide_cnn_layers()) : resnet();
+  std::shared_ptr<k::Model> model = cnn ? std::make_shared<k::Sequential>(k::examples::guide_cnn_layers()) : k::bench::resnet(32);
   const int64_t n = static_cast<int64_t>(batch) * steps;
   k::Tensor x = cnn ? k::random::uniform(k::Shape({n, 28, 28, 1})) : k::random::uniform(k::Shape({n, 32, 32, 3}));
   k::Tensor y = k::random::uniform(k::Shape({n}), 0, 10, k::int64);

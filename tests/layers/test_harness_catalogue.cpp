@@ -144,6 +144,10 @@ TEST_CASE("harness: transposed convolutions and Conv3D") {
                .make = [](k::DType dt) { return ptr(L::Conv3D(2, {2}, {.data_format = "channels_first", .dilation_rate = {2, 1, 1}, .dtype = dt})); },
                .input_shapes = {{1, 2, 4, 3, 3}},
                .weight_names = {"kernel", "bias"}});
+  check_layer({.label = "Conv3D groups",
+               .make = [](k::DType dt) { return ptr(L::Conv3D(4, {2, 1, 2}, {.padding = "same", .groups = 2, .dtype = dt})); },
+               .input_shapes = {{2, 3, 2, 3, 4}},
+               .weight_names = {"kernel", "bias"}});
   check_layer({.label = "Conv2DTranspose strides 2 same",
                .make = [](k::DType dt) { return ptr(L::Conv2DTranspose(3, {3, 2}, {.strides = 2, .padding = "same", .dtype = dt})); },
                .input_shapes = {{2, 3, 4, 2}},

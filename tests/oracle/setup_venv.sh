@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Makes the Keras oracle's Python environment, <build dir>/oracle-venv, with the
-# pinned packages of tests/oracle/requirements.txt. Python is a test dependency
-# only. The venv is rebuilt only when it is missing or stale: its stamp holds
-# the requirements file's hash and the Python version. When PyPI cannot be
+# pinned packages of tests/oracle/requirements.txt above its "bench peers"
+# marker. Python is a test dependency only. The venv is rebuilt only when it is
+# missing or stale: its stamp holds that section's hash and the Python version. When PyPI cannot be
 # reached this fails; KILN_NO_KERAS=1 skips the tier instead.
 # Usage: tests/oracle/setup_venv.sh <build dir>
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 venv=$1/oracle-venv
-req=$here/requirements.txt
+req=$(mktemp)
+trap 'rm -f "$req"' EXIT
+sed '/^# ==== bench peers ====/,$d' "$here/requirements.txt" >"$req"
 if [ "${KILN_NO_KERAS:-0}" = 1 ]; then
   echo "oracle: KILN_NO_KERAS=1, so no Keras venv; the keras_oracle tests will be skipped"
   exit 0
@@ -21,7 +23,7 @@ fi
 rm -rf "$venv"
 t0=$(date +%s)
 log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+trap 'rm -f "$log" "$req"' EXIT
 if ! { python3 -m venv "$venv" &&
   "$venv/bin/pip" install --disable-pip-version-check --no-input --retries 2 --timeout 60 -r "$req"; } >"$log" 2>&1; then
   tail -n 30 "$log"

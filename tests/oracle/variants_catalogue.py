@@ -88,6 +88,7 @@ VARIANTS = [
      [(F, (5, 3, 4, 2))], False),
     ("Conv3D", {"filters": 2, "kernel_size": 2, "dilation_rate": 2, "use_bias": False, "data_format": "channels_first"},
      [(F, (2, 4, 5, 4))], False),
+    ("Conv3D", {"filters": 4, "kernel_size": [2, 1, 2], "groups": 2, "padding": "same"}, [(F, (3, 2, 3, 4))], False),
     ("Conv3DTranspose", {"filters": 2, "kernel_size": 2}, [(F, (2, 3, 2, 3))], False),
     ("Conv3DTranspose", {"filters": 3, "kernel_size": [3, 2, 3], "strides": [2, 1, 2], "padding": "same"},
      [(F, (2, 3, 3, 2))], False),
