@@ -14,6 +14,7 @@
 #include <kiln/kiln.h>
 
 #include <memory>
+#include <vector>
 
 namespace kiln::bench {
 
@@ -53,9 +54,9 @@ inline std::shared_ptr<Model> vgg() {
   return std::make_shared<Sequential>(layers);
 }
 
-inline std::shared_ptr<Model> bigcnn() {
+inline std::vector<std::shared_ptr<Layer>> bigcnn_layers() {
   namespace L = kiln::layers;
-  return std::make_shared<Sequential>(std::vector<std::shared_ptr<Layer>>{
+  return {
       L::Input({28, 28, 1}),
       L::Conv2D(32, 3, {.activation = "relu"}),
       L::MaxPooling2D(),
@@ -65,7 +66,9 @@ inline std::shared_ptr<Model> bigcnn() {
       L::Flatten(),
       L::Dense(64, {.activation = "relu"}),
       L::Dense(10),
-  });
+  };
 }
+
+inline std::shared_ptr<Model> bigcnn() { return std::make_shared<Sequential>(bigcnn_layers()); }
 
 }  // namespace kiln::bench

@@ -42,6 +42,7 @@
 #include <sstream>
 #include <string>
 #include <vector>
+#include "cnn_models.h"
 #include "guide_cnn.h"
 
 namespace k = kiln;
@@ -136,19 +137,7 @@ Data load_fashion(const Args& args, long n_train) {
 k::Sequential guide_cnn() { return k::examples::guide_cnn(/*kernel_l2=*/0); }
 
 /// The larger CNN of the TF "Convolutional Neural Network" tutorial, on 28x28x1.
-k::Sequential big_cnn() {
-  return k::Sequential({
-      L::Input({28, 28, 1}),
-      L::Conv2D(32, 3, {.activation = "relu"}),
-      L::MaxPooling2D(),
-      L::Conv2D(64, 3, {.activation = "relu"}),
-      L::MaxPooling2D(),
-      L::Conv2D(64, 3, {.activation = "relu"}),
-      L::Flatten(),
-      L::Dense(64, {.activation = "relu"}),
-      L::Dense(10),
-  });
-}
+k::Sequential big_cnn() { return k::Sequential(k::bench::bigcnn_layers()); }
 
 k::Sequential mlp() {
   return k::Sequential({

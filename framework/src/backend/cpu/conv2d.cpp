@@ -1,11 +1,12 @@
-// CPU 2-D convolution. In general im2col + sgemm: the patch matrix
-// (N·OH·OW, KH·KW·C_in) times the HWIO kernel viewed as (KH·KW·C_in, C_out)
+// CPU 2-D convolution. In general im2col + sgemm (conv2d_gemm.cpp): the patch
+// matrix (N·OH·OW, KH·KW·C_in) times the HWIO kernel viewed as (KH·KW·C_in, C_out)
 // gives the NHWC output directly, with no transposes. Small patches take direct
 // kernels instead (see use_direct).
 #include <algorithm>
 #include <cstring>
 #include <vector>
 
+#include "backend/cpu/conv2d_gemm.h"
 #include "backend/cpu/cpu_backend.h"
 #include "backend/cpu/denormals.h"
 #include "backend/cpu/parallel.h"
@@ -16,51 +17,6 @@
 namespace kiln::cpu {
 
 namespace {
-// Rows: one per output pixel (n, oy, ox); columns: (ky, kx, c) in HWIO order.
-template <class T>
-void im2col(const T* x, const backend::Conv2DParams& p, T* col) {
-  const int64_t K = p.kh * p.kw * p.c_in;
-  for (int64_t n = 0; n < p.n; ++n)
-    for (int64_t oy = 0; oy < p.oh; ++oy)
-      for (int64_t ox = 0; ox < p.ow; ++ox) {
-        T* row = col + ((n * p.oh + oy) * p.ow + ox) * K;
-        for (int64_t ky = 0; ky < p.kh; ++ky) {
-          const int64_t iy = oy * p.stride_h + ky * p.dil_h - p.pad_top;
-          for (int64_t kx = 0; kx < p.kw; ++kx) {
-            const int64_t ix = ox * p.stride_w + kx * p.dil_w - p.pad_left;
-            T* dst = row + (ky * p.kw + kx) * p.c_in;
-            if (iy < 0 || iy >= p.h || ix < 0 || ix >= p.w) {
-              std::memset(dst, 0, sizeof(T) * p.c_in);
-            } else {
-              const T* src = x + ((n * p.h + iy) * p.w + ix) * p.c_in;
-              if (p.c_in == 1) *dst = *src;
-              else std::memcpy(dst, src, sizeof(T) * p.c_in);
-            }
-          }
-        }
-      }
-}
-template <class T>
-void col2im(const T* col, const backend::Conv2DParams& p, T* dx) {
-  const int64_t K = p.kh * p.kw * p.c_in;
-  std::memset(dx, 0, sizeof(T) * p.n * p.h * p.w * p.c_in);
-  for (int64_t n = 0; n < p.n; ++n)
-    for (int64_t oy = 0; oy < p.oh; ++oy)
-      for (int64_t ox = 0; ox < p.ow; ++ox) {
-        const T* row = col + ((n * p.oh + oy) * p.ow + ox) * K;
-        for (int64_t ky = 0; ky < p.kh; ++ky) {
-          const int64_t iy = oy * p.stride_h + ky * p.dil_h - p.pad_top;
-          if (iy < 0 || iy >= p.h) continue;
-          for (int64_t kx = 0; kx < p.kw; ++kx) {
-            const int64_t ix = ox * p.stride_w + kx * p.dil_w - p.pad_left;
-            if (ix < 0 || ix >= p.w) continue;
-            const T* src = row + (ky * p.kw + kx) * p.c_in;
-            T* dst = dx + ((n * p.h + iy) * p.w + ix) * p.c_in;
-            for (int64_t c = 0; c < p.c_in; ++c) dst[c] += src[c];
-          }
-        }
-      }
-}
 bool is_pointwise(const backend::Conv2DParams& p) {
   return p.kh == 1 && p.kw == 1 && p.stride_h == 1 && p.stride_w == 1 && p.pad_top == 0 && p.pad_left == 0;
 }
@@ -262,11 +218,6 @@ void conv_direct_backward_filter(const T* __restrict x, const T* __restrict dy, 
       }
 }
 
-template <class T>
-std::vector<T>& scratch() {
-  thread_local std::vector<T> buf;
-  return buf;
-}
 }  // namespace
 
 namespace {
@@ -297,14 +248,8 @@ void conv2d_fused(const Tensor& x, const Tensor& w, const Tensor* bias, bool rel
     }
     parallel_for(p.n, [&](int64_t n0, int64_t n1) { conv_direct(xp, wp, p, op, n0, n1); });
   } else {
-    const T* col = xp;
-    if (!is_pointwise(p)) {
-      auto& buf = scratch<T>();
-      buf.resize(static_cast<std::size_t>(rows * K));
-      im2col(xp, p, buf.data());
-      col = buf.data();
-    }
-    gemm(false, false, rows, p.c_out, K, col, wp, op, T(0));
+    conv_gemm_forward<T>(xp, wp, bias ? static_cast<const T*>(bias->raw_data()) : nullptr, relu, p, op);
+    return;
   }
   if (bias) bias_add_inplace(out, *bias, relu);
 }
@@ -325,18 +270,8 @@ void CpuBackend::conv2d_backward_input(const Tensor& dy, const Tensor& w, const 
   FlushDenormals flush;
   dispatch_float(dy.dtype(), "conv2d_backward_input", [&](auto tag) {
     using T = decltype(tag);
-    const int64_t rows = p.n * p.oh * p.ow, K = p.kh * p.kw * p.c_in;
-    if (is_pointwise(p)) {
-      gemm(false, true, rows, K, p.c_out, static_cast<const T*>(dy.raw_data()), static_cast<const T*>(w.raw_data()),
-           static_cast<T*>(dx.raw_data()), T(0));
-      return;
-    }
-    auto& buf = scratch<T>();
-    buf.resize(static_cast<std::size_t>(rows * K));
-    // dcol = dY (rows, C_out) · Wᵀ (C_out, K)
-    gemm(false, true, rows, K, p.c_out, static_cast<const T*>(dy.raw_data()), static_cast<const T*>(w.raw_data()),
-         buf.data(), T(0));
-    col2im(buf.data(), p, static_cast<T*>(dx.raw_data()));
+    conv_gemm_backward_input<T>(static_cast<const T*>(dy.raw_data()), static_cast<const T*>(w.raw_data()), p,
+                                static_cast<T*>(dx.raw_data()));
   });
 }
 
@@ -359,15 +294,7 @@ void CpuBackend::conv2d_backward_filter(const Tensor& x, const Tensor& dy, const
                       [&](int64_t n0, int64_t n1, T* buf) { conv_direct_backward_filter(xp, dyp, p, buf, n0, n1); });
       return;
     }
-    const T* col = xp;
-    if (!is_pointwise(p)) {
-      auto& buf = scratch<T>();
-      buf.resize(static_cast<std::size_t>(rows * K));
-      im2col(xp, p, buf.data());
-      col = buf.data();
-    }
-    // dW (K, C_out) = colᵀ (K, rows) · dY (rows, C_out)
-    gemm(true, false, K, p.c_out, rows, col, static_cast<const T*>(dy.raw_data()), static_cast<T*>(dw.raw_data()), T(0));
+    conv_gemm_backward_filter<T>(xp, static_cast<const T*>(dy.raw_data()), p, static_cast<T*>(dw.raw_data()));
   });
 }
 

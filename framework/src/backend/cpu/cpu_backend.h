@@ -70,6 +70,11 @@ const T* host_ptr(const Tensor& t) {
 /// C = op(A)·op(B) for row-major float/double through BLAS.
 void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, const float* b, float* c, float beta);
 void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const double* a, const double* b, double* c, double beta);
+/// The same on the calling thread alone, for kernels that split their own work over the pool.
+void gemm_serial(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, const float* b, float* c,
+                 float beta);
+void gemm_serial(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const double* a, const double* b, double* c,
+                 double beta);
 /// x += bias along the last axis, then max(., 0) when relu; in place.
 void bias_add_inplace(Tensor& x, const Tensor& bias, bool relu);
 

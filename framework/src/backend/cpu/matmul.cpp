@@ -124,6 +124,26 @@ void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const double* a, co
   gemm_impl<double>(ta, tb, m, n, k, a, b, c, beta);
 }
 
+template <class T>
+void gemm_serial_impl(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, const T* b, T* c, T beta) {
+  if (m == 0 || n == 0) return;
+  if (k == 0) {
+    if (beta == 0) std::memset(c, 0, sizeof(T) * m * n);
+    return;
+  }
+  ensure_single_threaded_blas();
+  blas_gemm(ta, tb, m, n, k, a, ta ? m : k, b, tb ? k : n, c, n, beta);
+}
+
+void gemm_serial(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, const float* b, float* c,
+                 float beta) {
+  gemm_serial_impl<float>(ta, tb, m, n, k, a, b, c, beta);
+}
+void gemm_serial(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const double* a, const double* b, double* c,
+                 double beta) {
+  gemm_serial_impl<double>(ta, tb, m, n, k, a, b, c, beta);
+}
+
 void CpuBackend::matmul(const Tensor& a, const Tensor& b, Tensor& out, bool ta, bool tb) {
   FlushDenormals flush;
   // a: (Ba, r, c), b: (Bb, r, c), out: (B, M, N)
