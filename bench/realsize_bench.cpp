@@ -5,7 +5,7 @@
 //    "warmup_s":...,"peak_rss_mb":...}
 //
 //   realsize_bench --case resnet_train|resnet_infer|vgg_train|vgg_infer|bigcnn_train|bigcnn_infer
-//   realsize_bench --case sgemm      # 1024^3 float32 matmul through Kiln's GEMM path, GFLOP/s
+//   realsize_bench --case sgemm      # 1024^3 float32 matmul through Kiln's GEMM path, GFLOP/s (best of 7)
 //   options: --steps N (timed batches; default per case), --eager (jit_compile = false)
 //
 // Synthetic data (uniform images, uniform labels): only the speed is measured.
@@ -16,6 +16,7 @@
 
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -91,12 +92,16 @@ void run_case(const std::string& name, int64_t steps, bool jit) {
 void sgemm_case() {
   const k::Tensor a = k::random::uniform(k::Shape{1024, 1024}), b = k::random::uniform(k::Shape{1024, 1024});
   k::matmul(a, b);
-  const int reps = 20;
-  auto t0 = Clock::now();
-  for (int i = 0; i < reps; ++i) k::matmul(a, b);
-  const double s = seconds_since(t0);
+  // The best of 7 batches of 10: the bound is what the machine can do, and the shared host's noise only lowers it.
+  const int reps = 10;
+  double best = 1e30;
+  for (int round = 0; round < 7; ++round) {
+    auto t0 = Clock::now();
+    for (int i = 0; i < reps; ++i) k::matmul(a, b);
+    best = std::min(best, seconds_since(t0));
+  }
   std::printf("{\"impl\":\"kiln\",\"case\":\"sgemm\",\"gflops\":%.2f,\"blas_kernels\":\"%s\"}\n",
-              2.0 * 1024 * 1024 * 1024 * reps / s / 1e9, k::blas_kernels().c_str());
+              2.0 * 1024 * 1024 * 1024 * reps / best / 1e9, k::blas_kernels().c_str());
 }
 
 }  // namespace

@@ -112,6 +112,9 @@ TEST_CASE("harness: 3D, global 3D and adaptive pooling") {
   check_layer({.label = "GlobalAveragePooling3D", .make = [](k::DType dt) { return ptr(L::GlobalAveragePooling3D({.dtype = dt})); }, .input_shapes = {{2, 2, 3, 2, 2}}});
   check_layer({.label = "GlobalMaxPooling3D", .make = [](k::DType dt) { return ptr(L::GlobalMaxPooling3D({.keepdims = true, .dtype = dt})); }, .input_shapes = {{2, 2, 3, 2, 2}}});
   check_layer({.label = "AdaptiveAveragePooling2D", .make = [](k::DType dt) { return ptr(L::AdaptiveAveragePooling2D({2, 3}, {.dtype = dt})); }, .input_shapes = {{2, 5, 7, 2}}});
+  check_layer({.label = "AdaptiveAveragePooling1D", .make = [](k::DType dt) { return ptr(L::AdaptiveAveragePooling1D({3}, {.dtype = dt})); }, .input_shapes = {{2, 7, 2}}});
+  check_layer({.label = "AdaptiveAveragePooling3D", .make = [](k::DType dt) { return ptr(L::AdaptiveAveragePooling3D({2, 1, 2}, {.dtype = dt})); }, .input_shapes = {{1, 3, 2, 5, 2}}});
+  check_layer({.label = "AdaptiveMaxPooling2D", .make = [](k::DType dt) { return ptr(L::AdaptiveMaxPooling2D({2, 2}, {.dtype = dt})); }, .input_shapes = {{2, 5, 4, 1}}});
   check_layer({.label = "AdaptiveMaxPooling1D", .make = [](k::DType dt) { return ptr(L::AdaptiveMaxPooling1D({4}, {.dtype = dt})); }, .input_shapes = {{2, 9, 2}}});
   check_layer({.label = "AdaptiveMaxPooling3D", .make = [](k::DType dt) { return ptr(L::AdaptiveMaxPooling3D({2}, {.dtype = dt})); }, .input_shapes = {{1, 4, 3, 5, 1}}});
 }

@@ -87,6 +87,15 @@ T* tile_buffer(int64_t rows, int64_t K) {
   return static_cast<T*>(thread_scratch(Scratch::kernel, sizeof(T) * rows * K));
 }
 
+/// The patch rows [r0, r0 + rows): gathered into `col`, or, for a 1x1
+/// stride-1 convolution (`col` null), the input rows themselves.
+template <class T>
+const T* patch_rows(const T* x, const backend::Conv2DParams& p, int64_t r0, int64_t rows, T* col) {
+  if (!col) return x + r0 * p.c_in;
+  im2col(x, p, r0, r0 + rows, col);
+  return col;
+}
+
 }  // namespace
 
 template <class T>
@@ -97,13 +106,8 @@ void conv_gemm_forward(const T* x, const T* w, const T* bias, bool relu, const b
     T* col = direct ? nullptr : tile_buffer<T>(kTileRows, tiles.K);
     for (int64_t t = t0; t < t1; ++t) {
       const int64_t r0 = tiles.first(t), rows = tiles.last(t) - r0;
-      const T* a = x + r0 * tiles.K;
-      if (!direct) {
-        im2col(x, p, r0, r0 + rows, col);
-        a = col;
-      }
       T* o = out + r0 * p.c_out;
-      gemm_serial(false, false, rows, p.c_out, tiles.K, a, w, o, T(0));
+      gemm_serial(false, false, rows, p.c_out, tiles.K, patch_rows(x, p, r0, rows, col), w, o, T(0));
       if (!bias && !relu) continue;
       // Bias and relu while the tile's output is still in cache.
       for (int64_t r = 0; r < rows; ++r) {
@@ -150,13 +154,8 @@ void conv_gemm_backward_filter(const T* x, const T* dy, const backend::Conv2DPar
     T* col = direct ? nullptr : tile_buffer<T>(kTileRows, tiles.K);
     for (int64_t t = t0; t < t1; ++t) {
       const int64_t r0 = tiles.first(t), rows = tiles.last(t) - r0;
-      const T* a = x + r0 * tiles.K;
-      if (!direct) {
-        im2col(x, p, r0, r0 + rows, col);
-        a = col;
-      }
       // sum (K, C_out) += patchesᵀ (K, rows) · dy (rows, C_out)
-      gemm_serial(true, false, tiles.K, p.c_out, rows, a, dy + r0 * p.c_out, sum, T(1));
+      gemm_serial(true, false, tiles.K, p.c_out, rows, patch_rows(x, p, r0, rows, col), dy + r0 * p.c_out, sum, T(1));
     }
   });
 }

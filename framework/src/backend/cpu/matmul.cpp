@@ -40,13 +40,18 @@ void blas_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, in
                 1.0, a, (int)lda, b, (int)ldb, beta, c, (int)ldc);
 }
 
+/// Empty products (nothing to do, or C = beta·C with k = 0); true when it handled the call.
+template <class T>
+bool empty_gemm(int64_t m, int64_t n, int64_t k, T* c, T beta) {
+  if (m == 0 || n == 0) return true;
+  if (k != 0) return false;
+  if (beta == 0) std::memset(c, 0, sizeof(T) * m * n);
+  return true;
+}
+
 template <class T>
 void gemm_impl(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, const T* b, T* c, T beta) {
-  if (m == 0 || n == 0) return;
-  if (k == 0) {
-    if (beta == 0) std::memset(c, 0, sizeof(T) * m * n);
-    return;
-  }
+  if (empty_gemm(m, n, k, c, beta)) return;
   ensure_single_threaded_blas();
   const int64_t lda = ta ? m : k, ldb = tb ? k : n, ldc = n;
   const int threads = num_threads();
@@ -126,11 +131,7 @@ void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const double* a, co
 
 template <class T>
 void gemm_serial_impl(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, const T* b, T* c, T beta) {
-  if (m == 0 || n == 0) return;
-  if (k == 0) {
-    if (beta == 0) std::memset(c, 0, sizeof(T) * m * n);
-    return;
-  }
+  if (empty_gemm(m, n, k, c, beta)) return;
   ensure_single_threaded_blas();
   blas_gemm(ta, tb, m, n, k, a, ta ? m : k, b, tb ? k : n, c, n, beta);
 }
