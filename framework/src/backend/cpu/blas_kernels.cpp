@@ -3,7 +3,7 @@
 // library (Debian 12's 0.3.21 predates Sapphire Rapids), or a virtual CPU
 // that reports a generic model, falls back to the Prescott kernels: SSE3
 // only, about half the speed of the AVX-512 ones on the GEMMs Kiln runs
-// (a character LSTM's training step took 135 ms instead of 76 ms). When that
+// (a character LSTM's training step took 131 ms instead of 67 ms). When that
 // happens, the kernels are chosen again from the instruction sets the CPU
 // reports, through OPENBLAS_CORETYPE, as a user would set it by hand.
 //
