@@ -11,6 +11,9 @@ PKGS=(
   # headers and libraries Kiln compiles and links against
   libxtensor-dev xtl-dev libopenblas-dev libopenblas-pthread-dev libhdf5-dev
   nlohmann-json3-dev zlib1g-dev doctest-dev
+  # oneDNN's JIT convolutions under the CPU backend (libdnnl2 brings libgomp1 and
+  # ocl-icd-libopencl1 as Depends; its Recommends, ocl-icd-opencl-dev, is not needed)
+  libdnnl-dev
   # the main job's --fashion data set (the MNIST digits ship in datasets/data)
   dataset-fashion-mnist
   "$@")

@@ -10,8 +10,9 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh python3 python3-numpy python3-h5py graphviz python3-venv \
   wamerican wngerman wfrench wspanish witalian wportuguese wdutch \
   libopenmpi-dev openmpi-bin
-# KILN_MPI=ON: a missing MPI transport is a configure error here, not a skipped test.
-scripts/build.sh -DKILN_MPI=ON
+# KILN_MPI=ON, KILN_ONEDNN=ON: a missing MPI transport or oneDNN is a configure
+# error here, not a skipped test.
+scripts/build.sh -DKILN_MPI=ON -DKILN_ONEDNN=ON
 BUILD_DIR=${KILN_BUILD_DIR:-build}
 # The Keras oracle tier (tests/oracle/): pinned keras, jax[cpu], h5py, numpy and
 # tensorboard from PyPI in a venv under the build folder, made only when missing

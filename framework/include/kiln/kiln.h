@@ -14,6 +14,7 @@
 #include "kiln/core/shape.h"
 #include "kiln/core/tensor.h"
 
+#include "kiln/backend/cpu_convolutions.h"
 #include "kiln/backend/cpu_kernels.h"
 #include "kiln/backend/cuda.h"
 #include "kiln/backend/device_scope.h"

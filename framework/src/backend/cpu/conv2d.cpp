@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "backend/cpu/conv2d_gemm.h"
+#include "backend/cpu/conv2d_onednn.h"
 #include "backend/cpu/cpu_backend.h"
 #include "backend/cpu/denormals.h"
 #include "backend/cpu/parallel.h"
@@ -232,6 +233,10 @@ void conv2d_fused(const Tensor& x, const Tensor& w, const Tensor* bias, bool rel
   T* op = static_cast<T*>(out.raw_data());
   if (reference_kernels()) {
     reference::conv2d(xp, wp, p, op);
+  } else if (std::is_same_v<T, float> && onednn::takes(p, onednn::Pass::forward)) {
+    onednn::forward(host_ptr<float>(x), host_ptr<float>(w), bias ? host_ptr<float>(*bias) : nullptr, relu, p,
+                    host_ptr<float>(out));
+    return;
   } else if (use_direct(p) && !is_pointwise(p)) {
     if constexpr (std::is_same_v<T, float>) {
       if (p.c_out % 16 == 0) {
@@ -270,6 +275,8 @@ void CpuBackend::conv2d_backward_input(const Tensor& dy, const Tensor& w, const 
   FlushDenormals flush;
   dispatch_float(dy.dtype(), "conv2d_backward_input", [&](auto tag) {
     using T = decltype(tag);
+    if (std::is_same_v<T, float> && !reference_kernels() && onednn::takes(p, onednn::Pass::backward_input))
+      return onednn::backward_input(host_ptr<float>(dy), host_ptr<float>(w), p, host_ptr<float>(dx));
     conv_gemm_backward_input<T>(static_cast<const T*>(dy.raw_data()), static_cast<const T*>(w.raw_data()), p,
                                 static_cast<T*>(dx.raw_data()));
   });
@@ -285,6 +292,8 @@ void CpuBackend::conv2d_backward_filter(const Tensor& x, const Tensor& dy, const
       reference::conv2d_backward_filter(xp, static_cast<const T*>(dy.raw_data()), p, static_cast<T*>(dw.raw_data()));
       return;
     }
+    if (std::is_same_v<T, float> && onednn::takes(p, onednn::Pass::backward_filter))
+      return onednn::backward_filter(host_ptr<float>(x), host_ptr<float>(dy), p, host_ptr<float>(dw));
     if (use_direct(p) && !is_pointwise(p)) {
       // Each thread sums its share of the batch into its own buffer; then add them.
       const T* dyp = static_cast<const T*>(dy.raw_data());
