@@ -113,8 +113,11 @@ TEST_CASE("replay: a traced training step of a CNN allocates nothing on the heap
     std::vector<float> losses;
     for (int i = 0; i < 5; ++i) losses.push_back(step(x, y).item<float>());
     CHECK(step.tracing_count() == 1);
-    REQUIRE(counter.per_replay.size() == 4);
-    for (long n : counter.per_replay) CHECK(n == 0);
+    // The first call traces without computing, then replays like the other
+    // four; that first replay is the kernels' first run, which may grow their
+    // per-thread scratch buffers once. Every later replay allocates nothing.
+    REQUIRE(counter.per_replay.size() == 5);
+    for (std::size_t i = 1; i < counter.per_replay.size(); ++i) CHECK(counter.per_replay[i] == 0);
     CHECK(losses.back() < losses.front());  // the replays did train
     CHECK(opt->iterations() == 5);
   }

@@ -27,6 +27,7 @@ Variable::Variable(const Tensor& initial, VariableOptions o) : impl_(std::make_s
     throw ValueError("Variable '" + o.name + "': the initial value must be a concrete tensor");
   tracing::check_variable_creation();
   // Created inside a trace, a variable is initialized once, now, not on every replay.
+  backend::materialize(initial);
   backend::RecordingPause once;
   // Inside a DeviceScope the variable lives on the scope's device, wherever its initial value is.
   const Tensor placed = initial.to(scoped_device().value_or(initial.device()));

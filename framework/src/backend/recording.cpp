@@ -6,6 +6,7 @@
 #include "core/tracing.h"
 
 #include <map>
+#include <set>
 #include <optional>
 
 namespace kiln::backend {
@@ -308,6 +309,25 @@ RecordingPause::RecordingPause() : saved_(t_state) { t_state = nullptr; }
 RecordingPause::~RecordingPause() { t_state = static_cast<RecordingScope::State*>(saved_); }
 
 Recording* active_recording() { return t_state ? t_state->rec : nullptr; }
+
+void materialize(const Tensor& t) {
+  if (!t_state || t_state->execute || !t.defined()) return;
+  const auto& nodes = t_state->rec->nodes();
+  // The nodes that write t's buffer, then those that write what they read, and so on.
+  std::set<const Storage*> needed{t.impl()->storage.get()};
+  std::vector<std::size_t> chain;
+  for (std::size_t j = nodes.size(); j-- > 0;) {
+    const Node& n = nodes[j];
+    if (n.host && n.opaque) continue;  // bookkeeping that must run once per replay, not now
+    bool writes = false;
+    for (const auto& o : n.outputs) writes = writes || needed.count(o.impl()->storage.get());
+    if (!writes) continue;
+    chain.push_back(j);
+    for (const auto& in : n.inputs) needed.insert(in.impl()->storage.get());
+  }
+  RecordingPause unrecorded;
+  for (auto j = chain.rbegin(); j != chain.rend(); ++j) nodes[*j].run();
+}
 
 void record_host_node(const std::function<void()>& fn, HostEffects effects) {
   Recording* rec = active_recording();

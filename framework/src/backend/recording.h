@@ -144,6 +144,11 @@ class RecordingPause {
 /// The Recording this thread records into, or null.
 Recording* active_recording();
 
+/// Inside a trace that does not execute, computes `t` now, by running the
+/// recorded nodes its value depends on (a variable's initial value made by
+/// ops in the trace); elsewhere does nothing.
+void materialize(const Tensor& t);
+
 /// Marks the nodes recorded while it is alive as one composite op, once
 /// finish() names the op's outputs; without finish() (an exception) nothing
 /// is marked. Does nothing when this thread is not recording.

@@ -147,7 +147,7 @@ int fuse_elementwise(Recording& rec) {
   return folded;
 }
 
-int fold_constants(Recording& rec) {
+int fold_constants(Recording& rec, bool executed) {
   auto& nodes = rec.nodes();
   std::map<const Storage*, int> writers;
   for (const auto& n : nodes)
@@ -164,7 +164,9 @@ int fold_constants(Recording& rec) {
       kept.push_back(std::move(n));
       continue;
     }
-    // Its outputs keep the values the trace computed; replays need not compute them again.
+    // Its outputs keep the values the trace computed (computed now, once, when
+    // the trace did not execute); replays need not compute them again.
+    if (!executed) n.run();
     for (const auto& o : n.outputs) constant[storage_of(o)] = true;
     ++folded;
   }
@@ -176,7 +178,7 @@ Recording optimize(const Recording& rec, const std::vector<Tensor>& outputs, con
                    bool executed) {
   Recording plan = rec;
   alias_variable_reads(plan, outputs);
-  if (executed) fold_constants(plan);
+  fold_constants(plan, executed);
   fuse_elementwise(plan);
   std::vector<Tensor> apart = outputs;
   apart.insert(apart.end(), placeholders.begin(), placeholders.end());

@@ -14,14 +14,14 @@ namespace kiln::graph {
 ///  3. runs of element-wise nodes of one size and dtype become one fused pass;
 ///  4. intermediate buffers share memory by liveness (plan_memory).
 /// `outputs` are the trace's results, read after the last node. Constants are
-/// folded only when the trace `executed` (a trace for its graph alone computed nothing).
+/// folded either way: when the trace did not execute, the folded nodes run once here.
 backend::Recording optimize(const backend::Recording& rec, const std::vector<Tensor>& outputs,
                             const std::vector<Tensor>& placeholders, bool executed);
 
 /// Pass 1 alone (in place). Returns how many reads now alias their variable.
 int alias_variable_reads(backend::Recording& rec, const std::vector<Tensor>& outputs);
-/// Pass 2 alone. Returns how many nodes were dropped.
-int fold_constants(backend::Recording& rec);
+/// Pass 2 alone. Returns how many nodes were dropped (run once first unless the trace `executed`).
+int fold_constants(backend::Recording& rec, bool executed = true);
 /// Pass 3 alone. Returns how many nodes were folded into fused passes.
 int fuse_elementwise(backend::Recording& rec);
 /// Pass 4: buffers the trace allocated for values that do not outlive the

@@ -220,8 +220,12 @@ Tensor sigmoid(const Tensor& x) {
 }
 Tensor relu(const Tensor& x) {
   Tensor y = unary_forward(UnaryOp::relu, x, "relu");
+  // The gradient's mask reads the output (y > 0 exactly where x > 0, NaN
+  // included), not the input: the input (often a BatchNormalization's output)
+  // is then freed as soon as the next op has read it, instead of living until
+  // the backward pass.
   if (autodiff::active())
-    autodiff::record("Relu", {x}, {y}, [x](const Grads& dy, const Needs&) { return Grads{relu_backward(x, dy[0])}; });
+    autodiff::record("Relu", {x}, {y}, [y](const Grads& dy, const Needs&) { return Grads{relu_backward(y, dy[0])}; });
   return y;
 }
 Tensor softplus(const Tensor& x) {

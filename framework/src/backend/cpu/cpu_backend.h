@@ -39,6 +39,8 @@ class CpuBackend : public backend::Backend {
                    Tensor& out) override;
   bool batch_norm_training(const Tensor& x, const Tensor* gamma, const Tensor* beta, double eps, Tensor& y, Tensor& mean,
                            Tensor& var) override;
+  bool batch_norm_inference(const Tensor& x, const Tensor& mean, const Tensor& var, const Tensor* gamma,
+                            const Tensor* beta, double eps, Tensor& y) override;
   bool batch_norm_training_backward(const Tensor& dy, const Tensor& x, const Tensor& mean, const Tensor& var,
                                     const Tensor* gamma, double eps, Tensor& dx, Tensor* dgamma, Tensor* dbeta) override;
   void conv2d_bias_backward_filter(const Tensor& x, const Tensor& dy, const Tensor& y, bool relu,
@@ -49,7 +51,8 @@ class CpuBackend : public backend::Backend {
   bool rmsprop_update(Tensor& w, Tensor& v, Tensor* mom, Tensor* avg, const Tensor& g, HostScalar lr, double rho,
                       double momentum, double eps) override;
   bool has_fused(Fused kind, double) const override {
-    return kind == Fused::batch_norm || kind == Fused::adam || kind == Fused::sgd || kind == Fused::rmsprop;
+    return kind == Fused::batch_norm || kind == Fused::batch_norm_inference || kind == Fused::adam ||
+           kind == Fused::sgd || kind == Fused::rmsprop;
   }
   bool can_fuse(DType dtype, int unary, int binary) const override;
   bool fused_elementwise(const backend::ElementwiseProgram& program) override;
