@@ -1,9 +1,9 @@
 // conv_shapes: every convolution of the real-size models (bench/cnn_models.h),
-// pass by pass, with Kiln's own kernels and with oneDNN, alternately in one
-// process. The automatic ConvLibrary choice (conv2d_onednn.cpp) follows
-// these numbers. One JSON line per shape and pass:
-//   {"shape":"resnet 32x32x64 3x3/1 ->64","pass":"forward","kiln_ms":...,"onednn_ms":...,"speedup":...}
-// (speedup = kiln_ms / onednn_ms: above 1, oneDNN is faster.)
+// pass by pass, with Kiln's own kernels, oneDNN's direct convolutions and
+// oneDNN with Winograd (where it has it), alternately in one process. The
+// automatic ConvLibrary choice (conv2d_onednn.cpp) follows these numbers.
+// One JSON line per shape and pass:
+//   {"shape":"resnet 32x32x64 3x3/1 ->64","pass":"forward","kiln_ms":...,"onednn_ms":...,"winograd_ms":...}
 //
 //   conv_shapes [--rounds N]   (median of N timed calls per library; default 5)
 //
@@ -106,23 +106,23 @@ int main(int argc, char** argv) {
     const k::Tensor x = k::random::uniform({s.n, s.h, s.h, s.c_in});
     const k::Tensor w = k::random::uniform({s.k, s.k, s.c_in, s.c_out}, -0.1, 0.1);
     const k::Tensor b = k::zeros({s.c_out});
-    Times kiln_t, dnnl_t;
-    for (int r = 0; r <= rounds; ++r) {  // round 0 warms both up (buffers, oneDNN's JIT)
-      Times* order[2] = {&kiln_t, &dnnl_t};
-      for (int lib = 0; lib < 2; ++lib) {
-        k::set_conv_library(lib == 0 ? k::ConvLibrary::kiln : k::ConvLibrary::onednn);
+    const k::ConvLibrary libraries[3] = {k::ConvLibrary::kiln, k::ConvLibrary::onednn, k::ConvLibrary::onednn_winograd};
+    Times t[3];
+    for (int r = 0; r <= rounds; ++r) {  // round 0 warms them up (buffers, oneDNN's JIT)
+      for (int lib = 0; lib < 3; ++lib) {
+        k::set_conv_library(libraries[lib]);
         Times scratch;
-        one_round(s, x, w, b, r == 0 ? scratch : *order[lib]);
+        one_round(s, x, w, b, r == 0 ? scratch : t[lib]);
       }
     }
     k::set_conv_library(k::ConvLibrary::automatic);
     const char* passes[3] = {"forward", "input", "filter"};
-    const std::vector<double>* kt[3] = {&kiln_t.forward, &kiln_t.input, &kiln_t.filter};
-    const std::vector<double>* dt[3] = {&dnnl_t.forward, &dnnl_t.input, &dnnl_t.filter};
     for (int p = 0; p < 3; ++p) {
-      const double a = median(*kt[p]), d = median(*dt[p]);
-      std::printf("{\"shape\":\"%s\",\"pass\":\"%s\",\"kiln_ms\":%.3f,\"onednn_ms\":%.3f,\"speedup\":%.2f}\n",
-                  label(s).c_str(), passes[p], a, d, d > 0 ? a / d : 0.0);
+      double ms[3];
+      for (int lib = 0; lib < 3; ++lib)
+        ms[lib] = median(p == 0 ? t[lib].forward : p == 1 ? t[lib].input : t[lib].filter);
+      std::printf("{\"shape\":\"%s\",\"pass\":\"%s\",\"kiln_ms\":%.3f,\"onednn_ms\":%.3f,\"winograd_ms\":%.3f}\n",
+                  label(s).c_str(), passes[p], ms[0], ms[1], ms[2]);
       std::fflush(stdout);
     }
   }

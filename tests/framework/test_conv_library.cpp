@@ -1,8 +1,9 @@
 // The CPU convolution libraries (kiln::set_conv_library): oneDNN's results
-// and gradients against Kiln's own kernels and the reference loops, over the
-// shapes that reach every part of the wrapper (strides, "same" padding that is
-// larger after than before, dilation, 1x1, non-square kernels, bias and relu,
-// a batch of one), and the switch itself.
+// and gradients, direct and Winograd, against Kiln's own kernels and the
+// reference loops, over the shapes that reach every part of the wrapper
+// (strides, "same" padding that is larger after than before, dilation, 1x1,
+// non-square kernels, bias and relu, a batch of one, Winograd's blocked
+// layouts in and out), and the switch itself.
 #include <doctest/doctest.h>
 
 #include <array>
@@ -87,6 +88,8 @@ TEST_CASE("conv library: oneDNN's convolutions and gradients equal Kiln's kernel
   KILN_REQUIRE_TOOL(!k::onednn_version().empty(), "oneDNN (libdnnl-dev; Kiln built with KILN_ONEDNN)");
   const std::vector<Case> cases = {
       {{2, 9, 9, 16}, {3, 3, 16, 32}, "same", {1, 1}, {1, 1}, true, true},
+      {{2, 12, 12, 64}, {3, 3, 64, 64}, "same", {1, 1}, {1, 1}, true, true},  // Winograd's shapes
+      {{3, 10, 10, 32}, {3, 3, 32, 16}, "valid", {1, 1}, {1, 1}, false, false},
       {{2, 10, 10, 16}, {3, 3, 16, 16}, "same", {2, 2}, {1, 1}, false, false},  // padding 0 before, 1 after
       {{1, 11, 8, 20}, {3, 3, 20, 24}, "valid", {1, 2}, {1, 1}, true, false},
       {{2, 12, 12, 16}, {3, 3, 16, 16}, "same", {1, 1}, {2, 2}, true, true},    // dilation 2
@@ -98,10 +101,14 @@ TEST_CASE("conv library: oneDNN's convolutions and gradients equal Kiln's kernel
   for (const auto& c : cases) {
     INFO("x ", c.x.to_string(), " w ", c.w.to_string(), " ", c.padding, " strides ", c.strides[0], "x",
          c.strides[1], " dilation ", c.dilation[0]);
-    std::vector<T> onednn, kiln_kernels, reference;
+    std::vector<T> onednn, winograd, kiln_kernels, reference;
     {
       Library l(k::ConvLibrary::onednn);
       onednn = run(c, seed);
+    }
+    {
+      Library l(k::ConvLibrary::onednn_winograd);
+      winograd = run(c, seed);
     }
     {
       Library l(k::ConvLibrary::kiln);
@@ -113,12 +120,14 @@ TEST_CASE("conv library: oneDNN's convolutions and gradients equal Kiln's kernel
     }
     // Sums of up to a few thousand float32 products in different orders.
     CHECK(worst_error(onednn, reference) <= 1e-4);
+    CHECK(worst_error(winograd, reference) <= 1e-4);
     CHECK(worst_error(kiln_kernels, reference) <= 1e-4);
     seed += 10;
   }
 }
 
-TEST_CASE("conv library: automatic hands a 3x3 convolution over 64 channels to oneDNN, and a 1-channel one to Kiln") {
+TEST_CASE("conv library: automatic hands a 3x3 convolution over 64 channels to oneDNN's Winograd, a 1x1 one to its "
+          "direct kernel, and a 1-channel one to Kiln") {
   KILN_REQUIRE_TOOL(!k::onednn_version().empty(), "oneDNN (libdnnl-dev; Kiln built with KILN_ONEDNN)");
   auto forward = [](k::ConvLibrary l, const T& x, const T& w) {
     Library lib(l);
@@ -126,7 +135,10 @@ TEST_CASE("conv library: automatic hands a 3x3 convolution over 64 channels to o
   };
   const T x64 = k::random::normal({2, 8, 8, 64}, 0, 1, k::float32, 3);
   const T w64 = k::random::normal({3, 3, 64, 64}, 0, 0.1, k::float32, 4);
-  CHECK(forward(k::ConvLibrary::automatic, x64, w64) == forward(k::ConvLibrary::onednn, x64, w64));
+  CHECK(forward(k::ConvLibrary::automatic, x64, w64) == forward(k::ConvLibrary::onednn_winograd, x64, w64));
+  CHECK(forward(k::ConvLibrary::automatic, x64, w64) != forward(k::ConvLibrary::onednn, x64, w64));
+  const T w11 = k::random::normal({1, 1, 64, 64}, 0, 0.1, k::float32, 7);
+  CHECK(forward(k::ConvLibrary::automatic, x64, w11) == forward(k::ConvLibrary::onednn, x64, w11));
   const T x1 = k::random::normal({2, 8, 8, 1}, 0, 1, k::float32, 5);
   const T w1 = k::random::normal({3, 3, 1, 32}, 0, 0.1, k::float32, 6);
   CHECK(forward(k::ConvLibrary::automatic, x1, w1) == forward(k::ConvLibrary::kiln, x1, w1));

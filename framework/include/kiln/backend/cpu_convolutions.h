@@ -9,14 +9,19 @@
 namespace kiln {
 
 enum class ConvLibrary {
-  automatic,  ///< oneDNN for the shapes where it measured faster, Kiln's kernels for the rest
-  kiln,       ///< Kiln's kernels only
-  onednn,     ///< oneDNN for every float32 convolution it supports (Kiln's kernels for the rest)
+  automatic,        ///< oneDNN where it measured faster (Winograd for the 3x3 layers where that was faster
+                    ///< still), Kiln's kernels for the rest
+  kiln,             ///< Kiln's kernels only
+  onednn,           ///< oneDNN's direct convolutions for every float32 convolution
+  onednn_winograd,  ///< oneDNN for every float32 convolution, with Winograd's algorithm wherever oneDNN has it
 };
 
 /// Selects the library for every CPU convolution that follows (process-wide;
-/// default automatic, or KILN_CONV_LIBRARY=kiln|onednn|automatic at start-up).
-/// The reference kernels (set_cpu_kernels) take precedence over both.
+/// default automatic, or KILN_CONV_LIBRARY=automatic|kiln|onednn|onednn_winograd
+/// at start-up). Winograd's F(4x4, 3x3) does about half the arithmetic of a
+/// direct 3x3 convolution and rounds differently: results agree with the
+/// direct ones to about 1e-5 relative (tests/framework/test_conv_library.cpp).
+/// The reference kernels (set_cpu_kernels) take precedence over all of them.
 void set_conv_library(ConvLibrary library);
 ConvLibrary conv_library();
 

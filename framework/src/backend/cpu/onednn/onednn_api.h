@@ -12,12 +12,13 @@ namespace kiln::cpu::onednn {
 struct PluginV1 {
   const char* version;  ///< oneDNN's version, e.g. "2.6.3"
   /// out = conv(x, w) (+ bias) (then relu), on `threads` OpenMP threads; bias may be null.
+  /// With `winograd`, Winograd's algorithm where oneDNN has it for the shape, else direct.
   const char* (*forward)(const float* x, const float* w, const float* bias, bool relu,
-                         const backend::Conv2DParams& p, float* out, int threads);
+                         const backend::Conv2DParams& p, float* out, bool winograd, int threads);
   const char* (*backward_input)(const float* dy, const float* w, const backend::Conv2DParams& p, float* dx,
-                                int threads);
+                                bool winograd, int threads);
   const char* (*backward_filter)(const float* x, const float* dy, const backend::Conv2DParams& p, float* dw,
-                                 int threads);
+                                 bool winograd, int threads);
 };
 
 /// The plugin's entry point, by this name.

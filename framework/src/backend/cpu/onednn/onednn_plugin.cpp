@@ -1,13 +1,15 @@
 // The oneDNN plugin (onednn_api.h): float32 2-D convolutions, NHWC
 // activations and HWIO kernels, through oneDNN's JIT kernels.
 //
-// Kiln's tensors stay NHWC and its kernels HWIO: oneDNN reads and writes the
-// activations in place (format nhwc) and picks its own blocked layout for the
-// kernel, into which the HWIO weights are reordered on each call (a kernel is
-// small next to the activations it meets: 2.4 MB for 3x3x256x256, against 9.7
-// GFLOP of work at batch 128 on 8x8 images). Primitives are made once per
-// shape and kept, with their weight buffers and memory objects, so a call in
-// steady state allocates nothing: it only swaps data pointers and executes.
+// Direct convolutions read and write Kiln's NHWC activations in place; only
+// the kernel is reordered into oneDNN's blocked layout, on each call (a kernel
+// is small next to the activations it meets: 2.4 MB for 3x3x256x256, against
+// 9.7 GFLOP of work at batch 128 on 8x8 images). Winograd convolutions work
+// in blocked layouts only, so their activations are reordered in and out
+// too, through two buffers shared by every convolution (about 1 ms per 33 MB
+// activation, against the 2x it saves on a 3x3 layer's arithmetic).
+// Primitives are made once per shape and kept, with their memory objects, so
+// a call in steady state allocates nothing: it only sets data pointers and executes.
 #include <dlfcn.h>
 
 #include <cstdlib>
@@ -43,15 +45,32 @@ dnnl::stream& stream() {
 
 // oneDNN's OpenMP threads: as many as Kiln's own kernels use. Looked up in
 // the OpenMP runtime that oneDNN brought, so the plugin need not link it.
-int g_threads = 0;
-void match_threads() {
+void match_threads(int threads) {
   using SetThreads = void (*)(int);
   static const auto set = reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "omp_set_num_threads"));
   static thread_local int current = 0;
-  if (set && g_threads > 0 && current != g_threads) {
-    current = g_threads;
+  if (set && threads > 0 && current != threads) {
+    current = threads;
     set(current);
   }
+}
+
+// Page-aligned memory grown to the largest request and kept: oneDNN's working
+// memory (slot 0) and the blocked copies of a Winograd convolution's
+// activations (slots 1 and 2), shared by every cached convolution since they
+// run one at a time.
+void* pooled(int slot, std::size_t bytes) {
+  static std::size_t size[3] = {0, 0, 0};
+  static void* buffer[3] = {nullptr, nullptr, nullptr};  // kept until exit, as the cache is
+  if (bytes > size[slot]) {
+    std::free(buffer[slot]);
+    buffer[slot] = nullptr;
+    const std::size_t want = (bytes + 4095) / 4096 * 4096;
+    buffer[slot] = std::aligned_alloc(4096, want);
+    if (!buffer[slot]) throw std::runtime_error("cannot allocate " + std::to_string(want) + " bytes of working memory");
+    size[slot] = want;
+  }
+  return buffer[slot];
 }
 
 struct Shape {
@@ -65,15 +84,46 @@ struct Shape {
         pad_l{p.pad_top, p.pad_left},
         pad_r{(p.oh - 1) * p.stride_h + (p.kh - 1) * p.dil_h + 1 - p.h - p.pad_top,
               (p.ow - 1) * p.stride_w + (p.kw - 1) * p.dil_w + 1 - p.w - p.pad_left} {}
-  memory::desc src_md() const { return {src, f32, tag::nhwc}; }
-  memory::desc dst_md() const { return {dst, f32, tag::nhwc}; }
-  memory::desc wei_any() const { return {wei, f32, tag::any}; }
+  memory::desc src_nhwc() const { return {src, f32, tag::nhwc}; }
+  memory::desc dst_nhwc() const { return {dst, f32, tag::nhwc}; }
   memory::desc wei_hwio() const { return {wei, f32, tag::hwio}; }
+  memory::desc bias_md() const { return {{dst[1]}, f32, tag::a}; }
 };
 
-dnnl::convolution_forward::primitive_desc forward_pd(const Shape& s, bool bias, bool relu) {
-  const auto prop = dnnl::prop_kind::forward_training;
-  const auto alg = dnnl::algorithm::convolution_direct;
+// One cached convolution: its primitive; Kiln's buffers (the user memories,
+// pointed at the call's data); the reorders between them and oneDNN's layouts,
+// run before and after the convolution; and which memories live in pooled slots.
+struct Entry {
+  struct Step {
+    dnnl::primitive prim;
+    std::vector<dnnl_exec_arg_t> args;
+  };
+  dnnl::primitive conv;
+  std::vector<dnnl_exec_arg_t> args;
+  std::vector<memory> user;  // in the order the call passes its pointers
+  std::vector<Step> before, after;
+  std::vector<std::tuple<memory, int, std::size_t>> in_pool;  // memory, slot, bytes
+  std::vector<memory> owned;                                  // blocked kernels (small; oneDNN allocates them)
+};
+
+// The memory to hand the convolution for Kiln's buffer `user`, which oneDNN
+// wants as `want`: the buffer itself when the layouts agree, else a blocked
+// copy, made by a reorder before the convolution (an input) or copied back
+// after it (an output). Activations' copies live in pool slot `slot`; kernels'
+// (slot -1) in memory of their own.
+memory bind(Entry& e, const memory& user, const memory::desc& want, bool input, int slot) {
+  if (want == user.get_desc()) return user;
+  memory m = slot < 0 ? memory(want, engine()) : memory(want, engine(), DNNL_MEMORY_NONE);
+  if (slot < 0) e.owned.push_back(m);
+  else e.in_pool.emplace_back(m, slot, want.get_size());
+  const memory& from = input ? user : m;
+  const memory& to = input ? m : user;
+  (input ? e.before : e.after)
+      .push_back({dnnl::reorder(from, to), {{DNNL_ARG_FROM, from.get()}, {DNNL_ARG_TO, to.get()}}});
+  return m;
+}
+
+dnnl::primitive_attr attributes(bool relu) {
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   if (relu) {
@@ -81,162 +131,119 @@ dnnl::convolution_forward::primitive_desc forward_pd(const Shape& s, bool bias, 
     ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
     attr.set_post_ops(ops);
   }
-  const auto d = bias ? dnnl::convolution_forward::desc(prop, alg, s.src_md(), s.wei_any(),
-                                                        memory::desc({s.dst[1]}, f32, tag::a), s.dst_md(), s.strides,
-                                                        s.dilates, s.pad_l, s.pad_r)
-                      : dnnl::convolution_forward::desc(prop, alg, s.src_md(), s.wei_any(), s.dst_md(), s.strides,
-                                                        s.dilates, s.pad_l, s.pad_r);
-  return dnnl::convolution_forward::primitive_desc(d, attr, engine());
+  return attr;
 }
 
-// One cached convolution: the primitive, the reorder between Kiln's HWIO
-// kernel and oneDNN's layout (none when they agree), and a memory object per
-// argument whose data pointer is set on each call.
-struct Entry {
-  dnnl::primitive conv;
-  dnnl::primitive reorder;  // empty when the kernel needs none
-  memory src, wei_user, wei, bias, dst, scratch;
-  std::size_t scratch_bytes = 0;
-  std::vector<dnnl_exec_arg_t> args;
-  std::vector<dnnl_exec_arg_t> reorder_args;
-};
+dnnl::convolution_forward::primitive_desc forward_pd(const Shape& s, dnnl::algorithm alg, bool bias, bool relu) {
+  // Winograd chooses its own activation layouts; direct convolutions take Kiln's NHWC.
+  const bool any = alg == dnnl::algorithm::convolution_winograd;
+  const memory::desc src(s.src, f32, any ? tag::any : tag::nhwc), dst(s.dst, f32, any ? tag::any : tag::nhwc),
+      wei(s.wei, f32, tag::any);
+  const auto prop = dnnl::prop_kind::forward_training;
+  const auto d = bias ? dnnl::convolution_forward::desc(prop, alg, src, wei, s.bias_md(), dst, s.strides, s.dilates,
+                                                        s.pad_l, s.pad_r)
+                      : dnnl::convolution_forward::desc(prop, alg, src, wei, dst, s.strides, s.dilates, s.pad_l, s.pad_r);
+  return dnnl::convolution_forward::primitive_desc(d, attributes(relu), engine());
+}
 
-void make_memories(Entry& e, const memory::desc& wei_md, const Shape& s, const dnnl::primitive_desc_base& pd) {
-  e.wei_user = memory(s.wei_hwio(), engine(), DNNL_MEMORY_NONE);
-  if (wei_md == s.wei_hwio()) {
-    e.wei = e.wei_user;
+void add_scratchpad(Entry& e, const dnnl::primitive_desc_base& pd) {
+  memory scratch(pd.scratchpad_desc(), engine(), DNNL_MEMORY_NONE);
+  e.in_pool.emplace_back(scratch, 0, pd.scratchpad_desc().get_size());
+  e.args.push_back({DNNL_ARG_SCRATCHPAD, scratch.get()});
+}
+
+std::unique_ptr<Entry> make(Pass pass, dnnl::algorithm alg, bool bias, bool relu, const backend::Conv2DParams& p) {
+  auto e = std::make_unique<Entry>();
+  const Shape s(p);
+  const bool any = alg == dnnl::algorithm::convolution_winograd;
+  const memory::desc src(s.src, f32, any ? tag::any : tag::nhwc), dst(s.dst, f32, any ? tag::any : tag::nhwc),
+      wei(s.wei, f32, tag::any);
+  memory x(s.src_nhwc(), engine(), DNNL_MEMORY_NONE), y(s.dst_nhwc(), engine(), DNNL_MEMORY_NONE),
+      w(s.wei_hwio(), engine(), DNNL_MEMORY_NONE);
+  if (pass == Pass::forward) {
+    const auto pd = forward_pd(s, alg, bias, relu);
+    e->conv = dnnl::convolution_forward(pd);
+    e->user = {x, w, y};
+    e->args = {{DNNL_ARG_SRC, bind(*e, x, pd.src_desc(), true, 1).get()},
+               {DNNL_ARG_WEIGHTS, bind(*e, w, pd.weights_desc(), true, -1).get()},
+               {DNNL_ARG_DST, bind(*e, y, pd.dst_desc(), false, 2).get()}};
+    if (bias) {
+      memory b(s.bias_md(), engine(), DNNL_MEMORY_NONE);
+      e->user.push_back(b);
+      e->args.push_back({DNNL_ARG_BIAS, b.get()});
+    }
+    add_scratchpad(*e, pd);
+  } else if (pass == Pass::backward_input) {
+    const auto hint = forward_pd(s, alg, false, false);
+    const dnnl::convolution_backward_data::desc d(alg, src, wei, dst, s.strides, s.dilates, s.pad_l, s.pad_r);
+    const dnnl::convolution_backward_data::primitive_desc pd(d, attributes(false), engine(), hint);
+    e->conv = dnnl::convolution_backward_data(pd);
+    e->user = {y, w, x};  // dy, w, dx
+    e->args = {{DNNL_ARG_DIFF_DST, bind(*e, y, pd.diff_dst_desc(), true, 1).get()},
+               {DNNL_ARG_WEIGHTS, bind(*e, w, pd.weights_desc(), true, -1).get()},
+               {DNNL_ARG_DIFF_SRC, bind(*e, x, pd.diff_src_desc(), false, 2).get()}};
+    add_scratchpad(*e, pd);
   } else {
-    e.wei = memory(wei_md, engine());  // oneDNN owns this buffer
+    const auto hint = forward_pd(s, alg, false, false);
+    const dnnl::convolution_backward_weights::desc d(alg, src, wei, dst, s.strides, s.dilates, s.pad_l, s.pad_r);
+    const dnnl::convolution_backward_weights::primitive_desc pd(d, attributes(false), engine(), hint);
+    e->conv = dnnl::convolution_backward_weights(pd);
+    e->user = {x, y, w};  // x, dy, dw
+    e->args = {{DNNL_ARG_SRC, bind(*e, x, pd.src_desc(), true, 1).get()},
+               {DNNL_ARG_DIFF_DST, bind(*e, y, pd.diff_dst_desc(), true, 2).get()},
+               {DNNL_ARG_DIFF_WEIGHTS, bind(*e, w, pd.diff_weights_desc(), false, -1).get()}};
+    add_scratchpad(*e, pd);
   }
-  e.scratch_bytes = pd.scratchpad_desc().get_size();
-  e.scratch = memory(pd.scratchpad_desc(), engine(), DNNL_MEMORY_NONE);
+  return e;
 }
 
-// oneDNN's working memory, one buffer for every cached convolution (they run
-// one at a time), grown to the largest need and kept.
-void* scratchpad(std::size_t bytes) {
-  static std::size_t size = 0;
-  static void* buffer = nullptr;  // leaked at exit, as the cache is
-  if (bytes > size) {
-    std::free(buffer);
-    size = (bytes + 4095) / 4096 * 4096;
-    buffer = std::aligned_alloc(4096, size);
-    if (!buffer) throw std::runtime_error("conv2d: cannot allocate oneDNN's scratchpad of " + std::to_string(size) + " bytes");
-  }
-  return buffer;
+using Key = std::tuple<int, bool, bool, bool, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
+                       int64_t, int64_t, int, int, int, int, int64_t, int64_t>;
+Key key_of(Pass pass, bool winograd, bool bias, bool relu, const backend::Conv2DParams& p) {
+  return {static_cast<int>(pass), winograd, bias, relu, p.n,        p.h,        p.w,     p.c_in,  p.kh,     p.kw,
+          p.c_out,               p.oh,     p.ow, p.stride_h, p.stride_w, p.dil_h, p.dil_w, p.pad_top, p.pad_left};
 }
 
-void run(Entry& e) {
-  match_threads();
-  e.scratch.set_data_handle(scratchpad(e.scratch_bytes));
-  if (e.reorder) {
-    const auto st = dnnl_primitive_execute(e.reorder.get(), stream().get(), static_cast<int>(e.reorder_args.size()),
-                                           e.reorder_args.data());
-    if (st != dnnl_success) throw std::runtime_error("conv2d: oneDNN reorder failed (status " + std::to_string(st) + ")");
-  }
-  const auto st =
-      dnnl_primitive_execute(e.conv.get(), stream().get(), static_cast<int>(e.args.size()), e.args.data());
-  if (st != dnnl_success) throw std::runtime_error("conv2d: oneDNN convolution failed (status " + std::to_string(st) + ")");
-  stream().wait();
-}
-
-using Key = std::tuple<int, bool, bool, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
-                       int64_t, int, int, int, int, int64_t, int64_t>;
-Key key_of(Pass pass, bool bias, bool relu, const backend::Conv2DParams& p) {
-  return {static_cast<int>(pass), bias, relu, p.n,        p.h,        p.w,     p.c_in,  p.kh,     p.kw,
-          p.c_out,               p.oh, p.ow, p.stride_h, p.stride_w, p.dil_h, p.dil_w, p.pad_top, p.pad_left};
-}
-
-// Cached primitives, and one lock: Kiln's ops run one at a time, and each
-// entry's memory objects are shared by the calls that use it.
+// Cached primitives, and one lock: Kiln's ops run one at a time, and the
+// pooled memory and each entry's memory objects are shared by the calls that use them.
 std::mutex& cache_mutex() {
   static std::mutex m;
   return m;
 }
 std::map<Key, std::unique_ptr<Entry>>& cache() {
-  static auto* c = new std::map<Key, std::unique_ptr<Entry>>;  // leaked: oneDNN may unload first at exit
+  static auto* c = new std::map<Key, std::unique_ptr<Entry>>;  // kept until exit: oneDNN may unload first
   return *c;
 }
 
-Entry& make_forward(const backend::Conv2DParams& p, bool bias, bool relu) {
-  auto e = std::make_unique<Entry>();
-  const Shape s(p);
-  const auto pd = forward_pd(s, bias, relu);
-  e->conv = dnnl::convolution_forward(pd);
-  make_memories(*e, pd.weights_desc(), s, pd);
-  if (e->wei != e->wei_user) e->reorder = dnnl::reorder(e->wei_user, e->wei);
-  e->src = memory(s.src_md(), engine(), DNNL_MEMORY_NONE);
-  e->dst = memory(s.dst_md(), engine(), DNNL_MEMORY_NONE);
-  e->args = {{DNNL_ARG_SRC, e->src.get()}, {DNNL_ARG_WEIGHTS, e->wei.get()}, {DNNL_ARG_DST, e->dst.get()},
-             {DNNL_ARG_SCRATCHPAD, e->scratch.get()}};
-  if (bias) {
-    e->bias = memory({{s.dst[1]}, f32, tag::a}, engine(), DNNL_MEMORY_NONE);
-    e->args.push_back({DNNL_ARG_BIAS, e->bias.get()});
+// The entry for this convolution: Winograd when asked and oneDNN has it for
+// the shape (3x3, stride 1, no dilation, channels in 16s), else direct.
+Entry& lookup(Pass pass, bool winograd, bool bias, bool relu, const backend::Conv2DParams& p) {
+  const Key key = key_of(pass, winograd, bias, relu, p);
+  if (auto it = cache().find(key); it != cache().end()) return *it->second;
+  std::unique_ptr<Entry> e;
+  if (winograd) {
+    try {
+      e = make(pass, dnnl::algorithm::convolution_winograd, bias, relu, p);
+    } catch (const dnnl::error&) {
+      // no Winograd kernel for this shape on this CPU: the direct one below
+    }
   }
-  e->reorder_args = {{DNNL_ARG_FROM, e->wei_user.get()}, {DNNL_ARG_TO, e->wei.get()}};
-  return *cache().emplace(key_of(Pass::forward, bias, relu, p), std::move(e)).first->second;
+  if (!e) e = make(pass, dnnl::algorithm::convolution_direct, bias, relu, p);
+  return *cache().emplace(key, std::move(e)).first->second;
 }
 
-Entry& make_backward_input(const backend::Conv2DParams& p) {
-  auto e = std::make_unique<Entry>();
-  const Shape s(p);
-  const auto hint = forward_pd(s, false, false);
-  dnnl::primitive_attr attr;
-  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-  const dnnl::convolution_backward_data::desc d(dnnl::algorithm::convolution_direct, s.src_md(), s.wei_any(),
-                                                s.dst_md(), s.strides, s.dilates, s.pad_l, s.pad_r);
-  const dnnl::convolution_backward_data::primitive_desc pd(d, attr, engine(), hint);
-  e->conv = dnnl::convolution_backward_data(pd);
-  make_memories(*e, pd.weights_desc(), s, pd);
-  if (e->wei != e->wei_user) e->reorder = dnnl::reorder(e->wei_user, e->wei);
-  e->src = memory(s.src_md(), engine(), DNNL_MEMORY_NONE);  // dx
-  e->dst = memory(s.dst_md(), engine(), DNNL_MEMORY_NONE);  // dy
-  e->args = {{DNNL_ARG_DIFF_DST, e->dst.get()}, {DNNL_ARG_WEIGHTS, e->wei.get()},
-             {DNNL_ARG_DIFF_SRC, e->src.get()}, {DNNL_ARG_SCRATCHPAD, e->scratch.get()}};
-  e->reorder_args = {{DNNL_ARG_FROM, e->wei_user.get()}, {DNNL_ARG_TO, e->wei.get()}};
-  return *cache().emplace(key_of(Pass::backward_input, false, false, p), std::move(e)).first->second;
+void execute(const dnnl::primitive& prim, const std::vector<dnnl_exec_arg_t>& args, const char* what) {
+  const auto st = dnnl_primitive_execute(prim.get(), stream().get(), static_cast<int>(args.size()), args.data());
+  if (st != dnnl_success) throw std::runtime_error(std::string(what) + " failed (status " + std::to_string(st) + ")");
 }
 
-// The filter gradient comes out in oneDNN's layout; the reorder runs after the
-// convolution, from it into Kiln's HWIO.
-Entry& make_backward_filter(const backend::Conv2DParams& p) {
-  auto e = std::make_unique<Entry>();
-  const Shape s(p);
-  const auto hint = forward_pd(s, false, false);
-  dnnl::primitive_attr attr;
-  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-  const dnnl::convolution_backward_weights::desc d(dnnl::algorithm::convolution_direct, s.src_md(), s.wei_any(),
-                                                   s.dst_md(), s.strides, s.dilates, s.pad_l, s.pad_r);
-  const dnnl::convolution_backward_weights::primitive_desc pd(d, attr, engine(), hint);
-  e->conv = dnnl::convolution_backward_weights(pd);
-  make_memories(*e, pd.diff_weights_desc(), s, pd);
-  if (e->wei != e->wei_user) e->reorder = dnnl::reorder(e->wei, e->wei_user);
-  e->src = memory(s.src_md(), engine(), DNNL_MEMORY_NONE);
-  e->dst = memory(s.dst_md(), engine(), DNNL_MEMORY_NONE);
-  e->args = {{DNNL_ARG_SRC, e->src.get()}, {DNNL_ARG_DIFF_DST, e->dst.get()},
-             {DNNL_ARG_DIFF_WEIGHTS, e->wei.get()}, {DNNL_ARG_SCRATCHPAD, e->scratch.get()}};
-  e->reorder_args = {{DNNL_ARG_FROM, e->wei.get()}, {DNNL_ARG_TO, e->wei_user.get()}};
-  return *cache().emplace(key_of(Pass::backward_filter, false, false, p), std::move(e)).first->second;
-}
-
-template <class Make>
-Entry& lookup(Pass pass, bool bias, bool relu, const backend::Conv2DParams& p, Make make) {
-  const auto it = cache().find(key_of(pass, bias, relu, p));
-  return it != cache().end() ? *it->second : make();
-}
-
-void set(memory& m, const void* data) { m.set_data_handle(const_cast<void*>(data)); }
-
-void run_filter(Entry& e) {
-  match_threads();
-  e.scratch.set_data_handle(scratchpad(e.scratch_bytes));
-  const auto st =
-      dnnl_primitive_execute(e.conv.get(), stream().get(), static_cast<int>(e.args.size()), e.args.data());
-  if (st != dnnl_success) throw std::runtime_error("conv2d: oneDNN filter gradient failed (status " + std::to_string(st) + ")");
-  if (e.reorder &&
-      dnnl_primitive_execute(e.reorder.get(), stream().get(), static_cast<int>(e.reorder_args.size()),
-                             e.reorder_args.data()) != dnnl_success)
-    throw std::runtime_error("conv2d: oneDNN reorder of the filter gradient failed");
+void run(Entry& e, std::initializer_list<const void*> data) {
+  std::size_t i = 0;
+  for (const void* d : data) e.user[i++].set_data_handle(const_cast<void*>(d));
+  for (auto& [m, slot, bytes] : e.in_pool) m.set_data_handle(pooled(slot, bytes));
+  for (const auto& s : e.before) execute(s.prim, s.args, "a reorder into oneDNN's layout");
+  execute(e.conv, e.args, "the convolution");
+  for (const auto& s : e.after) execute(s.prim, s.args, "a reorder out of oneDNN's layout");
   stream().wait();
 }
 
@@ -248,40 +255,13 @@ const char* plugin_version() {
   return v.c_str();
 }
 
-void forward(const float* x, const float* w, const float* bias, bool relu, const backend::Conv2DParams& p,
-             float* out) {
-  Entry& e = lookup(Pass::forward, bias != nullptr, relu, p, [&]() -> Entry& { return make_forward(p, bias, relu); });
-  set(e.src, x);
-  set(e.wei_user, w);
-  set(e.dst, out);
-  if (bias) set(e.bias, bias);
-  run(e);
-}
-
-void backward_input(const float* dy, const float* w, const backend::Conv2DParams& p, float* dx) {
-  Entry& e = lookup(Pass::backward_input, false, false, p, [&]() -> Entry& { return make_backward_input(p); });
-  set(e.dst, dy);
-  set(e.wei_user, w);
-  set(e.src, dx);
-  run(e);
-}
-
-void backward_filter(const float* x, const float* dy, const backend::Conv2DParams& p, float* dw) {
-  Entry& e = lookup(Pass::backward_filter, false, false, p, [&]() -> Entry& { return make_backward_filter(p); });
-  set(e.src, x);
-  set(e.dst, dy);
-  set(e.wei_user, dw);
-  run_filter(e);
-}
-
-
 // Runs one call under the cache's lock, turning any exception into the message returned.
 template <class F>
 const char* guarded(int threads, F&& f) {
   static thread_local std::string error;
   try {
     std::lock_guard lock(cache_mutex());
-    g_threads = threads;
+    match_threads(threads);
     f();
     return nullptr;
   } catch (const std::exception& e) {
@@ -295,12 +275,18 @@ const char* guarded(int threads, F&& f) {
 const PluginV1 kPlugin{
     plugin_version(),
     [](const float* x, const float* w, const float* bias, bool relu, const backend::Conv2DParams& p, float* out,
-       int threads) { return guarded(threads, [&] { forward(x, w, bias, relu, p, out); }); },
-    [](const float* dy, const float* w, const backend::Conv2DParams& p, float* dx, int threads) {
-      return guarded(threads, [&] { backward_input(dy, w, p, dx); });
+       bool winograd, int threads) {
+      return guarded(threads, [&] {
+        Entry& e = lookup(Pass::forward, winograd, bias != nullptr, relu, p);
+        if (bias) run(e, {x, w, out, bias});
+        else run(e, {x, w, out});
+      });
     },
-    [](const float* x, const float* dy, const backend::Conv2DParams& p, float* dw, int threads) {
-      return guarded(threads, [&] { backward_filter(x, dy, p, dw); });
+    [](const float* dy, const float* w, const backend::Conv2DParams& p, float* dx, bool winograd, int threads) {
+      return guarded(threads, [&] { run(lookup(Pass::backward_input, winograd, false, false, p), {dy, w, dx}); });
+    },
+    [](const float* x, const float* dy, const backend::Conv2DParams& p, float* dw, bool winograd, int threads) {
+      return guarded(threads, [&] { run(lookup(Pass::backward_filter, winograd, false, false, p), {x, dy, dw}); });
     },
 };
 
