@@ -7,7 +7,9 @@
 #
 #   --rounds N   rounds per case (default 2); each round runs every implementation once, in fresh processes
 #   --cases      a subset of: resnet_train resnet_infer vgg_train vgg_infer bigcnn_train bigcnn_infer
-#   --impls      a subset of: kiln torch torch_compile keras_tensorflow keras_jax
+#   --impls      a subset of: kiln libtorch torch torch_compile keras_tensorflow keras_jax
+#                (libtorch: the C++ peer, Debian's libtorch-dev 1.13, when torch_realsize_bench is built;
+#                --with-libtorch installs it)
 #   --no-build   use the binaries and the venv already there
 #
 # Builds realsize_bench in Release into $KILN_BUILD_DIR (default build-bench) and makes the peers' venv
@@ -21,6 +23,7 @@ case "$BUILD" in /*) ;; *) BUILD="$ROOT/$BUILD" ;; esac
 THREADS="${BENCH_THREADS:-2}"
 ROUNDS=2
 BUILD_IT=1
+WITH_LIBTORCH=0
 CASES=()
 IMPLS=()
 ARGS_TEXT="$*"
@@ -28,6 +31,7 @@ while [[ $# -gt 0 ]]; do
   case "$1" in
     --rounds) ROUNDS="${2:?--rounds needs a number}"; shift 2 ;;
     --no-build) BUILD_IT=0; shift ;;
+    --with-libtorch) WITH_LIBTORCH=1; shift ;;
     --cases|--impls)
       which="$1"
       shift
@@ -40,7 +44,9 @@ while [[ $# -gt 0 ]]; do
   esac
 done
 [[ ${#CASES[@]} -gt 0 ]] || CASES=(resnet_train resnet_infer vgg_train vgg_infer bigcnn_train bigcnn_infer)
-[[ ${#IMPLS[@]} -gt 0 ]] || IMPLS=(kiln torch torch_compile keras_tensorflow keras_jax)
+if [[ $WITH_LIBTORCH -eq 1 ]]; then
+  "$ROOT/scripts/setup.sh" libtorch-dev
+fi
 
 VENV="$BUILD/peers-venv"
 if [[ $BUILD_IT -eq 1 ]]; then
@@ -50,9 +56,17 @@ if [[ $BUILD_IT -eq 1 ]]; then
   cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release "${extra[@]}" >/dev/null
   echo "realsize.sh: building realsize_bench in $BUILD (Release)" >&2
   cmake --build "$BUILD" --target realsize_bench -j"$(nproc)" >/dev/null
+  if grep -q '^Torch_DIR:PATH=/' "$BUILD/CMakeCache.txt"; then
+    cmake --build "$BUILD" --target torch_realsize_bench -j"$(nproc)" >/dev/null
+  fi
   "$ROOT/bench/peers/setup_venv.sh" "$VENV"
 fi
 BIN="$BUILD/bench/realsize_bench"
+TORCH_BIN="$BUILD/bench/torch_realsize_bench"
+if [[ ${#IMPLS[@]} -eq 0 ]]; then
+  IMPLS=(kiln torch torch_compile keras_tensorflow keras_jax)
+  [[ -x "$TORCH_BIN" ]] && IMPLS=(kiln libtorch torch torch_compile keras_tensorflow keras_jax)
+fi
 PY="$VENV/bin/python"
 
 OUT_DIR="$BUILD/bench-results"
@@ -75,6 +89,7 @@ run_one() {  # impl case round
   local -a cmd=(env OPENBLAS_CORETYPE="$BLAS_CORE" OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS="$THREADS"
                 KILN_NUM_THREADS="$THREADS" TF_CPP_MIN_LOG_LEVEL=3 JAX_PLATFORMS=cpu)
   if [[ "$impl" == kiln ]]; then cmd+=("$BIN" --case "$c")
+  elif [[ "$impl" == libtorch ]]; then cmd+=("$TORCH_BIN" --case "$c")
   else cmd+=("$PY" "$ROOT/bench/peers/peer.py" --impl "$impl" --case "$c"); fi
   local err="$OUT_DIR/$STAMP.$impl.$c.$r.err"
   line="$("${cmd[@]}" 2> "$err" | tail -n 1)" || rc=$?

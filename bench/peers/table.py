@@ -5,14 +5,15 @@ usage: table.py RESULTS.jsonl COMMAND MACHINE THREADS BLAS_KERNELS ELAPSED_S
 Per case: median samples/s [min-max] of each implementation, Kiln over the
 fastest peer, Kiln's fraction of the sgemm bound (training counts 3x the
 forward FLOPs, inference 1x, at the 1024^3 sgemm rate measured in the same
-run), and each implementation's median peak RSS.
+run), and each implementation's median peak RSS (with Kiln over libtorch's
+when the C++ peer ran).
 """
 import json
 import statistics
 import sys
 
-IMPLS = ["kiln", "torch", "torch_compile", "keras_tensorflow", "keras_jax"]
-LABEL = {"kiln": "Kiln", "torch": "PyTorch eager", "torch_compile": "torch.compile",
+IMPLS = ["kiln", "libtorch", "torch", "torch_compile", "keras_tensorflow", "keras_jax"]
+LABEL = {"kiln": "Kiln", "libtorch": "libtorch 1.13", "torch": "PyTorch eager", "torch_compile": "torch.compile",
          "keras_tensorflow": "Keras/TF", "keras_jax": "Keras/JAX"}
 
 
@@ -35,7 +36,7 @@ def main():
     print("|---" * (len(present) + 3) + "|")
     rss_lines = []
     for case, by_impl in runs.items():
-        med, cells, rss = {}, [], []
+        med, cells, rss, rss_med = {}, [], [], {}
         for i in present:
             ok = [r for r in by_impl.get(i, []) if "samples_per_s" in r]
             if not ok:
@@ -45,7 +46,8 @@ def main():
             v = [r["samples_per_s"] for r in ok]
             med[i] = statistics.median(v)
             cells.append(f"{med[i]:,.0f} [{min(v):,.0f}–{max(v):,.0f}]" if len(v) > 1 else f"{med[i]:,.0f}")
-            rss.append(f"{statistics.median(r['peak_rss_mb'] for r in ok):,.0f}")
+            rss_med[i] = statistics.median(r['peak_rss_mb'] for r in ok)
+            rss.append(f"{rss_med[i]:,.0f}")
         peers = [med[i] for i in med if i != "kiln"]
         ratio = f"**{med['kiln'] / max(peers):.2f}×**" if "kiln" in med and peers else "–"
         model, mode = case.rsplit("_", 1)
@@ -54,10 +56,14 @@ def main():
             per_sample = flops[model] * (3 if mode == "train" else 1)
             share = f"{med['kiln'] * per_sample / (sgemm * 1e9):.0%}"
         print(f"| `{case}` | " + " | ".join(cells) + f" | {ratio} | {share} |")
+        if "libtorch" in present:
+            rss.append(f"**{rss_med['kiln'] / rss_med['libtorch']:.2f}×**" if "kiln" in rss_med and "libtorch" in rss_med
+                       else "–")
         rss_lines.append(f"| `{case}` | " + " | ".join(rss) + " |")
     print("\nPeak RSS (MiB, median of the rounds; the Python peers include their interpreter and framework):\n")
-    print("| case | " + " | ".join(LABEL[i] for i in present) + " |")
-    print("|---" * (len(present) + 1) + "|")
+    against = ["Kiln / libtorch"] if "libtorch" in present else []
+    print("| case | " + " | ".join([LABEL[i] for i in present] + against) + " |")
+    print("|---" * (len(present) + 1 + len(against)) + "|")
     print("\n".join(rss_lines))
     versions = {r["impl"]: r["version"] for r in rows if "version" in r}
     if versions:
