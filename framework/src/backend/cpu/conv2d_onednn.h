@@ -9,7 +9,8 @@ namespace kiln::cpu::onednn {
 enum class Pass { forward, backward_input, backward_filter };
 
 /// Whether oneDNN runs this pass of this convolution, under the current
-/// ConvLibrary choice (always false in a build without oneDNN).
+/// ConvLibrary choice. Under `automatic`, false when the plugin cannot load;
+/// under `onednn` and `onednn_winograd`, true, and the call then says why it cannot.
 bool takes(const backend::Conv2DParams& p, Pass pass);
 
 /// out = conv(x, w) (+ bias) (then relu); bias may be null.
