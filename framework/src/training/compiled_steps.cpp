@@ -2,7 +2,8 @@
 // test_step and predict_step (the built-in ones or a subclass's) traced as
 // kiln::functions, once per batch signature, and replayed. A step that cannot
 // be traced (it reads a tensor's value) runs eagerly from then on, after a
-// warning that says why; what the failed trace changed is put back first.
+// warning that says why. A trace records without computing, so a failed one has
+// changed no variable.
 #include <iostream>
 
 #include "kiln/core/error.h"
@@ -26,39 +27,24 @@ using Parts = std::vector<Tensor>;
 
 Parts weights_of(const Batch& b) { return b.sample_weight.defined() ? Parts{b.sample_weight} : Parts{}; }
 
-/// Values of everything a step may change before its trace can fail, to put back if it does.
-std::vector<std::pair<Variable, Tensor>> snapshot(Model& m) {
-  std::vector<Variable> vars = m.weights();
-  for (const auto& metric : m.metrics()) vars.insert(vars.end(), metric->variables().begin(), metric->variables().end());
-  if (m.optimizer())
-    for (const auto& v : m.optimizer()->variables()) vars.push_back(v);
-  std::vector<std::pair<Variable, Tensor>> out;
-  for (const auto& v : vars) out.emplace_back(v, v.read_value_untracked().clone());
-  return out;
-}
-
 /// One compiled step: its function, and whether it fell back to eager.
 template <class Fn>
 struct Compiled {
   Fn fn;
   bool failed = false;
-  bool tracing = false;                             // set by the function's before_trace
-  std::vector<std::pair<Variable, Tensor>> saved;  // the model's state before that trace
+  bool tracing = false;  // set by the function's before_trace
 
   /// `traced()` through fn; `eager()` once a trace has failed with a TracingError,
-  /// after putting back what the failed trace changed and warning once.
+  /// after warning once. A trace records without computing, so a failed one
+  /// changed no variable and there is nothing to put back.
   template <class Traced, class Eager>
   auto call(Model& m, const char* step, Traced&& traced, Eager&& eager) -> decltype(eager()) {
     if (failed) return eager();
     tracing = false;
     try {
-      auto out = traced();
-      saved.clear();
-      return out;
+      return traced();
     } catch (const TracingError& e) {
       if (!tracing) throw;  // a replay does not run the body, so this cannot be a trace's value read
-      for (auto& [v, value] : saved) v.assign(value);
-      saved.clear();
       failed = true;
       std::cerr << "WARNING: model '" << m.name() << "': its " << step << " cannot be traced, so it runs eagerly "
                 << "(compile with jit_compile = false or run_eagerly = true to choose that and silence this). "
@@ -119,32 +105,30 @@ Model::CompiledSteps& Model::compiled_steps() {
   if (compiled_steps_) return *compiled_steps_;
   compiled_steps_ = std::make_shared<CompiledSteps>();
   CompiledSteps& c = *compiled_steps_;
-  auto options = [this](const char* fn, bool& tracing, std::vector<std::pair<Variable, Tensor>>& saved) {
-    return FunctionOptions{.name = name() + "." + fn, .before_trace = [this, &tracing, &saved] {
+  // As Keras's fit builds the optimizer on the trainable variables before its
+  // first compiled step, so that its slots are made outside the trace. Only a
+  // training function does: evaluate and predict never need the slots.
+  auto options = [this](const char* fn, bool& tracing, bool trains) {
+    return FunctionOptions{.name = name() + "." + fn, .before_trace = [this, &tracing, trains] {
                              tracing = true;
-                             // As Keras's fit builds the optimizer on the trainable variables before its
-                             // first compiled step: its slots then exist when the snapshot is taken, so a
-                             // trace that fails after the update puts them back too.
                              const OptimizerPtr& opt = optimizer();
-                             if (opt && !opt->built()) {
-                               auto vars = trainable_variables();
-                               if (!vars.empty()) opt->build(vars);
-                             }
-                             saved = snapshot(*this);
+                             if (!trains || !opt || opt->built()) return;
+                             auto vars = trainable_variables();
+                             if (!vars.empty()) opt->build(vars);
                            }};
   };
   c.train.fn = kiln::function([this](const Parts& x, const Parts& y, const Parts& sw) {
     return train_step(Batch{x, y, sw.empty() ? Tensor() : sw[0]});
-  }, options("train_function", c.train.tracing, c.train.saved));
+  }, options("train_function", c.train.tracing, true));
   c.test.fn = kiln::function([this](const Parts& x, const Parts& y, const Parts& sw) {
     return test_step(Batch{x, y, sw.empty() ? Tensor() : sw[0]});
-  }, options("test_function", c.test.tracing, c.test.saved));
+  }, options("test_function", c.test.tracing, false));
   c.train_multi.fn = kiln::function(steps_of(this, &Model::train_step),
-                                    options("train_function", c.train_multi.tracing, c.train_multi.saved));
+                                    options("train_function", c.train_multi.tracing, true));
   c.test_multi.fn = kiln::function(steps_of(this, &Model::test_step),
-                                   options("test_function", c.test_multi.tracing, c.test_multi.saved));
+                                   options("test_function", c.test_multi.tracing, false));
   c.predict.fn = kiln::function([this](const Parts& x) { return predict_step(x); },
-                                options("predict_function", c.predict.tracing, c.predict.saved));
+                                options("predict_function", c.predict.tracing, false));
   return c;
 }
 
