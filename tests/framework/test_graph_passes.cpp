@@ -153,3 +153,58 @@ TEST_CASE("graph passes: a fused chain propagates NaN as the single-op kernels d
   CHECK(got[3] == 0.f);
   CHECK(count_type(f.get_concrete_function(x).executed_operations(), "FusedElementwise") == 1);
 }
+
+namespace {
+
+/// The guide CNN's first layers: conv + bias + relu, a 2×2 max pool, a mask on
+/// the flattened result (as dropout applies it) and a linear read-out. Returns
+/// the pooled output and the loss's gradients for the kernel and the bias.
+std::vector<k::Tensor> conv_pool_step(const k::Variable& w, const k::Variable& b, const k::Tensor& x,
+                                      const k::Tensor& mask, const k::Tensor& readout) {
+  k::GradientTape tape;
+  k::Tensor pooled = k::max_pool2d(k::conv2d_bias(x, w.value(), b.value(), {}, true));
+  k::Tensor h = k::reshape(pooled, k::Shape{x.shape()[0], -1}) * mask;
+  k::Tensor loss = k::sum(k::square(k::matmul(h, readout)));
+  auto g = tape.gradient(loss, std::vector<k::Variable>{w, b});
+  return {pooled, *g[0], *g[1]};
+}
+
+}  // namespace
+
+TEST_CASE("graph passes: conv + bias + relu + max pool run as one pass, and so do their gradients, as eager") {
+  // 13x13 inputs give 11x11 convolution outputs: the pool leaves the last row and column out.
+  // The bias pushes about half the outputs below zero, so many pool windows pass no gradient.
+  const int64_t n = 5, c = 16;
+  k::Variable w(k::random::normal({3, 3, 1, c}, 0.f, 0.5f, k::float32, 11), {.name = "w"});
+  k::Variable b(k::random::normal({c}, -0.3f, 0.3f, k::float32, 12), {.name = "b"});
+  k::Tensor x = k::random::uniform({n, 13, 13, 1}, -1.f, 1.f, k::float32, 13);
+  k::Tensor mask = k::cast(k::random::uniform({n, 5 * 5 * c}, 0.f, 1.f, k::float32, 14) > 0.3f, k::float32) * 2.f;
+  k::Tensor readout = k::random::normal({5 * 5 * c, 3}, 0.f, 1.f, k::float32, 15);
+  auto f = k::function(conv_pool_step, {.name = "conv_pool_step"});
+  const auto eager = conv_pool_step(w, b, x, mask, readout);
+  auto check = [&](const std::vector<k::Tensor>& got, const std::vector<k::Tensor>& want) {
+    REQUIRE(got.size() == want.size());
+    for (std::size_t i = 0; i < got.size(); ++i) CHECK(got[i].to_vector<float>() == want[i].to_vector<float>());
+  };
+  check(f(w, b, x, mask, readout), eager);  // traced, then replayed
+  check(f(w, b, x, mask, readout), eager);
+  auto cf = f.get_concrete_function(w, b, x, mask, readout);
+  CHECK(count_type(cf.executed_operations(), "Conv2DBiasReluMaxPool") == 1);
+  CHECK(count_type(cf.executed_operations(), "Conv2DBiasReluMaxPoolBackpropFilter") == 1);
+  CHECK(count_type(cf.executed_operations(), "MaxPoolWithArgmax") == 0);
+  CHECK(count_type(cf.executed_operations(), "MaxPoolGradWithArgmax") == 0);
+  CHECK(count_type(cf.operations(), "MaxPoolWithArgmax") == 1);  // the graph as traced keeps both ops
+  // New values through the same graph, and the reference kernels under it.
+  k::Tensor x2 = x * -0.5f + 0.25f;
+  check(f(w, b, x2, mask, readout), conv_pool_step(w, b, x2, mask, readout));
+  {
+    KernelMode reference(k::CpuKernels::reference);
+    const auto want = conv_pool_step(w, b, x2, mask, readout);
+    const auto got = f(w, b, x2, mask, readout);
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      const auto g = got[i].to_vector<float>(), e = want[i].to_vector<float>();
+      for (std::size_t j = 0; j < g.size(); ++j) REQUIRE(g[j] == doctest::Approx(e[j]).epsilon(1e-5));
+    }
+  }
+  CHECK(f.tracing_count() == 1);
+}

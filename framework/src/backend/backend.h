@@ -185,6 +185,33 @@ class Backend {
     (void)program;
     return false;
   }
+  /// conv2d_bias with relu, then a max pool over its output, without writing the
+  /// convolution's output anywhere: `out` and `argmax` are max_pool2d's, except
+  /// that argmax is -1 where the pooled value is not positive (the relu passes no
+  /// gradient there, so max_pool2d_backward gives zeros). False, having written
+  /// nothing, when this backend cannot now (the caller runs the two ops instead).
+  virtual bool conv2d_bias_relu_max_pool(const Tensor& x, const Tensor& w, const Tensor& bias,
+                                         const Conv2DParams& cp, const Pool2DParams& pp, Tensor& out, Tensor& argmax) {
+    (void)x, (void)w, (void)bias, (void)cp, (void)pp, (void)out, (void)argmax;
+    return false;
+  }
+  /// The kernel and bias gradients of conv2d_bias_relu_max_pool from its pooled output's
+  /// gradient `dpool` (times `scale` element-wise when given, as a dropout's mask), without
+  /// the convolution-sized gradient max_pool2d_backward would write. False, having written
+  /// nothing, when this backend cannot now.
+  virtual bool conv2d_bias_relu_max_pool_backward_filter(const Tensor& x, const Tensor& dpool, const Tensor* scale,
+                                                         const Tensor& argmax, const Conv2DParams& cp,
+                                                         const Pool2DParams& pp, Tensor& dw, Tensor& db) {
+    (void)x, (void)dpool, (void)scale, (void)argmax, (void)cp, (void)pp, (void)dw, (void)db;
+    return false;
+  }
+  /// Whether conv2d_bias_relu_max_pool (`backward` false) or its backward_filter (true) has a
+  /// kernel for these shapes, asked at trace time.
+  virtual bool has_conv2d_bias_relu_max_pool(const Conv2DParams& cp, const Pool2DParams& pp, DType dtype,
+                                             bool backward) const {
+    (void)cp, (void)pp, (void)dtype, (void)backward;
+    return false;
+  }
   /// The kernel and bias gradients of conv2d_bias (output y) when its input needs no gradient.
   /// Backends use the masked gradient on the fly; this default stores it first.
   virtual void conv2d_bias_backward_filter(const Tensor& x, const Tensor& dy, const Tensor& y, bool relu,

@@ -150,7 +150,8 @@ class RecordingBackend final : public Backend {
   }
   void max_pool2d_backward(const Tensor& dy, const Tensor& argmax, const Pool2DParams& p, Tensor& dx) override {
     run("MaxPoolGradWithArgmax", {dy, argmax}, {dx},
-        [&r = r_, dy, argmax, p, dx]() mutable { r.max_pool2d_backward(dy, argmax, p, dx); });
+        [&r = r_, dy, argmax, p, dx]() mutable { r.max_pool2d_backward(dy, argmax, p, dx); })
+        .params.pool = p;
   }
   void avg_pool2d(const Tensor& x, const Pool2DParams& p, Tensor& out) override {
     run("AvgPool", {x}, {out}, [&r = r_, x, p, out]() mutable { r.avg_pool2d(x, p, out); }).params.pool = p;
@@ -217,8 +218,11 @@ class RecordingBackend final : public Backend {
   bool has_fused(Fused kind, double eps) const override { return r_.has_fused(kind, eps); }
   void conv2d_bias_backward_filter(const Tensor& x, const Tensor& dy, const Tensor& y, bool relu,
                                    const Conv2DParams& p, Tensor& dw, Tensor& db) override {
-    run("Conv2DBiasBackpropFilter", {x, dy, y}, {dw, db},
-        [&r = r_, x, dy, y, relu, p, dw, db]() mutable { r.conv2d_bias_backward_filter(x, dy, y, relu, p, dw, db); });
+    Node& n = run("Conv2DBiasBackpropFilter", {x, dy, y}, {dw, db}, [&r = r_, x, dy, y, relu, p, dw, db]() mutable {
+      r.conv2d_bias_backward_filter(x, dy, y, relu, p, dw, db);
+    });
+    n.params.conv = p;
+    n.params.flag_a = relu;
   }
 
  private:

@@ -180,6 +180,7 @@ Recording optimize(const Recording& rec, const std::vector<Tensor>& outputs, con
   alias_variable_reads(plan, outputs);
   fold_constants(plan, executed);
   fuse_elementwise(plan);
+  fuse_conv_pool(plan, outputs);
   std::vector<Tensor> apart = outputs;
   apart.insert(apart.end(), placeholders.begin(), placeholders.end());
   plan_memory(plan, apart);

@@ -4,8 +4,10 @@
 // kernels instead (see use_direct).
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <vector>
 
+#include "backend/cpu/conv2d_direct.h"
 #include "backend/cpu/conv2d_gemm.h"
 #include "backend/cpu/conv2d_onednn.h"
 #include "backend/cpu/cpu_backend.h"
@@ -123,7 +125,7 @@ void conv_direct_rows(const float* __restrict x, const float* __restrict w, cons
   for (int64_t row = r0; row < r1; ++row) {  // row = n·oh + oy
     const int64_t n = row / p.oh, oy = row % p.oh;
     for (int64_t ox = 0; ox < OW; ++ox) gather(x, n, oy, ox, pt + ox * K);
-    float* orow = out + row * OW * co;
+    float* orow = out + (row - r0) * OW * co;
     int64_t ox = 0;
     for (; ox + 4 <= OW; ox += 4) {
       const float* p0 = pt + ox * K;
@@ -158,6 +160,26 @@ void conv_direct_rows(const float* __restrict x, const float* __restrict w, cons
   }
 }
 
+}  // namespace
+
+void conv_direct_rows_f32(const float* x, const float* w, const float* bias, bool relu, const backend::Conv2DParams& p,
+                          float* out, int64_t r0, int64_t r1) {
+  if (p.kh * p.kw * p.c_in == 9) conv_direct_rows<9>(x, w, bias, relu, p, out, r0, r1);
+  else conv_direct_rows<0>(x, w, bias, relu, p, out, r0, r1);
+}
+
+bool direct_rows_apply(const backend::Conv2DParams& p, DType dtype) {
+  return dtype == DType::float32 && !reference_kernels() && !onednn::takes(p, onednn::Pass::forward) &&
+         use_direct(p) && !is_pointwise(p) && p.c_out % 16 == 0;
+}
+
+namespace {
+
+/// Image by image through a batch's contiguous dY.
+auto images_of(const float* dy, const backend::Conv2DParams& p) {
+  return [dy, size = p.oh * p.ow * p.c_out](int64_t n) { return dy + n * size; };
+}
+
 // Filter gradient: dW[k, :] += patch[k] · dY[pixel, :] over this thread's
 // images. Float, K = 9 (a 3×3 kernel on one channel): image by image, the
 // image's patches are gathered once, then for each block of 8 output channels
@@ -165,8 +187,9 @@ void conv_direct_rows(const float* __restrict x, const float* __restrict w, cons
 // the image's dY (86 KB for 26×26×32) stays in L2 across the blocks.
 // With Bias, the same pass also sums the bias gradient, and with Relu it masks
 // dY by y > 0 on the fly (the fused conv2d_bias backward: no masked copy of dY).
-template <int K, bool Bias, bool Relu>
-void conv_direct_backward_filter_f32(const float* __restrict x, const float* __restrict dy, const float* __restrict y,
+// `dy_of(n)` gives image n's dY.
+template <int K, bool Bias, bool Relu, class DyOf>
+void conv_direct_backward_filter_f32(const float* __restrict x, DyOf dy_of, const float* __restrict y,
                                      const backend::Conv2DParams& p, float* __restrict dw, float* __restrict db,
                                      int64_t n0, int64_t n1) {
   const int64_t co = p.c_out, pixels = p.oh * p.ow;
@@ -179,7 +202,7 @@ void conv_direct_backward_filter_f32(const float* __restrict x, const float* __r
   for (int64_t n = n0; n < n1; ++n) {
     for (int64_t oy = 0; oy < p.oh; ++oy)
       for (int64_t ox = 0; ox < p.ow; ++ox) gather(x, n, oy, ox, pt + (oy * p.ow + ox) * K);
-    const float* dyn = dy + n * pixels * co;
+    const float* dyn = dy_of(n);
     const float* yn = Relu ? y + n * pixels * co : nullptr;
     for (int64_t c0 = 0; c0 < co; c0 += 8) {
       v8f acc[K];
@@ -204,7 +227,7 @@ void conv_direct_backward_filter(const T* __restrict x, const T* __restrict dy, 
   const int64_t co = p.c_out, K = p.kh * p.kw * p.c_in;
   if constexpr (std::is_same_v<T, float>) {
     if (K == 9 && co % 8 == 0)
-      return conv_direct_backward_filter_f32<9, false, false>(x, dy, nullptr, p, dw, nullptr, n0, n1);
+      return conv_direct_backward_filter_f32<9, false, false>(x, images_of(dy, p), nullptr, p, dw, nullptr, n0, n1);
   }
   std::fill(dw, dw + K * co, T(0));
   const PatchGatherer<T> gather(p);
@@ -239,13 +262,12 @@ void conv2d_fused(const Tensor& x, const Tensor& w, const Tensor* bias, bool rel
     return;
   } else if (use_direct(p) && !is_pointwise(p)) {
     if constexpr (std::is_same_v<T, float>) {
-      if (p.c_out % 16 == 0) {
+      if (direct_rows_apply(p, DType::float32)) {
         const float* bp = bias ? static_cast<const float*>(bias->raw_data()) : nullptr;
         parallel_for(
             p.n * p.oh,
             [&](int64_t r0, int64_t r1) {
-              if (K == 9) conv_direct_rows<9>(xp, wp, bp, relu, p, op, r0, r1);
-              else conv_direct_rows<0>(xp, wp, bp, relu, p, op, r0, r1);
+              conv_direct_rows_f32(xp, wp, bp, relu, p, op + r0 * p.ow * p.c_out, r0, r1);
             },
             4);
         return;
@@ -319,11 +341,21 @@ void CpuBackend::conv2d_bias_backward_filter(const Tensor& x, const Tensor& dy, 
   const float* yp = host_ptr<float>(y);
   float* sums = static_cast<float*>(thread_scratch(Scratch::kernel, sizeof(float) * (K * co + co)));  // dW then db
   parallel_sum<float>(p.n, num_threads(), K * co + co, sums, [&](int64_t n0, int64_t n1, float* buf) {
-    if (relu) conv_direct_backward_filter_f32<9, true, true>(xp, dyp, yp, p, buf, buf + K * co, n0, n1);
-    else conv_direct_backward_filter_f32<9, true, false>(xp, dyp, nullptr, p, buf, buf + K * co, n0, n1);
+    if (relu) conv_direct_backward_filter_f32<9, true, true>(xp, images_of(dyp, p), yp, p, buf, buf + K * co, n0, n1);
+    else conv_direct_backward_filter_f32<9, true, false>(xp, images_of(dyp, p), nullptr, p, buf, buf + K * co, n0, n1);
   });
   std::copy(sums, sums + K * co, host_ptr<float>(dw));
   std::copy(sums + K * co, sums + K * co + co, host_ptr<float>(db));
+}
+
+bool direct_filter_9_applies(const backend::Conv2DParams& p, DType dtype) {
+  return dtype == DType::float32 && !reference_kernels() && use_direct(p) && !is_pointwise(p) &&
+         p.kh * p.kw * p.c_in == 9 && p.c_out % 8 == 0;
+}
+
+void conv_bias_backward_filter_9(const float* x, const std::function<const float*(int64_t)>& dy_of,
+                                 const backend::Conv2DParams& p, float* dw, float* db, int64_t n0, int64_t n1) {
+  conv_direct_backward_filter_f32<9, true, false>(x, std::cref(dy_of), nullptr, p, dw, db, n0, n1);
 }
 
 }  // namespace kiln::cpu

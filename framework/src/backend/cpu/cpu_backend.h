@@ -43,6 +43,13 @@ class CpuBackend : public backend::Backend {
                             const Tensor* beta, double eps, Tensor& y) override;
   bool batch_norm_training_backward(const Tensor& dy, const Tensor& x, const Tensor& mean, const Tensor& var,
                                     const Tensor* gamma, double eps, Tensor& dx, Tensor* dgamma, Tensor* dbeta) override;
+  bool conv2d_bias_relu_max_pool(const Tensor& x, const Tensor& w, const Tensor& bias, const backend::Conv2DParams& cp,
+                                 const backend::Pool2DParams& pp, Tensor& out, Tensor& argmax) override;
+  bool has_conv2d_bias_relu_max_pool(const backend::Conv2DParams& cp, const backend::Pool2DParams& pp, DType dtype,
+                                     bool backward) const override;
+  bool conv2d_bias_relu_max_pool_backward_filter(const Tensor& x, const Tensor& dpool, const Tensor* scale,
+                                                 const Tensor& argmax, const backend::Conv2DParams& cp,
+                                                 const backend::Pool2DParams& pp, Tensor& dw, Tensor& db) override;
   void conv2d_bias_backward_filter(const Tensor& x, const Tensor& dy, const Tensor& y, bool relu,
                                    const backend::Conv2DParams& p, Tensor& dw, Tensor& db) override;
   bool adam_update(Tensor& w, Tensor& m, Tensor& v, Tensor* v_hat, const Tensor& g, HostScalar alpha, double one_b1,

@@ -259,9 +259,9 @@ void CpuBackend::binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& o
     if constexpr (!std::is_same_v<T, bool>) {  // the op rejects arithmetic on bool
       T* o = static_cast<T*>(out.raw_data());
       switch (op) {
-        case BinaryOp::add: binary_loop(ap, bp, o, os, sa, sb, so, wrap_add<T>); break;
-        case BinaryOp::sub: binary_loop(ap, bp, o, os, sa, sb, so, wrap_sub<T>); break;
-        case BinaryOp::mul: binary_loop(ap, bp, o, os, sa, sb, so, wrap_mul<T>); break;
+        case BinaryOp::add: binary_loop(ap, bp, o, os, sa, sb, so, [](T x, T y) { return wrap_add(x, y); }); break;
+        case BinaryOp::sub: binary_loop(ap, bp, o, os, sa, sb, so, [](T x, T y) { return wrap_sub(x, y); }); break;
+        case BinaryOp::mul: binary_loop(ap, bp, o, os, sa, sb, so, [](T x, T y) { return wrap_mul(x, y); }); break;
         case BinaryOp::div:
           if constexpr (std::is_floating_point_v<T>)
             binary_loop(ap, bp, o, os, sa, sb, so, [](T x, T y) { return x / y; });

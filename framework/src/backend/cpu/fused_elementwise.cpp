@@ -105,9 +105,9 @@ void binary_block(const T* a, bool step_a, const T* b, bool step_b, T* o, int64_
 template <class T>
 void binary_block(BinaryOp op, const T* a, bool sa, const T* b, bool sb, T* o, int64_t n) {
   switch (op) {
-    case BinaryOp::add: return binary_block(a, sa, b, sb, o, n, wrap_add<T>);
-    case BinaryOp::sub: return binary_block(a, sa, b, sb, o, n, wrap_sub<T>);
-    case BinaryOp::mul: return binary_block(a, sa, b, sb, o, n, wrap_mul<T>);
+    case BinaryOp::add: return binary_block(a, sa, b, sb, o, n, [](T x, T y) { return wrap_add(x, y); });
+    case BinaryOp::sub: return binary_block(a, sa, b, sb, o, n, [](T x, T y) { return wrap_sub(x, y); });
+    case BinaryOp::mul: return binary_block(a, sa, b, sb, o, n, [](T x, T y) { return wrap_mul(x, y); });
     case BinaryOp::maximum: return binary_block(a, sa, b, sb, o, n, [](T x, T y) { return x >= y || x != x ? x : y; });
     case BinaryOp::minimum: return binary_block(a, sa, b, sb, o, n, [](T x, T y) { return x <= y || x != x ? x : y; });
     case BinaryOp::relu_grad: return binary_block(a, sa, b, sb, o, n, [](T x, T dy) { return x > T(0) ? dy : T(0); });

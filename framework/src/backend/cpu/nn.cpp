@@ -5,6 +5,7 @@
 #include <random>
 #include <vector>
 
+#include "backend/cpu/conv2d_direct.h"
 #include "backend/cpu/cpu_backend.h"
 #include "backend/cpu/denormals.h"
 #include "backend/cpu/parallel.h"
@@ -85,13 +86,13 @@ void CpuBackend::sparse_xent(const Tensor& labels, const Tensor& logits, Tensor&
   });
 }
 
-namespace {
-using namespace simd;
-
 bool is_pool_2x2(const backend::Pool2DParams& p) {
   return p.pool_h == 2 && p.pool_w == 2 && p.stride_h == 2 && p.stride_w == 2 && p.pad_top == 0 && p.pad_left == 0 &&
          p.h >= 2 * p.oh && p.w >= 2 * p.ow;
 }
+
+namespace {
+using namespace simd;
 
 // The common 2×2 stride-2 valid window: the four inputs compared directly,
 // 8 channels at a time, images split over the pool. Same tie and NaN rule as
@@ -161,6 +162,11 @@ void max_pool_2x2_backward(const T* dy, const int32_t* am, const backend::Pool2D
   }
 }
 }  // namespace
+
+void max_pool_2x2_f32(const float* x, const backend::Pool2DParams& p, float* out, int32_t* argmax, int64_t n0,
+                      int64_t n1) {
+  max_pool_2x2(x, p, out, argmax, n0, n1);
+}
 
 void CpuBackend::max_pool2d(const Tensor& x, const backend::Pool2DParams& p, Tensor& out, Tensor& argmax) {
   FlushDenormals flush;

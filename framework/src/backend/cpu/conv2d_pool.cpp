@@ -1,0 +1,102 @@
+// Convolution + bias + relu + 2×2 max pool in one pass, for the compiled graph
+// (graph/fuse_conv_pool.cpp): each pooled row is made from two convolution
+// rows computed into a small per-thread buffer, so the convolution's output,
+// four times the pooled size, is never written to memory nor read back.
+#include <algorithm>
+#include <vector>
+
+#include "backend/cpu/conv2d_direct.h"
+#include "backend/cpu/cpu_backend.h"
+#include "backend/cpu/denormals.h"
+#include "backend/cpu/parallel.h"
+#include "backend/cpu/simd.h"
+
+namespace kiln::cpu {
+
+using namespace simd;
+
+bool CpuBackend::has_conv2d_bias_relu_max_pool(const backend::Conv2DParams& cp, const backend::Pool2DParams& pp,
+                                               DType dtype, bool backward) const {
+  const bool shapes = is_pool_2x2(pp) && pp.n == cp.n && pp.h == cp.oh && pp.w == cp.ow && pp.c == cp.c_out;
+  return shapes && (backward ? direct_filter_9_applies(cp, dtype) : direct_rows_apply(cp, dtype));
+}
+
+bool CpuBackend::conv2d_bias_relu_max_pool(const Tensor& x, const Tensor& w, const Tensor& bias,
+                                           const backend::Conv2DParams& cp, const backend::Pool2DParams& pp,
+                                           Tensor& out, Tensor& argmax) {
+  if (!has_conv2d_bias_relu_max_pool(cp, pp, x.dtype(), false)) return false;
+  FlushDenormals flush;
+  const float* xp = static_cast<const float*>(x.raw_data());
+  const float* wp = static_cast<const float*>(w.raw_data());
+  const float* bp = static_cast<const float*>(bias.raw_data());
+  float* op = static_cast<float*>(out.raw_data());
+  int32_t* am = static_cast<int32_t*>(argmax.raw_data());
+  const int64_t row = cp.ow * cp.c_out, pooled_row = pp.ow * pp.c;
+  backend::Pool2DParams two = pp;  // the pool over one pair of convolution rows
+  two.n = 1;
+  two.h = 2;
+  two.oh = 1;
+  parallel_for(
+      pp.n * pp.oh,
+      [&](int64_t r0, int64_t r1) {
+        thread_local std::vector<float> rows;
+        rows.resize(static_cast<std::size_t>(2 * row));
+        for (int64_t r = r0; r < r1; ++r) {  // r = n·oh + py of the pooled output
+          const int64_t first = r / pp.oh * cp.oh + 2 * (r % pp.oh);
+          conv_direct_rows_f32(xp, wp, bp, true, cp, rows.data(), first, first + 2);
+          float* o = op + r * pooled_row;
+          int32_t* a = am + r * pooled_row;
+          max_pool_2x2_f32(rows.data(), two, o, a, 0, 1);
+          // From the pair's positions to the convolution output's; -1 where relu passes no gradient.
+          const auto base = static_cast<int32_t>(first * row);
+          for (int64_t i = 0; i < pooled_row; ++i) a[i] = o[i] > 0.f ? a[i] + base : -1;
+        }
+      },
+      2);
+  return true;
+}
+
+bool CpuBackend::conv2d_bias_relu_max_pool_backward_filter(const Tensor& x, const Tensor& dpool, const Tensor* scale,
+                                                           const Tensor& argmax, const backend::Conv2DParams& cp,
+                                                           const backend::Pool2DParams& pp, Tensor& dw, Tensor& db) {
+  if (!has_conv2d_bias_relu_max_pool(cp, pp, x.dtype(), true) || dpool.dtype() != DType::float32) return false;
+  FlushDenormals flush;
+  const int64_t K = 9, co = cp.c_out, image = cp.oh * cp.ow * co, pooled = pp.oh * pp.ow * pp.c;
+  const float* xp = static_cast<const float*>(x.raw_data());
+  const float* g = static_cast<const float*>(dpool.raw_data());
+  const float* s = scale ? static_cast<const float*>(scale->raw_data()) : nullptr;
+  const int32_t* am = static_cast<const int32_t*>(argmax.raw_data());
+  float* sums = static_cast<float*>(thread_scratch(Scratch::kernel, sizeof(float) * (K * co + co)));  // dW then db
+  parallel_sum<float>(cp.n, num_threads(), K * co + co, sums, [&](int64_t n0, int64_t n1, float* buf) {
+    // Image by image, the pool's gradient is spread over its windows into a
+    // buffer that stays in L2: each window position gets the gradient where
+    // argmax names it, else zero (as max_pool2d_backward, without branches).
+    thread_local std::vector<float> dy;
+    dy.resize(static_cast<std::size_t>(image));
+    auto dy_of = [&](int64_t n) -> const float* {
+      float* d = dy.data();
+      if (cp.oh > 2 * pp.oh || cp.ow > 2 * pp.ow) std::fill(dy.begin(), dy.end(), 0.f);  // rows no window covers
+      for (int64_t py = 0; py < pp.oh; ++py)
+        for (int64_t px = 0; px < pp.ow; ++px) {
+          const int64_t local = (2 * py * cp.ow + 2 * px) * co;
+          const int64_t at[4] = {local, local + co, local + cp.ow * co, local + cp.ow * co + co};
+          const int64_t o = n * pooled + (py * pp.ow + px) * co;
+          const auto global = static_cast<int32_t>(n * image);
+          for (int64_t c = 0; c < co; c += 8) {
+            v8f v = load8(g + o + c);
+            if (s) v *= load8(s + o + c);
+            const v8i i = load8(am + o + c);
+            for (int k = 0; k < 4; ++k)
+              store8(d + at[k] + c, i == static_cast<int32_t>(at[k] + c) + global + lane_index() ? v : v8f{});
+          }
+        }
+      return d;
+    };
+    conv_bias_backward_filter_9(xp, dy_of, cp, buf, buf + K * co, n0, n1);
+  });
+  std::copy(sums, sums + K * co, static_cast<float*>(dw.raw_data()));
+  std::copy(sums + K * co, sums + K * co + co, static_cast<float*>(db.raw_data()));
+  return true;
+}
+
+}  // namespace kiln::cpu
