@@ -25,6 +25,11 @@ using BackwardFn = std::function<Grads(const Grads& dys, const Needs& needs)>;
 int& active_count();
 inline bool active() { return active_count() > 0; }
 
+/// Whether any recording tape on this thread is persistent.
+bool any_persistent_tape();
+/// How many tapes record on this thread now.
+inline int recording_tapes() { return active_count(); }
+
 /// Records an op on every active tape that tracks one of its floating inputs.
 void record(const char* op, const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs,
             BackwardFn backward);

@@ -39,6 +39,12 @@ int& active_count() {
   return n;
 }
 
+bool any_persistent_tape() {
+  for (const TapeState* s : t_tapes)
+    if (s->recording && s->options.persistent) return true;
+  return false;
+}
+
 bool trackable(const Tensor& t) { return t.defined() && is_floating(t.dtype()); }
 
 void record(const char* op, const std::vector<Tensor>& inputs, const std::vector<Tensor>& outputs, BackwardFn backward) {

@@ -31,7 +31,7 @@ bool Recording::may_write(const Storage* s) const {
   return false;
 }
 
-void Recording::replay() {
+void Recording::replay(std::size_t begin, std::size_t end) {
   for (auto& w : in_place_) {
     auto& storage = w.tensor.impl()->storage;
     if (storage.use_count() <= w.holders) continue;
@@ -39,7 +39,7 @@ void Recording::replay() {
     backend_for(w.tensor.device()).copy_from(w.tensor, fresh);
     storage = fresh.impl()->storage;
   }
-  for (auto& node : nodes_) node.run();
+  for (std::size_t i = begin; i < end && i < nodes_.size(); ++i) nodes_[i].run();
 }
 
 namespace {

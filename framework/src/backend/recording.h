@@ -94,7 +94,11 @@ class Recording {
   /// Runs every node in order. A buffer written in place that something else
   /// now shares (a snapshot taken between calls) is first replaced by a copy,
   /// as an eager assignment does, so the snapshot keeps its values.
-  void replay();
+  void replay() { replay(0, nodes_.size()); }
+  /// Runs nodes [begin, end) only (the first copies as replay() does).
+  void replay(std::size_t begin, std::size_t end);
+  /// Whether the nodes write any buffer in place (a variable).
+  bool has_in_place_writes() const { return !in_place_.empty(); }
   std::size_t size() const { return nodes_.size(); }
   std::vector<Node>& nodes() { return nodes_; }
   const std::vector<Node>& nodes() const { return nodes_; }

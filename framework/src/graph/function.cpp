@@ -10,6 +10,7 @@
 #include "core/tensor_impl.h"
 #include "core/tracing.h"
 #include "graph/describe.h"
+#include "graph/function_gradient.h"
 #include "graph/passes.h"
 #include "kiln/core/error.h"
 
@@ -128,6 +129,7 @@ struct FunctionCore::State {
   std::map<std::string, std::unique_ptr<Trace>> traces;
   std::vector<const Trace*> order;
   int tracing_count = 0;
+  std::shared_ptr<GradientTraces> under_tape = make_gradient_traces();
 };
 
 FunctionCore::FunctionCore(FunctionOptions options) : s_(std::make_unique<State>()) {
@@ -199,13 +201,6 @@ std::vector<ConcreteFunction> stop_collecting() {
   return out;
 }
 
-bool FunctionCore::runs_eagerly() {
-  // Eager when asked to, inside another function's trace (its record takes
-  // this body's work inline), and under a recording outer tape, which needs
-  // the ops themselves to differentiate through them.
-  return config::functions_run_eagerly() || tracing::current_function() || autodiff::active();
-}
-
 /// A replay's arguments in its placeholders: each placeholder's buffer is
 /// pointed at its argument's for the call, unless the graph writes the
 /// placeholder or might write the argument (a variable's buffer), in which
@@ -236,8 +231,12 @@ class FunctionCore::Arguments {
 
 std::vector<Tensor> FunctionCore::call(const std::vector<Tensor>& args, const std::string& key,
                                        const Describe& described, const Body& body) {
-  if (runs_eagerly()) return body(args);
+  if (config::functions_run_eagerly() || tracing::current_function()) return body(args);
   check_signature(s_->options, args);
+  if (autodiff::active()) {
+    if (auto out = differentiable_call(*s_->under_tape, s_->options, s_->tracing_count, args, key, body)) return *out;
+    return body(args);
+  }
   auto it = s_->traces.find(key);
   Trace* t = it != s_->traces.end() ? it->second.get() : nullptr;
   auto collect = [&] {

@@ -93,9 +93,6 @@ class FunctionCore {
   /// that records without running the body's device work, so nothing changes.
   ConcreteFunction concrete_function(const std::vector<Tensor>& args, const std::string& key,
                                      const Describe& described, const Body& body);
-  /// Whether calls run the body directly (run_functions_eagerly, inside another
-  /// trace, or under a recording GradientTape).
-  static bool runs_eagerly();
   int tracing_count() const;
   const FunctionOptions& options() const;
   /// One line per trace: its argument signature and its outputs' specs.
