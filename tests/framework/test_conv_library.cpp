@@ -6,8 +6,11 @@
 // layouts in and out), and the switch itself.
 #include <doctest/doctest.h>
 
+#include <unistd.h>
+
 #include <array>
 #include <cmath>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -15,6 +18,7 @@
 #include "kiln/autodiff/variable.h"
 #include "kiln/backend/cpu_convolutions.h"
 #include "kiln/backend/cpu_kernels.h"
+#include "kiln/core/error.h"
 #include "kiln/core/tensor.h"
 #include "kiln/ops/ops.h"
 #include "kiln/ops/random.h"
@@ -166,4 +170,47 @@ TEST_CASE("conv library: a batch too large for Winograd's working memory runs in
   // dW sums 65,536 products per element, and Winograd's transforms round differently.
   CHECK(worst_error({winograd[2]}, {direct[2]}) <= 2e-3);
   CHECK(k::max(k::abs(direct[2])).item<float>() > 1.0f);
+}
+
+// The library choice and the plugin are read once per process, so these run in
+// a child process of this test binary, with the environment under test.
+namespace {
+int run_child(const std::string& env, const std::string& mode) {
+  const std::string cmd = env + " KILN_TEST_CONV_CHILD=" + mode + " /proc/" + std::to_string(getpid()) +
+                          "/exe -tc='conv library: in a child process*' > /dev/null 2>&1";
+  return std::system(cmd.c_str());
+}
+}  // namespace
+
+TEST_CASE("conv library: in a child process, with the environment the parent chose") {
+  const char* mode = std::getenv("KILN_TEST_CONV_CHILD");
+  if (!mode) return;  // only the child runs it
+  const T x = k::random::uniform({2, 6, 6, 4}), w = k::random::uniform({3, 3, 4, 8});
+  if (std::string(mode) == "bad_name") {
+    CHECK_THROWS_WITH_AS(k::conv_library(),
+                         "KILN_CONV_LIBRARY: expected 'automatic', 'kiln', 'onednn' or 'onednn_winograd', "
+                         "received 'fastest'",
+                         k::ValueError);
+  } else if (std::string(mode) == "no_plugin") {
+    CHECK(k::onednn_version().empty());
+    // Asked for by name, oneDNN's absence is an error that says why; automatic uses Kiln's kernels.
+    CHECK_THROWS_WITH_AS(k::conv2d(x, w), doctest::Contains("conv2d: oneDNN is not available: "), k::RuntimeError);
+    std::vector<float> want, got;
+    {
+      Library reference(k::ConvLibrary::automatic, k::CpuKernels::reference);
+      want = k::conv2d(x, w).to_vector<float>();
+    }
+    {
+      Library automatic(k::ConvLibrary::automatic);
+      got = k::conv2d(x, w).to_vector<float>();
+    }
+    for (std::size_t i = 0; i < got.size(); ++i) CHECK(got[i] == doctest::Approx(want[i]).epsilon(1e-5));
+  }
+}
+
+TEST_CASE("conv library: a bad KILN_CONV_LIBRARY is a ValueError naming the choices; a missing plugin an error") {
+  CHECK(run_child("KILN_CONV_LIBRARY=fastest", "bad_name") == 0);
+  CHECK(run_child("KILN_CONV_LIBRARY=onednn KILN_ONEDNN_PLUGIN=/nonexistent/libkiln_onednn.so", "no_plugin") == 0);
+  // The child's checks can fail: the same check under the wrong environment does.
+  CHECK(run_child("KILN_CONV_LIBRARY=kiln", "bad_name") != 0);
 }

@@ -248,7 +248,7 @@ std::vector<Tensor> FunctionCore::call(const std::vector<Tensor>& args, const st
     // gives them shared memory: for a ResNet's training step at batch 128 that
     // is 2.0 GB at once, where the plan needs 0.7 GB.
     if (s_->options.before_trace) s_->options.before_trace();
-    t = &trace(args, key, described, body, false);
+    t = &trace(args, key, described, body);
   }
   Arguments bound(*t, args);
   const auto& observe = s_->options.replay_observer;
@@ -271,22 +271,22 @@ ConcreteFunction FunctionCore::concrete_function(const std::vector<Tensor>& args
                                                  const Describe& described, const Body& body) {
   check_signature(s_->options, args);
   auto it = s_->traces.find(key);
-  return describe(it != s_->traces.end() ? *it->second : trace(args, key, described, body, false));
+  return describe(it != s_->traces.end() ? *it->second : trace(args, key, described, body));
 }
 
 FunctionCore::Trace& FunctionCore::trace(const std::vector<Tensor>& args, const std::string& key,
-                                         const Describe& described, const Body& body, bool execute) {
+                                         const Describe& described, const Body& body) {
   auto trace = std::make_unique<Trace>();
   trace->described = described();
   trace->placeholders = clone_all(args);
   const bool first = s_->tracing_count == 0;
   ++s_->tracing_count;
   {
-    backend::RecordingScope recording(trace->recording, execute);
+    backend::RecordingScope recording(trace->recording, false);
     tracing::Scope scope(&s_->options.name, first);
     trace->outputs = body(trace->placeholders);
   }
-  trace->plan = s_->options.optimize ? optimize(trace->recording, trace->outputs, trace->placeholders, execute)
+  trace->plan = s_->options.optimize ? optimize(trace->recording, trace->outputs, trace->placeholders, false)
                                         : trace->recording;
   trace->plan.seal();
   for (const auto& p : trace->placeholders) trace->bindable.push_back(!trace->plan.may_write(p.impl()->storage.get()));

@@ -105,8 +105,8 @@ class FunctionCore {
   struct Trace;
   class Arguments;
   ConcreteFunction describe(const Trace& t) const;
-  Trace& trace(const std::vector<Tensor>& args, const std::string& key, const Describe& described, const Body& body,
-               bool execute);
+  /// Records the body for these arguments without running its device work, and optimizes the record.
+  Trace& trace(const std::vector<Tensor>& args, const std::string& key, const Describe& described, const Body& body);
   std::unique_ptr<State> s_;
 };
 

@@ -18,6 +18,21 @@ namespace kiln::cpu {
 namespace {
 int parts_for(int64_t rows, int64_t c) { return rows * c >= 32768 ? num_threads() : 1; }
 
+/// y = (x − mean) · scale + shift, row by row over the pool (serially with `serial`).
+template <class T>
+void normalize(const T* xp, const T* mean, const T* scale, const T* shift, int64_t rows, int64_t c, T* yp,
+               bool serial = false) {
+  auto rows_of = [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r) {
+      const T* __restrict xr = xp + r * c;
+      T* __restrict yr = yp + r * c;
+      for (int64_t j = 0; j < c; ++j) yr[j] = (xr[j] - mean[j]) * scale[j] + shift[j];
+    }
+  };
+  if (serial) return rows_of(0, rows);
+  parallel_for(rows, rows_of, std::max<int64_t>(1, 16384 / std::max<int64_t>(c, 1)));
+}
+
 // Column sums over rows: out[j] = Σ_r of what f(r, acc) adds to acc[j], in double.
 template <class F>
 void column_sums(int64_t rows, int64_t c, int parts, std::vector<double>& out, F f) {
@@ -63,16 +78,7 @@ bool CpuBackend::batch_norm_training(const Tensor& x, const Tensor* gamma, const
       scale[j] = static_cast<T>((gp ? gp[j] : 1.0) / std::sqrt(v + eps));
       shift[j] = bp ? bp[j] : T(0);
     }
-    parallel_for(
-        rows,
-        [&](int64_t r0, int64_t r1) {
-          for (int64_t r = r0; r < r1; ++r) {
-            const T* __restrict xr = xp + r * c;
-            T* __restrict yr = yp + r * c;
-            for (int64_t j = 0; j < c; ++j) yr[j] = (xr[j] - m[j]) * scale[j] + shift[j];
-          }
-        },
-        std::max<int64_t>(1, 16384 / std::max<int64_t>(c, 1)));
+    normalize(xp, m.data(), scale.data(), shift.data(), rows, c, yp);
   });
   return true;
 }
@@ -148,15 +154,7 @@ bool CpuBackend::batch_norm_inference(const Tensor& x, const Tensor& mean, const
       scale[j] = static_cast<T>(T(1) / std::sqrt(vp[j] + static_cast<T>(eps))) * (gp ? gp[j] : T(1));
       shift[j] = bp ? bp[j] : T(0);
     }
-    auto rows_of = [&](int64_t r0, int64_t r1) {
-      for (int64_t r = r0; r < r1; ++r) {
-        const T* __restrict xr = xp + r * c;
-        T* __restrict yr = yp + r * c;
-        for (int64_t j = 0; j < c; ++j) yr[j] = (xr[j] - mp[j]) * scale[j] + shift[j];
-      }
-    };
-    if (reference_kernels()) return rows_of(0, rows);
-    parallel_for(rows, rows_of, std::max<int64_t>(1, 16384 / std::max<int64_t>(c, 1)));
+    normalize(xp, mp, scale.data(), shift.data(), rows, c, yp, reference_kernels());
   });
   return true;
 }

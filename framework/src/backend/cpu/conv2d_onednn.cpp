@@ -69,6 +69,7 @@ const Loaded& loaded() {
 
 const PluginV1& plugin() {
   if (!loaded().plugin) throw RuntimeError("conv2d: oneDNN is not available: " + loaded().why);
+  park_workers();  // every call below runs on oneDNN's OpenMP threads
   return *loaded().plugin;
 }
 

@@ -59,6 +59,7 @@ class Pool {
     for (auto& t : threads_) t.join();
   }
   int size() const { return static_cast<int>(threads_.size()) + 1; }
+  void park() { park_.fetch_add(1, std::memory_order_release); }
 
   void run(int parts, FnRef<void(int)> task) {
     std::unique_lock<std::mutex> run_lock(run_mu_);  // one parallel region at a time
@@ -97,7 +98,9 @@ class Pool {
     uint64_t seen = 0;
     while (true) {
       auto news = [&] { return stop_.load(std::memory_order_acquire) || generation_.load(std::memory_order_acquire) != seen; };
-      if (!spin_until(news, spin_)) {
+      const uint64_t parked = park_.load(std::memory_order_acquire);
+      auto news_or_park = [&] { return news() || park_.load(std::memory_order_acquire) != parked; };
+      if (!spin_until(news_or_park, spin_) || !news()) {
         std::unique_lock<std::mutex> l(mu_);
         ++sleepers_;
         cv_.wait(l, news);
@@ -129,6 +132,7 @@ class Pool {
   std::atomic<int> pending_{0};
   std::atomic<uint64_t> generation_{0};  // region count << 32 | the region's part count
   std::atomic<bool> stop_{false};
+  std::atomic<uint64_t> park_{0};  // bumped by park(): spinning workers go to sleep
   const bool spin_;  // false when the pool has more threads than cores
   std::exception_ptr error_;
 };
@@ -149,6 +153,8 @@ Pool& pool() {
 }  // namespace
 
 int num_threads() { return pool().size(); }
+
+void park_workers() { pool().park(); }
 
 void parallel_for_parts(int64_t n, int parts, FnRef<void(int, int64_t, int64_t)> fn) {
   FlushDenormals flush;  // every part runs in the workers' mode, the caller's included

@@ -35,6 +35,10 @@ class FnRef<R(A...)> {
 
 /// Threads used by Kiln's own kernels (KILN_NUM_THREADS, else the core count).
 int num_threads();
+/// Sends the pool's spinning workers to sleep now, before a library with
+/// threads of its own (oneDNN's OpenMP team) takes every core: a worker
+/// spinning out its budget there would take a core from that team.
+void park_workers();
 /// Splits [0, n) into `parts` contiguous ranges and runs fn(part, begin, end) on each, in parallel.
 void parallel_for_parts(int64_t n, int parts, FnRef<void(int, int64_t, int64_t)> fn);
 /// Splits [0, n) over num_threads() (serially when n < min_chunk).
