@@ -96,7 +96,8 @@ std::size_t plan_memory(Recording& rec, const std::vector<Tensor>& keep_apart) {
     if (t.defined())
       if (auto it = iv.find(t.impl()->storage.get()); it != iv.end()) it->second.excluded = true;
   std::vector<std::pair<Device, std::vector<Interval*>>> by_device;
-  for (auto& [s, i] : iv) {
+  for (auto& entry : iv) {
+    Interval& i = entry.second;
     if (i.excluded || !i.written_first || !rec.allocated_here(i.storage) || !i.storage->data) continue;
     auto it = std::find_if(by_device.begin(), by_device.end(), [&](const auto& d) { return d.first == i.storage->device; });
     if (it == by_device.end()) it = by_device.insert(by_device.end(), {i.storage->device, {}});
