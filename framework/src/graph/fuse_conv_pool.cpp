@@ -18,8 +18,6 @@ using backend::Recording;
 
 namespace {
 
-const Storage* storage_of(const Tensor& t) { return t.impl()->storage.get(); }
-
 /// What the fused node does when the kernel declines at replay (the reference
 /// kernels were switched on): the two ops, in the convolution output's own buffer.
 void mask_argmax(const Tensor& pooled, Tensor& argmax) {
@@ -46,9 +44,8 @@ struct Readers {
 bool written_between(const std::vector<Node>& nodes, std::size_t from, std::size_t to, const std::vector<Tensor>& ts) {
   for (std::size_t j = from + 1; j < to; ++j) {
     if (nodes[j].host && nodes[j].opaque) return true;
-    for (const auto& o : nodes[j].outputs)
-      for (const auto& t : ts)
-        if (storage_of(o) == storage_of(t)) return true;
+    for (const auto& t : ts)
+      if (writes(nodes[j], t)) return true;
   }
   return false;
 }
@@ -67,9 +64,7 @@ void fuse_pool_gradient(std::vector<Node>& nodes, Readers& readers, const std::s
   std::size_t first = m;
   for (std::size_t k = m; k-- > 0;) {  // the node that wrote dpool, if a plain product of two same-size operands
     const Node& w = nodes[k];
-    bool writes = false;
-    for (const auto& o : w.outputs) writes = writes || storage_of(o) == storage_of(dpool);
-    if (!writes) continue;
+    if (!writes(w, dpool)) continue;
     const bool product = w.type == "Mul" && !erased[k] && w.inputs.size() == 2 && w.outputs.size() == 1 &&
                          w.inputs[0].size() == dpool.size() && w.inputs[1].size() == dpool.size() &&
                          w.inputs[0].dtype() == DType::float32 && w.inputs[1].dtype() == DType::float32 &&

@@ -12,8 +12,6 @@ namespace kiln::graph {
 using backend::Node;
 using backend::Recording;
 
-namespace {
-
 const Storage* storage_of(const Tensor& t) { return t.impl()->storage.get(); }
 
 bool writes(const Node& n, const Tensor& t) {
@@ -21,6 +19,8 @@ bool writes(const Node& n, const Tensor& t) {
     if (o.impl() == t.impl() || storage_of(o) == storage_of(t)) return true;
   return false;
 }
+
+namespace {
 
 bool reads(const Node& n, const Storage* s) {
   for (const auto& i : n.inputs)

@@ -6,6 +6,10 @@
 
 namespace kiln::graph {
 
+/// The buffer behind `t`; whether node `n` writes `t`'s buffer.
+const Storage* storage_of(const Tensor& t);
+bool writes(const backend::Node& n, const Tensor& t);
+
 /// The recording after every pass, in order:
 ///  1. variable reads whose snapshot is never needed after a later write to
 ///     the variable read the variable's buffer itself instead of a copy;

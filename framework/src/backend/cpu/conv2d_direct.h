@@ -29,5 +29,8 @@ void conv_bias_backward_filter_9(const float* x, const std::function<const float
 bool is_pool_2x2(const backend::Pool2DParams& p);
 void max_pool_2x2_f32(const float* x, const backend::Pool2DParams& p, float* out, int32_t* argmax, int64_t n0,
                       int64_t n1);
+/// Its gradient for image n alone, into dx_n (h·w·c values), times `scale` (same shape as dy) when not null.
+void max_pool_2x2_backward_image_f32(const float* dy, const float* scale, const int32_t* argmax,
+                                     const backend::Pool2DParams& p, int64_t n, float* dx_n);
 
 }  // namespace kiln::cpu

@@ -9,11 +9,8 @@
 #include "backend/cpu/cpu_backend.h"
 #include "backend/cpu/denormals.h"
 #include "backend/cpu/parallel.h"
-#include "backend/cpu/simd.h"
 
 namespace kiln::cpu {
-
-using namespace simd;
 
 bool CpuBackend::has_conv2d_bias_relu_max_pool(const backend::Conv2DParams& cp, const backend::Pool2DParams& pp,
                                                DType dtype, bool backward) const {
@@ -61,36 +58,19 @@ bool CpuBackend::conv2d_bias_relu_max_pool_backward_filter(const Tensor& x, cons
                                                            const backend::Pool2DParams& pp, Tensor& dw, Tensor& db) {
   if (!has_conv2d_bias_relu_max_pool(cp, pp, x.dtype(), true) || dpool.dtype() != DType::float32) return false;
   FlushDenormals flush;
-  const int64_t K = 9, co = cp.c_out, image = cp.oh * cp.ow * co, pooled = pp.oh * pp.ow * pp.c;
+  const int64_t K = 9, co = cp.c_out, image = cp.oh * cp.ow * co;
   const float* xp = static_cast<const float*>(x.raw_data());
   const float* g = static_cast<const float*>(dpool.raw_data());
   const float* s = scale ? static_cast<const float*>(scale->raw_data()) : nullptr;
   const int32_t* am = static_cast<const int32_t*>(argmax.raw_data());
   float* sums = static_cast<float*>(thread_scratch(Scratch::kernel, sizeof(float) * (K * co + co)));  // dW then db
   parallel_sum<float>(cp.n, num_threads(), K * co + co, sums, [&](int64_t n0, int64_t n1, float* buf) {
-    // Image by image, the pool's gradient is spread over its windows into a
-    // buffer that stays in L2: each window position gets the gradient where
-    // argmax names it, else zero (as max_pool2d_backward, without branches).
+    // Image by image, the pool's gradient is spread over its windows into a buffer that stays in L2.
     thread_local std::vector<float> dy;
     dy.resize(static_cast<std::size_t>(image));
     auto dy_of = [&](int64_t n) -> const float* {
-      float* d = dy.data();
-      if (cp.oh > 2 * pp.oh || cp.ow > 2 * pp.ow) std::fill(dy.begin(), dy.end(), 0.f);  // rows no window covers
-      for (int64_t py = 0; py < pp.oh; ++py)
-        for (int64_t px = 0; px < pp.ow; ++px) {
-          const int64_t local = (2 * py * cp.ow + 2 * px) * co;
-          const int64_t at[4] = {local, local + co, local + cp.ow * co, local + cp.ow * co + co};
-          const int64_t o = n * pooled + (py * pp.ow + px) * co;
-          const auto global = static_cast<int32_t>(n * image);
-          for (int64_t c = 0; c < co; c += 8) {
-            v8f v = load8(g + o + c);
-            if (s) v *= load8(s + o + c);
-            const v8i i = load8(am + o + c);
-            for (int k = 0; k < 4; ++k)
-              store8(d + at[k] + c, i == static_cast<int32_t>(at[k] + c) + global + lane_index() ? v : v8f{});
-          }
-        }
-      return d;
+      max_pool_2x2_backward_image_f32(g, s, am, pp, n, dy.data());
+      return dy.data();
     };
     conv_bias_backward_filter_9(xp, dy_of, cp, buf, buf + K * co, n0, n1);
   });

@@ -133,39 +133,46 @@ void max_pool_2x2(const T* x, const backend::Pool2DParams& p, T* out, int32_t* a
       }
 }
 
-// Backward of the 2×2 case: every input element is written exactly once (the
-// gradient where it was the window's maximum, else 0), so no zeroing pass.
+// Backward of the 2×2 case, image n into dx_n (its h·w·c values), times
+// `scale` where given (a dropout mask applied after the pool): every element
+// is written exactly once (the gradient where it was the window's maximum,
+// else 0), so no zeroing pass. argmax holds positions in the whole batch.
 template <class T>
-void max_pool_2x2_backward(const T* dy, const int32_t* am, const backend::Pool2DParams& p, T* dx, int64_t n0,
-                           int64_t n1) {
-  const int64_t C = p.c;
-  for (int64_t n = n0; n < n1; ++n) {
-    if (p.h > 2 * p.oh || p.w > 2 * p.ow)  // rows/columns no window covers
-      std::memset(dx + n * p.h * p.w * C, 0, sizeof(T) * p.h * p.w * C);
-    for (int64_t oy = 0; oy < p.oh; ++oy)
-      for (int64_t ox = 0; ox < p.ow; ++ox) {
-        const int64_t b0 = ((n * p.h + 2 * oy) * p.w + 2 * ox) * C;
-        const int64_t base[4] = {b0, b0 + C, b0 + p.w * C, b0 + p.w * C + C};
-        const int64_t o = ((n * p.oh + oy) * p.ow + ox) * C;
-        int64_t c = 0;
-        if constexpr (std::is_same_v<T, float>) {
-          for (; c + 8 <= C; c += 8) {
-            const v8f g = load8(dy + o + c);
-            const v8i i = load8(am + o + c);
-            for (int k = 0; k < 4; ++k)
-              store8(dx + base[k] + c, i == static_cast<int32_t>(base[k] + c) + lane_index() ? g : v8f{});
-          }
+void max_pool_2x2_backward_image(const T* dy, const T* scale, const int32_t* am, const backend::Pool2DParams& p,
+                                 int64_t n, T* dx_n) {
+  const int64_t C = p.c, image = p.h * p.w * C;
+  if (p.h > 2 * p.oh || p.w > 2 * p.ow) std::memset(dx_n, 0, sizeof(T) * image);  // rows/columns no window covers
+  for (int64_t oy = 0; oy < p.oh; ++oy)
+    for (int64_t ox = 0; ox < p.ow; ++ox) {
+      const int64_t b0 = (2 * oy * p.w + 2 * ox) * C;
+      const int64_t base[4] = {b0, b0 + C, b0 + p.w * C, b0 + p.w * C + C};
+      const int64_t o = ((n * p.oh + oy) * p.ow + ox) * C, global = n * image;
+      int64_t c = 0;
+      if constexpr (std::is_same_v<T, float>) {
+        for (; c + 8 <= C; c += 8) {
+          v8f g = load8(dy + o + c);
+          if (scale) g *= load8(scale + o + c);
+          const v8i i = load8(am + o + c);
+          for (int k = 0; k < 4; ++k)
+            store8(dx_n + base[k] + c, i == static_cast<int32_t>(global + base[k] + c) + lane_index() ? g : v8f{});
         }
-        for (; c < C; ++c)
-          for (int k = 0; k < 4; ++k) dx[base[k] + c] = am[o + c] == base[k] + c ? dy[o + c] : T(0);
       }
-  }
+      for (; c < C; ++c) {
+        const T g = scale ? dy[o + c] * scale[o + c] : dy[o + c];
+        for (int k = 0; k < 4; ++k) dx_n[base[k] + c] = am[o + c] == global + base[k] + c ? g : T(0);
+      }
+    }
 }
 }  // namespace
 
 void max_pool_2x2_f32(const float* x, const backend::Pool2DParams& p, float* out, int32_t* argmax, int64_t n0,
                       int64_t n1) {
   max_pool_2x2(x, p, out, argmax, n0, n1);
+}
+
+void max_pool_2x2_backward_image_f32(const float* dy, const float* scale, const int32_t* argmax,
+                                     const backend::Pool2DParams& p, int64_t n, float* dx_n) {
+  max_pool_2x2_backward_image(dy, scale, argmax, p, n, dx_n);
 }
 
 void CpuBackend::max_pool2d(const Tensor& x, const backend::Pool2DParams& p, Tensor& out, Tensor& argmax) {
@@ -191,7 +198,9 @@ void CpuBackend::max_pool2d_backward(const Tensor& dy, const Tensor& argmax, con
     const T* g = static_cast<const T*>(dy.raw_data());
     const int32_t* am = host_ptr<int32_t>(argmax);
     if (is_pool_2x2(p) && !reference_kernels()) {
-      parallel_for(p.n, [&](int64_t n0, int64_t n1) { max_pool_2x2_backward(g, am, p, d, n0, n1); });
+      parallel_for(p.n, [&](int64_t n0, int64_t n1) {
+        for (int64_t n = n0; n < n1; ++n) max_pool_2x2_backward_image<T>(g, nullptr, am, p, n, d + n * p.h * p.w * p.c);
+      });
       return;
     }
     reference::max_pool2d_backward(g, am, dy.size(), dx.size(), d);
