@@ -205,3 +205,24 @@ TEST_CASE("compiled fit: an overridden train_step is traced once per batch shape
   REQUIRE(weights[0].size() == weights[1].size());
   for (std::size_t i = 0; i < weights[0].size(); ++i) CHECK(weights[1][i] == doctest::Approx(weights[0][i]).epsilon(1e-5));
 }
+
+TEST_CASE("compiled predict leaves the optimizer unbuilt; evaluate and fit build it, as Keras 3 does") {
+  // Keras 3.15 (JAX): after compile, optimizer.built is False; after predict, still False;
+  // after evaluate, True (its symbolic build makes the slots), and after fit, True.
+  namespace L = kiln::layers;
+  auto make = [] {
+    auto m = std::make_shared<kiln::Sequential>(std::vector<kiln::LayerPtr>{L::Input({4}), L::Dense(2)});
+    m->compile({.optimizer = "adam", .loss = "mse"});
+    return m;
+  };
+  const kiln::Tensor x = kiln::zeros({3, 4}), y = kiln::zeros({3, 2});
+  auto predicted = make();
+  CHECK_FALSE(predicted->optimizer()->built());
+  predicted->predict(x, {.verbose = 0});
+  CHECK_FALSE(predicted->optimizer()->built());
+  auto evaluated = make();
+  evaluated->evaluate(x, y, {.verbose = 0});
+  CHECK(evaluated->optimizer()->built());
+  predicted->fit(x, y, {.epochs = 1, .verbose = 0});
+  CHECK(predicted->optimizer()->built());
+}

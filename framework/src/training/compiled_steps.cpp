@@ -105,14 +105,14 @@ Model::CompiledSteps& Model::compiled_steps() {
   if (compiled_steps_) return *compiled_steps_;
   compiled_steps_ = std::make_shared<CompiledSteps>();
   CompiledSteps& c = *compiled_steps_;
-  // As Keras's fit builds the optimizer on the trainable variables before its
-  // first compiled step, so that its slots are made outside the trace. Only a
-  // training function does: evaluate and predict never need the slots.
-  auto options = [this](const char* fn, bool& tracing, bool trains) {
-    return FunctionOptions{.name = name() + "." + fn, .before_trace = [this, &tracing, trains] {
+  // As Keras's fit and evaluate build the optimizer on the trainable variables
+  // before their first compiled step, so that its slots are made outside the
+  // trace. Keras's predict does not, and neither does predict_function here.
+  auto options = [this](const char* fn, bool& tracing, bool builds_optimizer) {
+    return FunctionOptions{.name = name() + "." + fn, .before_trace = [this, &tracing, builds_optimizer] {
                              tracing = true;
                              const OptimizerPtr& opt = optimizer();
-                             if (!trains || !opt || opt->built()) return;
+                             if (!builds_optimizer || !opt || opt->built()) return;
                              auto vars = trainable_variables();
                              if (!vars.empty()) opt->build(vars);
                            }};
@@ -122,11 +122,11 @@ Model::CompiledSteps& Model::compiled_steps() {
   }, options("train_function", c.train.tracing, true));
   c.test.fn = kiln::function([this](const Parts& x, const Parts& y, const Parts& sw) {
     return test_step(Batch{x, y, sw.empty() ? Tensor() : sw[0]});
-  }, options("test_function", c.test.tracing, false));
+  }, options("test_function", c.test.tracing, true));
   c.train_multi.fn = kiln::function(steps_of(this, &Model::train_step),
                                     options("train_function", c.train_multi.tracing, true));
   c.test_multi.fn = kiln::function(steps_of(this, &Model::test_step),
-                                   options("test_function", c.test_multi.tracing, false));
+                                   options("test_function", c.test_multi.tracing, true));
   c.predict.fn = kiln::function([this](const Parts& x) { return predict_step(x); },
                                 options("predict_function", c.predict.tracing, false));
   return c;
