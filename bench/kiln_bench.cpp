@@ -18,6 +18,7 @@
 //   kiln_bench --device cuda --case gpu_cnn_train_b512   # the same at batch 512
 //   kiln_bench --device cuda --case gpu_cnn_infer        # predict the 10,000 test images at batch 1000
 //   kiln_bench --device cuda --case gpu_cnn_train_b64_jit  # batch 64 with compiled steps (jit_compile=True)
+//   kiln_bench --device cuda --case gpu_cnn_infer_jit      # predict with the compiled predict_step
 // The gpu_* cases run on CUDA device 0 (they imply --device cuda); the other cases run only on the CPU.
 // Without a usable CUDA device (CPU-only build, no driver, no GPU) a GPU case prints
 //   {"impl":"kiln","case":"gpu_cnn_train_b64","skipped":"no CUDA device"}
@@ -244,12 +245,12 @@ void gpu_train_case(const std::string& name, const Args& args, int batch, bool j
 /// GPU inference: predict the 10,000 test images at batch 1000 on CUDA device 0 after one untimed warm-up
 /// pass. predict copies each batch to the device and the logits back to the host, so the timed figure
 /// includes both transfers, as in the PyTorch peer (which calls .cpu() on its logits).
-void gpu_infer_case(const Args& args) {
+void gpu_infer_case(const std::string& name, const Args& args, bool jit = false) {
   k::random::set_seed(0);
   Data d = load_fashion(args, 0);
   k::Sequential model = guide_cnn();
   model.to(k::Device::cuda(0));
-  compile(model);
+  compile(model, jit);
   (void)model.predict(d.x_test, {.batch_size = 1000});  // warm-up
   k::cuda::synchronize();
   auto t0 = Clock::now();
@@ -258,7 +259,7 @@ void gpu_infer_case(const Args& args) {
   const double s = seconds_since(t0);
   const float acc = accuracy(logits, d.y_test);  // untimed: the logits are already on the host
   const double n = static_cast<double>(d.x_test.shape()[0]);
-  JsonLine j("gpu_cnn_infer");
+  JsonLine j(name);
   j.str("device", k::cuda::device_name(0));
   j.num("batch", 1000).num("samples", n).num("seconds", s).num("samples_per_s", n / s).num("accuracy", acc);
   j.print();
@@ -293,7 +294,8 @@ const std::vector<std::string>& case_names() {
   static const std::vector<std::string> names = {"cnn_train", "cnn_infer", "bigcnn_train", "mlp_train",
                                                  "cnn_b16",   "cnn_b64",   "cnn_b256",     "dispatch",
                                                  "gpu_cnn_train_b64", "gpu_cnn_train_b512", "gpu_cnn_infer",
-                                                 "gpu_cnn_train_b64_jit", "gpu_cnn_train_b512_jit"};
+                                                 "gpu_cnn_train_b64_jit", "gpu_cnn_train_b512_jit",
+                                                 "gpu_cnn_infer_jit"};
   return names;
 }
 
@@ -309,7 +311,8 @@ void run_case(const Args& a) {
   else if (c == "dispatch") dispatch_case();
   else if (c == "gpu_cnn_train_b64") gpu_train_case(c, a, 64);
   else if (c == "gpu_cnn_train_b512") gpu_train_case(c, a, 512);
-  else if (c == "gpu_cnn_infer") gpu_infer_case(a);
+  else if (c == "gpu_cnn_infer") gpu_infer_case(c, a);
+  else if (c == "gpu_cnn_infer_jit") gpu_infer_case(c, a, true);  // compiled predict_step
   else if (c == "gpu_cnn_train_b64_jit") gpu_train_case(c, a, 64, true);  // compiled steps (jit_compile)
   else if (c == "gpu_cnn_train_b512_jit") gpu_train_case(c, a, 512, true);
   else throw k::ValueError("kiln_bench: unknown --case '" + c + "'; run with --list");
@@ -350,8 +353,8 @@ int main(int argc, char** argv) {
   const bool gpu = is_gpu_case(a.case_name);
   if (known && a.device == "cuda" && !gpu) {
     std::cerr << "kiln_bench: case '" << a.case_name << "' runs on the CPU only; the GPU cases are "
-              << "gpu_cnn_train_b64, gpu_cnn_train_b512, gpu_cnn_infer, gpu_cnn_train_b64_jit and "
-              << "gpu_cnn_train_b512_jit\n";
+              << "gpu_cnn_train_b64, gpu_cnn_train_b512, gpu_cnn_infer, gpu_cnn_train_b64_jit, "
+              << "gpu_cnn_train_b512_jit and gpu_cnn_infer_jit\n";
     return 2;
   }
   // The GPU cases imply --device cuda. Without a usable device they report a skip, not a failure.

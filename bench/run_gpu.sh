@@ -5,7 +5,10 @@
 #
 #   --rounds N     rounds per case (default 3); each round runs kiln, then pytorch, in fresh processes
 #   --cases ...    a subset of: gpu_cnn_train_b64 gpu_cnn_train_b512 gpu_cnn_infer gpu_cnn_train_b64_jit
-#                  gpu_cnn_train_b512_jit (default all; the _jit cases are Kiln's compiled steps, Kiln only)
+#                  gpu_cnn_train_b512_jit gpu_cnn_infer_jit, and the _jit cases with _nographs appended
+#                  (default all). The _jit cases are Kiln's compiled steps, whose GPU
+#                  work is captured as CUDA Graphs; _nographs runs the same with KILN_CUDA_GRAPHS=0. Both
+#                  are Kiln only, and compare with the PyTorch columns of their eager case.
 #   --data DIR     Fashion-MNIST IDX .gz files (default /usr/share/datasets/fashion-mnist)
 #
 # Uses the build in $KILN_BUILD_DIR (default build/); builds the kiln_bench target there if it is missing
@@ -17,7 +20,8 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD="${KILN_BUILD_DIR:-$ROOT/build}"
 case "$BUILD" in /*) ;; *) BUILD="$ROOT/$BUILD" ;; esac
-ALL_CASES=(gpu_cnn_train_b64 gpu_cnn_train_b512 gpu_cnn_infer gpu_cnn_train_b64_jit gpu_cnn_train_b512_jit)
+ALL_CASES=(gpu_cnn_train_b64 gpu_cnn_train_b512 gpu_cnn_infer gpu_cnn_train_b64_jit gpu_cnn_train_b512_jit
+           gpu_cnn_infer_jit gpu_cnn_train_b64_jit_nographs gpu_cnn_train_b512_jit_nographs gpu_cnn_infer_jit_nographs)
 PYTHON="${PYTHON:-python3}"
 
 ROUNDS=3
@@ -35,7 +39,7 @@ while [[ $# -gt 0 ]]; do
         CASES+=("${parts[@]}")
         shift
       done ;;
-    -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "run_gpu.sh: unknown argument '$1' (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -67,7 +71,9 @@ JSONL="$OUT_DIR/$STAMP.jsonl"
 run_one() {  # impl case round
   local impl="$1" c="$2" r="$3" line rc=0 t0 t1 err
   local -a cmd
-  if [[ "$impl" == kiln ]]; then cmd=("$KILN_BIN" --device cuda --case "$c" "${DATA_ARGS[@]}")
+  if [[ "$impl" == kiln && "$c" == *_nographs ]]; then
+    cmd=(env KILN_CUDA_GRAPHS=0 "$KILN_BIN" --device cuda --case "${c%_nographs}" "${DATA_ARGS[@]}")
+  elif [[ "$impl" == kiln ]]; then cmd=("$KILN_BIN" --device cuda --case "$c" "${DATA_ARGS[@]}")
   elif [[ "$impl" == pytorch_graphs ]]; then cmd=("$PYTHON" "$TORCH_PY" --graphs --case "$c" "${DATA_ARGS[@]}")
   else cmd=("$PYTHON" "$TORCH_PY" --case "$c" "${DATA_ARGS[@]}"); fi
   err="$OUT_DIR/$STAMP.$impl.$c.$r.err"
@@ -80,6 +86,7 @@ run_one() {  # impl case round
   else
     rm -f "$err"
   fi
+  [[ "$c" == *_nographs ]] && line="${line/\"case\":\"${c%_nographs}\"/\"case\":\"$c\"}"
   echo "${line%\}},\"round\":$r}" >> "$JSONL"
   printf 'run_gpu.sh: %-8s %-18s round %d  %5.1fs  %s\n' "$impl" "$c" "$r" "$(awk "BEGIN { print $t1 - $t0 }")" "$line" >&2
 }
@@ -88,8 +95,8 @@ START=$(date +%s)
 for c in "${CASES[@]}"; do
   for ((r = 1; r <= ROUNDS; r++)); do
     run_one kiln "$c" "$r"
-    [[ "$c" == *_jit ]] || run_one pytorch "$c" "$r"
-    [[ "$c" == *_jit ]] || run_one pytorch_graphs "$c" "$r"
+    [[ "$c" == *_jit* || "$c" == *_nographs ]] || run_one pytorch "$c" "$r"
+    [[ "$c" == *_jit* || "$c" == *_nographs ]] || run_one pytorch_graphs "$c" "$r"
   done
 done
 ELAPSED=$(( $(date +%s) - START ))
@@ -107,7 +114,14 @@ CASES = {
     "gpu_cnn_infer": "guide CNN, inference, 10,000 test images, batch 1000",
     "gpu_cnn_train_b64_jit": "the b64 epoch with Kiln's compiled steps (jit_compile); compare with the eager row",
     "gpu_cnn_train_b512_jit": "the b512 epoch with Kiln's compiled steps (jit_compile); compare with the eager row",
+    "gpu_cnn_train_b64_jit_nographs": "the b64 compiled epoch without CUDA Graphs (KILN_CUDA_GRAPHS=0)",
+    "gpu_cnn_train_b512_jit_nographs": "the b512 compiled epoch without CUDA Graphs (KILN_CUDA_GRAPHS=0)",
+    "gpu_cnn_infer_jit": "inference with Kiln's compiled predict_step; compare with the eager row",
+    "gpu_cnn_infer_jit_nographs": "compiled inference without CUDA Graphs (KILN_CUDA_GRAPHS=0)",
 }
+# Kiln-only cases take the PyTorch columns of the case they vary.
+def peer_case(c):
+    return c.replace("_nographs", "").replace("_jit", "")
 # figure -> (label, better direction or None for information only)
 FIGURES = [
     ("samples_per_s", "samples/s", "higher"),
@@ -145,7 +159,7 @@ print("|---|---|---|---|---|---|---|---|")
 for c in [c for c in CASES if any(r["case"] == c for r in rows)]:
     first = True
     for key, label, better in FIGURES:
-        k, t, tg = values(c, "kiln", key), values(c, "pytorch", key), values(c, "pytorch_graphs", key)
+        k, t, tg = values(c, "kiln", key), values(peer_case(c), "pytorch", key), values(peer_case(c), "pytorch_graphs", key)
         if not k and not t and not tg: continue
         def ratio(peer):
             if k and peer and better and statistics.median(peer):

@@ -26,6 +26,15 @@ enum class BinaryOp {
 };
 enum class ReduceOp { sum, max, min, prod };
 
+/// Device work recorded once and relaunched as a unit (a CUDA Graph). It
+/// keeps the scratch memory its work used, so nothing else is handed it.
+class CapturedWork {
+ public:
+  virtual ~CapturedWork() = default;
+  /// Queues the recorded work again, in order after everything queued before.
+  virtual void launch() = 0;
+};
+
 struct Conv2DParams {
   int64_t n, h, w, c_in;        // input NHWC
   int64_t kh, kw, c_out;        // kernel HWIO
@@ -220,6 +229,14 @@ class Backend {
     bias_add_backward(dy, y, relu, dz, db);
     conv2d_backward_filter(x, dz, p, dw);
   }
+
+  /// Starts recording, instead of running, the work this thread queues on the
+  /// device. False where the device cannot (the CPU) or already records.
+  virtual bool begin_capture() { return false; }
+  /// Ends the recording begun by begin_capture(). Null when the work could not
+  /// be recorded (it used something capture forbids); either way the work
+  /// queued in between has not run.
+  virtual std::unique_ptr<CapturedWork> end_capture() { return nullptr; }
 };
 
 Backend& backend_for(Device device);

@@ -39,7 +39,7 @@ void Recording::replay(std::size_t begin, std::size_t end) {
     backend_for(w.tensor.device()).copy_from(w.tensor, fresh);
     storage = fresh.impl()->storage;
   }
-  for (std::size_t i = begin; i < end && i < nodes_.size(); ++i) nodes_[i].run();
+  run(begin, end);
 }
 
 namespace {
@@ -253,7 +253,7 @@ bool RecordingBackend::adam_update(Tensor& w, Tensor& m, Tensor& v, Tensor* v_ha
   add("ResourceApplyAdam", some({&w, &m, &v, v_hat, &g}), some({&w, &m, &v, v_hat}),
       [&r = r_, w, m, v, vh = opt(v_hat), g, alpha, one_b1, one_b2, eps]() mutable {
         r.adam_update(w, m, v, ptr(vh), g, alpha, one_b1, one_b2, eps);
-      });
+      }).live = alpha.live != nullptr;
   return true;
 }
 
@@ -261,7 +261,8 @@ bool RecordingBackend::sgd_update(Tensor& w, Tensor* m, const Tensor& g, HostSca
   if (execute_ && !r_.sgd_update(w, m, g, lr, momentum, nesterov)) return false;
   if (!execute_ && !r_.has_fused(Fused::sgd, 0)) return false;
   add("ResourceApplyKerasMomentum", some({&w, m, &g}), some({&w, m}),
-      [&r = r_, w, mt = opt(m), g, lr, momentum, nesterov]() mutable { r.sgd_update(w, ptr(mt), g, lr, momentum, nesterov); });
+      [&r = r_, w, mt = opt(m), g, lr, momentum, nesterov]() mutable { r.sgd_update(w, ptr(mt), g, lr, momentum, nesterov); })
+      .live = lr.live != nullptr;
   return true;
 }
 
@@ -272,7 +273,7 @@ bool RecordingBackend::rmsprop_update(Tensor& w, Tensor& v, Tensor* mom, Tensor*
   add(avg ? "ResourceApplyCenteredRMSProp" : "ResourceApplyRMSProp", some({&w, &v, mom, avg, &g}),
       some({&w, &v, mom, avg}), [&r = r_, w, v, mo = opt(mom), a = opt(avg), g, lr, rho, momentum, eps]() mutable {
         r.rmsprop_update(w, v, ptr(mo), ptr(a), g, lr, rho, momentum, eps);
-      });
+      }).live = lr.live != nullptr;
   return true;
 }
 

@@ -61,6 +61,9 @@ struct Node {
   /// draw). `opaque` ones may read or write tensors they do not list.
   bool host = false;
   bool opaque = false;
+  /// A device node whose closure reads a host number afresh at each replay (a
+  /// HostScalar's live value): a captured launch would freeze that number.
+  bool live = false;
   /// Element-wise nodes (one value out per value in, same positions) carry their op for fusion.
   int unary = -1;
   int binary = -1;
@@ -97,6 +100,10 @@ class Recording {
   void replay() { replay(0, nodes_.size()); }
   /// Runs nodes [begin, end) only (the first copies as replay() does).
   void replay(std::size_t begin, std::size_t end);
+  /// Runs nodes [begin, end) and nothing else.
+  void run(std::size_t begin, std::size_t end) {
+    for (std::size_t i = begin; i < end && i < nodes_.size(); ++i) nodes_[i].run();
+  }
   /// Whether the nodes write any buffer in place (a variable).
   bool has_in_place_writes() const { return !in_place_.empty(); }
   std::size_t size() const { return nodes_.size(); }

@@ -9,6 +9,7 @@
 #include "backend/recording.h"
 #include "core/tensor_impl.h"
 #include "core/tracing.h"
+#include "graph/captured_replay.h"
 #include "graph/describe.h"
 #include "graph/function_gradient.h"
 #include "graph/passes.h"
@@ -104,6 +105,7 @@ struct FunctionCore::Trace {
   std::vector<Tensor> placeholders;
   backend::Recording recording;  // as traced: what a concrete function shows
   backend::Recording plan;       // after the graph passes: what replays run
+  CapturedReplay captured;       // the plan's GPU work as CUDA Graphs
   std::vector<bool> bindable;    // placeholders the plan never writes
   std::vector<Tensor> outputs;
   std::vector<std::string> described;
@@ -203,15 +205,18 @@ std::vector<ConcreteFunction> stop_collecting() {
 
 /// A replay's arguments in its placeholders: each placeholder's buffer is
 /// pointed at its argument's for the call, unless the graph writes the
-/// placeholder or might write the argument (a variable's buffer), in which
-/// case the argument is copied in. Restored on destruction.
+/// placeholder or might write the argument (a variable's buffer), or the
+/// replay is captured (a graph keeps the addresses it was captured with), in
+/// which case the argument is copied in. Restored on destruction.
 class FunctionCore::Arguments {
  public:
   Arguments(Trace& t, const std::vector<Tensor>& args) {
+    const bool captured = t.captured.captures(t.plan);
     for (std::size_t i = 0; i < args.size(); ++i) {
       const auto& ph = t.placeholders[i].impl()->storage;
       const auto& arg = args[i].impl()->storage;
-      if (t.bindable[i] && !t.plan.may_write(arg.get())) {
+      const bool fixed = captured && !args[i].device().is_cpu();
+      if (!fixed && t.bindable[i] && !t.plan.may_write(arg.get())) {
         bound_.emplace_back(ph, ph->data);
         ph->data = arg->data;
       } else {
@@ -253,7 +258,7 @@ std::vector<Tensor> FunctionCore::call(const std::vector<Tensor>& args, const st
   Arguments bound(*t, args);
   const auto& observe = s_->options.replay_observer;
   if (observe) observe(true);
-  t->plan.replay();
+  t->captured.replay(t->plan);
   if (observe) observe(false);
   collect();
   return clone_all(t->outputs);

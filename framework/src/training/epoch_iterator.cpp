@@ -2,6 +2,7 @@
 #include "training/epoch_iterator.h"
 
 #include "kiln/core/error.h"
+#include "training/device_prefetch.h"
 
 namespace kiln::training {
 
@@ -21,9 +22,13 @@ EpochIterator EpochIterator::for_runs(std::shared_ptr<const DataAdapter> adapter
 
 int EpochIterator::run_epoch(const std::function<bool(int, const Batch&)>& step) {
   if (!resume_ || !pass_) pass_ = adapter_->start_pass();
+  // A pass that carries over must not lose the batches a worker made ahead.
+  BatchPull ahead;
+  if (prefetch_to_ && !prefetch_to_->is_cpu() && !resume_)
+    ahead = prefetch_to_device(std::move(pass_), *prefetch_to_, steps_);
   int done = 0;
   while (!steps_ || done < *steps_) {
-    std::optional<Batch> batch = pass_();
+    std::optional<Batch> batch = ahead ? ahead() : pass_();
     if (!batch) {
       // Releasing the pass stops a prefetching Dataset's thread now.
       pass_ = nullptr;

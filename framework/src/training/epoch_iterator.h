@@ -25,6 +25,10 @@ class EpochIterator {
 
   /// The steps callbacks are told an epoch has (CallbackParams::steps).
   int num_steps() const { return adapter_->steps(steps_); }
+  /// Makes each batch on a worker thread and copies it to `device` ahead of
+  /// its step (prefetch_to_device), when `device` is a GPU and no pass carries
+  /// over between epochs; otherwise batches are made when asked for.
+  void prefetch_to(Device device) { prefetch_to_ = device; }
 
   /// Calls `step(index, batch)` for each batch of one epoch, until the steps or
   /// the data run out or `step` returns false. Returns the batches run.
@@ -41,6 +45,7 @@ class EpochIterator {
   std::optional<int> steps_;
   bool resume_;      // an unfinished pass continues in the next epoch
   BatchPull pass_;   // the pass in progress, if any
+  std::optional<Device> prefetch_to_;
 };
 
 /// The arrays fit() validates on: validation_data, or else (arrays training

@@ -6,9 +6,12 @@
 #include "kiln/ops/math_ops.h"
 #include "kiln/training/model.h"
 #include "distribute/gradient_reducer.h"
+#include "training/device_prefetch.h"
 #include "training/distributed.h"
 
 namespace kiln {
+
+using training::batch_to;
 
 namespace {
 /// Metric state lives on the host; device values are copied there (the one
@@ -17,20 +20,6 @@ std::vector<Tensor> to_host(const std::vector<Tensor>& ts) {
   std::vector<Tensor> out;
   for (const auto& t : ts) out.push_back(t.defined() ? t.to(Device::cpu()) : t);
   return out;
-}
-
-Batch batch_to(const Batch& b, Device d) {
-  if (d.is_cpu()) {
-    bool all_cpu = true;
-    for (const auto& t : b.x) all_cpu = all_cpu && t.device().is_cpu();
-    for (const auto& t : b.y) all_cpu = all_cpu && t.device().is_cpu();
-    if (all_cpu) return b;
-  }
-  Batch o;
-  for (const auto& t : b.x) o.x.push_back(t.to(d));
-  for (const auto& t : b.y) o.y.push_back(t.to(d));
-  if (b.sample_weight.defined()) o.sample_weight = b.sample_weight.to(d);
-  return o;
 }
 }  // namespace
 

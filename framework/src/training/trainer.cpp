@@ -73,7 +73,15 @@ std::optional<Logs> run_steps(Model& model, const std::vector<Batch>& global, Ru
 int steps_per_execution(const Model& model) { return std::max(1, model.compile_options().steps_per_execution); }
 
 /// One evaluation run: evaluate(), and each of fit()'s validation runs.
+/// A GPU model's batches are made and uploaded ahead of their steps. Under a
+/// data-parallel strategy each rank takes its shard of the global batch on
+/// the host first, so there they are not.
+void prefetch_for(const Model& model, EpochIterator& batches) {
+  if (!active_strategy()) batches.prefetch_to(model.device());
+}
+
 Logs test_loop(Model& model, EpochIterator& batches, const Callbacks& cbs) {
+  prefetch_for(model, batches);
   const Logs empty;
   for (auto& c : cbs) c->on_test_begin(empty);
   // Starting from fresh metric state keeps training's numbers out of the
@@ -106,6 +114,7 @@ History fit_epochs(Model& model, EpochIterator& train, std::optional<EpochIterat
   int first_epoch = model.initial_epoch_override.value_or(o.initial_epoch);
   model.initial_epoch_override.reset();
   sync_at_fit_start(model, o, train.num_steps(), first_epoch);
+  prefetch_for(model, train);
   Logs epoch_logs;
   for (int epoch = first_epoch; epoch < o.epochs; ++epoch) {
     model.reset_metrics();
@@ -159,6 +168,7 @@ Logs evaluate_loop(Model& model, EpochIterator& batches, const EvaluateOptions& 
 
 /// Every output of the model over all batches (on the CPU); empty without batches.
 std::vector<Tensor> predict_loop(Model& model, EpochIterator& batches, const PredictOptions& o) {
+  prefetch_for(model, batches);
   const Callbacks cbs = make_callbacks(model, o.callbacks, {1, batches.num_steps(), o.verbose});
   const Logs empty;
   for (auto& c : cbs) c->on_predict_begin(empty);

@@ -18,6 +18,7 @@
 // the host waits only where it reads a value (Tensor::to(Device::cpu()),
 // item(), to_vector(), printing) or calls synchronize().
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 namespace kiln::cuda {
@@ -51,5 +52,20 @@ bool allow_tf32();
 /// cuDNN's heuristics. Environment: KILN_CUDNN_BENCHMARK=0 turns it off.
 void set_cudnn_benchmark(bool enable);
 bool cudnn_benchmark();
+
+/// CUDA Graphs for traced functions (kiln::function, and compiled fit,
+/// evaluate and predict). From a trace's second replay on, each run of GPU
+/// work between host steps (an optimizer's bookkeeping, a dropout seed) is
+/// captured once and relaunched as one graph, instead of a launch per kernel.
+/// On by default; the environment variable KILN_CUDA_GRAPHS=0 turns it off.
+void set_graphs(bool enable);
+bool graphs_enabled();
+struct GraphStats {
+  int64_t captures = 0;  // graphs recorded (again when a run's buffers moved)
+  int64_t launches = 0;  // graph launches
+  int64_t failures = 0;  // runs that could not be captured and run kernel by kernel
+};
+/// Totals since the program started, over every function and device.
+GraphStats graph_stats();
 
 }  // namespace kiln::cuda

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "backend/cuda/cuda_util.h"
 
@@ -21,12 +22,14 @@ void* DeviceAllocator::allocate(std::size_t nbytes) {
     stats_.cached -= sz;
     stats_.in_use += sz;
     if (stats_.in_use > stats_.peak) stats_.peak = stats_.in_use;
+    if (capturing_) owned_[p] = {sz, capturing_, false};
     return p;
   }
   DeviceGuard guard(device_);
   void* p = nullptr;
   cudaError_t e = cudaMalloc(&p, sz);
-  if (e == cudaErrorMemoryAllocation && stats_.cached > 0) {
+  // Freeing the cache synchronizes the device, which a capture cannot do.
+  if (e == cudaErrorMemoryAllocation && stats_.cached > 0 && !capturing_) {
     (void)cudaGetLastError();  // clear the error before retrying
     free_cached_locked();
     e = cudaMalloc(&p, sz);
@@ -43,6 +46,7 @@ void* DeviceAllocator::allocate(std::size_t nbytes) {
   ++stats_.device_mallocs;
   stats_.in_use += sz;
   if (stats_.in_use > stats_.peak) stats_.peak = stats_.in_use;
+  if (capturing_) owned_[p] = {sz, capturing_, false};
   return p;
 }
 
@@ -50,9 +54,39 @@ void DeviceAllocator::release(void* p, std::size_t nbytes) {
   if (!p) return;
   const std::size_t sz = size_class(nbytes);
   std::lock_guard<std::mutex> lock(mu_);
+  if (auto it = owned_.find(p); it != owned_.end()) {
+    it->second.released = true;  // captured work still uses it
+    return;
+  }
   free_[sz].push_back(p);
   stats_.in_use -= sz;
   stats_.cached += sz;
+}
+
+void DeviceAllocator::begin_capture() {
+  std::lock_guard<std::mutex> lock(mu_);
+  capturing_ = ++next_owner_;
+}
+
+uint64_t DeviceAllocator::end_capture() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return std::exchange(capturing_, 0);
+}
+
+void DeviceAllocator::drop_capture(uint64_t owner) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto it = owned_.begin(); it != owned_.end();) {
+    if (it->second.owner != owner) {
+      ++it;
+      continue;
+    }
+    if (it->second.released) {
+      free_[it->second.size].push_back(it->first);
+      stats_.in_use -= it->second.size;
+      stats_.cached += it->second.size;
+    }
+    it = owned_.erase(it);
+  }
 }
 
 void DeviceAllocator::free_cached_locked() {

@@ -34,12 +34,28 @@ class DeviceAllocator {
   void empty_cache();
   AllocatorStats stats();
 
+  /// Blocks handed out between begin_capture() and end_capture() belong to
+  /// the captured work, which reuses them at every launch: once released they
+  /// stay out of the cache until drop_capture(owner) (the work is destroyed).
+  void begin_capture();
+  /// The owner id of the blocks handed out since begin_capture().
+  uint64_t end_capture();
+  void drop_capture(uint64_t owner);
+
  private:
   void free_cached_locked();
   int device_;
   std::mutex mu_;
   std::unordered_map<std::size_t, std::vector<void*>> free_;
   AllocatorStats stats_;
+  struct Owned {
+    std::size_t size;
+    uint64_t owner;
+    bool released;
+  };
+  std::unordered_map<void*, Owned> owned_;
+  uint64_t capturing_ = 0;  // the owner id while a capture records, else 0
+  uint64_t next_owner_ = 0;
 };
 
 /// The allocator of device `index` (created on first use, never destroyed:

@@ -140,17 +140,28 @@ CudaBackend* backend_at(int index) {
 
 DeviceContext::DeviceContext(int i) : index(i), alloc(device_allocator(i)) {
   DeviceGuard g(index);
-  KILN_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  KILN_CUBLAS_CHECK(cublasCreate(&cublas));
-  KILN_CUBLAS_CHECK(cublasSetStream(cublas, stream));
+  KILN_CUDA_CHECK(cudaStreamCreateWithFlags(&main_stream, cudaStreamNonBlocking));
+  KILN_CUDA_CHECK(cudaStreamCreateWithFlags(&capture_stream, cudaStreamNonBlocking));
+  KILN_CUBLAS_CHECK(cublasCreate(&cublas_));
+}
+
+cublasHandle_t DeviceContext::blas() {
+  if (cublas_stream_ != stream()) {
+    KILN_CUBLAS_CHECK(cublasSetStream(cublas_, stream()));
+    cublas_stream_ = stream();
+  }
+  return cublas_;
 }
 
 cudnnHandle_t DeviceContext::cudnn() {
   std::call_once(cudnn_once_, [this] {
     DeviceGuard g(index);
     KILN_CUDNN_CHECK(cudnnCreate(&cudnn_));
-    KILN_CUDNN_CHECK(cudnnSetStream(cudnn_, stream));
   });
+  if (cudnn_stream_ != stream()) {
+    KILN_CUDNN_CHECK(cudnnSetStream(cudnn_, stream()));
+    cudnn_stream_ = stream();
+  }
   return cudnn_;
 }
 
@@ -190,16 +201,16 @@ void CudaBackend::copy_from(const Tensor& src, Tensor& dst) {
     CudaBackend* b = backend_at(dd.index);
     if (!b) throw ValueError("copy_from: device " + dd.to_string() + " is not available");
     DeviceGuard g(dd.index);
-    b->ctx().staging.upload(src.raw_data(), dst.raw_data(), nbytes, b->ctx().stream);
+    b->ctx().staging.upload(src.raw_data(), dst.raw_data(), nbytes, b->ctx().stream());
   } else if (dd.is_cpu()) {  // device -> host: the caller reads the values next, so wait
     CudaBackend* b = backend_at(sd.index);
     if (!b) throw ValueError("copy_from: device " + sd.to_string() + " is not available");
     DeviceGuard g(sd.index);
-    KILN_CUDA_CHECK(cudaMemcpyAsync(dst.raw_data(), src.raw_data(), nbytes, cudaMemcpyDeviceToHost, b->ctx().stream));
-    KILN_CUDA_CHECK(cudaStreamSynchronize(b->ctx().stream));
+    KILN_CUDA_CHECK(cudaMemcpyAsync(dst.raw_data(), src.raw_data(), nbytes, cudaMemcpyDeviceToHost, b->ctx().stream()));
+    KILN_CUDA_CHECK(cudaStreamSynchronize(b->ctx().stream()));
   } else if (sd.index == dd.index) {
     DeviceGuard g(dd.index);
-    KILN_CUDA_CHECK(cudaMemcpyAsync(dst.raw_data(), src.raw_data(), nbytes, cudaMemcpyDeviceToDevice, ctx_.stream));
+    KILN_CUDA_CHECK(cudaMemcpyAsync(dst.raw_data(), src.raw_data(), nbytes, cudaMemcpyDeviceToDevice, ctx_.stream()));
   } else {
     // Across devices: order after the source's queued work, and finish before
     // returning, since each device's allocator reuses blocks in its own stream order.
@@ -208,25 +219,25 @@ void CudaBackend::copy_from(const Tensor& src, Tensor& dst) {
     if (!bs || !bd) throw ValueError("copy_from: device " + sd.to_string() + " or " + dd.to_string() + " is not available");
     {
       DeviceGuard g(sd.index);
-      KILN_CUDA_CHECK(cudaStreamSynchronize(bs->ctx().stream));
+      KILN_CUDA_CHECK(cudaStreamSynchronize(bs->ctx().stream()));
     }
     DeviceGuard g(dd.index);
-    KILN_CUDA_CHECK(cudaMemcpyPeerAsync(dst.raw_data(), dd.index, src.raw_data(), sd.index, nbytes, bd->ctx().stream));
-    KILN_CUDA_CHECK(cudaStreamSynchronize(bd->ctx().stream));
+    KILN_CUDA_CHECK(cudaMemcpyPeerAsync(dst.raw_data(), dd.index, src.raw_data(), sd.index, nbytes, bd->ctx().stream()));
+    KILN_CUDA_CHECK(cudaStreamSynchronize(bd->ctx().stream()));
   }
 }
 
 void CudaBackend::fill(Tensor& out, double value) {
   expect_here("fill", {&out});
   DeviceGuard g(index_);
-  k::fill(to_dt(out.dtype()), out.raw_data(), out.size(), value, ctx_.stream);
+  k::fill(to_dt(out.dtype()), out.raw_data(), out.size(), value, ctx_.stream());
   KILN_CUDA_LAUNCHED("fill");
 }
 
 void CudaBackend::cast(const Tensor& x, Tensor& out) {
   expect_here("cast", {&x, &out});
   DeviceGuard g(index_);
-  k::cast(to_dt(x.dtype()), to_dt(out.dtype()), x.raw_data(), out.raw_data(), x.size(), ctx_.stream);
+  k::cast(to_dt(x.dtype()), to_dt(out.dtype()), x.raw_data(), out.raw_data(), x.size(), ctx_.stream());
   KILN_CUDA_LAUNCHED("cast");
 }
 
@@ -242,7 +253,7 @@ void CudaBackend::strided_copy(const Tensor& src, int64_t src_off, const std::ve
       if (p.stride[0][d] == 0 && p.shape[d] > 1) atomic = true;
   DeviceGuard g(index_);
   k::strided_copy(to_dt(src.dtype()), src.raw_data(), src_off, dst.raw_data(), dst_off, p, accumulate, atomic,
-                  ctx_.stream);
+                  ctx_.stream());
   KILN_CUDA_LAUNCHED("strided_copy");
 }
 
@@ -252,7 +263,7 @@ void CudaBackend::unary(UnaryOp op, const Tensor& x, Tensor& out) {
   expect_here("unary op", {&x, &out});
   const DType dt = x.dtype();
   DeviceGuard g(index_);
-  k::unary(static_cast<k::Un>(op), to_dt(dt), x.raw_data(), out.raw_data(), x.size(), ctx_.stream);
+  k::unary(static_cast<k::Un>(op), to_dt(dt), x.raw_data(), out.raw_data(), x.size(), ctx_.stream());
   KILN_CUDA_LAUNCHED("unary");
 }
 
@@ -262,7 +273,7 @@ void CudaBackend::binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& 
   k::Plan p = make_plan<3>(os, {contiguous_strides(out.shape()), strided::broadcast_strides(a.shape().dims(), os),
                                 strided::broadcast_strides(b.shape().dims(), os)});
   DeviceGuard g(index_);
-  k::binary(static_cast<k::Bin>(op), to_dt(a.dtype()), a.raw_data(), b.raw_data(), out.raw_data(), p, ctx_.stream);
+  k::binary(static_cast<k::Bin>(op), to_dt(a.dtype()), a.raw_data(), b.raw_data(), out.raw_data(), p, ctx_.stream());
   KILN_CUDA_LAUNCHED("binary");
 }
 
@@ -274,7 +285,7 @@ void CudaBackend::where(const Tensor& cond, const Tensor& x, const Tensor& y, Te
                                 strided::broadcast_strides(y.shape().dims(), os)});
   DeviceGuard g(index_);
   k::where(to_dt(x.dtype()), static_cast<const bool*>(cond.raw_data()), x.raw_data(), y.raw_data(), out.raw_data(), p,
-           ctx_.stream);
+           ctx_.stream());
   KILN_CUDA_LAUNCHED("where");
 }
 
@@ -285,7 +296,7 @@ void CudaBackend::reduce(ReduceOp op, const Tensor& x, Tensor& out) {
   k::ReducePlan p = make_reduce_plan(x.shape().dims(), out.shape().dims());
   DeviceGuard g(index_);
   Scratch scratch(ctx_, static_cast<std::size_t>(k::reduce_scratch_elems(p)) * dtype_size(x.dtype()));
-  k::reduce(static_cast<k::Red>(op), to_dt(x.dtype()), x.raw_data(), out.raw_data(), p, scratch.get(), ctx_.stream);
+  k::reduce(static_cast<k::Red>(op), to_dt(x.dtype()), x.raw_data(), out.raw_data(), p, scratch.get(), ctx_.stream());
   KILN_CUDA_LAUNCHED("reduce");
 }
 
@@ -295,7 +306,7 @@ void CudaBackend::arg_reduce(bool is_max, const Tensor& x, int axis, Tensor& out
   const AxisSplit s = split_at(x.shape(), axis);
   DeviceGuard g(index_);
   k::arg_reduce(is_max, to_dt(x.dtype()), x.raw_data(), static_cast<int64_t*>(out.raw_data()), s.outer, s.n, s.inner,
-                ctx_.stream);
+                ctx_.stream());
   KILN_CUDA_LAUNCHED("arg_reduce");
 }
 
@@ -306,7 +317,7 @@ void CudaBackend::gather(const Tensor& params, const Tensor& indices, int axis, 
   const AxisSplit s = split_at(params.shape(), axis);
   DeviceGuard g(index_);
   k::gather(dtype_size(params.dtype()), params.raw_data(), to_dt(indices.dtype()), indices.raw_data(), indices.size(),
-            out.raw_data(), s.outer, s.n, s.inner, ctx_.stream);
+            out.raw_data(), s.outer, s.n, s.inner, ctx_.stream());
   KILN_CUDA_LAUNCHED("gather");
 }
 
@@ -316,16 +327,16 @@ void CudaBackend::scatter_add(Tensor& out, const Tensor& indices, const Tensor& 
   const AxisSplit s = split_at(out.shape(), axis);
   DeviceGuard g(index_);
   k::scatter_add(to_dt(out.dtype()), out.raw_data(), to_dt(indices.dtype()), indices.raw_data(), indices.size(),
-                 updates.raw_data(), s.outer, s.n, s.inner, ctx_.stream);
+                 updates.raw_data(), s.outer, s.n, s.inner, ctx_.stream());
   KILN_CUDA_LAUNCHED("scatter_add");
 }
 
 void CudaBackend::one_hot(const Tensor& indices, int64_t depth, Tensor& out) {
   expect_here("one_hot", {&indices, &out});
   DeviceGuard g(index_);
-  k::fill(to_dt(out.dtype()), out.raw_data(), out.size(), 0.0, ctx_.stream);
+  k::fill(to_dt(out.dtype()), out.raw_data(), out.size(), 0.0, ctx_.stream());
   k::one_hot(to_dt(out.dtype()), to_dt(indices.dtype()), indices.raw_data(), indices.size(), depth, out.raw_data(),
-             ctx_.stream);
+             ctx_.stream());
   KILN_CUDA_LAUNCHED("one_hot");
 }
 

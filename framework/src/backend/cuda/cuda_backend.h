@@ -27,23 +27,36 @@ struct ConvAlgo {
   cudnnMathType_t math = CUDNN_DEFAULT_MATH;
 };
 
-/// Per-device state: stream, library handles, allocator, staging ring.
+struct DeviceContext;
+/// The device whose work this thread is capturing (CudaBackend::begin_capture), or null.
+inline thread_local const DeviceContext* t_capturing = nullptr;
+
+/// Per-device state: streams, library handles, allocator, staging ring.
 struct DeviceContext {
   explicit DeviceContext(int index);
   int index;
-  cudaStream_t stream = nullptr;
-  cublasHandle_t cublas = nullptr;
+  /// Where this thread's work goes: the capture stream while this thread
+  /// captures on this device, so that other threads' work is never recorded
+  /// into the capture; otherwise the device's one stream.
+  cudaStream_t stream() const { return t_capturing == this ? capture_stream : main_stream; }
+  cudaStream_t main_stream = nullptr;
+  cudaStream_t capture_stream = nullptr;
   DeviceAllocator& alloc;
   PinnedStaging staging;
-  /// cuDNN loads its sub-libraries on creation (hundreds of ms), so the handle
-  /// is created on the first convolution.
+  /// The library handles, bound to stream(). The caller holds lib_mu. cuDNN
+  /// loads its sub-libraries on creation (hundreds of ms), so its handle is
+  /// created on the first convolution.
+  cublasHandle_t blas();
   cudnnHandle_t cudnn();
   std::mutex lib_mu;  // cuBLAS / cuDNN handles are not safe to share across threads
   std::map<std::vector<int64_t>, ConvAlgo> conv_algos;
 
  private:
+  cublasHandle_t cublas_ = nullptr;
+  cudaStream_t cublas_stream_ = nullptr;
   std::once_flag cudnn_once_;
   cudnnHandle_t cudnn_ = nullptr;
+  cudaStream_t cudnn_stream_ = nullptr;
 };
 
 /// Scratch device memory for the duration of one call (returned to the cache after).
@@ -111,6 +124,9 @@ class CudaBackend final : public backend::Backend {
   bool has_fused(Fused kind, double eps) const override;
   bool can_fuse(DType dtype, int unary, int binary) const override;
   bool fused_elementwise(const backend::ElementwiseProgram& program) override;
+  // CUDA Graphs (cuda_graph.cpp).
+  bool begin_capture() override;
+  std::unique_ptr<backend::CapturedWork> end_capture() override;
 
   DeviceContext& ctx() { return ctx_; }
 

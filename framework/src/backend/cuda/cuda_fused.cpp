@@ -58,7 +58,7 @@ bool CudaBackend::fused_elementwise(const backend::ElementwiseProgram& p) {
                                static_cast<int8_t>(st.a), static_cast<int8_t>(st.b), static_cast<int8_t>(st.out)};
   }
   DeviceGuard g(index_);
-  k::fused_elementwise(to_dt(p.dtype), kp, ctx_.stream);
+  k::fused_elementwise(to_dt(p.dtype), kp, ctx_.stream());
   KILN_CUDA_LAUNCHED("fused_elementwise");
   return true;
 }
@@ -69,7 +69,7 @@ void CudaBackend::bias_add(const Tensor& x, const Tensor& bias, bool relu, Tenso
     return Backend::bias_add(x, bias, relu, out);
   DeviceGuard g(index_);
   k::bias_act(to_dt(x.dtype()), x.raw_data(), bias.raw_data(), out.raw_data(), x.size(), bias.size(), relu,
-              ctx_.stream);
+              ctx_.stream());
   KILN_CUDA_LAUNCHED("bias_add");
 }
 
@@ -86,7 +86,7 @@ bool CudaBackend::adam_update(Tensor& w, Tensor& m, Tensor& v, Tensor* v_hat, co
   if (v_hat) expect_here("adam_update", {v_hat});
   DeviceGuard dg(index_);
   k::adam(to_dt(w.dtype()), w.raw_data(), m.raw_data(), v.raw_data(), v_hat ? v_hat->raw_data() : nullptr,
-          g.raw_data(), w.size(), alpha, one_b1, one_b2, eps, ctx_.stream);
+          g.raw_data(), w.size(), alpha, one_b1, one_b2, eps, ctx_.stream());
   KILN_CUDA_LAUNCHED("adam_update");
   return true;
 }
@@ -96,7 +96,7 @@ bool CudaBackend::sgd_update(Tensor& w, Tensor* m, const Tensor& g, HostScalar l
   if (m) expect_here("sgd_update", {m});
   DeviceGuard dg(index_);
   k::sgd(to_dt(w.dtype()), w.raw_data(), m ? m->raw_data() : nullptr, g.raw_data(), w.size(), lr, momentum, nesterov,
-         ctx_.stream);
+         ctx_.stream());
   KILN_CUDA_LAUNCHED("sgd_update");
   return true;
 }
@@ -108,7 +108,7 @@ bool CudaBackend::rmsprop_update(Tensor& w, Tensor& v, Tensor* mom, Tensor* avg,
   if (avg) expect_here("rmsprop_update", {avg});
   DeviceGuard dg(index_);
   k::rmsprop(to_dt(w.dtype()), w.raw_data(), v.raw_data(), mom ? mom->raw_data() : nullptr,
-             avg ? avg->raw_data() : nullptr, g.raw_data(), w.size(), lr, rho, momentum, eps, ctx_.stream);
+             avg ? avg->raw_data() : nullptr, g.raw_data(), w.size(), lr, rho, momentum, eps, ctx_.stream());
   KILN_CUDA_LAUNCHED("rmsprop_update");
   return true;
 }

@@ -35,7 +35,7 @@ void CudaBackend::gemm(DType dt, bool ta, bool tb, int64_t m, int64_t n, int64_t
   if (m == 0 || n == 0 || batch == 0) return;
   if (k == 0) {
     if (beta == 0)
-      KILN_CUDA_CHECK(cudaMemsetAsync(c, 0, static_cast<std::size_t>(batch * m * n) * dtype_size(dt), ctx_.stream));
+      KILN_CUDA_CHECK(cudaMemsetAsync(c, 0, static_cast<std::size_t>(batch * m * n) * dtype_size(dt), ctx_.stream()));
     return;
   }
   for (int64_t v : {m, n, k, batch}) check_int("matmul", v);
@@ -43,16 +43,17 @@ void CudaBackend::gemm(DType dt, bool ta, bool tb, int64_t m, int64_t n, int64_t
   const cublasOperation_t opb = tb ? CUBLAS_OP_T : CUBLAS_OP_N, opa = ta ? CUBLAS_OP_T : CUBLAS_OP_N;
   const int ldb = static_cast<int>(tb ? k : n), lda = static_cast<int>(ta ? m : k), ldc = static_cast<int>(n);
   std::lock_guard<std::mutex> lock(ctx_.lib_mu);
+  cublasHandle_t h = ctx_.blas();
   if (dt == DType::float32) {
-    KILN_CUBLAS_CHECK(cublasSetMathMode(ctx_.cublas, tf32_allowed() ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH));
+    KILN_CUBLAS_CHECK(cublasSetMathMode(h, tf32_allowed() ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH));
     const float alpha = 1.0f, bt = static_cast<float>(beta);
-    KILN_CUBLAS_CHECK(cublasSgemmStridedBatched(ctx_.cublas, opb, opa, (int)n, (int)m, (int)k, &alpha,
+    KILN_CUBLAS_CHECK(cublasSgemmStridedBatched(h, opb, opa, (int)n, (int)m, (int)k, &alpha,
                                                 static_cast<const float*>(b), ldb, b_step,
                                                 static_cast<const float*>(a), lda, a_step, &bt, static_cast<float*>(c),
                                                 ldc, m * n, (int)batch));
   } else {
     const double alpha = 1.0;
-    KILN_CUBLAS_CHECK(cublasDgemmStridedBatched(ctx_.cublas, opb, opa, (int)n, (int)m, (int)k, &alpha,
+    KILN_CUBLAS_CHECK(cublasDgemmStridedBatched(h, opb, opa, (int)n, (int)m, (int)k, &alpha,
                                                 static_cast<const double*>(b), ldb, b_step,
                                                 static_cast<const double*>(a), lda, a_step, &beta,
                                                 static_cast<double*>(c), ldc, m * n, (int)batch));
@@ -74,7 +75,7 @@ void CudaBackend::matmul(const Tensor& a, const Tensor& b, Tensor& out, bool ta,
   }
   if (a.dtype() == DType::bool_) throw TypeError("matmul is not defined for bool tensors");
   k::int_matmul(to_dt(a.dtype()), a.raw_data(), b.raw_data(), out.raw_data(), B, M, N, K, ta, tb, a_step, b_step,
-                ctx_.stream);
+                ctx_.stream());
   KILN_CUDA_LAUNCHED("int_matmul");
 }
 
@@ -87,7 +88,7 @@ void CudaBackend::conv_gemm_forward(const Tensor& x, const Tensor& w, const back
     return;
   }
   Scratch col(ctx_, static_cast<std::size_t>(rows * K) * dtype_size(x.dtype()));
-  k::im2col(to_dt(x.dtype()), x.raw_data(), col.get(), conv_dims(p), ctx_.stream);
+  k::im2col(to_dt(x.dtype()), x.raw_data(), col.get(), conv_dims(p), ctx_.stream());
   KILN_CUDA_LAUNCHED("im2col");
   gemm(x.dtype(), false, false, rows, p.c_out, K, col.get(), 0, w.raw_data(), 0, out.raw_data(), 1, 0.0);
 }
@@ -101,7 +102,7 @@ void CudaBackend::conv_gemm_backward_input(const Tensor& dy, const Tensor& w, co
   }
   Scratch dcol(ctx_, static_cast<std::size_t>(rows * K) * dtype_size(dy.dtype()));
   gemm(dy.dtype(), false, true, rows, K, p.c_out, dy.raw_data(), 0, w.raw_data(), 0, dcol.get(), 1, 0.0);
-  k::col2im(to_dt(dy.dtype()), dcol.get(), dx.raw_data(), conv_dims(p), ctx_.stream);
+  k::col2im(to_dt(dy.dtype()), dcol.get(), dx.raw_data(), conv_dims(p), ctx_.stream());
   KILN_CUDA_LAUNCHED("col2im");
 }
 
@@ -113,7 +114,7 @@ void CudaBackend::conv_gemm_backward_filter(const Tensor& x, const Tensor& dy, c
     return;
   }
   Scratch col(ctx_, static_cast<std::size_t>(rows * K) * dtype_size(x.dtype()));
-  k::im2col(to_dt(x.dtype()), x.raw_data(), col.get(), conv_dims(p), ctx_.stream);
+  k::im2col(to_dt(x.dtype()), x.raw_data(), col.get(), conv_dims(p), ctx_.stream());
   KILN_CUDA_LAUNCHED("im2col");
   gemm(x.dtype(), true, false, K, p.c_out, rows, col.get(), 0, dy.raw_data(), 0, dw.raw_data(), 1, 0.0);
 }

@@ -26,7 +26,7 @@ void CudaBackend::softmax(const Tensor& x, int axis, bool log, Tensor& out) {
   expect_float("softmax", x);
   const AxisSplit s = split_at(x.shape(), axis);
   DeviceGuard g(index_);
-  k::softmax(to_dt(x.dtype()), x.raw_data(), out.raw_data(), s.outer, s.n, s.inner, log, ctx_.stream);
+  k::softmax(to_dt(x.dtype()), x.raw_data(), out.raw_data(), s.outer, s.n, s.inner, log, ctx_.stream());
   KILN_CUDA_LAUNCHED("softmax");
 }
 
@@ -43,7 +43,7 @@ void CudaBackend::sparse_xent(const Tensor& labels, const Tensor& logits, Tensor
   const int64_t N = C > 0 ? logits.size() / C : 0;
   DeviceGuard g(index_);
   k::sparse_xent(to_dt(logits.dtype()), to_dt(labels.dtype()), labels.raw_data(), logits.raw_data(), loss.raw_data(),
-                 probs.raw_data(), N, C, ctx_.stream);
+                 probs.raw_data(), N, C, ctx_.stream());
   KILN_CUDA_LAUNCHED("sparse_xent");
 }
 
@@ -54,7 +54,7 @@ void CudaBackend::max_pool2d(const Tensor& x, const backend::Pool2DParams& p, Te
     throw ValueError("max_pool2d: the int32 argmax cannot index an input of " + std::to_string(x.size()) + " elements");
   DeviceGuard g(index_);
   k::max_pool(to_dt(x.dtype()), x.raw_data(), out.raw_data(), static_cast<int32_t*>(argmax.raw_data()), pool_dims(p),
-              ctx_.stream);
+              ctx_.stream());
   KILN_CUDA_LAUNCHED("max_pool2d");
 }
 
@@ -64,7 +64,7 @@ void CudaBackend::max_pool2d_backward(const Tensor& dy, const Tensor& argmax, co
   expect_float("max_pool2d_backward", dy);
   DeviceGuard g(index_);
   k::max_pool_backward(to_dt(dy.dtype()), dy.raw_data(), static_cast<const int32_t*>(argmax.raw_data()), dx.raw_data(),
-                       pool_dims(p), ctx_.stream);
+                       pool_dims(p), ctx_.stream());
   KILN_CUDA_LAUNCHED("max_pool2d_backward");
 }
 
@@ -72,7 +72,7 @@ void CudaBackend::avg_pool2d(const Tensor& x, const backend::Pool2DParams& p, Te
   expect_here("avg_pool2d", {&x, &out});
   expect_float("avg_pool2d", x);
   DeviceGuard g(index_);
-  k::avg_pool(to_dt(x.dtype()), x.raw_data(), out.raw_data(), pool_dims(p), ctx_.stream);
+  k::avg_pool(to_dt(x.dtype()), x.raw_data(), out.raw_data(), pool_dims(p), ctx_.stream());
   KILN_CUDA_LAUNCHED("avg_pool2d");
 }
 
@@ -80,7 +80,7 @@ void CudaBackend::avg_pool2d_backward(const Tensor& dy, const backend::Pool2DPar
   expect_here("avg_pool2d_backward", {&dy, &dx});
   expect_float("avg_pool2d_backward", dy);
   DeviceGuard g(index_);
-  k::avg_pool_backward(to_dt(dy.dtype()), dy.raw_data(), dx.raw_data(), pool_dims(p), ctx_.stream);
+  k::avg_pool_backward(to_dt(dy.dtype()), dy.raw_data(), dx.raw_data(), pool_dims(p), ctx_.stream());
   KILN_CUDA_LAUNCHED("avg_pool2d_backward");
 }
 
@@ -91,7 +91,7 @@ void CudaBackend::dropout(const Tensor& x, double rate, uint64_t seed, Tensor& o
   // mask on every GPU run, but not the CPU's mask.
   DeviceGuard g(index_);
   k::dropout(to_dt(x.dtype()), x.raw_data(), out.raw_data(), mask.raw_data(), x.size(), dropout_threshold(rate),
-             1.0 / (1.0 - rate), seed, ctx_.stream);
+             1.0 / (1.0 - rate), seed, ctx_.stream());
   KILN_CUDA_LAUNCHED("dropout");
 }
 

@@ -61,7 +61,7 @@ struct Scalars {
 /// gamma, or ones when there is no scale (cuDNN always takes one).
 #define KILN_BN_PARAM(name, tensor, value)                                                           \
   Scratch name##_scratch(ctx_, (tensor) ? 0 : static_cast<std::size_t>(s.c) * dtype_size(x.dtype())); \
-  if (!(tensor)) k::fill(to_dt(x.dtype()), name##_scratch.get(), s.c, value, ctx_.stream);           \
+  if (!(tensor)) k::fill(to_dt(x.dtype()), name##_scratch.get(), s.c, value, ctx_.stream());           \
   void* name = (tensor) ? const_cast<void*>((tensor)->raw_data()) : name##_scratch.get()
 
 bool CudaBackend::batch_norm_training(const Tensor& x, const Tensor* gamma, const Tensor* beta, double eps, Tensor& y,
@@ -74,8 +74,8 @@ bool CudaBackend::batch_norm_training(const Tensor& x, const Tensor* gamma, cons
   KILN_BN_PARAM(bias, beta, 0.0);
   const std::size_t pbytes = static_cast<std::size_t>(s.c) * dtype_size(x.dtype());
   // The running outputs are blended with what they hold (factor 1 still multiplies it by 0).
-  KILN_CUDA_CHECK(cudaMemsetAsync(mean.raw_data(), 0, pbytes, ctx_.stream));
-  KILN_CUDA_CHECK(cudaMemsetAsync(var.raw_data(), 0, pbytes, ctx_.stream));
+  KILN_CUDA_CHECK(cudaMemsetAsync(mean.raw_data(), 0, pbytes, ctx_.stream()));
+  KILN_CUDA_CHECK(cudaMemsetAsync(var.raw_data(), 0, pbytes, ctx_.stream()));
   BnDescs d(s, x.dtype());
   const Scalars a(x.dtype());
   {
@@ -84,7 +84,7 @@ bool CudaBackend::batch_norm_training(const Tensor& x, const Tensor* gamma, cons
         ctx_.cudnn(), CUDNN_BATCHNORM_SPATIAL, a.one(), a.zero(), d.x, x.raw_data(), d.x, y.raw_data(), d.param, scale,
         bias, 1.0, mean.raw_data(), var.raw_data(), eps, nullptr, nullptr));
   }
-  k::scale(to_dt(x.dtype()), var.raw_data(), s.c, static_cast<double>(s.rows - 1) / s.rows, ctx_.stream);
+  k::scale(to_dt(x.dtype()), var.raw_data(), s.c, static_cast<double>(s.rows - 1) / s.rows, ctx_.stream());
   KILN_CUDA_LAUNCHED("batch_norm_training");
   return true;
 }
@@ -123,7 +123,7 @@ bool CudaBackend::batch_norm_inference(const Tensor& x, const Tensor& mean, cons
   DeviceGuard g(index_);
   if (!k::bn_inference(to_dt(x.dtype()), x.raw_data(), mean.raw_data(), var.raw_data(),
                        gamma ? gamma->raw_data() : nullptr, beta ? beta->raw_data() : nullptr, y.raw_data(), x.size(),
-                       x.shape()[-1], eps, ctx_.stream))
+                       x.shape()[-1], eps, ctx_.stream()))
     return false;
   KILN_CUDA_LAUNCHED("batch_norm_inference");
   return true;

@@ -71,7 +71,7 @@ void copy_region(DeviceContext& ctx, k::DT dt, const void* src, void* dst, bool 
   const std::vector<int64_t> small{h * w * c, w * c, c, 1}, big{hp * wp * c, wp * c, c, 1};
   const int64_t off = (top * wp + left) * c;
   k::Plan pl = into_padded ? make_plan<2>({n, rows, cols, c}, {big, small}) : make_plan<2>({n, rows, cols, c}, {small, big});
-  k::strided_copy(dt, src, into_padded ? 0 : off, dst, into_padded ? off : 0, pl, false, false, ctx.stream);
+  k::strided_copy(dt, src, into_padded ? 0 : off, dst, into_padded ? off : 0, pl, false, false, ctx.stream());
 }
 
 using V = std::vector<int64_t>;
@@ -80,12 +80,12 @@ using V = std::vector<int64_t>;
 void hwio_to_krsc(DeviceContext& ctx, k::DT dt, const void* w, void* wt, const backend::Conv2DParams& p) {
   const int64_t kh = p.kh, kw = p.kw, ci = p.c_in, co = p.c_out;
   k::Plan pl = make_plan<2>({co, kh, kw, ci}, {V{kh * kw * ci, kw * ci, ci, 1}, V{1, kw * ci * co, ci * co, co}});
-  k::strided_copy(dt, w, 0, wt, 0, pl, false, false, ctx.stream);
+  k::strided_copy(dt, w, 0, wt, 0, pl, false, false, ctx.stream());
 }
 void krsc_to_hwio(DeviceContext& ctx, k::DT dt, const void* wt, void* w, const backend::Conv2DParams& p) {
   const int64_t kh = p.kh, kw = p.kw, ci = p.c_in, co = p.c_out;
   k::Plan pl = make_plan<2>({kh, kw, ci, co}, {V{kw * ci * co, ci * co, co, 1}, V{kw * ci, ci, 1, kh * kw * ci}});
-  k::strided_copy(dt, wt, 0, w, 0, pl, false, false, ctx.stream);
+  k::strided_copy(dt, wt, 0, w, 0, pl, false, false, ctx.stream());
 }
 
 constexpr std::size_t kWorkspaceLimit = std::size_t(512) << 20;
@@ -293,7 +293,7 @@ ConvInput conv_input(DeviceContext& ctx, const Tensor& x, const backend::Conv2DP
   const k::DT dt = to_dt(x.dtype());
   const int64_t count = p.n * g.hp * g.wp * p.c_in;
   in.padded = std::make_unique<Scratch>(ctx, static_cast<std::size_t>(count) * dtype_size(x.dtype()));
-  k::fill(dt, in.padded->get(), count, 0.0, ctx.stream);
+  k::fill(dt, in.padded->get(), count, 0.0, ctx.stream());
   copy_region(ctx, dt, x.raw_data(), in.padded->get(), true, p.n, p.h, p.w, g.hp, g.wp, p.c_in, p.pad_top, p.pad_left);
   KILN_CUDA_LAUNCHED("conv2d pad");
   in.data = in.padded->get();
@@ -338,7 +338,7 @@ void CudaBackend::conv2d_backward_input(const Tensor& dy, const Tensor& w, const
         run_cudnn_conv<BackwardDataConv>(ctx_, c, ConvBuffers{nullptr, wt.get(), dy.raw_data(), dxout});
         if (!c.geom.explicit_pad) return;
         // Input pixels no output reads (past the padded extent) get zero gradient.
-        k::fill(dt, dx.raw_data(), dx.size(), 0.0, ctx_.stream);
+        k::fill(dt, dx.raw_data(), dx.size(), 0.0, ctx_.stream());
         copy_region(ctx_, dt, dxout, dx.raw_data(), false, p.n, p.h, p.w, c.geom.hp, c.geom.wp, p.c_in, p.pad_top,
                     p.pad_left);
         KILN_CUDA_LAUNCHED("conv2d unpad");

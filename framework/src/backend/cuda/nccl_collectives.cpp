@@ -75,7 +75,7 @@ void* all_reduce(void* comm, void* data, std::size_t count, int dtype, std::stri
   cudaEvent_t ready = nullptr;
   auto* p = new Pending{c, nullptr};
   const bool ok = cuda_ok(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming), "cudaEventCreate", error) &&
-                  cuda_ok(cudaEventRecord(ready, b->ctx().stream), "cudaEventRecord", error) &&
+                  cuda_ok(cudaEventRecord(ready, b->ctx().stream()), "cudaEventRecord", error) &&
                   cuda_ok(cudaStreamWaitEvent(c->stream, ready, 0), "cudaStreamWaitEvent", error) &&
                   nccl_ok(ncclAllReduce(data, data, count, dtype == 0 ? ncclFloat32 : ncclFloat64, ncclSum, c->comm,
                                         c->stream),
@@ -102,7 +102,7 @@ int poll(void* handle, std::string* error) {
 
 void join(void* handle) {
   auto* p = static_cast<Pending*>(handle);
-  if (CudaBackend* b = backend_at(p->comm->index)) cudaStreamWaitEvent(b->ctx().stream, p->done, 0);
+  if (CudaBackend* b = backend_at(p->comm->index)) cudaStreamWaitEvent(b->ctx().stream(), p->done, 0);
   cudaEventDestroy(p->done);
   delete p;
 }
