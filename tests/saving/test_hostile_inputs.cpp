@@ -167,3 +167,16 @@ TEST_CASE("a dimension written as a float too large for an integer is a ValueErr
                  "expected an integer, but received 2.5"));
   CHECK(models::model_from_json(config("4"))->count_params() == 3 * 2 + 2);  // (None, 4, 3) -> Dense(2)
 }
+
+TEST_CASE("a layer's integer option written as a float out of int64's range is a ValueError, not a conversion") {
+  auto sequential = [](const std::string& units) {
+    return R"({"class_name": "Sequential", "config": {"name": "s", "layers": [
+    {"class_name": "InputLayer", "config": {"batch_input_shape": [null, 3], "name": "in"}},
+    {"class_name": "Dense", "config": {"name": "d", "units": )" + units + "}}]}}";
+  };
+  // The fuzzer's input (json_config, found in CI): units 4.29496e+85.
+  for (const std::string units : {"4.29496e+85", "-1e300", "9.3e18"})
+    CHECK(contains(message_of<ValueError>([&] { models::model_from_json(sequential(units)); }),
+                   "Dense.from_config: 'units' must be an integer, got " ));
+  CHECK(models::model_from_json(sequential("2.0"))->count_params() == 3 * 2 + 2);
+}

@@ -1,6 +1,7 @@
 // Config objects: the reader and the value codecs (config_io.h).
 #include "nn/config_io.h"
 
+#include <cmath>
 #include <string_view>
 
 #include "kiln/core/error.h"
@@ -114,9 +115,12 @@ int64_t ConfigReader::integer(const char* key, int64_t def) const {
   if (!has(key)) return def;
   const auto& v = c_[key];
   if (v.is_number_integer()) return v.get<int64_t>();
-  // Some writers store whole numbers as floats (e.g. 2.0).
-  if (v.is_number_float() && v.get<double>() == static_cast<double>(static_cast<int64_t>(v.get<double>())))
-    return static_cast<int64_t>(v.get<double>());
+  // Some writers store whole numbers as floats (e.g. 2.0). The range check
+  // comes first: converting a double outside int64's range is undefined.
+  if (v.is_number_float()) {
+    const double d = v.get<double>();
+    if (d >= -9223372036854775808.0 && d < 9223372036854775808.0 && d == std::trunc(d)) return static_cast<int64_t>(d);
+  }
   fail(key, "an integer");
 }
 void ConfigReader::require(const char* key) const {

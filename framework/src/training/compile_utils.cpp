@@ -4,8 +4,10 @@
 
 #include <algorithm>
 
+#include "kiln/backend/device_scope.h"
 #include "kiln/core/error.h"
 #include "kiln/core/registry.h"
+#include "training/distributed.h"
 
 namespace kiln {
 namespace training {
@@ -99,6 +101,23 @@ void Model::compile(CompileOptions o) {
 
 void Model::resolve_compile(const std::vector<Tensor>& y_true, const std::vector<Tensor>& y_pred) {
   if (compile_resolved_) return;
+  resolve_outputs(y_true, y_pred, Device::cpu());
+  // A GPU model keeps its metrics on the GPU when every one of them can run
+  // there, so that a step never waits to copy its predictions to the host.
+  // They are made again there rather than moved: a trace may already have
+  // recorded the first ones' initial values.
+  metrics_on_device_ = false;
+  if (device().is_cpu() || training::active_strategy()) return;
+  for (const auto& m : metrics())
+    if (!m->runs_on_device()) return;
+  resolve_outputs(y_true, y_pred, device());
+  const DeviceScope on(device());
+  loss_tracker_ = training::make_mean_tracker("loss");
+  metrics_on_device_ = true;
+}
+
+void Model::resolve_outputs(const std::vector<Tensor>& y_true, const std::vector<Tensor>& y_pred, Device place) {
+  const DeviceScope on(place);
   const auto names = output_names();
   const std::size_t n_out = y_pred.size();
   const bool multi = n_out > 1;

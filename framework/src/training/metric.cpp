@@ -25,7 +25,11 @@ Variable Metric::add_state(const std::string& name, const Shape& shape, double i
 
 void Metric::reset_state() {
   for (std::size_t i = 0; i < state_.size(); ++i)
-    state_[i].assign(fill(state_[i].shape(), init_[i], state_[i].dtype()));
+    state_[i].assign(fill(state_[i].shape(), init_[i], state_[i].dtype()).to(state_[i].device()));
+}
+
+void Metric::to(Device device) {
+  for (auto& v : state_) v.move_to(device);
 }
 
 Tensor Metric::operator()(const Tensor& y_true, const Tensor& y_pred, const Tensor& sample_weight) {

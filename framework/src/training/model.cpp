@@ -241,6 +241,11 @@ void Model::to(Device d) {
   Layer::to(d);
   for (const auto& l : graph_layers_) l->to(d);
   if (optimizer_) optimizer_->to(d);
+  // Metrics kept on the GPU follow the model; to the CPU they stay there.
+  if (metrics_on_device_) {
+    for (const auto& m : metrics()) m->to(d);
+    metrics_on_device_ = !d.is_cpu();
+  }
 }
 
 }  // namespace kiln

@@ -14,8 +14,9 @@ namespace kiln {
 using training::batch_to;
 
 namespace {
-/// Metric state lives on the host; device values are copied there (the one
-/// place a training step waits for the device).
+/// A GPU model whose metrics cannot all run on the GPU keeps them on the
+/// host; device values are copied there (the one place such a step waits for
+/// the device).
 std::vector<Tensor> to_host(const std::vector<Tensor>& ts) {
   std::vector<Tensor> out;
   for (const auto& t : ts) out.push_back(t.defined() ? t.to(Device::cpu()) : t);
@@ -35,7 +36,7 @@ Tensor Model::compute_loss(const Batch& b, const std::vector<Tensor>& y_pred) {
                        std::to_string(b.y.size()) + " target(s) were given");
     Tensor l = (*ol.loss)(b.y[i], y_pred[i], b.sample_weight);
     if (ol.tracker) {
-      Tensor lh = l.to(Device::cpu());
+      Tensor lh = metrics_on_device_ ? l : l.to(Device::cpu());
       ol.tracker->update_state(Tensor(), lh, scalar_like(static_cast<double>(y_pred[i].shape()[0]), lh));
     }
     if (ol.weight != 1.0) l = l * ol.weight;
@@ -51,11 +52,12 @@ Tensor Model::compute_loss(const Batch& b, const std::vector<Tensor>& y_pred) {
 }
 
 Logs Model::compute_metrics(const Batch& batch_in, const std::vector<Tensor>& y_pred_in, const Tensor& loss_in) {
-  const bool on_host = y_pred_in.empty() || y_pred_in[0].device().is_cpu();
-  const Batch b = on_host ? batch_in : batch_to(batch_in, Device::cpu());
-  const std::vector<Tensor> y_pred = on_host ? y_pred_in : to_host(y_pred_in);
-  const Tensor loss = loss_in.to(Device::cpu());
-  resolve_compile(b.y, y_pred);
+  resolve_compile(batch_in.y, y_pred_in);
+  // Values stay where they are unless the metrics live on the host and they do not.
+  const bool stay = y_pred_in.empty() || y_pred_in[0].device().is_cpu() || metrics_on_device_;
+  const Batch b = stay ? batch_in : batch_to(batch_in, Device::cpu());
+  const std::vector<Tensor> y_pred = stay ? y_pred_in : to_host(y_pred_in);
+  const Tensor loss = stay ? loss_in : loss_in.to(Device::cpu());
   const double batch = static_cast<double>(b.x.empty() ? 1 : b.x[0].shape()[0]);
   loss_tracker_->update_state(Tensor(), loss, scalar_like(batch, loss));
   for (std::size_t i = 0; i < y_pred.size() && i < b.y.size(); ++i) {

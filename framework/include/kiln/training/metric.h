@@ -40,6 +40,14 @@ class Metric {
   void set_name(const std::string& n) { name_ = n; }
   DType dtype() const { return dtype_; }
   const std::vector<Variable>& variables() const { return state_; }
+  /// Whether update_state() and result() are device ops only, so a GPU model
+  /// can keep the state on the GPU and update it there, inside its step, with
+  /// no copy to the host (Keras's metrics are variables updated in the graph).
+  /// Metrics that count on the host (thresholds, confusion matrices, top-k)
+  /// say false; a GPU model with any such metric keeps all its metrics on the host.
+  virtual bool runs_on_device() const { return true; }
+  /// Moves the state variables to `device`.
+  void to(Device device);
   /// A fresh metric of the same class and config (empty state).
   virtual std::shared_ptr<Metric> clone() const = 0;
 

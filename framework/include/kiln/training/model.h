@@ -236,6 +236,10 @@ class Model : public Layer {
 
   bool compiled_ = false;
   bool compile_resolved_ = false;
+  /// The compiled metrics' state lives on the model's GPU and updates there.
+  bool metrics_on_device_ = false;
+  /// Resolves the compiled losses and metrics, creating the metrics' state on `place`.
+  void resolve_outputs(const std::vector<Tensor>& y_true, const std::vector<Tensor>& y_pred, Device place);
   CompileOptions compile_options_;
   OptimizerPtr optimizer_;
   struct OutputLoss {

@@ -37,6 +37,7 @@ class AUC : public Metric {
   void update_state(const Tensor& y_true, const Tensor& y_pred, const Tensor& sample_weight = Tensor()) override;
   Tensor result() const override;
   std::string class_name() const override { return "AUC"; }
+  bool runs_on_device() const override { return false; }  // counts on the host
   Config get_config() const override;
   std::shared_ptr<Metric> clone() const override;
   /// The thresholds used, end points included.

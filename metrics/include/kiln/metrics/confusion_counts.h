@@ -39,6 +39,7 @@ class ConfusionMatrixConditionCount : public Metric {
   Tensor result() const override;
   Config get_config() const override;
   const std::vector<double>& thresholds() const { return thresholds_; }
+  bool runs_on_device() const override { return false; }  // counts on the host
 
  protected:
   ConfusionCountOptions options() const { return {init_thresholds_, name(), dtype()}; }

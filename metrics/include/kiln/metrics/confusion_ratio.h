@@ -33,6 +33,7 @@ class ConfusionRatio : public Metric {
   Tensor result() const override;
   Config get_config() const override;
   const std::vector<double>& thresholds() const { return thresholds_; }
+  bool runs_on_device() const override { return false; }  // counts on the host
 
  protected:
   /// `cls` names the metric in error messages (class_name() is not yet the subclass's here).

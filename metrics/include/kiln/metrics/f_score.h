@@ -43,6 +43,7 @@ class FBetaScore : public Metric {
   Tensor result() const override;
   void reset_state() override;
   std::string class_name() const override { return "FBetaScore"; }
+  bool runs_on_device() const override { return false; }  // counts on the host
   Config get_config() const override;
   std::shared_ptr<Metric> clone() const override;
 

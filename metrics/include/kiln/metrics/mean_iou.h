@@ -35,6 +35,7 @@ class MeanIoU : public Metric {
   void update_state(const Tensor& y_true, const Tensor& y_pred, const Tensor& sample_weight = Tensor()) override;
   Tensor result() const override;
   std::string class_name() const override { return "MeanIoU"; }
+  bool runs_on_device() const override { return false; }  // counts on the host
   Config get_config() const override;
   std::shared_ptr<Metric> clone() const override;
   int64_t num_classes() const { return num_classes_; }

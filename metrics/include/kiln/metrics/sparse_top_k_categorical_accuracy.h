@@ -26,6 +26,7 @@ class SparseTopKCategoricalAccuracy : public MeanMetricWrapper {
   using Options = SparseTopKCategoricalAccuracyOptions;
   explicit SparseTopKCategoricalAccuracy(SparseTopKCategoricalAccuracyOptions options = {});
   std::string class_name() const override { return "SparseTopKCategoricalAccuracy"; }
+  bool runs_on_device() const override { return false; }  // counts on the host
   std::shared_ptr<Metric> clone() const override;
   int k() const { return o_.k; }
   Config get_config() const override;

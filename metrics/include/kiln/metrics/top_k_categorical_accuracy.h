@@ -22,6 +22,7 @@ class TopKCategoricalAccuracy : public MeanMetricWrapper {
   using Options = TopKCategoricalAccuracyOptions;
   explicit TopKCategoricalAccuracy(TopKCategoricalAccuracyOptions options = {});
   std::string class_name() const override { return "TopKCategoricalAccuracy"; }
+  bool runs_on_device() const override { return false; }  // counts on the host
   std::shared_ptr<Metric> clone() const override;
   int k() const { return o_.k; }
   Config get_config() const override;
