@@ -68,6 +68,20 @@ std::vector<const void*> addresses_of(const backend::Recording& plan, std::size_
   return out;
 }
 
+/// Whether the nodes' buffers are still at `captured`, checked in place:
+/// it runs before every launch, so it allocates nothing.
+bool same_addresses(const backend::Recording& plan, std::size_t begin, std::size_t end,
+                    const std::vector<const void*>& captured) {
+  std::size_t k = 0;
+  for (std::size_t i = begin; i < end; ++i) {
+    const auto& n = plan.nodes()[i];
+    for (const auto* list : {&n.inputs, &n.outputs})
+      for (const auto& t : *list)
+        if (k >= captured.size() || captured[k++] != t.impl()->storage->data) return false;
+  }
+  return k == captured.size();
+}
+
 }  // namespace
 
 void CapturedReplay::analyse(const backend::Recording& plan) {
@@ -101,35 +115,34 @@ bool CapturedReplay::captures(const backend::Recording& plan) {
   return false;
 }
 
+bool CapturedReplay::capture(backend::Recording& plan, Segment& s) {
+  backend::Backend& be = backend::backend_for(s.device);
+  if (!be.begin_capture()) {
+    s.uncapturable = true;
+    return false;
+  }
+  try {
+    plan.run(s.begin, s.end);
+    s.work = be.end_capture();
+  } catch (...) {
+    // Something the capture forbids (a wait for the device, a host copy).
+    (void)be.end_capture();
+  }
+  if (!s.work) {
+    // Nothing ran: the caller runs the nodes uncaptured, now and later.
+    s.uncapturable = true;
+    ++cuda::g_failures;
+    return false;
+  }
+  s.addresses = addresses_of(plan, s.begin, s.end);
+  ++cuda::g_captures;
+  return true;
+}
+
 void CapturedReplay::run_segment(backend::Recording& plan, Segment& s) {
   if (s.uncapturable || replays_ < 2) return plan.run(s.begin, s.end);
-  auto addresses = addresses_of(plan, s.begin, s.end);
-  if (s.work && addresses != s.addresses) s.work.reset();
-  if (!s.work) {
-    backend::Backend& be = backend::backend_for(s.device);
-    if (!be.begin_capture()) {
-      s.uncapturable = true;
-      return plan.run(s.begin, s.end);
-    }
-    try {
-      plan.run(s.begin, s.end);
-    } catch (...) {
-      // Something the capture forbids (a wait for the device, a host copy):
-      // nothing ran, so the run is done again uncaptured, now and later.
-      (void)be.end_capture();
-      s.uncapturable = true;
-      ++cuda::g_failures;
-      return plan.run(s.begin, s.end);
-    }
-    s.work = be.end_capture();
-    if (!s.work) {
-      s.uncapturable = true;
-      ++cuda::g_failures;
-      return plan.run(s.begin, s.end);
-    }
-    s.addresses = std::move(addresses);
-    ++cuda::g_captures;
-  }
+  if (s.work && !same_addresses(plan, s.begin, s.end, s.addresses)) s.work.reset();
+  if (!s.work && !capture(plan, s)) return plan.run(s.begin, s.end);
   s.work->launch();
   ++cuda::g_launches;
 }

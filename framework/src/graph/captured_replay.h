@@ -32,6 +32,8 @@ class CapturedReplay {
  private:
   struct Segment;
   void analyse(const backend::Recording& plan);
+  /// Captures `s`; false (and `s` marked uncapturable) when it cannot be.
+  bool capture(backend::Recording& plan, Segment& s);
   void run_segment(backend::Recording& plan, Segment& s);
   std::vector<Segment> segments_;
   bool analysed_ = false;
