@@ -171,10 +171,12 @@ std::vector<k::Tensor> conv_pool_step(const k::Variable& w, const k::Variable& b
 
 }  // namespace
 
-TEST_CASE("graph passes: conv + bias + relu + max pool run as one pass, and so do their gradients, as eager") {
-  // 13x13 inputs give 11x11 convolution outputs: the pool leaves the last row and column out.
-  // The bias pushes about half the outputs below zero, so many pool windows pass no gradient.
-  const int64_t n = 5, c = 16;
+namespace {
+// 13x13 inputs give 11x11 convolution outputs: the pool leaves the last row and column out.
+// The bias pushes about half the outputs below zero, so many pool windows pass no gradient.
+void check_conv_pool_fusion(int64_t c) {
+  CAPTURE(c);
+  const int64_t n = 5;
   k::Variable w(k::random::normal({3, 3, 1, c}, 0.f, 0.5f, k::float32, 11), {.name = "w"});
   k::Variable b(k::random::normal({c}, -0.3f, 0.3f, k::float32, 12), {.name = "b"});
   k::Tensor x = k::random::uniform({n, 13, 13, 1}, -1.f, 1.f, k::float32, 13);
@@ -207,4 +209,26 @@ TEST_CASE("graph passes: conv + bias + relu + max pool run as one pass, and so d
     }
   }
   CHECK(f.tracing_count() == 1);
+}
+}  // namespace
+
+TEST_CASE("graph passes: conv + bias + relu + max pool run as one pass, and so do their gradients, as eager") {
+  // 16, 32 and 48 filters: one, two and three 16-channel blocks, however wide the kernel's vectors.
+  for (int64_t c : {16, 32, 48}) check_conv_pool_fusion(c);
+}
+
+TEST_CASE("graph passes: the fused conv + pool of an inference graph equals eager, bit for bit") {
+  for (int64_t c : {16, 32}) {
+    CAPTURE(c);
+    k::Variable w(k::random::normal({3, 3, 1, c}, 0.f, 0.5f, k::float32, 21), {.name = "w"});
+    k::Variable b(k::random::normal({c}, -0.3f, 0.3f, k::float32, 22), {.name = "b"});
+    auto forward = [&](const k::Tensor& x) { return k::max_pool2d(k::conv2d_bias(x, w.value(), b.value(), {}, true)); };
+    auto f = k::function(forward, {.name = "conv_pool_forward"});
+    for (uint64_t seed : {23, 24}) {
+      k::Tensor x = k::random::uniform({3, 12, 12, 1}, -1.f, 1.f, k::float32, seed);
+      CHECK(f(x).to_vector<float>() == forward(x).to_vector<float>());
+    }
+    CHECK(count_type(f.get_concrete_function(k::TensorSpec({3, 12, 12, 1})).executed_operations(),
+                     "Conv2DBiasReluMaxPool") == 1);
+  }
 }

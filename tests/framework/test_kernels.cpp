@@ -254,7 +254,7 @@ TEST_CASE("kernels: denormal floats flush to zero, as in TensorFlow's and XLA's 
   }
 }
 
-TEST_CASE("BLAS: a CPU with AVX2 never runs OpenBLAS's generic SSE3 kernels") {
+TEST_CASE("BLAS: a CPU with AVX2 never runs OpenBLAS's generic SSE3 kernels, nor one with AVX-512 its AVX2 ones") {
   const std::string core = k::blas_kernels();
   INFO("OpenBLAS kernels: '", core, "'");
   if (core.empty()) return;  // a BLAS that does not name its kernels
@@ -263,6 +263,9 @@ TEST_CASE("BLAS: a CPU with AVX2 never runs OpenBLAS's generic SSE3 kernels") {
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && !std::getenv("OPENBLAS_CORETYPE") &&
       !std::getenv("KILN_BLAS_CORETYPE"))
     CHECK(core != "Prescott");
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl") &&
+      __builtin_cpu_supports("avx512dq") && !std::getenv("OPENBLAS_CORETYPE") && !std::getenv("KILN_BLAS_CORETYPE"))
+    CHECK((core != "Haswell" && core != "Zen"));
 #endif
   // The GEMMs still give the exact product of small integers.
   std::vector<float> v(64);

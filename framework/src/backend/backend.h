@@ -197,8 +197,9 @@ class Backend {
   /// conv2d_bias with relu, then a max pool over its output, without writing the
   /// convolution's output anywhere: `out` and `argmax` are max_pool2d's, except
   /// that argmax is -1 where the pooled value is not positive (the relu passes no
-  /// gradient there, so max_pool2d_backward gives zeros). False, having written
-  /// nothing, when this backend cannot now (the caller runs the two ops instead).
+  /// gradient there, so max_pool2d_backward gives zeros). An undefined `argmax`
+  /// means no gradient is wanted (inference), and none is written. False, having
+  /// written nothing, when this backend cannot now (the caller runs the two ops instead).
   virtual bool conv2d_bias_relu_max_pool(const Tensor& x, const Tensor& w, const Tensor& bias,
                                          const Conv2DParams& cp, const Pool2DParams& pp, Tensor& out, Tensor& argmax) {
     (void)x, (void)w, (void)bias, (void)cp, (void)pp, (void)out, (void)argmax;

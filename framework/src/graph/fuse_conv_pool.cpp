@@ -151,9 +151,10 @@ int fuse_conv_pool(Recording& rec, const std::vector<Tensor>& outputs) {
     f.params.pool = mp.params.pool;
     f.params.flag_a = true;
     f.layer = conv.layer;
+    Tensor positions = readers(argmax).empty() ? Tensor() : argmax;  // none read in inference: left unwritten
     f.run = [&be, x = conv.inputs[0], w = conv.inputs[1], b = conv.inputs[2], cp = conv.params.conv,
-             pp = mp.params.pool, pooled, argmax, conv_run = conv.run, pool_run = mp.run]() mutable {
-      if (be.conv2d_bias_relu_max_pool(x, w, b, cp, pp, pooled, argmax)) return;
+             pp = mp.params.pool, pooled, argmax, positions, conv_run = conv.run, pool_run = mp.run]() mutable {
+      if (be.conv2d_bias_relu_max_pool(x, w, b, cp, pp, pooled, positions)) return;
       conv_run();
       pool_run();
       mask_argmax(pooled, argmax);

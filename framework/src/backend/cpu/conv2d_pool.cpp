@@ -1,9 +1,8 @@
 // Convolution + bias + relu + 2×2 max pool in one pass, for the compiled graph
-// (graph/fuse_conv_pool.cpp): each pooled row is made from two convolution
-// rows computed into a small per-thread buffer, so the convolution's output,
-// four times the pooled size, is never written to memory nor read back.
+// (graph/fuse_conv_pool.cpp): each pool window's four convolution pixels are
+// computed and pooled in registers (conv_pool_rows_f32), so the convolution's
+// output, four times the pooled size, is never written to memory nor read back.
 #include <algorithm>
-#include <vector>
 
 #include "backend/cpu/conv2d_direct.h"
 #include "backend/cpu/cpu_backend.h"
@@ -27,29 +26,8 @@ bool CpuBackend::conv2d_bias_relu_max_pool(const Tensor& x, const Tensor& w, con
   const float* wp = static_cast<const float*>(w.raw_data());
   const float* bp = static_cast<const float*>(bias.raw_data());
   float* op = static_cast<float*>(out.raw_data());
-  int32_t* am = static_cast<int32_t*>(argmax.raw_data());
-  const int64_t row = cp.ow * cp.c_out, pooled_row = pp.ow * pp.c;
-  backend::Pool2DParams two = pp;  // the pool over one pair of convolution rows
-  two.n = 1;
-  two.h = 2;
-  two.oh = 1;
-  parallel_for(
-      pp.n * pp.oh,
-      [&](int64_t r0, int64_t r1) {
-        thread_local std::vector<float> rows;
-        rows.resize(static_cast<std::size_t>(2 * row));
-        for (int64_t r = r0; r < r1; ++r) {  // r = n·oh + py of the pooled output
-          const int64_t first = r / pp.oh * cp.oh + 2 * (r % pp.oh);
-          conv_direct_rows_f32(xp, wp, bp, true, cp, rows.data(), first, first + 2);
-          float* o = op + r * pooled_row;
-          int32_t* a = am + r * pooled_row;
-          max_pool_2x2_f32(rows.data(), two, o, a, 0, 1);
-          // From the pair's positions to the convolution output's; -1 where relu passes no gradient.
-          const auto base = static_cast<int32_t>(first * row);
-          for (int64_t i = 0; i < pooled_row; ++i) a[i] = o[i] > 0.f ? a[i] + base : -1;
-        }
-      },
-      2);
+  int32_t* am = argmax.defined() ? static_cast<int32_t*>(argmax.raw_data()) : nullptr;
+  parallel_for(pp.n * pp.oh, [&](int64_t r0, int64_t r1) { conv_pool_rows_f32(xp, wp, bp, cp, pp, op, am, r0, r1); }, 2);
   return true;
 }
 
