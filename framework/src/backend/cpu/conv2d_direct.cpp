@@ -87,9 +87,8 @@ void conv_rows(const float* __restrict x, const float* __restrict w, const float
 }
 
 // The pool rows over relu(conv + bias): each window's four convolution pixels
-// are one four_pixels block, pooled in registers with max_pool_2x2's rule (a
-// later element wins only when strictly greater or NaN), so the convolution's
-// output never exists.
+// are one four_pixels block, pooled in registers with max_pool2d's rule
+// (later_wins), so the convolution's output never exists.
 template <class V, int KT>
 void conv_pool_rows(const float* __restrict x, const float* __restrict w, const float* __restrict bias,
                     const backend::Conv2DParams& cp, const backend::Pool2DParams& pp, float* __restrict out,
@@ -122,7 +121,7 @@ void conv_pool_rows(const float* __restrict x, const float* __restrict w, const 
         VI i = static_cast<int32_t>(at[0]) + lane;
         for (int q = 1; q < 4; ++q) {
           const V u = finish(a[q][v], bias, true, c);
-          const VI take = (u > m) | ((u != u) & (m == m));
+          const VI take = later_wins(u, m);
           m = take ? u : m;
           i = take ? static_cast<int32_t>(at[q]) + lane : i;
         }

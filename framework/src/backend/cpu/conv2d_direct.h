@@ -63,7 +63,7 @@ void conv_direct_rows_f32(const float* x, const float* w, const float* bias, boo
 /// Rows [r0, r1) of the 2×2 stride-2 max pool (row = n·poh + py) over relu(conv + bias), the
 /// convolution computed window by window in registers. `argmax` (null when no gradient is
 /// wanted) gets each maximum's position in the convolution's output, or -1 where relu
-/// passes no gradient; the values equal conv_direct_rows_f32 followed by max_pool_2x2_f32.
+/// passes no gradient; the values equal conv_direct_rows_f32 followed by max_pool2d.
 void conv_pool_rows_f32(const float* x, const float* w, const float* bias, const backend::Conv2DParams& cp,
                         const backend::Pool2DParams& pp, float* out, int32_t* argmax, int64_t r0, int64_t r1);
 
@@ -80,11 +80,16 @@ void conv_filter_grad_9(const float* x, const float* dy, const float* y, const b
 void conv_bias_backward_filter_9(const float* x, const std::function<const float*(int64_t)>& dy_of,
                                  const backend::Conv2DParams& p, float* dw, float* db, int64_t n0, int64_t n1);
 
-/// The 2×2 stride-2 valid max pool of images [n0, n1), as max_pool2d computes it.
+/// Whether a pool is the 2×2 stride-2 valid window the vector kernels take.
 bool is_pool_2x2(const backend::Pool2DParams& p);
-void max_pool_2x2_f32(const float* x, const backend::Pool2DParams& p, float* out, int32_t* argmax, int64_t n0,
-                      int64_t n1);
-/// Its gradient for image n alone, into dx_n (h·w·c values), times `scale` (same shape as dy) when not null.
+/// The max pool's rule, lane by lane: a later window element `u` replaces the
+/// maximum so far `m` only when strictly greater, or NaN (a NaN anywhere in the
+/// window is the result, as in Keras). Shared by max_pool2d and the fused conv + pool.
+template <class V>
+inline auto later_wins(V u, V m) {
+  return (u > m) | ((u != u) & (m == m));
+}
+/// The 2×2 pool's gradient for image n alone, into dx_n (h·w·c values), times `scale` (same shape as dy) when not null.
 void max_pool_2x2_backward_image_f32(const float* dy, const float* scale, const int32_t* argmax,
                                      const backend::Pool2DParams& p, int64_t n, float* dx_n);
 

@@ -114,7 +114,7 @@ void max_pool_2x2(const T* x, const backend::Pool2DParams& p, T* out, int32_t* a
             v8i i = static_cast<int32_t>(base[0] + c) + lane_index();
             for (int k = 1; k < 4; ++k) {
               const v8f u = load8(x + base[k] + c);
-              const v8i take = (u > v) | ((u != u) & (v == v));
+              const v8i take = later_wins(u, v);
               v = take ? u : v;
               i = take ? static_cast<int32_t>(base[k] + c) + lane_index() : i;
             }
@@ -164,11 +164,6 @@ void max_pool_2x2_backward_image(const T* dy, const T* scale, const int32_t* am,
     }
 }
 }  // namespace
-
-void max_pool_2x2_f32(const float* x, const backend::Pool2DParams& p, float* out, int32_t* argmax, int64_t n0,
-                      int64_t n1) {
-  max_pool_2x2(x, p, out, argmax, n0, n1);
-}
 
 void max_pool_2x2_backward_image_f32(const float* dy, const float* scale, const int32_t* argmax,
                                      const backend::Pool2DParams& p, int64_t n, float* dx_n) {
