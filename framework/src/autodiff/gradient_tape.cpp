@@ -11,6 +11,7 @@
 #include "autodiff/autodiff.h"
 #include "autodiff/tape_state.h"
 #include "backend/backend.h"
+#include "core/op_log.h"
 #include "core/placement_scope.h"
 #include "kiln/ops/array_ops.h"
 #include "kiln/core/error.h"
@@ -105,14 +106,46 @@ GradientTape::GradientTape(GradientTapeOptions o) : state_(std::make_unique<Tape
   state_->options = o;
   t_tapes.push_back(state_.get());
   autodiff::active_count() += 1;
+  // A re-run of a shape-polymorphic trace opens a tape of its own here.
+  if (oplog::logging()) {
+    state_->rerun = std::make_shared<std::shared_ptr<GradientTape>>();
+    auto slot = state_->rerun;
+    oplog::append("GradientTape", [slot, o] {
+      *slot = std::make_shared<GradientTape>(o);
+      return std::vector<Tensor>{};
+    }, {}, std::vector<bool>{}, [slot] { slot->reset(); });
+  }
 }
 
 GradientTape::~GradientTape() {
   if (state_->recording) autodiff::active_count() -= 1;
   t_tapes.erase(std::remove(t_tapes.begin(), t_tapes.end(), state_.get()), t_tapes.end());
+  if (state_->rerun && oplog::logging())
+    oplog::append("CloseGradientTape", [slot = state_->rerun] {
+      slot->reset();
+      return std::vector<Tensor>{};
+    }, {}, std::vector<bool>{});
 }
 
+namespace {
+/// Runs a tape call as one logged op of a shape-polymorphic trace, on the tape
+/// a re-run opened in this one's place. A tape the trace did not open cannot be re-run.
+template <class F, class... A>
+auto run_on_rerun_tape(const char* name, const TapeState& s, F f, const A&... args) {
+  if (!s.rerun) {
+    oplog::outside_op(std::string("uses a GradientTape opened outside the function (") + name + ")");
+    oplog::Inside inside;
+    return f(static_cast<GradientTape*>(nullptr), args...);
+  }
+  return oplog::run_logged(name, [slot = s.rerun, f](const A&... a) { return f(slot->get(), a...); }, args...);
+}
+}  // namespace
+
 void GradientTape::watch(const Tensor& t) {
+  if (oplog::logging())
+    return run_on_rerun_tape("watch", *state_, [this](GradientTape* tape, const Tensor& x) {
+      (tape ? tape : this)->watch(x);
+    }, t);
   if (!is_floating(t.dtype())) {
     std::cerr << "WARNING: The dtype of the watched tensor must be floating (e.g. float32), got " << dtype_name(t.dtype())
               << "\n";
@@ -121,6 +154,10 @@ void GradientTape::watch(const Tensor& t) {
   state_->tracked.insert(t.id());
 }
 void GradientTape::watch(const Variable& v) {
+  if (oplog::logging())
+    return run_on_rerun_tape("watch", *state_, [this](GradientTape* tape, const Variable& x) {
+      (tape ? tape : this)->watch(x);
+    }, v);
   if (state_->watched_var_ids.insert(v.id()).second) state_->watched_vars.push_back(v);
   state_->tracked.insert(v.id());
 }
@@ -287,6 +324,12 @@ std::vector<std::optional<Tensor>> run_backward(TapeState& s, const std::vector<
 std::vector<std::optional<Tensor>> GradientTape::gradient(const Tensor& target, const std::vector<Source>& sources,
                                                           const Tensor& output_gradient,
                                                           UnconnectedGradients unconnected) {
+  if (oplog::logging())
+    return run_on_rerun_tape("gradient", *state_, [this](GradientTape* tape, const Tensor& t,
+                                                         const std::vector<Source>& s, const Tensor& og,
+                                                         UnconnectedGradients u) {
+      return (tape ? tape : this)->gradient(t, s, og, u);
+    }, target, sources, output_gradient, unconnected);
   TapeState& s = *state_;
   check_reusable(s);
   if (output_gradient.defined() && !(output_gradient.shape() == target.shape()))
@@ -301,6 +344,12 @@ std::vector<std::optional<Tensor>> GradientTape::gradient(const Tensor& target, 
 
 std::vector<std::optional<Tensor>> GradientTape::gradient(const Tensor& target, const std::vector<Variable>& vars,
                                                           const GradientReadyFn& on_ready, UnconnectedGradients u) {
+  if (oplog::logging())
+    return run_on_rerun_tape("gradient", *state_, [this](GradientTape* tape, const Tensor& t,
+                                                         const std::vector<Variable>& v, const GradientReadyFn& f,
+                                                         UnconnectedGradients un) {
+      return (tape ? tape : this)->gradient(t, v, f, un);
+    }, target, vars, on_ready, u);
   TapeState& s = *state_;
   check_reusable(s);
   s.used = true;
@@ -310,32 +359,13 @@ std::vector<std::optional<Tensor>> GradientTape::gradient(const Tensor& target, 
   return out;
 }
 
-std::vector<std::optional<Tensor>> GradientTape::gradient(const Tensor& target, const std::vector<Source>& sources,
-                                                          UnconnectedGradients u) {
-  return gradient(target, sources, Tensor(), u);
-}
-std::optional<Tensor> GradientTape::gradient(const Tensor& target, const Source& source, UnconnectedGradients u) {
-  return gradient(target, std::vector<Source>{source}, Tensor(), u)[0];
-}
-std::vector<std::optional<Tensor>> GradientTape::gradient(const Tensor& target, const std::vector<Variable>& sources,
-                                                          UnconnectedGradients u) {
-  std::vector<Source> s(sources.begin(), sources.end());
-  return gradient(target, s, Tensor(), u);
-}
-std::map<std::string, std::optional<Tensor>> GradientTape::gradient(const Tensor& target,
-                                                                    const std::map<std::string, Source>& sources,
-                                                                    UnconnectedGradients u) {
-  std::vector<Source> s;
-  for (const auto& [k, v] : sources) s.push_back(v);
-  auto g = gradient(target, s, Tensor(), u);
-  std::map<std::string, std::optional<Tensor>> out;
-  std::size_t i = 0;
-  for (const auto& [k, v] : sources) out[k] = g[i++];
-  return out;
-}
-
 std::vector<std::optional<Tensor>> GradientTape::gradient(const std::vector<Tensor>& targets,
                                                           const std::vector<Source>& sources, UnconnectedGradients u) {
+  if (oplog::logging())
+    return run_on_rerun_tape("gradient", *state_, [this](GradientTape* tape, const std::vector<Tensor>& t,
+                                                         const std::vector<Source>& s, UnconnectedGradients un) {
+      return (tape ? tape : this)->gradient(t, s, un);
+    }, targets, sources, u);
   TapeState& s = *state_;
   check_reusable(s);
   std::vector<Seed> seeds;
@@ -344,54 +374,6 @@ std::vector<std::optional<Tensor>> GradientTape::gradient(const std::vector<Tens
   auto out = run_backward(s, seeds, sources, u, !s.options.persistent);
   release_entries(s);
   return out;
-}
-std::optional<Tensor> GradientTape::gradient(const std::vector<Tensor>& targets, const Source& source,
-                                             UnconnectedGradients u) {
-  return gradient(targets, std::vector<Source>{source}, u)[0];
-}
-std::optional<Tensor> GradientTape::gradient(std::initializer_list<Tensor> targets, const Source& source,
-                                             UnconnectedGradients u) {
-  return gradient(std::vector<Tensor>(targets), std::vector<Source>{source}, u)[0];
-}
-std::vector<std::optional<Tensor>> GradientTape::gradient(std::initializer_list<Tensor> targets,
-                                                          const std::vector<Source>& sources, UnconnectedGradients u) {
-  return gradient(std::vector<Tensor>(targets), sources, u);
-}
-std::vector<std::optional<Tensor>> GradientTape::gradient(const std::map<std::string, Tensor>& targets,
-                                                          const std::vector<Source>& sources, UnconnectedGradients u) {
-  std::vector<Tensor> flat;
-  for (const auto& [name, t] : targets) flat.push_back(t);
-  return gradient(flat, sources, u);
-}
-std::optional<Tensor> GradientTape::gradient(const std::map<std::string, Tensor>& targets, const Source& source,
-                                             UnconnectedGradients u) {
-  return gradient(targets, std::vector<Source>{source}, u)[0];
-}
-
-bool is_recording() { return autodiff::active(); }
-
-std::function<Tensor(const std::vector<Tensor>&)> custom_gradient(
-    std::function<CustomGradientResult(const std::vector<Tensor>&)> f) {
-  return [f](const std::vector<Tensor>& inputs) {
-    CustomGradientResult r;
-    {
-      autodiff::Pause pause;  // the inner ops are replaced by the user's rule
-      r = f(inputs);
-    }
-    Tensor out = alias_with_shape(r.value, r.value.shape());
-    if (autodiff::active()) {
-      auto grad = r.grad;
-      autodiff::record("CustomGradient", inputs, {out},
-                       [grad](const autodiff::Grads& dys, const autodiff::Needs&) { return grad(dys[0]); });
-    }
-    return out;
-  };
-}
-
-std::function<Tensor(const Tensor&)> custom_gradient(std::function<CustomGradientResult(const Tensor&)> f) {
-  auto multi = custom_gradient(std::function<CustomGradientResult(const std::vector<Tensor>&)>(
-      [f](const std::vector<Tensor>& in) { return f(in[0]); }));
-  return [multi](const Tensor& x) { return multi({x}); };
 }
 
 }  // namespace kiln

@@ -2,6 +2,7 @@
 // Private: a tape's recorded state and the backward pass over it, shared by
 // gradient() (gradient_tape.cpp) and the Jacobians (jacobian.cpp).
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <unordered_set>
 #include <utility>
@@ -29,6 +30,9 @@ struct TapeState {
   std::vector<TapeEntry> entries;
   std::vector<Variable> watched_vars;
   std::unordered_set<uint64_t> watched_var_ids;
+  /// In a shape-polymorphic trace: where a re-run of the trace's op log keeps
+  /// the tape that stands for this one (see core/op_log.h).
+  std::shared_ptr<std::shared_ptr<GradientTape>> rerun;
 };
 
 namespace autodiff {

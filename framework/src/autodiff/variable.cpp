@@ -3,6 +3,7 @@
 #include "autodiff/autodiff.h"
 #include "backend/backend.h"
 #include "backend/recording.h"
+#include "core/op_log.h"
 #include "core/tracing.h"
 #include "core/tensor_impl.h"
 #include "kiln/core/error.h"
@@ -26,6 +27,8 @@ Variable::Variable(const Tensor& initial, VariableOptions o) : impl_(std::make_s
   if (!initial.defined() || initial.is_symbolic())
     throw ValueError("Variable '" + o.name + "': the initial value must be a concrete tensor");
   tracing::check_variable_creation();
+  // Created once, on the first trace: a re-run of a shape-polymorphic trace's op log keeps this variable.
+  oplog::Inside created_once;
   // Created inside a trace, a variable is initialized once, now, not on every replay.
   backend::materialize(initial);
   backend::RecordingPause once;
@@ -50,6 +53,16 @@ Device Variable::device() const { return need(impl_).value.device(); }
 uint64_t Variable::id() const { return need(impl_).value.id(); }
 
 Tensor Variable::value() const {
+  if (oplog::logging()) {
+    // The snapshot is a new handle with the variable's id, so it is marked as this read's own output.
+    Tensor out;
+    {
+      oplog::Inside inside;
+      out = value();
+    }
+    oplog::append("ReadVariableOp", [var = *this] { return std::vector<Tensor>{var.value()}; }, {out}, {true});
+    return out;
+  }
   const Tensor& v = need(impl_).value;
   if (autodiff::active()) autodiff::variable_read(*this);
   // A new handle on the same buffer with the variable's id (tapes key on it).
@@ -108,6 +121,10 @@ static void check_assign(const VariableImpl& v, const Tensor& t, const char* op)
 }
 
 Variable& Variable::assign(const Tensor& t) {
+  if (oplog::logging()) {
+    oplog::run_logged("assign", [var = *this](const Tensor& x) { Variable(var).assign(x); }, t);
+    return *this;
+  }
   auto& v = need(impl_);
   check_assign(v, t, "assign");
   Tensor src = t.dtype() == v.value.dtype() ? t : t.cast(v.value.dtype());
@@ -136,10 +153,18 @@ void update_in_place(VariableImpl& v, const Tensor& t, backend::BinaryOp op, con
 }  // namespace
 
 Variable& Variable::assign_add(const Tensor& t) {
+  if (oplog::logging()) {
+    oplog::run_logged("assign_add", [var = *this](const Tensor& x) { Variable(var).assign_add(x); }, t);
+    return *this;
+  }
   update_in_place(need(impl_), t, backend::BinaryOp::add, "assign_add");
   return *this;
 }
 Variable& Variable::assign_sub(const Tensor& t) {
+  if (oplog::logging()) {
+    oplog::run_logged("assign_sub", [var = *this](const Tensor& x) { Variable(var).assign_sub(x); }, t);
+    return *this;
+  }
   update_in_place(need(impl_), t, backend::BinaryOp::sub, "assign_sub");
   return *this;
 }

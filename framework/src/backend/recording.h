@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "backend/backend.h"
+#include "core/op_log.h"
 
 namespace kiln::backend {
 
@@ -81,7 +82,10 @@ class Recording {
  public:
   std::vector<Composite>& composites() { return composites_; }
   const std::vector<Composite>& composites() const { return composites_; }
-  Node& add(Node node) { return nodes_.emplace_back(std::move(node)); }
+  Node& add(Node node) {
+    if (oplog::logging()) oplog::outside_op("runs " + node.type + " outside an op");
+    return nodes_.emplace_back(std::move(node));
+  }
   /// Notes that the nodes write `t` (a variable's buffer) in place.
   void writes_in_place(const Tensor& t);
   /// Counts who holds each buffer written in place, and lists every buffer

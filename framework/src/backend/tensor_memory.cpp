@@ -5,6 +5,7 @@
 
 #include "backend/backend.h"
 #include "core/file_load_scope.h"
+#include "core/op_log.h"
 #include "kiln/core/error.h"
 #include "kiln/core/tensor.h"
 
@@ -44,6 +45,7 @@ Tensor Tensor::empty(const Shape& shape, DType dtype, Device device) {
 }
 
 Tensor Tensor::clone() const {
+  if (oplog::logging()) return oplog::run_logged("clone", [](const Tensor& t) { return t.clone(); }, *this);
   Tensor out = Tensor::empty(shape(), dtype(), device());
   if (size() > 0) {
     auto& be = backend::backend_for(device());
@@ -53,6 +55,7 @@ Tensor Tensor::clone() const {
 }
 
 Tensor Tensor::to(Device d) const {
+  if (oplog::logging()) return oplog::run_logged("to", [](const Tensor& t, Device dev) { return t.to(dev); }, *this, d);
   if (device() == d) return *this;
   Tensor out = Tensor::empty(shape(), dtype(), d);
   auto& be = backend::backend_for(d.is_cpu() ? device() : d);
@@ -61,23 +64,27 @@ Tensor Tensor::to(Device d) const {
 }
 
 Tensor fill(const Shape& shape, double value, DType dtype) {
+  KILN_LOG_OP(fill, shape, value, dtype);
   Tensor t = Tensor::empty(shape, dtype, default_device());
   backend::backend_for(t.device()).fill(t, value);
   return t;
 }
-Tensor zeros(const Shape& shape, DType dtype) { return fill(shape, 0.0, dtype); }
-Tensor ones(const Shape& shape, DType dtype) { return fill(shape, 1.0, dtype); }
+Tensor zeros(const Shape& shape, DType dtype) { KILN_LOG_OP(zeros, shape, dtype); return fill(shape, 0.0, dtype); }
+Tensor ones(const Shape& shape, DType dtype) { KILN_LOG_OP(ones, shape, dtype); return fill(shape, 1.0, dtype); }
 Tensor zeros_like(const Tensor& t) {
+  KILN_LOG_OP(zeros_like, t);
   Tensor o = Tensor::empty(t.shape(), t.dtype(), t.device());
   backend::backend_for(o.device()).fill(o, 0.0);
   return o;
 }
 Tensor ones_like(const Tensor& t) {
+  KILN_LOG_OP(ones_like, t);
   Tensor o = Tensor::empty(t.shape(), t.dtype(), t.device());
   backend::backend_for(o.device()).fill(o, 1.0);
   return o;
 }
 Tensor scalar_like(double v, const Tensor& like) {
+  KILN_LOG_OP(scalar_like, v, like);
   Tensor o = Tensor::empty(Shape{}, like.dtype(), like.device());
   backend::backend_for(o.device()).fill(o, v);
   return o;

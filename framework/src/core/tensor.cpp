@@ -7,6 +7,7 @@
 
 #include "core/dispatch.h"
 #include "core/tensor_impl.h"
+#include "core/op_log.h"
 #include "core/tracing.h"
 #include "kiln/core/error.h"
 
@@ -157,7 +158,12 @@ static const TensorImpl& need(const std::shared_ptr<TensorImpl>& p) {
 }
 
 bool Tensor::is_symbolic() const { return impl_ && !impl_->storage; }
-const Shape& Tensor::shape() const { return need(impl_).shape; }
+const Shape& Tensor::shape() const {
+  // Sizes read by C++ code outside any op would be frozen into a shape-polymorphic trace.
+  if (oplog::logging()) oplog::outside_op("reads a tensor's shape outside an op (Tensor::shape() or size())");
+  return need(impl_).shape;
+}
+int64_t Tensor::rank() const { return need(impl_).shape.rank(); }
 DType Tensor::dtype() const { return need(impl_).dtype; }
 Device Tensor::device() const { return need(impl_).device; }
 int64_t Tensor::size() const {

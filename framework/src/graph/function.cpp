@@ -3,14 +3,15 @@
 
 #include <atomic>
 #include <iostream>
+#include <optional>
 #include <set>
 
 #include "autodiff/autodiff.h"
 #include "backend/recording.h"
 #include "core/tensor_impl.h"
 #include "core/tracing.h"
-#include "graph/captured_replay.h"
 #include "graph/describe.h"
+#include "graph/function_trace.h"
 #include "graph/function_gradient.h"
 #include "graph/passes.h"
 #include "kiln/core/error.h"
@@ -34,40 +35,49 @@ bool executing_eagerly() { return tracing::current_function() == nullptr; }
 
 namespace graph {
 
-namespace {
-/// A tensor's signature in the key: dtype, dimensions and device, compactly.
-void tensor_key(const Shape& shape, DType dtype, Device device, std::string& key) {
+void tensor_key(const Shape& shape, DType dtype, Device device, std::string& key, bool with_dims) {
   key += 'T';
   key += std::to_string(static_cast<int>(dtype));
-  for (int64_t d : shape.dims()) key += ',' + std::to_string(d);
+  if (with_dims)
+    for (int64_t d : shape.dims()) key += ',' + std::to_string(d);
+  else
+    key += 'r' + std::to_string(shape.rank());
   key += device.is_cpu() ? "@c" : "@g" + std::to_string(device.index);
   key += ';';
 }
-}  // namespace
 
 void ArgTraits<Tensor>::key(const Tensor& t, std::string& key) {
   if (!t.defined()) throw ValueError("kiln::function: an argument is an undefined tensor");
-  tensor_key(t.shape(), t.dtype(), t.device(), key);
+  // Read without Tensor::shape(): a call inside a shape-polymorphic trace keys
+  // its arguments too, and that is not a read the trace depends on.
+  tensor_key(t.impl()->shape, t.dtype(), t.device(), key);
 }
 void ArgTraits<Tensor>::describe(const Tensor& t, std::vector<std::string>& described) {
   described.push_back(TensorSpec{t.shape(), t.dtype(), ""}.to_string());
 }
 
+namespace {
+/// A spec's shape with its unknown sizes at 1: the placeholder a polymorphic trace can be made with.
+Shape sized(const TensorSpec& s) {
+  Shape out = s.shape;
+  for (int64_t d = 0; d < out.rank(); ++d)
+    if (out[d] < 0) out[d] = 1;
+  return out;
+}
+}  // namespace
+
 // Keyed as a tensor of that shape and dtype on the default device, so a
 // later call with such a tensor replays this trace.
 void ArgTraits<TensorSpec>::key(const TensorSpec& s, std::string& key) {
-  tensor_key(s.shape, s.dtype, default_device(), key);
+  tensor_key(sized(s), s.dtype, default_device(), key);
 }
 void ArgTraits<TensorSpec>::describe(const TensorSpec& s, std::vector<std::string>& described) {
   described.push_back(s.to_string());
 }
 
+// Unknown sizes are allowed where the input_signature has them (checked by concrete_function).
 void ArgTraits<TensorSpec>::collect(const TensorSpec& s, std::vector<Tensor>& out) {
-  for (int64_t d = 0; d < s.shape.rank(); ++d)
-    if (s.shape[d] < 0)
-      throw ValueError("kiln::function: get_concrete_function needs a fully defined shape, received " +
-                       s.to_string() + "; give the function an input_signature for a shape-polymorphic trace");
-  out.push_back(zeros(s.shape, s.dtype).to(default_device()));
+  out.push_back(zeros(sized(s), s.dtype).to(default_device()));
 }
 
 void ArgTraits<std::vector<Tensor>>::key(const std::vector<Tensor>& v, std::string& key) {
@@ -101,16 +111,6 @@ std::map<std::string, Tensor> ResultTraits<std::map<std::string, Tensor>>::unfla
   return out;
 }
 
-struct FunctionCore::Trace {
-  std::vector<Tensor> placeholders;
-  backend::Recording recording;  // as traced: what a concrete function shows
-  backend::Recording plan;       // after the graph passes: what replays run
-  CapturedReplay captured;       // the plan's GPU work as CUDA Graphs
-  std::vector<bool> bindable;    // placeholders the plan never writes
-  std::vector<Tensor> outputs;
-  std::vector<std::string> described;
-};
-
 namespace {
 
 /// TensorFlow warns when a function keeps retracing; so does Kiln, once, at
@@ -125,14 +125,6 @@ std::vector<Tensor> clone_all(const std::vector<Tensor>& ts) {
 }
 
 }  // namespace
-
-struct FunctionCore::State {
-  FunctionOptions options;
-  std::map<std::string, std::unique_ptr<Trace>> traces;
-  std::vector<const Trace*> order;
-  int tracing_count = 0;
-  std::shared_ptr<GradientTraces> under_tape = make_gradient_traces();
-};
 
 FunctionCore::FunctionCore(FunctionOptions options) : s_(std::make_unique<State>()) {
   s_->options = std::move(options);
@@ -235,7 +227,8 @@ class FunctionCore::Arguments {
 };
 
 std::vector<Tensor> FunctionCore::call(const std::vector<Tensor>& args, const std::string& key,
-                                       const Describe& described, const Body& body) {
+                                       const Describe& described, const Body& body, std::string* body_key) {
+  if (body_key) *body_key = key;
   if (config::functions_run_eagerly() || tracing::current_function()) return body(args);
   check_signature(s_->options, args);
   if (autodiff::active()) {
@@ -247,6 +240,10 @@ std::vector<Tensor> FunctionCore::call(const std::vector<Tensor>& args, const st
   auto collect = [&] {
     if (t_collected && t_collected->traces.insert(t).second) t_collected->graphs.push_back(describe(*t));
   };
+  if (!t && has_unknown_dims(s_->options.input_signature)) {
+    auto base = s_->polymorphic.find(shape_free_key(key, args));
+    if (base != s_->polymorphic.end()) t = specialize(*base->second, args, key);
+  }
   if (!t) {
     // The trace only records; the call then replays it like any later one. An
     // executing trace would keep every value it computed until the plan below
@@ -255,6 +252,8 @@ std::vector<Tensor> FunctionCore::call(const std::vector<Tensor>& args, const st
     if (s_->options.before_trace) s_->options.before_trace();
     t = &trace(args, key, described, body);
   }
+  if (t->polymorphic) activate(*t);
+  if (body_key) *body_key = t->body_key;
   Arguments bound(*t, args);
   const auto& observe = s_->options.replay_observer;
   if (observe) observe(true);
@@ -264,6 +263,13 @@ std::vector<Tensor> FunctionCore::call(const std::vector<Tensor>& args, const st
   return clone_all(t->outputs);
 }
 
+
+void plan_trace(FunctionCore::Trace& t, bool optimize_graph) {
+  t.plan = optimize_graph ? optimize(t.recording, t.outputs, t.placeholders, false) : t.recording;
+  t.plan.seal();
+  t.bindable.clear();
+  for (const auto& p : t.placeholders) t.bindable.push_back(!t.plan.may_write(p.impl()->storage.get()));
+}
 
 ConcreteFunction FunctionCore::describe(const Trace& t) const {
   std::vector<std::string> signature;
@@ -275,26 +281,43 @@ ConcreteFunction FunctionCore::describe(const Trace& t) const {
 ConcreteFunction FunctionCore::concrete_function(const std::vector<Tensor>& args, const std::string& key,
                                                  const Describe& described, const Body& body) {
   check_signature(s_->options, args);
+  const bool polymorphic = has_unknown_dims(s_->options.input_signature);
+  for (const auto& d : described())
+    if (!polymorphic && d.find("None") != std::string::npos)
+      throw ValueError("kiln::function '" + s_->options.name + "': get_concrete_function needs a fully defined "
+                       "shape, received " + d + "; give the function an input_signature with -1 for a "
+                       "shape-polymorphic trace");
   auto it = s_->traces.find(key);
-  return describe(it != s_->traces.end() ? *it->second : trace(args, key, described, body));
+  if (it != s_->traces.end()) return describe(*it->second);
+  if (polymorphic) {
+    auto base = s_->polymorphic.find(shape_free_key(key, args));
+    if (base != s_->polymorphic.end()) return describe(*base->second);
+  }
+  return describe(trace(args, key, described, body));
 }
 
 FunctionCore::Trace& FunctionCore::trace(const std::vector<Tensor>& args, const std::string& key,
                                          const Describe& described, const Body& body) {
   auto trace = std::make_unique<Trace>();
   trace->described = described();
+  trace->body_key = key;
   trace->placeholders = clone_all(args);
   const bool first = s_->tracing_count == 0;
   ++s_->tracing_count;
+  // The first trace of a signature with unknown dimensions logs its op calls,
+  // so that other shapes can be served without running the body again.
+  const std::string shape_free = has_unknown_dims(s_->options.input_signature) ? shape_free_key(key, args) : "";
+  const bool polymorphic = !shape_free.empty() && !s_->polymorphic.count(shape_free);
+  oplog::Log log;
   {
     backend::RecordingScope recording(trace->recording, false);
     tracing::Scope scope(&s_->options.name, first);
+    std::optional<oplog::Scope> logging;
+    if (polymorphic) logging.emplace(log);
     trace->outputs = body(trace->placeholders);
   }
-  trace->plan = s_->options.optimize ? optimize(trace->recording, trace->outputs, trace->placeholders, false)
-                                        : trace->recording;
-  trace->plan.seal();
-  for (const auto& p : trace->placeholders) trace->bindable.push_back(!trace->plan.may_write(p.impl()->storage.get()));
+  plan_trace(*trace, s_->options.optimize);
+  if (polymorphic) start_polymorphic(*trace, std::move(log), shape_free);
   Trace& t = *trace;
   s_->order.push_back(trace.get());
   s_->traces.emplace(key, std::move(trace));
@@ -327,7 +350,9 @@ std::vector<std::vector<TensorSpec>> FunctionCore::traced_signatures() const {
     for (const auto& d : t->described) tensors = tensors && d.rfind("TensorSpec(", 0) == 0;
     if (!tensors) continue;
     std::vector<TensorSpec> specs;
-    for (const auto& p : t->placeholders) specs.push_back(TensorSpec(p.shape(), p.dtype()));
+    if (t->polymorphic) specs = s_->options.input_signature;
+    else
+      for (const auto& p : t->placeholders) specs.push_back(TensorSpec(p.shape(), p.dtype()));
     out.push_back(std::move(specs));
   }
   return out;

@@ -46,4 +46,9 @@ void rethrow_with_call_context(const Layer& l) {
   }
 }
 
+std::shared_ptr<Layer> kept_for_rerun(Layer* layer) {
+  if (auto owned = layer->weak_from_this().lock()) return owned;
+  return std::shared_ptr<Layer>(layer, [](Layer*) {});
+}
+
 }  // namespace kiln::detail

@@ -10,4 +10,8 @@ namespace kiln::detail {
 /// message on unchanged.
 [[noreturn]] void rethrow_with_call_context(const Layer& layer);
 
+/// The layer a logged call of a shape-polymorphic trace re-runs on (see
+/// core/op_log.h): shared when a shared_ptr owns it, so the function keeps it alive.
+std::shared_ptr<Layer> kept_for_rerun(Layer* layer);
+
 }  // namespace kiln::detail

@@ -1,5 +1,5 @@
 // Layer base: naming, lazy build, input-spec checks, weight registration,
-// losses, and symbolic calls that record functional-graph nodes.
+// losses and concrete calls (symbolic ones are in layer_call_symbolic.cpp).
 #include "kiln/nn/layer.h"
 
 #include <cxxabi.h>
@@ -12,6 +12,7 @@
 
 #include "autodiff/autodiff.h"
 #include "core/file_load_scope.h"
+#include "core/op_log.h"
 #include "core/tracing.h"
 #include "core/placement_scope.h"
 #include "nn/call_context.h"
@@ -221,6 +222,9 @@ void Layer::maybe_build(const std::vector<Tensor>& xs, bool list_call) {
 }
 
 Tensor Layer::operator()(const Tensor& x, bool training) {
+  if (oplog::logging())
+    return oplog::run_logged(name().c_str(), [l = detail::kept_for_rerun(this)](const Tensor& a, bool t) { return (*l)(a, t); }, x,
+                             training);
   if (!x.defined()) throw ValueError("Layer '" + name() + "' was called on an undefined tensor");
   if (x.is_symbolic()) return call_symbolic({x}, false, training)[0];
   check_input_spec({x});
@@ -241,6 +245,10 @@ Tensor Layer::operator()(const Tensor& x, bool training) {
 }
 
 std::vector<Tensor> Layer::operator()(const std::vector<Tensor>& xs, bool training) {
+  if (oplog::logging())
+    return oplog::run_logged(name().c_str(), [l = detail::kept_for_rerun(this)](const std::vector<Tensor>& a, bool t) {
+      return (*l)(a, t);
+    }, xs, training);
   if (xs.empty()) throw ValueError("Layer '" + name() + "' was called with an empty list of inputs");
   bool any_sym = false, all_sym = true;
   for (const auto& x : xs) {
@@ -313,67 +321,6 @@ std::vector<Shape> Layer::compute_output_shape(const std::vector<Shape>& input_s
     shapes.push_back(s);
   }
   return shapes;
-}
-
-namespace {
-/// Keywords other than the ones every layer takes (training, mask).
-bool has_layer_keywords(const CallKwargs& kwargs) {
-  for (const auto& [k, v] : kwargs.items())
-    if (k != "training" && k != "mask") return true;
-  return false;
-}
-}  // namespace
-
-std::vector<Tensor> Layer::call_symbolic(const std::vector<Tensor>& xs, bool list_call, bool, const CallKwargs& kwargs) {
-  std::shared_ptr<Layer> self;
-  try {
-    self = shared_from_this();
-  } catch (const std::bad_weak_ptr&) {
-    throw ValueError("Layer '" + name() +
-                     "' was called on a symbolic tensor but is not owned by a shared pointer; create it with "
-                     "kiln::make_layer<T>(...) or a layer handle such as kiln::layers::Dense(...)");
-  }
-  check_input_spec(xs);
-  auto node = std::make_shared<Node>();
-  node->layer = self;
-  node->inputs = xs;
-  node->list_call = list_call;
-  node->kwargs = kwargs;
-  std::vector<Tensor> outs;
-  if (has_layer_keywords(kwargs) || infers_outputs_by_running()) {
-    outs = symbolic_outputs_of_kwargs_call(xs, list_call, kwargs);
-  } else {
-    std::vector<Shape> in_shapes;
-    for (const auto& x : xs) in_shapes.push_back(x.shape());
-    std::vector<Shape> out_shapes;
-    try {
-      if (!built_) {
-        if (list_call || takes_list()) build_for(in_shapes);
-        else build_for(in_shapes[0]);
-      }
-      out_shapes = (list_call || takes_list()) ? compute_output_shape(in_shapes)
-                                               : std::vector<Shape>{compute_output_shape(in_shapes[0])};
-    } catch (const ShapeError& e) {
-      throw;
-    } catch (const ValueError& e) {
-      std::string shapes;
-      for (std::size_t i = 0; i < in_shapes.size(); ++i) shapes += (i ? ", " : "") + in_shapes[i].to_string();
-      throw ShapeError("Layer '" + name() + "' (" + class_name() + ") cannot be called on inputs with shapes " + shapes +
-                       ": " + e.what());
-    }
-    // Outputs keep the input dtype, except that a layer with float weights fed
-    // integers (Embedding on token ids) produces its own float dtype.
-    DType out_dtype = xs[0].dtype();
-    if (!is_floating(out_dtype) && !variables_.empty() && is_floating(variables_[0].dtype()))
-      out_dtype = variables_[0].dtype();
-    for (const auto& s : out_shapes) outs.push_back(Tensor::symbolic(s, out_dtype));
-  }
-  for (std::size_t i = 0; i < outs.size(); ++i) {
-    set_keras_history(outs[i], node, static_cast<int>(i));
-    node->outputs.push_back(outs[i].impl());
-  }
-  inbound_nodes_.push_back(node);
-  return outs;
 }
 
 Tensor Layer::output() const {

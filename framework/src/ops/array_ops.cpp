@@ -1,5 +1,6 @@
 // Shape and indexing ops. All of them reduce to a strided copy in the backend.
 #include "kiln/ops/array_ops.h"
+#include "core/op_log.h"
 
 #include <numeric>
 
@@ -13,6 +14,7 @@ namespace kiln {
 using namespace ops;
 
 Tensor reshape(const Tensor& x, const Shape& shape) {
+  KILN_LOG_OP(reshape, x, shape);
   if (!x.defined()) throw ValueError("reshape: received an undefined tensor");
   std::vector<int64_t> dims = shape.dims();
   int infer = -1;
@@ -48,6 +50,7 @@ Tensor reshape(const Tensor& x, const Shape& shape) {
 }
 
 Tensor transpose(const Tensor& x, std::vector<int> perm) {
+  KILN_LOG_OP(transpose, x, perm);
   check_concrete("transpose", x);
   const int64_t r = x.rank();
   if (perm.empty())
@@ -79,6 +82,7 @@ Tensor transpose(const Tensor& x, std::vector<int> perm) {
 }
 
 Tensor expand_dims(const Tensor& x, int axis) {
+  KILN_LOG_OP(expand_dims, x, axis);
   const int64_t r = x.rank() + 1;
   int a = normalize_axis("expand_dims", axis, r);
   std::vector<int64_t> d = x.shape().dims();
@@ -87,6 +91,7 @@ Tensor expand_dims(const Tensor& x, int axis) {
 }
 
 Tensor squeeze(const Tensor& x, std::vector<int> axes) {
+  KILN_LOG_OP(squeeze, x, axes);
   std::vector<int64_t> d;
   const auto& xd = x.shape().dims();
   std::vector<bool> drop(xd.size(), false);
@@ -107,11 +112,13 @@ Tensor squeeze(const Tensor& x, std::vector<int> axes) {
 }
 
 Tensor flatten(const Tensor& x) {
+  KILN_LOG_OP(flatten, x);
   if (x.rank() < 1) throw ValueError("flatten: expected a tensor of rank >= 1, but received a scalar");
   return reshape(x, Shape{x.shape()[0], x.rank() == 1 ? 1 : x.size() / std::max<int64_t>(x.shape()[0], 1)});
 }
 
 Tensor concat(const std::vector<Tensor>& xs, int axis) {
+  KILN_LOG_OP(concat, xs, axis);
   if (xs.empty()) throw ValueError("concat: expected at least one tensor");
   for (const auto& x : xs) check_concrete("concat", x);
   common_device("concat", xs);
@@ -148,6 +155,7 @@ Tensor concat(const std::vector<Tensor>& xs, int axis) {
 }
 
 Tensor stack(const std::vector<Tensor>& xs, int axis) {
+  KILN_LOG_OP(stack, xs, axis);
   if (xs.empty()) throw ValueError("stack: expected at least one tensor");
   int a = normalize_axis("stack", axis, xs[0].rank() + 1);
   std::vector<Tensor> e;
@@ -161,6 +169,7 @@ Tensor stack(const std::vector<Tensor>& xs, int axis) {
 }
 
 std::vector<Tensor> split(const Tensor& x, const std::vector<int64_t>& sizes, int axis) {
+  KILN_LOG_OP(split, x, sizes, axis);
   check_concrete("split", x);
   int a = normalize_axis("split", axis, x.rank());
   int64_t total = std::accumulate(sizes.begin(), sizes.end(), int64_t{0});
@@ -180,6 +189,7 @@ std::vector<Tensor> split(const Tensor& x, const std::vector<int64_t>& sizes, in
 }
 
 std::vector<Tensor> split(const Tensor& x, int64_t num, int axis) {
+  KILN_LOG_OP(split, x, num, axis);
   int a = normalize_axis("split", axis, x.rank());
   if (num <= 0 || x.shape()[a] % num != 0)
     throw ValueError("split: cannot split axis " + std::to_string(axis) + " of size " + std::to_string(x.shape()[a]) +
@@ -188,6 +198,7 @@ std::vector<Tensor> split(const Tensor& x, int64_t num, int axis) {
 }
 
 Tensor broadcast_to(const Tensor& x, const Shape& shape) {
+  KILN_LOG_OP(broadcast_to, x, shape);
   check_concrete("broadcast_to", x);
   Shape b = broadcast_shapes(x.shape(), shape, "broadcast_to");
   if (!(b == shape))
@@ -209,6 +220,7 @@ Tensor broadcast_to(const Tensor& x, const Shape& shape) {
 }
 
 Tensor tile(const Tensor& x, const std::vector<int64_t>& reps) {
+  KILN_LOG_OP(tile, x, reps);
   if (static_cast<int64_t>(reps.size()) != x.rank())
     throw ValueError("tile: expected " + std::to_string(x.rank()) + " repetitions for shape " + x.shape().to_string() +
                      ", but received " + std::to_string(reps.size()));
@@ -224,6 +236,7 @@ Tensor tile(const Tensor& x, const std::vector<int64_t>& reps) {
 }
 
 Tensor cast(const Tensor& x, DType dtype) {
+  KILN_LOG_OP(cast, x, dtype);
   check_concrete("cast", x);
   if (x.dtype() == dtype) return x;
   Tensor y = Tensor::empty(x.shape(), dtype, x.device());
@@ -236,11 +249,13 @@ Tensor cast(const Tensor& x, DType dtype) {
 }
 
 Tensor stop_gradient(const Tensor& x) {
+  KILN_LOG_OP(stop_gradient, x);
   check_concrete("stop_gradient", x);
   return alias_with_shape(x, x.shape());
 }
 
 Tensor identity(const Tensor& x) {
+  KILN_LOG_OP(identity, x);
   check_concrete("identity", x);
   Tensor y = alias_with_shape(x, x.shape());
   if (autodiff::active()) autodiff::record("Identity", {x}, {y}, [](const Grads& dy, const Needs&) { return Grads{dy[0]}; });

@@ -3,6 +3,7 @@
 // under an outer tape (higher-order gradients), it is composed from
 // differentiable ops, with the same results.
 #include "kiln/ops/array_ops.h"
+#include "core/op_log.h"
 #include "kiln/ops/math_ops.h"
 #include "kiln/ops/nn_ops.h"
 #include "kiln/ops/reduce_ops.h"
@@ -85,6 +86,7 @@ BatchNormResult batch_norm_training(const Tensor& x, const Tensor& gamma, const 
 
 Tensor batch_norm_inference(const Tensor& x, const Tensor& mean, const Tensor& variance, const Tensor& gamma,
                             const Tensor& beta, double epsilon) {
+  KILN_LOG_OP(batch_norm_inference, x, mean, variance, gamma, beta, epsilon);
   check_concrete("batch_norm_inference", x);
   if (!is_floating(x.dtype()))
     throw TypeError("batch_norm_inference: expected a float input, but received " + dtype_name(x.dtype()) +

@@ -1,6 +1,7 @@
 // Norm clipping with TF's formulas (tensorflow/python/ops/clip_ops.py), built
 // from differentiable ops so the gradients follow.
 #include "kiln/ops/clip_ops.h"
+#include "core/op_log.h"
 
 #include <string>
 
@@ -19,6 +20,7 @@ void check_float(const char* op, const Tensor& t) {
 }  // namespace
 
 Tensor clip_by_norm(const Tensor& t, double clip_norm, Axes axes) {
+  KILN_LOG_OP(clip_by_norm, t, clip_norm, axes);
   check_float("clip_by_norm", t);
   Tensor l2sum = sum(multiply(t, t), axes, /*keepdims=*/true);
   // The double where keeps the gradient finite for an all-zero t: sqrt is only
@@ -31,6 +33,7 @@ Tensor clip_by_norm(const Tensor& t, double clip_norm, Axes axes) {
 }
 
 Tensor global_norm(const std::vector<Tensor>& tensors) {
+  KILN_LOG_OP(global_norm, tensors);
   std::vector<Tensor> squared;
   DType dtype = DType::float32;
   for (std::size_t i = 0; i < tensors.size(); ++i) {

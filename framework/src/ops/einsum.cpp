@@ -3,6 +3,7 @@
 // batched matrix product and reshaped back, so the heavy work is one GEMM
 // and the gradient comes from the ops it is made of.
 #include "kiln/ops/einsum.h"
+#include "core/op_log.h"
 
 #include <algorithm>
 #include <cctype>
@@ -229,6 +230,7 @@ std::pair<Tensor, Labels> contract_pair(Tensor a, Labels la, Tensor b, Labels lb
 }  // namespace
 
 Tensor einsum(const std::string& equation, const std::vector<Tensor>& operands) {
+  KILN_LOG_OP(einsum, equation, operands);
   if (operands.empty()) throw ValueError("einsum: expected at least one operand for '" + equation + "'");
   for (std::size_t i = 0; i < operands.size(); ++i) {
     if (!operands[i].defined()) throw ValueError("einsum: operand " + std::to_string(i) + " is undefined");

@@ -3,6 +3,7 @@
 //   else:         inner = h · U_zr;     hh = act(x_h + (r * h) · U_h)
 //   z, r = recurrent_activation(x_{z,r} + inner_{z,r});  h' = z * h + (1 - z) * hh
 #include "kiln/ops/array_ops.h"
+#include "core/op_log.h"
 #include "kiln/ops/math_ops.h"
 #include "kiln/ops/nn_ops.h"
 #include "kiln/ops/reduce_ops.h"
@@ -39,6 +40,7 @@ std::vector<Tensor> gru_forward(const Run& r, Saved& saved) {
 }
 
 std::vector<Tensor> gru_backward(const Run& r, const Saved& s, const Tensor& d_out, std::vector<Tensor> ds) {
+  KILN_LOG_OP(ops::recurrence::gru_backward, r, s, d_out, ds);
   const bool after = r.o.reset_after;
   const std::string &act = r.o.activation, &ract = r.o.recurrent_activation;
   std::vector<Tensor> uk;

@@ -1,4 +1,5 @@
 #include "ops/host_scalar_tensor.h"
+#include "core/op_log.h"
 
 #include "backend/backend.h"
 #include "backend/recording.h"
@@ -6,6 +7,7 @@
 namespace kiln {
 
 Tensor host_scalar_tensor(HostScalar s, DType dtype, Device device) {
+  KILN_LOG_OP(host_scalar_tensor, s, dtype, device);
   if (!s.live || !backend::active_recording()) return Tensor(s.current(), dtype).to(device);
   Tensor t;
   {

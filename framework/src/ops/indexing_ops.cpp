@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "core/tensor_impl.h"
+#include "core/op_log.h"
 #include "kiln/ops/array_ops.h"
 #include "kiln/ops/math_ops.h"
 #include "kiln/ops/reduce_ops.h"
@@ -91,6 +92,7 @@ Tensor slice_backward(const Tensor& dy, const Shape& xs, const SlicePlan& p, con
 }  // namespace
 
 Tensor slice(const Tensor& x, const std::vector<Index>& idx) {
+  KILN_LOG_OP(slice, x, idx);
   check_concrete("slice", x);
   SlicePlan p = plan_slice(x.shape(), idx);
   Tensor y = Tensor::empty(p.out_shape, x.dtype(), x.device());
@@ -115,6 +117,7 @@ Tensor gather_backward(const Tensor& dy, const Tensor& indices, const Shape& par
 }  // namespace
 
 Tensor gather(const Tensor& params, const Tensor& indices, int axis) {
+  KILN_LOG_OP(gather, params, indices, axis);
   check_concrete("gather", params);
   check_concrete("gather", indices);
   if (!is_integer(indices.dtype()))
@@ -137,6 +140,7 @@ Tensor gather(const Tensor& params, const Tensor& indices, int axis) {
 }
 
 Tensor where(const Tensor& cond, const Tensor& x, const Tensor& y) {
+  KILN_LOG_OP(where, cond, x, y);
   check_concrete("where", cond);
   check_concrete("where", x);
   check_concrete("where", y);
@@ -155,6 +159,7 @@ Tensor where(const Tensor& cond, const Tensor& x, const Tensor& y) {
 }
 
 Tensor one_hot(const Tensor& indices, int64_t depth, DType dtype) {
+  KILN_LOG_OP(one_hot, indices, depth, dtype);
   check_concrete("one_hot", indices);
   if (!is_integer(indices.dtype()))
     throw TypeError("one_hot: indices must be an integer tensor, but received " + dtype_name(indices.dtype()));

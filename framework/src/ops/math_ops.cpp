@@ -1,4 +1,4 @@
-// Element-wise maths and matmul. Each op: check, compute, record its rule.
+// Element-wise maths (matmul is in matmul.cpp). Each op: check, compute, record its rule.
 #include "kiln/ops/math_ops.h"
 
 #include <cmath>
@@ -6,6 +6,7 @@
 #include "kiln/ops/array_ops.h"
 #include "kiln/ops/reduce_ops.h"
 #include "core/check.h"
+#include "core/op_log.h"
 #include "ops/op_util.h"
 #include "core/tensor_impl.h"
 
@@ -63,15 +64,17 @@ Tensor relu_backward(const Tensor& x, const Tensor& dy) {
 }  // namespace
 
 namespace ops {
-Tensor relu_mask_grad(const Tensor& x, const Tensor& dy) { return relu_backward(x, dy); }
+Tensor relu_mask_grad(const Tensor& x, const Tensor& dy) { KILN_LOG_OP(relu_mask_grad, x, dy); return relu_backward(x, dy); }
 }  // namespace ops
 
 Tensor add(const Tensor& a, const Tensor& b) {
+  KILN_LOG_OP(add, a, b);
   Tensor y = binary_forward(BinaryOp::add, a, b, "add");
   if (autodiff::active()) autodiff::record("Add", {a, b}, {y}, [](const Grads& dy, const Needs&) { return Grads{dy[0], dy[0]}; });
   return y;
 }
 Tensor subtract(const Tensor& a, const Tensor& b) {
+  KILN_LOG_OP(subtract, a, b);
   Tensor y = binary_forward(BinaryOp::sub, a, b, "subtract");
   if (autodiff::active())
     autodiff::record("Sub", {a, b}, {y}, [](const Grads& dy, const Needs& n) {
@@ -80,6 +83,7 @@ Tensor subtract(const Tensor& a, const Tensor& b) {
   return y;
 }
 Tensor multiply(const Tensor& a, const Tensor& b) {
+  KILN_LOG_OP(multiply, a, b);
   Tensor y = binary_forward(BinaryOp::mul, a, b, "multiply");
   if (autodiff::active())
     autodiff::record("Mul", {a, b}, {y}, [a, b](const Grads& dy, const Needs& n) {
@@ -88,6 +92,7 @@ Tensor multiply(const Tensor& a, const Tensor& b) {
   return y;
 }
 Tensor divide(const Tensor& a, const Tensor& b) {
+  KILN_LOG_OP(divide, a, b);
   if (!is_floating(a.dtype()) && !is_floating(b.dtype()) && a.dtype() == b.dtype())
     return divide(cast(a, DType::float32), cast(b, DType::float32));
   Tensor y = binary_forward(BinaryOp::div, a, b, "divide");
@@ -99,6 +104,7 @@ Tensor divide(const Tensor& a, const Tensor& b) {
   return y;
 }
 Tensor floor_divide(const Tensor& a, const Tensor& b) {
+  KILN_LOG_OP(floor_divide, a, b);
   if (is_floating(a.dtype()) || is_floating(b.dtype())) {
     autodiff::Pause pause;  // piecewise constant: no gradient
     return floor(divide(a, b));
@@ -109,6 +115,7 @@ Tensor floor_divide(const Tensor& a, const Tensor& b) {
   return binary_forward(BinaryOp::div, a, b, "floor_divide");  // the backend's integer division floors
 }
 Tensor pow(const Tensor& a, const Tensor& b) {
+  KILN_LOG_OP(pow, a, b);
   Tensor y = binary_forward(BinaryOp::pow, a, b, "pow");
   if (autodiff::active())
     autodiff::record("Pow", {a, b}, {y}, [a, b, y](const Grads& dy, const Needs& n) {
@@ -124,8 +131,9 @@ Tensor pow(const Tensor& a, const Tensor& b) {
     });
   return y;
 }
-Tensor pow(const Tensor& a, double e) { return pow(a, scalar_like(e, a)); }
+Tensor pow(const Tensor& a, double e) { KILN_LOG_OP(pow, a, e); return pow(a, scalar_like(e, a)); }
 Tensor maximum(const Tensor& a, const Tensor& b) {
+  KILN_LOG_OP(maximum, a, b);
   Tensor y = binary_forward(BinaryOp::maximum, a, b, "maximum");
   if (autodiff::active())
     autodiff::record("Maximum", {a, b}, {y}, [a, b](const Grads& dy, const Needs&) {
@@ -136,6 +144,7 @@ Tensor maximum(const Tensor& a, const Tensor& b) {
   return y;
 }
 Tensor minimum(const Tensor& a, const Tensor& b) {
+  KILN_LOG_OP(minimum, a, b);
   Tensor y = binary_forward(BinaryOp::minimum, a, b, "minimum");
   if (autodiff::active())
     autodiff::record("Minimum", {a, b}, {y}, [a, b](const Grads& dy, const Needs&) {
@@ -146,50 +155,61 @@ Tensor minimum(const Tensor& a, const Tensor& b) {
   return y;
 }
 Tensor clip(const Tensor& x, double lo, double hi) {
+  KILN_LOG_OP(clip, x, lo, hi);
   if (lo > hi) throw ValueError("clip: lower bound " + std::to_string(lo) + " is above upper bound " + std::to_string(hi));
   return minimum(maximum(x, scalar_like(lo, x)), scalar_like(hi, x));
 }
 
 Tensor neg(const Tensor& x) {
+  KILN_LOG_OP(neg, x);
   Tensor y = unary_forward(UnaryOp::neg, x, "neg");
   if (autodiff::active()) autodiff::record("Neg", {x}, {y}, [](const Grads& dy, const Needs&) { return Grads{neg(dy[0])}; });
   return y;
 }
 Tensor abs(const Tensor& x) {
+  KILN_LOG_OP(abs, x);
   Tensor y = unary_forward(UnaryOp::abs, x, "abs");
   if (autodiff::active())
     autodiff::record("Abs", {x}, {y}, [x](const Grads& dy, const Needs&) { return Grads{multiply(dy[0], sign(x))}; });
   return y;
 }
 Tensor sign(const Tensor& x) {
+  KILN_LOG_OP(sign, x);
   Tensor y = unary_forward(UnaryOp::sign, x, "sign");
   if (autodiff::active()) autodiff::record("Sign", {x}, {y}, [](const Grads& dy, const Needs&) { return Grads{zeros_like(dy[0])}; });
   return y;
 }
 Tensor exp(const Tensor& x) {
+  KILN_LOG_OP(exp, x);
   return unary_op(UnaryOp::exp, x, "exp", [](const Tensor&, const Tensor& y, const Tensor& dy) { return multiply(dy, y); });
 }
 Tensor log(const Tensor& x) {
+  KILN_LOG_OP(log, x);
   return unary_op(UnaryOp::log, x, "log", [](const Tensor& x, const Tensor&, const Tensor& dy) { return divide(dy, x); });
 }
 Tensor log1p(const Tensor& x) {
+  KILN_LOG_OP(log1p, x);
   return unary_op(UnaryOp::log1p, x, "log1p",
                   [](const Tensor& x, const Tensor&, const Tensor& dy) { return divide(dy, add(x, scalar_like(1, x))); });
 }
 Tensor expm1(const Tensor& x) {
+  KILN_LOG_OP(expm1, x);
   return unary_op(UnaryOp::expm1, x, "expm1",
                   [](const Tensor&, const Tensor& y, const Tensor& dy) { return multiply(dy, add(y, scalar_like(1, y))); });
 }
 Tensor sqrt(const Tensor& x) {
+  KILN_LOG_OP(sqrt, x);
   return unary_op(UnaryOp::sqrt, x, "sqrt",
                   [](const Tensor&, const Tensor& y, const Tensor& dy) { return divide(multiply(dy, scalar_like(0.5, y)), y); });
 }
 Tensor rsqrt(const Tensor& x) {
+  KILN_LOG_OP(rsqrt, x);
   return unary_op(UnaryOp::rsqrt, x, "rsqrt", [](const Tensor& x, const Tensor& y, const Tensor& dy) {
     return multiply(dy, multiply(scalar_like(-0.5, y), divide(y, x)));
   });
 }
 Tensor square(const Tensor& x) {
+  KILN_LOG_OP(square, x);
   Tensor y = unary_forward(UnaryOp::square, x, "square");
   if (autodiff::active())
     autodiff::record("Square", {x}, {y}, [x](const Grads& dy, const Needs&) {
@@ -198,27 +218,33 @@ Tensor square(const Tensor& x) {
   return y;
 }
 Tensor sin(const Tensor& x) {
+  KILN_LOG_OP(sin, x);
   return unary_op(UnaryOp::sin, x, "sin", [](const Tensor& x, const Tensor&, const Tensor& dy) { return multiply(dy, cos(x)); });
 }
 Tensor cos(const Tensor& x) {
+  KILN_LOG_OP(cos, x);
   return unary_op(UnaryOp::cos, x, "cos", [](const Tensor& x, const Tensor&, const Tensor& dy) { return neg(multiply(dy, sin(x))); });
 }
 Tensor tanh(const Tensor& x) {
+  KILN_LOG_OP(tanh, x);
   return unary_op(UnaryOp::tanh, x, "tanh", [](const Tensor&, const Tensor& y, const Tensor& dy) {
     return multiply(dy, subtract(scalar_like(1, y), square(y)));
   });
 }
 Tensor erf(const Tensor& x) {
+  KILN_LOG_OP(erf, x);
   return unary_op(UnaryOp::erf, x, "erf", [](const Tensor& x, const Tensor&, const Tensor& dy) {
     return multiply(dy, multiply(scalar_like(2.0 / std::sqrt(M_PI), x), exp(neg(square(x)))));
   });
 }
 Tensor sigmoid(const Tensor& x) {
+  KILN_LOG_OP(sigmoid, x);
   return unary_op(UnaryOp::sigmoid, x, "sigmoid", [](const Tensor&, const Tensor& y, const Tensor& dy) {
     return multiply(dy, multiply(y, subtract(scalar_like(1, y), y)));
   });
 }
 Tensor relu(const Tensor& x) {
+  KILN_LOG_OP(relu, x);
   Tensor y = unary_forward(UnaryOp::relu, x, "relu");
   // The gradient's mask reads the output (y > 0 exactly where x > 0, NaN
   // included), not the input: the input (often a BatchNormalization's output)
@@ -229,109 +255,36 @@ Tensor relu(const Tensor& x) {
   return y;
 }
 Tensor softplus(const Tensor& x) {
+  KILN_LOG_OP(softplus, x);
   return unary_op(UnaryOp::softplus, x, "softplus",
                   [](const Tensor& x, const Tensor&, const Tensor& dy) { return multiply(dy, sigmoid(x)); });
 }
 Tensor floor(const Tensor& x) {
+  KILN_LOG_OP(floor, x);
   return unary_op(UnaryOp::floor, x, "floor", [](const Tensor&, const Tensor&, const Tensor& dy) { return zeros_like(dy); });
 }
 Tensor round(const Tensor& x) {
+  KILN_LOG_OP(round, x);
   return unary_op(UnaryOp::round, x, "round", [](const Tensor&, const Tensor&, const Tensor& dy) { return zeros_like(dy); });
 }
-Tensor isnan(const Tensor& x) { return unary_forward(UnaryOp::isnan, x, "isnan"); }
-Tensor isfinite(const Tensor& x) { return unary_forward(UnaryOp::isfinite, x, "isfinite"); }
+Tensor isnan(const Tensor& x) { KILN_LOG_OP(isnan, x); return unary_forward(UnaryOp::isnan, x, "isnan"); }
+Tensor isfinite(const Tensor& x) { KILN_LOG_OP(isfinite, x); return unary_forward(UnaryOp::isfinite, x, "isfinite"); }
 
-Tensor equal(const Tensor& a, const Tensor& b) { return binary_forward(BinaryOp::eq, a, b, "equal"); }
-Tensor not_equal(const Tensor& a, const Tensor& b) { return binary_forward(BinaryOp::ne, a, b, "not_equal"); }
-Tensor less(const Tensor& a, const Tensor& b) { return binary_forward(BinaryOp::lt, a, b, "less"); }
-Tensor less_equal(const Tensor& a, const Tensor& b) { return binary_forward(BinaryOp::le, a, b, "less_equal"); }
-Tensor greater(const Tensor& a, const Tensor& b) { return binary_forward(BinaryOp::gt, a, b, "greater"); }
-Tensor greater_equal(const Tensor& a, const Tensor& b) { return binary_forward(BinaryOp::ge, a, b, "greater_equal"); }
+Tensor equal(const Tensor& a, const Tensor& b) { KILN_LOG_OP(equal, a, b); return binary_forward(BinaryOp::eq, a, b, "equal"); }
+Tensor not_equal(const Tensor& a, const Tensor& b) { KILN_LOG_OP(not_equal, a, b); return binary_forward(BinaryOp::ne, a, b, "not_equal"); }
+Tensor less(const Tensor& a, const Tensor& b) { KILN_LOG_OP(less, a, b); return binary_forward(BinaryOp::lt, a, b, "less"); }
+Tensor less_equal(const Tensor& a, const Tensor& b) { KILN_LOG_OP(less_equal, a, b); return binary_forward(BinaryOp::le, a, b, "less_equal"); }
+Tensor greater(const Tensor& a, const Tensor& b) { KILN_LOG_OP(greater, a, b); return binary_forward(BinaryOp::gt, a, b, "greater"); }
+Tensor greater_equal(const Tensor& a, const Tensor& b) { KILN_LOG_OP(greater_equal, a, b); return binary_forward(BinaryOp::ge, a, b, "greater_equal"); }
 Tensor logical_and(const Tensor& a, const Tensor& b) {
+  KILN_LOG_OP(logical_and, a, b);
   return binary_forward(BinaryOp::logical_and, cast(a, DType::bool_), cast(b, DType::bool_), "logical_and");
 }
 Tensor logical_or(const Tensor& a, const Tensor& b) {
+  KILN_LOG_OP(logical_or, a, b);
   return binary_forward(BinaryOp::logical_or, cast(a, DType::bool_), cast(b, DType::bool_), "logical_or");
 }
-Tensor logical_not(const Tensor& x) { return unary_forward(UnaryOp::logical_not, cast(x, DType::bool_), "logical_not"); }
-
-// ---- matmul ----
-Tensor matmul(const Tensor& a, const Tensor& b, bool ta, bool tb) {
-  check_concrete("matmul", a);
-  check_concrete("matmul", b);
-  common_device("matmul", {a, b});
-  check_same_dtype("matmul", a, b);
-  KILN_CHECK(a.dtype() != DType::bool_, TypeError,
-             "matmul: not defined for bool tensors, but received " << describe(a) << " and " << describe(b));
-  if (a.rank() < 2 || b.rank() < 2)
-    throw ShapeError("matmul: expected inputs of rank >= 2, but received shapes " + a.shape().to_string() + " and " +
-                     b.shape().to_string());
-  const int64_t M = ta ? a.shape()[-1] : a.shape()[-2];
-  const int64_t K = ta ? a.shape()[-2] : a.shape()[-1];
-  const int64_t Kb = tb ? b.shape()[-1] : b.shape()[-2];
-  const int64_t N = tb ? b.shape()[-2] : b.shape()[-1];
-  if (K != Kb)
-    throw ShapeError("matmul: a and b shapes cannot be multiplied (" + a.shape().to_string() + " and " +
-                     b.shape().to_string() + (ta || tb ? ", with transposes" : "") + "): inner dimensions " +
-                     std::to_string(K) + " and " + std::to_string(Kb) + " differ");
-  Shape abatch = a.shape().slice(0, -2), bbatch = b.shape().slice(0, -2);
-  Shape batch;
-  try {
-    batch = broadcast_shapes(abatch, bbatch, "matmul");
-  } catch (const ShapeError&) {
-    // Name the full operand shapes, not just their batch parts.
-    throw ShapeError("matmul: the batch dimensions of a and b do not broadcast: a has shape " + a.shape().to_string() +
-                     " and b has shape " + b.shape().to_string());
-  }
-  const int64_t B = batch.num_elements();
-  Shape out_shape = batch;
-  out_shape.push_back(M);
-  out_shape.push_back(N);
-  Tensor y = Tensor::empty(out_shape, a.dtype(), a.device());
-  if (!ta && b.rank() == 2 && a.rank() > 2) {
-    // (…, M, K) · (K, N): one GEMM over all rows.
-    Tensor a3 = alias_with_shape(a, Shape{1, B * M, K});
-    Tensor y3 = alias_with_shape(y, Shape{1, B * M, N});
-    be(a).matmul(a3, alias_with_shape(b, Shape{1, b.shape()[0], b.shape()[1]}), y3, false, tb);
-  } else {
-    auto as3 = [&](const Tensor& t, const Shape& tb_) {
-      int64_t tbn = tb_.num_elements();
-      Tensor src = t;
-      if (tbn != B && tbn != 1) {
-        Shape full = batch;
-        full.push_back(t.shape()[-2]);
-        full.push_back(t.shape()[-1]);
-        src = broadcast_to(t, full);
-        tbn = B;
-      }
-      return alias_with_shape(src, Shape{tbn, t.shape()[-2], t.shape()[-1]});
-    };
-    Tensor y3 = alias_with_shape(y, Shape{B, M, N});
-    be(a).matmul(as3(a, abatch), as3(b, bbatch), y3, ta, tb);
-  }
-  if (autodiff::active())
-    autodiff::record("MatMul", {a, b}, {y}, [a, b, ta, tb](const Grads& g, const Needs& n) {
-      const Tensor& d = g[0];
-      Grads r(2);
-      if (!ta && !tb) {
-        if (n[0]) r[0] = matmul(d, b, false, true);
-        if (n[1]) r[1] = matmul(a, d, true, false);
-      } else if (!ta && tb) {
-        if (n[0]) r[0] = matmul(d, b, false, false);
-        if (n[1]) r[1] = matmul(d, a, true, false);
-      } else if (ta && !tb) {
-        if (n[0]) r[0] = matmul(b, d, false, true);
-        if (n[1]) r[1] = matmul(a, d, false, false);
-      } else {
-        if (n[0]) r[0] = matmul(b, d, true, true);
-        if (n[1]) r[1] = matmul(d, a, true, true);
-      }
-      // A (K, N) operand used against a batched (B, M, K) one gets a (B, K, N)
-      // gradient here; the engine sums it down to (K, N).
-      return r;
-    });
-  return y;
-}
+Tensor logical_not(const Tensor& x) { KILN_LOG_OP(logical_not, x); return unary_forward(UnaryOp::logical_not, cast(x, DType::bool_), "logical_not"); }
 
 // ---- operators ----
 Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }

@@ -1,5 +1,6 @@
 // Neural-network ops: softmax, conv2d, pooling, dropout, fused cross-entropy.
 #include "kiln/ops/nn_ops.h"
+#include "core/op_log.h"
 
 #include "kiln/ops/array_ops.h"
 #include "kiln/ops/math_ops.h"
@@ -22,6 +23,7 @@ void check_floating(const char* op, const Tensor& x) {
 }  // namespace
 
 Tensor softmax(const Tensor& x, int axis) {
+  KILN_LOG_OP(softmax, x, axis);
   check_concrete("softmax", x);
   check_floating("softmax", x);
   int a = normalize_axis("softmax", axis, x.rank());
@@ -36,6 +38,7 @@ Tensor softmax(const Tensor& x, int axis) {
 }
 
 Tensor log_softmax(const Tensor& x, int axis) {
+  KILN_LOG_OP(log_softmax, x, axis);
   check_concrete("log_softmax", x);
   check_floating("log_softmax", x);
   int a = normalize_axis("log_softmax", axis, x.rank());
@@ -132,6 +135,7 @@ std::pair<Tensor, Tensor> bias_act_grad(const Tensor& dy, const Tensor& y, bool 
 }  // namespace
 
 Tensor conv2d(const Tensor& x, const Tensor& kernel, Conv2DOptions o) {
+  KILN_LOG_OP(conv2d, x, kernel, o);
   const backend::Conv2DParams p = conv_params("conv2d", x, kernel, o);
   Tensor y = Tensor::empty(Shape{p.n, p.oh, p.ow, p.c_out}, x.dtype(), x.device());
   be(x).conv2d(x, kernel, p, y);
@@ -144,6 +148,7 @@ Tensor conv2d(const Tensor& x, const Tensor& kernel, Conv2DOptions o) {
 }
 
 Tensor conv2d_bias(const Tensor& x, const Tensor& kernel, const Tensor& bias, Conv2DOptions o, bool relu) {
+  KILN_LOG_OP(conv2d_bias, x, kernel, bias, o, relu);
   const backend::Conv2DParams p = conv_params("conv2d_bias", x, kernel, o);
   Tensor y = Tensor::empty(Shape{p.n, p.oh, p.ow, p.c_out}, x.dtype(), x.device());
   check_per_channel("conv2d_bias", "bias", bias, y, "output");
@@ -204,6 +209,7 @@ Tensor avg_pool2d_backward(const Tensor& dy, const Shape& xs, const backend::Poo
 }  // namespace
 
 Tensor max_pool2d(const Tensor& x, Pool2DOptions o) {
+  KILN_LOG_OP(max_pool2d, x, o);
   auto p = pool_params(x, o, "max_pool2d");
   if (x.size() >= (int64_t{1} << 31))
     throw ValueError("max_pool2d: the input " + x.shape().to_string() + " has 2^31 or more elements, too many for int32 argmax indices");
@@ -234,6 +240,7 @@ Tensor avg_pool2d_backward(const Tensor& dy, const Shape& xs, const backend::Poo
 }  // namespace
 
 Tensor avg_pool2d(const Tensor& x, Pool2DOptions o) {
+  KILN_LOG_OP(avg_pool2d, x, o);
   auto p = pool_params(x, o, "avg_pool2d");
   Tensor y = Tensor::empty(Shape{p.n, p.oh, p.ow, p.c}, x.dtype(), x.device());
   be(x).avg_pool2d(x, p, y);
@@ -245,6 +252,7 @@ Tensor avg_pool2d(const Tensor& x, Pool2DOptions o) {
 }
 
 Tensor dropout(const Tensor& x, double rate) {
+  KILN_LOG_OP(dropout, x, rate);
   check_concrete("dropout", x);
   if (rate < 0 || rate >= 1) throw ValueError("dropout: rate must be in [0, 1), but received " + std::to_string(rate));
   if (rate == 0) return identity(x);
@@ -260,6 +268,7 @@ Tensor dropout(const Tensor& x, double rate) {
 }
 
 Tensor bias_add(const Tensor& x, const Tensor& bias, bool relu_after) {
+  KILN_LOG_OP(bias_add, x, bias, relu_after);
   check_concrete("bias_add", x);
   check_per_channel("bias_add", "bias", bias, x, "input");
   if (!is_floating(x.dtype())) throw TypeError("bias_add: expected float inputs, but received " + dtype_name(x.dtype()));
@@ -274,6 +283,7 @@ Tensor bias_add(const Tensor& x, const Tensor& bias, bool relu_after) {
 }
 
 Tensor sparse_softmax_cross_entropy_with_logits(const Tensor& labels, const Tensor& logits) {
+  KILN_LOG_OP(sparse_softmax_cross_entropy_with_logits, labels, logits);
   const char* op = "sparse_softmax_cross_entropy_with_logits";
   check_concrete(op, labels);
   check_concrete(op, logits);

@@ -1,6 +1,7 @@
 // Reductions. The backend reduces into the keepdims layout; the op then drops
 // the reduced axes unless keepdims is asked for.
 #include "kiln/ops/reduce_ops.h"
+#include "core/op_log.h"
 
 #include <cmath>
 
@@ -43,6 +44,7 @@ Tensor expand_back(const Tensor& dy, const Shape& xs, const std::vector<int>& ax
 }  // namespace
 
 Tensor sum(const Tensor& x, Axes a, bool keepdims) {
+  KILN_LOG_OP(sum, x, a, keepdims);
   auto axes = resolve_axes("sum", a.axes, x.rank());
   Tensor y = reduce_forward(ReduceOp::sum, x, axes, keepdims, "sum");
   if (autodiff::active()) {
@@ -53,6 +55,7 @@ Tensor sum(const Tensor& x, Axes a, bool keepdims) {
 }
 
 Tensor mean(const Tensor& x, Axes a, bool keepdims) {
+  KILN_LOG_OP(mean, x, a, keepdims);
   auto axes = resolve_axes("mean", a.axes, x.rank());
   int64_t n = 1;
   for (int ax : axes) n *= x.shape()[ax];
@@ -81,10 +84,11 @@ Tensor minmax(ReduceOp op, const Tensor& x, Axes a, bool keepdims, const char* n
 }
 }  // namespace
 
-Tensor max(const Tensor& x, Axes a, bool keepdims) { return minmax(ReduceOp::max, x, a, keepdims, "max"); }
-Tensor min(const Tensor& x, Axes a, bool keepdims) { return minmax(ReduceOp::min, x, a, keepdims, "min"); }
+Tensor max(const Tensor& x, Axes a, bool keepdims) { KILN_LOG_OP(max, x, a, keepdims); return minmax(ReduceOp::max, x, a, keepdims, "max"); }
+Tensor min(const Tensor& x, Axes a, bool keepdims) { KILN_LOG_OP(min, x, a, keepdims); return minmax(ReduceOp::min, x, a, keepdims, "min"); }
 
 Tensor prod(const Tensor& x, Axes a, bool keepdims) {
+  KILN_LOG_OP(prod, x, a, keepdims);
   auto axes = resolve_axes("prod", a.axes, x.rank());
   Tensor y = reduce_forward(ReduceOp::prod, x, axes, keepdims, "prod");
   if (autodiff::active()) {
@@ -98,12 +102,14 @@ Tensor prod(const Tensor& x, Axes a, bool keepdims) {
 }
 
 Tensor var(const Tensor& x, Axes a, bool keepdims) {
+  KILN_LOG_OP(var, x, a, keepdims);
   Tensor m = mean(x, a, true);
   return mean(square(subtract(x, m)), a, keepdims);
 }
-Tensor std(const Tensor& x, Axes a, bool keepdims) { return sqrt(var(x, a, keepdims)); }
+Tensor std(const Tensor& x, Axes a, bool keepdims) { KILN_LOG_OP(std, x, a, keepdims); return sqrt(var(x, a, keepdims)); }
 
 Tensor logsumexp(const Tensor& x, Axes a, bool keepdims) {
+  KILN_LOG_OP(logsumexp, x, a, keepdims);
   Tensor m = stop_gradient(max(x, a, true));
   Tensor finite_m = where(isfinite(m), m, zeros_like(m));
   Tensor r = add(log(sum(exp(subtract(x, finite_m)), a, true)), finite_m);
@@ -126,7 +132,7 @@ Tensor arg(bool is_max, const Tensor& x, int axis, const char* name) {
 }
 }  // namespace
 
-Tensor argmax(const Tensor& x, int axis) { return arg(true, x, axis, "argmax"); }
-Tensor argmin(const Tensor& x, int axis) { return arg(false, x, axis, "argmin"); }
+Tensor argmax(const Tensor& x, int axis) { KILN_LOG_OP(argmax, x, axis); return arg(true, x, axis, "argmax"); }
+Tensor argmin(const Tensor& x, int axis) { KILN_LOG_OP(argmin, x, axis); return arg(false, x, axis, "argmin"); }
 
 }  // namespace kiln

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "kiln/ops/array_ops.h"
+#include "core/op_log.h"
 #include "kiln/ops/math_ops.h"
 #include "ops/op_util.h"
 
@@ -11,6 +12,7 @@ namespace kiln {
 using namespace ops;
 
 Tensor floor_mod(const Tensor& a, const Tensor& b) {
+  KILN_LOG_OP(floor_mod, a, b);
   check_concrete("floor_mod", a);
   check_concrete("floor_mod", b);
   common_device("floor_mod", {a, b});
@@ -31,6 +33,7 @@ Tensor operator%(const Tensor& a, double b) { return floor_mod(a, scalar_like(b,
 Tensor operator%(double a, const Tensor& b) { return floor_mod(scalar_like(a, b), b); }
 
 Tensor add_n(const std::vector<Tensor>& inputs) {
+  KILN_LOG_OP(add_n, inputs);
   if (inputs.empty())
     throw ValueError(
         "add_n: inputs must be a list of at least one tensor with the same dtype and shape, but received an empty "

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kiln/nn/masking.h"
+#include "core/op_log.h"
 
 #include "kiln/ops/array_ops.h"
 #include "kiln/core/error.h"
@@ -120,6 +121,10 @@ Loss::Loss(std::string default_name, LossOptions options)
       reduction_(standardize_reduction(options.reduction)) {}
 
 Tensor Loss::operator()(const Tensor& y_true, const Tensor& y_pred, const Tensor& sample_weight) const {
+  if (oplog::logging())
+    return oplog::run_logged(name_.c_str(), [this](const Tensor& t, const Tensor& p, const Tensor& w) {
+      return (*this)(t, p, w);
+    }, y_true, y_pred, sample_weight);
   if (!y_true.defined() || !y_pred.defined())
     throw ValueError("Loss '" + name_ + "': y_true and y_pred must both be defined tensors");
   // Keras converts both to the loss dtype; we keep float64 predictions as

@@ -1,15 +1,13 @@
 // Optimizer base: Keras 3's BaseOptimizer.apply() pipeline (see optimizer.h).
 #include "kiln/training/optimizer.h"
 
-#include "distribute/gradient_reducer.h"
-#include "training/distributed.h"
-
 #include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "autodiff/autodiff.h"
+#include "core/op_log.h"
 #include "backend/recording.h"
 #include "distribute/gradient_reducer.h"
 #include "kiln/ops/array_ops.h"
@@ -229,6 +227,10 @@ void Optimizer::apply_gradients(const std::vector<std::pair<std::optional<Tensor
 }
 
 void Optimizer::apply(const std::vector<std::optional<Tensor>>& local_grads, const std::vector<Variable>& vars) {
+  if (oplog::logging())
+    return oplog::run_logged("OptimizerApply", [this](const std::vector<std::optional<Tensor>>& g,
+                                                      const std::vector<Variable>& v) { apply(g, v); },
+                             local_grads, vars);
   // Under a multi-process DataParallel, a custom training loop's gradients are
   // averaged across ranks here, as tf.distribute's apply_gradients does; fit's
   // own step has reduced them already, during its backward pass.
@@ -343,37 +345,6 @@ void Optimizer::apply_now(const std::vector<std::optional<Tensor>>& grads_in, co
 
   for (auto& v : vars)
     if (v.constraint()) v.assign(v.constraint()(v.read_value_untracked()));
-}
-
-// ---------------------------------------------------------------- EMA
-
-void Optimizer::finalize_variable_values(const std::vector<Variable>& vars) {
-  if (!options_.use_ema) return;
-  if (vars.size() != ema_.size())
-    throw ValueError("Optimizer '" + name_ + "': the length of model variables (" + std::to_string(vars.size()) +
-                     ") to override does not match the length of model variables stored in the optimizer (" +
-                     std::to_string(ema_.size()) + "). Please check if the optimizer was called on your model.");
-  autodiff::Pause pause;
-  for (std::size_t i = 0; i < vars.size(); ++i) {
-    Variable v = vars[i];
-    v.assign(ema_[i].read_value_untracked());
-  }
-}
-
-void Optimizer::swap_ema_weights(const std::vector<Variable>& vars) {
-  if (!options_.use_ema)
-    throw ValueError("Optimizer '" + name_ +
-                     "': swapping EMA weights requires `use_ema=true` on the optimizer (SwapEMAWeights).");
-  if (vars.size() != ema_.size())
-    throw ValueError("Optimizer '" + name_ + "': cannot swap " + std::to_string(vars.size()) +
-                     " variables with the " + std::to_string(ema_.size()) + " moving averages it tracks");
-  autodiff::Pause pause;
-  for (std::size_t i = 0; i < vars.size(); ++i) {
-    Variable v = vars[i];
-    Tensor tmp = v.read_value_untracked().clone();  // assign writes in place: copy first
-    v.assign(ema_[i].read_value_untracked());
-    ema_[i].assign(tmp);
-  }
 }
 
 void Optimizer::to(Device device) {

@@ -127,7 +127,7 @@ class Tensor {
   const Shape& shape() const;
   DType dtype() const;
   Device device() const;
-  int64_t rank() const { return shape().rank(); }
+  int64_t rank() const;
   /// Number of elements.
   int64_t size() const;
   /// A process-unique id; the tape keys gradients on it.

@@ -33,6 +33,10 @@
 
 namespace kiln {
 
+namespace oplog {
+struct Log;
+}
+
 /// One tensor argument of an input_signature; -1 in the shape is TensorFlow's None.
 struct TensorSpec {
   // Constructors rather than an aggregate, so TensorSpec({2, 3}, int32) also
@@ -82,13 +86,17 @@ class FunctionCore {
  public:
   explicit FunctionCore(FunctionOptions options);
   ~FunctionCore();
+  /// One trace: its record, plan and placeholders (defined by the graph layer).
+  struct Trace;
   using Body = std::function<std::vector<Tensor>(const std::vector<Tensor>&)>;
   /// The arguments described for messages; called only when tracing.
   using Describe = std::function<std::vector<std::string>()>;
   /// Runs `body` for these tensor arguments: traced on the first call with
   /// `key`, replayed after. `described` lists the arguments for warnings.
+  /// `body_key` is set to the key of the call whose body made the outputs (a
+  /// shape-polymorphic trace serves other keys from one body run).
   std::vector<Tensor> call(const std::vector<Tensor>& args, const std::string& key, const Describe& described,
-                           const Body& body);
+                           const Body& body, std::string* body_key = nullptr);
   /// The graph traced for these arguments, traced now if it is new: a trace
   /// that records without running the body's device work, so nothing changes.
   ConcreteFunction concrete_function(const std::vector<Tensor>& args, const std::string& key,
@@ -102,11 +110,17 @@ class FunctionCore {
 
  private:
   struct State;
-  struct Trace;
   class Arguments;
   ConcreteFunction describe(const Trace& t) const;
   /// Records the body for these arguments without running its device work, and optimizes the record.
   Trace& trace(const std::vector<Tensor>& args, const std::string& key, const Describe& described, const Body& body);
+  /// Makes `t` (traced for a signature with unknown dimensions) the trace other shapes are served from.
+  void start_polymorphic(Trace& t, oplog::Log&& log, const std::string& shape_free_key);
+  /// The trace for a new shape made from `base` without running the body, or
+  /// null when its op log cannot serve other shapes (the body must trace again).
+  Trace* specialize(Trace& base, const std::vector<Tensor>& args, const std::string& key);
+  /// Moves a specialization's tensors into the handles its polymorphic trace shares.
+  void activate(Trace& t);
   std::unique_ptr<State> s_;
 };
 
@@ -220,8 +234,10 @@ class Function {
     if constexpr (std::is_void_v<R>) {
       core_->call(c.tensors, c.key, c.describe(args...), body<Args...>(c, args...));
     } else {
-      auto outs = core_->call(c.tensors, c.key, c.describe(args...), body<Args...>(c, args...));
-      return graph::ResultTraits<R>::unflatten(std::move(outs), *std::static_pointer_cast<R>(structures_->at(c.key)));
+      std::string body_key;
+      auto outs = core_->call(c.tensors, c.key, c.describe(args...), body<Args...>(c, args...), &body_key);
+      return graph::ResultTraits<R>::unflatten(std::move(outs),
+                                               *std::static_pointer_cast<R>(structures_->at(body_key)));
     }
   }
 
