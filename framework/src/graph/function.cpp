@@ -282,8 +282,12 @@ ConcreteFunction FunctionCore::concrete_function(const std::vector<Tensor>& args
                                                  const Describe& described, const Body& body) {
   check_signature(s_->options, args);
   const bool polymorphic = has_unknown_dims(s_->options.input_signature);
+  auto unknown_size = [](const std::string& d) {  // "TensorSpec(shape=(None, 3), dtype=..."
+    const std::size_t at = d.find("shape=("), end = d.find(')', at);
+    return at != std::string::npos && d.substr(at, end - at).find("None") != std::string::npos;
+  };
   for (const auto& d : described())
-    if (!polymorphic && d.find("None") != std::string::npos)
+    if (!polymorphic && unknown_size(d))
       throw ValueError("kiln::function '" + s_->options.name + "': get_concrete_function needs a fully defined "
                        "shape, received " + d + "; give the function an input_signature with -1 for a "
                        "shape-polymorphic trace");
