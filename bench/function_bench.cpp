@@ -4,7 +4,8 @@
 // compiled train step against fit run eagerly (that MLP at batch 32, the
 // 784-512-512-10 MLP at batch 128, the guide's CNN at batch 64), the "TF basics"
 // guide's linear regression step, the CNN's predict, and the compiled CNN step
-// as a fraction of the machine's sgemm throughput. Prints one JSON line per case
+// as a fraction of the machine's sgemm throughput, and the cost of a new batch
+// size for a shape-polymorphic function against a retrace. Prints one JSON line per case
 // with microseconds per call (or per step) and the ratio.
 #include <kiln/kiln.h>
 
@@ -78,6 +79,47 @@ void bench_linear_regression() {
   const double eager = time_us([&] { step(x, y); }, 500);
   const double compiled = time_us([&] { traced(x, y); }, 500);
   report("guide linear regression train step (201 points)", eager, compiled);
+}
+
+/// Serving a new batch size with the guide CNN's training step (forward,
+/// tape, SGD by assign_sub): the first call at batch 32 after a trace at 64,
+/// for a function that traces its body again and for one whose
+/// input_signature leaves the batch unknown (it re-runs its trace's op log);
+/// then replays at batch 32 of each, which should not differ.
+void bench_new_batch_size() {
+  k::random::set_seed(5);
+  auto model = std::make_shared<k::Sequential>(k::examples::guide_cnn_layers());
+  auto step = [&](const k::Tensor& x, const k::Tensor& y) {
+    k::GradientTape tape;
+    const k::Tensor loss = k::mean(k::square((*model)(x, true) - y));
+    auto vars = model->trainable_variables();
+    auto grads = tape.gradient(loss, vars);
+    for (std::size_t i = 0; i < vars.size(); ++i) vars[i].assign_sub(*grads[i] * 0.01f);
+    return loss;
+  };
+  const k::Tensor x64 = k::random::uniform({64, 28, 28, 1}), y64 = k::random::uniform({64, 10});
+  const k::Tensor x32 = k::random::uniform({32, 28, 28, 1}), y32 = k::random::uniform({32, 10});
+  const k::FunctionOptions plain{.name = "train_step"};
+  const k::FunctionOptions polymorphic{
+      .name = "train_step", .input_signature = {k::TensorSpec({-1, 28, 28, 1}), k::TensorSpec({-1, 10})}};
+  auto first_call_us = [&](const k::FunctionOptions& o) {
+    std::vector<double> us;
+    for (int r = 0; r < 5; ++r) {
+      auto f = k::function(step, o);
+      f(x64, y64);
+      const auto t0 = std::chrono::steady_clock::now();
+      f(x32, y32);
+      us.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
+    }
+    std::sort(us.begin(), us.end());
+    return us[us.size() / 2];
+  };
+  report("guide CNN train step, first call at a new batch size: body traced again vs trace's op log re-run",
+         first_call_us(plain), first_call_us(polymorphic));
+  auto a = k::function(step, plain), b = k::function(step, polymorphic);
+  b(x64, y64);
+  report("guide CNN train step replays at batch 32: own trace vs specialization of a batch-64 trace",
+         time_us([&] { a(x32, y32); }, 30), time_us([&] { b(x32, y32); }, 30));
 }
 
 /// A compiled model for fit_steps_us.
@@ -163,6 +205,7 @@ int main() {
   auto cnn = [] { return std::make_shared<k::Sequential>(k::examples::guide_cnn_layers()); };
   bench_fit("fit guide CNN batch 64 (per step)", cnn, {28, 28, 1}, 1024, 64);
   bench_linear_regression();
+  bench_new_batch_size();
   k::Tensor images = k::random::uniform({1024, 28, 28, 1}, 0, 1, k::DType::float32, 7);
   report("predict guide CNN batch 64 (per batch)", predict_us(cnn, false, images, 64), predict_us(cnn, true, images, 64));
   // The CNN's training FLOPs per image: Conv2D(32, 3) on 28x28x1 (forward and kernel gradient; its input

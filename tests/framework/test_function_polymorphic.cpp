@@ -85,15 +85,17 @@ TEST_CASE("polymorphic function: a training step with a tape and an optimizer eq
     k::clear_session();
     k::random::set_seed(7);
     auto d1 = L::Dense(6, {.activation = "relu"});
+    auto bn = L::BatchNormalization();  // batch statistics over the unknown axis, moving averages assigned
     auto d2 = L::Dense(2);
     auto opt = k::optimizers::get("adam");
     int traces = 0;
     auto step = [&](const k::Tensor& x, const k::Tensor& y) {
       ++traces;
       k::GradientTape tape;
-      const k::Tensor loss = k::mean(k::square(d2(d1(x, true), true) - y));
+      const k::Tensor loss = k::mean(k::square(d2(bn(d1(x, true), true), true) - y));
       std::vector<k::Variable> vars = d1->trainable_variables();
-      for (const auto& v : d2->trainable_variables()) vars.push_back(v);
+      for (const k::LayerPtr& layer : std::vector<k::LayerPtr>{bn, d2})
+        for (const auto& v : layer->trainable_variables()) vars.push_back(v);
       opt->apply(tape.gradient(loss, vars), vars);
       return loss;
     };
@@ -106,8 +108,9 @@ TEST_CASE("polymorphic function: a training step with a tape and an optimizer eq
       const k::Tensor y = k::random::normal({n, 2}, 0.f, 1.f, k::float32, 200 + static_cast<uint64_t>(i++));
       out.push_back((traced ? compiled(x, y) : step(x, y)).item<float>());
     }
-    for (const auto& v : d1->trainable_variables())
-      for (float w : v.value().to_vector<float>()) out.push_back(w);
+    for (const k::LayerPtr& layer : std::vector<k::LayerPtr>{d1, bn})
+      for (const auto& v : layer->weights())
+        for (float w : v.value().to_vector<float>()) out.push_back(w);
     if (traced) {
       CHECK(traces == 1);
       CHECK(compiled.tracing_count() == 1);
