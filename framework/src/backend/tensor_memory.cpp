@@ -69,8 +69,14 @@ Tensor fill(const Shape& shape, double value, DType dtype) {
   backend::backend_for(t.device()).fill(t, value);
   return t;
 }
-Tensor zeros(const Shape& shape, DType dtype) { KILN_LOG_OP(zeros, shape, dtype); return fill(shape, 0.0, dtype); }
-Tensor ones(const Shape& shape, DType dtype) { KILN_LOG_OP(ones, shape, dtype); return fill(shape, 1.0, dtype); }
+Tensor zeros(const Shape& shape, DType dtype) {
+  KILN_LOG_OP(zeros, shape, dtype);
+  return fill(shape, 0.0, dtype);
+}
+Tensor ones(const Shape& shape, DType dtype) {
+  KILN_LOG_OP(ones, shape, dtype);
+  return fill(shape, 1.0, dtype);
+}
 Tensor zeros_like(const Tensor& t) {
   KILN_LOG_OP(zeros_like, t);
   Tensor o = Tensor::empty(t.shape(), t.dtype(), t.device());

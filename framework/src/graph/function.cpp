@@ -227,8 +227,8 @@ class FunctionCore::Arguments {
 };
 
 std::vector<Tensor> FunctionCore::call(const std::vector<Tensor>& args, const std::string& key,
-                                       const Describe& described, const Body& body, std::string* body_key) {
-  if (body_key) *body_key = key;
+                                       const Describe& described, const Body& body, const std::string** body_key) {
+  if (body_key) *body_key = &key;
   if (config::functions_run_eagerly() || tracing::current_function()) return body(args);
   check_signature(s_->options, args);
   if (autodiff::active()) {
@@ -253,7 +253,7 @@ std::vector<Tensor> FunctionCore::call(const std::vector<Tensor>& args, const st
     t = &trace(args, key, described, body);
   }
   if (t->polymorphic) activate(*t);
-  if (body_key) *body_key = t->body_key;
+  if (body_key) *body_key = &t->body_key;
   Arguments bound(*t, args);
   const auto& observe = s_->options.replay_observer;
   if (observe) observe(true);

@@ -26,6 +26,8 @@ struct Polymorphic {
   /// The placeholders, then the tensors each logged call made.
   std::vector<Tensor> handles;
   FunctionCore::Trace* active = nullptr;
+  /// Whether a fall back to tracing the body has been warned about.
+  bool warned = false;
 };
 
 struct FunctionCore::Trace {

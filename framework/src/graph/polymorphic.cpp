@@ -3,6 +3,7 @@
 // op calls that trace logged (core/op_log.h) into a new specialization.
 #include <iostream>
 #include <set>
+#include <utility>
 
 #include "autodiff/autodiff.h"
 #include "core/tracing.h"
@@ -58,9 +59,19 @@ void rerun(const oplog::Log& log) {
       if (outs.size() != e.outputs.size())
         throw TracingError("shape-polymorphic trace: '" + e.name + "' answered with " + std::to_string(outs.size()) +
                            " tensors where its trace had " + std::to_string(e.outputs.size()));
-      for (std::size_t j = 0; j < outs.size(); ++j)
-        if (e.fresh[j] && outs[j].defined() && !outs[j].same_as(e.outputs[j]))
+      for (std::size_t j = 0; j < outs.size(); ++j) {
+        if (!outs[j].defined() || outs[j].same_as(e.outputs[j])) continue;
+        if (e.fresh[j]) {
           *e.outputs[j].impl() = *outs[j].impl();
+          continue;
+        }
+        // The trace's call handed back one of its inputs (or a variable), which
+        // later calls read; at this shape it made a new tensor instead.
+        const TensorImpl &was = *e.outputs[j].impl(), &now = *outs[j].impl();
+        if (was.storage != now.storage || !(was.shape == now.shape))
+          throw TracingError("shape-polymorphic trace: '" + e.name + "' made a new tensor at this shape where its "
+                             "trace handed back an existing one");
+      }
     }
   } catch (...) {
     for (std::size_t i = done; i-- > 0;)
@@ -99,9 +110,8 @@ void FunctionCore::activate(Trace& t) {
 
 FunctionCore::Trace* FunctionCore::specialize(Trace& base, const std::vector<Tensor>& args, const std::string& key) {
   const auto p = base.polymorphic;
-  static thread_local std::set<const void*> warned;
   auto fall_back = [&](const std::string& why) -> Trace* {
-    if (warned.insert(p.get()).second)
+    if (!std::exchange(p->warned, true))
       std::cerr << "WARNING: kiln::function '" << s_->options.name
                 << "' traces its body again for a new shape of its input_signature: the first trace " << why
                 << ", which would be frozen at the first call's sizes. Use ops on tensors for sizes (reshape with "

@@ -223,8 +223,9 @@ void Layer::maybe_build(const std::vector<Tensor>& xs, bool list_call) {
 
 Tensor Layer::operator()(const Tensor& x, bool training) {
   if (oplog::logging())
-    return oplog::run_logged(name().c_str(), [l = detail::kept_for_rerun(this)](const Tensor& a, bool t) { return (*l)(a, t); }, x,
-                             training);
+    return oplog::run_logged(name().c_str(), [l = detail::kept_for_rerun(this)](const Tensor& a, bool t) {
+      return (*l)(a, t);
+    }, x, training);
   if (!x.defined()) throw ValueError("Layer '" + name() + "' was called on an undefined tensor");
   if (x.is_symbolic()) return call_symbolic({x}, false, training)[0];
   check_input_spec({x});

@@ -26,9 +26,9 @@ std::vector<Tensor> Layer::operator()(const std::vector<Tensor>& xs, const CallO
 std::vector<Tensor> Layer::call_with_kwargs(const std::vector<Tensor>& xs, bool list_call, const CallKwargs& kwargs,
                                             bool training) {
   if (oplog::logging()) {
-    return oplog::run_logged(name().c_str(), [self = detail::kept_for_rerun(this)](const std::vector<Tensor>& a, bool list, const CallKwargs& k,
-                                                    bool t) { return self->call_with_kwargs(a, list, k, t); },
-                             xs, list_call, kwargs, training);
+    auto rerun = [self = detail::kept_for_rerun(this)](const std::vector<Tensor>& a, bool list, const CallKwargs& k,
+                                                       bool t) { return self->call_with_kwargs(a, list, k, t); };
+    return oplog::run_logged(name().c_str(), rerun, xs, list_call, kwargs, training);
   }
   if (xs.empty()) throw ValueError("Layer '" + name() + "' was called with an empty list of inputs");
   bool any_sym = false, all_sym = true;

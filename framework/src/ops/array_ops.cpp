@@ -1,6 +1,5 @@
 // Shape and indexing ops. All of them reduce to a strided copy in the backend.
 #include "kiln/ops/array_ops.h"
-#include "core/op_log.h"
 
 #include <numeric>
 
@@ -8,6 +7,7 @@
 #include "kiln/ops/reduce_ops.h"
 #include "ops/op_util.h"
 #include "core/tensor_impl.h"
+#include "core/op_log.h"
 
 namespace kiln {
 

@@ -3,11 +3,11 @@
 // under an outer tape (higher-order gradients), it is composed from
 // differentiable ops, with the same results.
 #include "kiln/ops/array_ops.h"
-#include "core/op_log.h"
 #include "kiln/ops/math_ops.h"
 #include "kiln/ops/nn_ops.h"
 #include "kiln/ops/reduce_ops.h"
 #include "ops/op_util.h"
+#include "core/op_log.h"
 
 namespace kiln {
 

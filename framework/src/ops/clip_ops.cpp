@@ -1,13 +1,13 @@
 // Norm clipping with TF's formulas (tensorflow/python/ops/clip_ops.py), built
 // from differentiable ops so the gradients follow.
 #include "kiln/ops/clip_ops.h"
-#include "core/op_log.h"
 
 #include <string>
 
 #include "kiln/ops/array_ops.h"
 #include "kiln/ops/math_ops.h"
 #include "ops/op_util.h"
+#include "core/op_log.h"
 
 namespace kiln {
 

@@ -3,7 +3,6 @@
 // batched matrix product and reshaped back, so the heavy work is one GEMM
 // and the gradient comes from the ops it is made of.
 #include "kiln/ops/einsum.h"
-#include "core/op_log.h"
 
 #include <algorithm>
 #include <cctype>
@@ -13,6 +12,7 @@
 #include "kiln/ops/array_ops.h"
 #include "kiln/ops/math_ops.h"
 #include "kiln/ops/reduce_ops.h"
+#include "core/op_log.h"
 
 namespace kiln {
 

@@ -3,11 +3,11 @@
 //   else:         inner = h · U_zr;     hh = act(x_h + (r * h) · U_h)
 //   z, r = recurrent_activation(x_{z,r} + inner_{z,r});  h' = z * h + (1 - z) * hh
 #include "kiln/ops/array_ops.h"
-#include "core/op_log.h"
 #include "kiln/ops/math_ops.h"
 #include "kiln/ops/nn_ops.h"
 #include "kiln/ops/reduce_ops.h"
 #include "recurrence_util.h"
+#include "core/op_log.h"
 
 namespace kiln::ops::recurrence {
 

@@ -64,7 +64,10 @@ Tensor relu_backward(const Tensor& x, const Tensor& dy) {
 }  // namespace
 
 namespace ops {
-Tensor relu_mask_grad(const Tensor& x, const Tensor& dy) { KILN_LOG_OP(relu_mask_grad, x, dy); return relu_backward(x, dy); }
+Tensor relu_mask_grad(const Tensor& x, const Tensor& dy) {
+  KILN_LOG_OP(relu_mask_grad, x, dy);
+  return relu_backward(x, dy);
+}
 }  // namespace ops
 
 Tensor add(const Tensor& a, const Tensor& b) {
@@ -131,7 +134,10 @@ Tensor pow(const Tensor& a, const Tensor& b) {
     });
   return y;
 }
-Tensor pow(const Tensor& a, double e) { KILN_LOG_OP(pow, a, e); return pow(a, scalar_like(e, a)); }
+Tensor pow(const Tensor& a, double e) {
+  KILN_LOG_OP(pow, a, e);
+  return pow(a, scalar_like(e, a));
+}
 Tensor maximum(const Tensor& a, const Tensor& b) {
   KILN_LOG_OP(maximum, a, b);
   Tensor y = binary_forward(BinaryOp::maximum, a, b, "maximum");
@@ -267,15 +273,39 @@ Tensor round(const Tensor& x) {
   KILN_LOG_OP(round, x);
   return unary_op(UnaryOp::round, x, "round", [](const Tensor&, const Tensor&, const Tensor& dy) { return zeros_like(dy); });
 }
-Tensor isnan(const Tensor& x) { KILN_LOG_OP(isnan, x); return unary_forward(UnaryOp::isnan, x, "isnan"); }
-Tensor isfinite(const Tensor& x) { KILN_LOG_OP(isfinite, x); return unary_forward(UnaryOp::isfinite, x, "isfinite"); }
+Tensor isnan(const Tensor& x) {
+  KILN_LOG_OP(isnan, x);
+  return unary_forward(UnaryOp::isnan, x, "isnan");
+}
+Tensor isfinite(const Tensor& x) {
+  KILN_LOG_OP(isfinite, x);
+  return unary_forward(UnaryOp::isfinite, x, "isfinite");
+}
 
-Tensor equal(const Tensor& a, const Tensor& b) { KILN_LOG_OP(equal, a, b); return binary_forward(BinaryOp::eq, a, b, "equal"); }
-Tensor not_equal(const Tensor& a, const Tensor& b) { KILN_LOG_OP(not_equal, a, b); return binary_forward(BinaryOp::ne, a, b, "not_equal"); }
-Tensor less(const Tensor& a, const Tensor& b) { KILN_LOG_OP(less, a, b); return binary_forward(BinaryOp::lt, a, b, "less"); }
-Tensor less_equal(const Tensor& a, const Tensor& b) { KILN_LOG_OP(less_equal, a, b); return binary_forward(BinaryOp::le, a, b, "less_equal"); }
-Tensor greater(const Tensor& a, const Tensor& b) { KILN_LOG_OP(greater, a, b); return binary_forward(BinaryOp::gt, a, b, "greater"); }
-Tensor greater_equal(const Tensor& a, const Tensor& b) { KILN_LOG_OP(greater_equal, a, b); return binary_forward(BinaryOp::ge, a, b, "greater_equal"); }
+Tensor equal(const Tensor& a, const Tensor& b) {
+  KILN_LOG_OP(equal, a, b);
+  return binary_forward(BinaryOp::eq, a, b, "equal");
+}
+Tensor not_equal(const Tensor& a, const Tensor& b) {
+  KILN_LOG_OP(not_equal, a, b);
+  return binary_forward(BinaryOp::ne, a, b, "not_equal");
+}
+Tensor less(const Tensor& a, const Tensor& b) {
+  KILN_LOG_OP(less, a, b);
+  return binary_forward(BinaryOp::lt, a, b, "less");
+}
+Tensor less_equal(const Tensor& a, const Tensor& b) {
+  KILN_LOG_OP(less_equal, a, b);
+  return binary_forward(BinaryOp::le, a, b, "less_equal");
+}
+Tensor greater(const Tensor& a, const Tensor& b) {
+  KILN_LOG_OP(greater, a, b);
+  return binary_forward(BinaryOp::gt, a, b, "greater");
+}
+Tensor greater_equal(const Tensor& a, const Tensor& b) {
+  KILN_LOG_OP(greater_equal, a, b);
+  return binary_forward(BinaryOp::ge, a, b, "greater_equal");
+}
 Tensor logical_and(const Tensor& a, const Tensor& b) {
   KILN_LOG_OP(logical_and, a, b);
   return binary_forward(BinaryOp::logical_and, cast(a, DType::bool_), cast(b, DType::bool_), "logical_and");
@@ -284,7 +314,10 @@ Tensor logical_or(const Tensor& a, const Tensor& b) {
   KILN_LOG_OP(logical_or, a, b);
   return binary_forward(BinaryOp::logical_or, cast(a, DType::bool_), cast(b, DType::bool_), "logical_or");
 }
-Tensor logical_not(const Tensor& x) { KILN_LOG_OP(logical_not, x); return unary_forward(UnaryOp::logical_not, cast(x, DType::bool_), "logical_not"); }
+Tensor logical_not(const Tensor& x) {
+  KILN_LOG_OP(logical_not, x);
+  return unary_forward(UnaryOp::logical_not, cast(x, DType::bool_), "logical_not");
+}
 
 // ---- operators ----
 Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }

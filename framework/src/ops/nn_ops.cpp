@@ -1,6 +1,5 @@
 // Neural-network ops: softmax, conv2d, pooling, dropout, fused cross-entropy.
 #include "kiln/ops/nn_ops.h"
-#include "core/op_log.h"
 
 #include "kiln/ops/array_ops.h"
 #include "kiln/ops/math_ops.h"
@@ -8,6 +7,7 @@
 #include "kiln/ops/reduce_ops.h"
 #include "backend/recording.h"
 #include "ops/op_util.h"
+#include "core/op_log.h"
 
 namespace kiln {
 

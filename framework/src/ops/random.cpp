@@ -1,5 +1,4 @@
 #include "kiln/ops/random.h"
-#include "core/op_log.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,6 +8,7 @@
 
 #include "backend/recording.h"
 #include "core/dispatch.h"
+#include "core/op_log.h"
 #include "kiln/ops/array_ops.h"
 #include "kiln/core/error.h"
 

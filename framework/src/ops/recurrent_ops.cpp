@@ -3,9 +3,9 @@
 // the gradient rule walks the steps backwards (BPTT): per step one matmul for
 // d h_prev, and after the loop one matmul for d recurrent_kernel over all steps.
 #include "kiln/ops/recurrent_ops.h"
-#include "core/op_log.h"
 
 #include "backend/recording.h"
+#include "core/op_log.h"
 
 #include "kiln/ops/array_ops.h"
 #include "kiln/ops/math_ops.h"
@@ -47,7 +47,10 @@ Tensor masked_state(const Tensor& keep, const Tensor& fresh, const Tensor& old) 
   return keep.defined() ? where(keep, fresh, old) : fresh;
 }
 
-Tensor add_defined(const Tensor& a, const Tensor& b) { KILN_LOG_OP(add_defined, a, b); return !a.defined() ? b : !b.defined() ? a : a + b; }
+Tensor add_defined(const Tensor& a, const Tensor& b) {
+  KILN_LOG_OP(add_defined, a, b);
+  return !a.defined() ? b : !b.defined() ? a : a + b;
+}
 
 MaskedGrad split_h_grad(const Run& r, const Tensor& keep, const Tensor& dh, const Tensor& dout) {
   if (!keep.defined()) return {dh + dout, Tensor()};

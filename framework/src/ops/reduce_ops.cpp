@@ -1,7 +1,6 @@
 // Reductions. The backend reduces into the keepdims layout; the op then drops
 // the reduced axes unless keepdims is asked for.
 #include "kiln/ops/reduce_ops.h"
-#include "core/op_log.h"
 
 #include <cmath>
 
@@ -9,6 +8,7 @@
 #include "kiln/ops/math_ops.h"
 #include "ops/op_util.h"
 #include "core/tensor_impl.h"
+#include "core/op_log.h"
 
 namespace kiln {
 
@@ -84,8 +84,14 @@ Tensor minmax(ReduceOp op, const Tensor& x, Axes a, bool keepdims, const char* n
 }
 }  // namespace
 
-Tensor max(const Tensor& x, Axes a, bool keepdims) { KILN_LOG_OP(max, x, a, keepdims); return minmax(ReduceOp::max, x, a, keepdims, "max"); }
-Tensor min(const Tensor& x, Axes a, bool keepdims) { KILN_LOG_OP(min, x, a, keepdims); return minmax(ReduceOp::min, x, a, keepdims, "min"); }
+Tensor max(const Tensor& x, Axes a, bool keepdims) {
+  KILN_LOG_OP(max, x, a, keepdims);
+  return minmax(ReduceOp::max, x, a, keepdims, "max");
+}
+Tensor min(const Tensor& x, Axes a, bool keepdims) {
+  KILN_LOG_OP(min, x, a, keepdims);
+  return minmax(ReduceOp::min, x, a, keepdims, "min");
+}
 
 Tensor prod(const Tensor& x, Axes a, bool keepdims) {
   KILN_LOG_OP(prod, x, a, keepdims);
@@ -106,7 +112,10 @@ Tensor var(const Tensor& x, Axes a, bool keepdims) {
   Tensor m = mean(x, a, true);
   return mean(square(subtract(x, m)), a, keepdims);
 }
-Tensor std(const Tensor& x, Axes a, bool keepdims) { KILN_LOG_OP(std, x, a, keepdims); return sqrt(var(x, a, keepdims)); }
+Tensor std(const Tensor& x, Axes a, bool keepdims) {
+  KILN_LOG_OP(std, x, a, keepdims);
+  return sqrt(var(x, a, keepdims));
+}
 
 Tensor logsumexp(const Tensor& x, Axes a, bool keepdims) {
   KILN_LOG_OP(logsumexp, x, a, keepdims);
@@ -132,7 +141,13 @@ Tensor arg(bool is_max, const Tensor& x, int axis, const char* name) {
 }
 }  // namespace
 
-Tensor argmax(const Tensor& x, int axis) { KILN_LOG_OP(argmax, x, axis); return arg(true, x, axis, "argmax"); }
-Tensor argmin(const Tensor& x, int axis) { KILN_LOG_OP(argmin, x, axis); return arg(false, x, axis, "argmin"); }
+Tensor argmax(const Tensor& x, int axis) {
+  KILN_LOG_OP(argmax, x, axis);
+  return arg(true, x, axis, "argmax");
+}
+Tensor argmin(const Tensor& x, int axis) {
+  KILN_LOG_OP(argmin, x, axis);
+  return arg(false, x, axis, "argmin");
+}
 
 }  // namespace kiln

@@ -34,7 +34,10 @@ Tensor range(double start, double stop, double step, DType dtype) {
   for (int64_t i = 0; i < n; ++i) v[i] = start + step * static_cast<double>(i);
   return cast(Tensor(v, Shape{n}), dtype);
 }
-Tensor range(int64_t stop, DType dtype) { KILN_LOG_OP(range, stop, dtype); return range(0.0, static_cast<double>(stop), 1.0, dtype); }
+Tensor range(int64_t stop, DType dtype) {
+  KILN_LOG_OP(range, stop, dtype);
+  return range(0.0, static_cast<double>(stop), 1.0, dtype);
+}
 
 Tensor linspace(double start, double stop, int64_t num, DType dtype) {
   KILN_LOG_OP(linspace, start, stop, num, dtype);

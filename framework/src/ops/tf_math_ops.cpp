@@ -3,9 +3,9 @@
 #include <string>
 
 #include "kiln/ops/array_ops.h"
-#include "core/op_log.h"
 #include "kiln/ops/math_ops.h"
 #include "ops/op_util.h"
+#include "core/op_log.h"
 
 namespace kiln {
 

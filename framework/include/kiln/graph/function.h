@@ -54,7 +54,9 @@ struct TensorSpec {
 struct FunctionOptions {
   /// Used in warnings and errors.
   std::string name = "function";
-  /// When given, each call's tensor arguments must match these specs.
+  /// When given, each call's tensor arguments must match these specs. With
+  /// unknown sizes (-1) the body runs once, and every shape the specs admit is
+  /// served from that trace (re-running the op calls it logged, not the body).
   std::vector<TensorSpec> input_signature;
   /// Replays run the traced graph after its passes (variable reads without
   /// copies, element-wise chains fused into single passes); false replays it as traced.
@@ -93,10 +95,10 @@ class FunctionCore {
   using Describe = std::function<std::vector<std::string>()>;
   /// Runs `body` for these tensor arguments: traced on the first call with
   /// `key`, replayed after. `described` lists the arguments for warnings.
-  /// `body_key` is set to the key of the call whose body made the outputs (a
-  /// shape-polymorphic trace serves other keys from one body run).
+  /// `body_key` is pointed at the key of the call whose body made the outputs
+  /// (a shape-polymorphic trace serves other keys from one body run).
   std::vector<Tensor> call(const std::vector<Tensor>& args, const std::string& key, const Describe& described,
-                           const Body& body, std::string* body_key = nullptr);
+                           const Body& body, const std::string** body_key = nullptr);
   /// The graph traced for these arguments, traced now if it is new: a trace
   /// that records without running the body's device work, so nothing changes.
   ConcreteFunction concrete_function(const std::vector<Tensor>& args, const std::string& key,
@@ -234,10 +236,10 @@ class Function {
     if constexpr (std::is_void_v<R>) {
       core_->call(c.tensors, c.key, c.describe(args...), body<Args...>(c, args...));
     } else {
-      std::string body_key;
+      const std::string* body_key = &c.key;
       auto outs = core_->call(c.tensors, c.key, c.describe(args...), body<Args...>(c, args...), &body_key);
       return graph::ResultTraits<R>::unflatten(std::move(outs),
-                                               *std::static_pointer_cast<R>(structures_->at(body_key)));
+                                               *std::static_pointer_cast<R>(structures_->at(*body_key)));
     }
   }
 
