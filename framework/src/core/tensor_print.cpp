@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/dispatch.h"
+#include "core/tensor_impl.h"
 #include "core/tracing.h"
 #include "kiln/core/tensor.h"
 
@@ -227,8 +228,11 @@ std::ostream& operator<<(std::ostream& os, const Tensor& t) {
   if (t.is_symbolic()) return os << "KerasTensor(shape=" << t.shape().to_string() << ", dtype=" << t.dtype() << ")";
   // While a kiln::function traces, values are those of the first call only;
   // like TensorFlow, print what the graph knows: the function, shape and dtype.
+  // (Printing is not a size the graph depends on, so the shape is read without
+  // Tensor::shape(), which a shape-polymorphic trace would take for one.)
   if (const std::string* fn = tracing::current_function())
-    return os << "Tensor(\"" << *fn << "\", shape=" << t.shape().to_string() << ", dtype=" << t.dtype() << ")";
+    return os << "Tensor(\"" << *fn << "\", shape=" << t.impl()->shape.to_string() << ", dtype=" << t.dtype()
+              << ")";
   Tensor h = t.to(Device::cpu());
   std::string text = dispatch_dtype(h.dtype(), [&](auto tag) {
     using T = decltype(tag);
