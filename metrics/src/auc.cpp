@@ -61,6 +61,7 @@ AUC::AUC(AUCOptions o) : Metric("auc", MetricOptions{o.name, o.dtype}), o_(o) {
 }
 
 void AUC::update_state(const Tensor& y_true, const Tensor& y_pred, const Tensor& sample_weight) {
+  if (logged_update([=, this] { AUC::update_state(y_true, y_pred, sample_weight); })) return;
   Tensor p = o_.from_logits ? sigmoid(cast(y_pred, DType::float32)) : y_pred;
   detail::update_confusion_matrix_variables({&tp_, &fp_, &tn_, &fn_}, y_true, p, thresholds_, evenly_, std::nullopt,
                                             std::nullopt, sample_weight, "AUC");

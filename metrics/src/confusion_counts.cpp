@@ -19,6 +19,7 @@ ConfusionMatrixConditionCount::ConfusionMatrixConditionCount(Condition condition
 
 void ConfusionMatrixConditionCount::update_state(const Tensor& y_true, const Tensor& y_pred,
                                                  const Tensor& sample_weight) {
+  if (logged_update([=, this] { ConfusionMatrixConditionCount::update_state(y_true, y_pred, sample_weight); })) return;
   detail::ConfusionVariables vars;
   switch (condition_) {
     case Condition::true_positives: vars.tp = &accumulator_; break;

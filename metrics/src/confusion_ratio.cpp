@@ -23,6 +23,7 @@ ConfusionRatio::ConfusionRatio(Other other, std::string default_name, std::strin
 }
 
 void ConfusionRatio::update_state(const Tensor& y_true, const Tensor& y_pred, const Tensor& sample_weight) {
+  if (logged_update([=, this] { ConfusionRatio::update_state(y_true, y_pred, sample_weight); })) return;
   detail::ConfusionVariables vars;
   vars.tp = &tp_;
   (other_ == Other::false_positives ? vars.fp : vars.fn) = &other_count_;

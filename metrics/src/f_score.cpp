@@ -43,6 +43,7 @@ void FBetaScore::build(int64_t num_classes) {
 }
 
 void FBetaScore::update_state(const Tensor& y_true_in, const Tensor& y_pred_in, const Tensor& sample_weight) {
+  if (logged_update([=, this] { FBetaScore::update_state(y_true_in, y_pred_in, sample_weight); })) return;
   if (y_true_in.rank() != 2 || y_pred_in.rank() != 2)
     throw ShapeError(class_name() + " expects 2D inputs with shape (batch_size, output_dim). Received input shapes: "
                      "y_pred.shape=" + y_pred_in.shape().to_string() + " and y_true.shape=" +

@@ -42,6 +42,7 @@ Mean::Mean(std::string default_name, MetricOptions options) : Metric(std::move(d
 }
 
 void Mean::update_state(const Tensor& values_in, const Tensor& sample_weight) {
+  if (logged_update([=, this] { Mean::update_state(values_in, sample_weight); })) return;
   auto [values, sw] = reduce_to_samplewise_values(values_in, sample_weight, /*use_mean=*/true, dtype());
   total_.assign_add(sum(values));
   if (sw.defined())

@@ -18,6 +18,7 @@ MeanIoU::MeanIoU(int64_t num_classes, MeanIoUOptions o)
 }
 
 void MeanIoU::update_state(const Tensor& y_true_in, const Tensor& y_pred_in, const Tensor& sample_weight) {
+  if (logged_update([=, this] { MeanIoU::update_state(y_true_in, y_pred_in, sample_weight); })) return;
   Tensor yt = o_.sparse_y_true ? y_true_in : argmax(y_true_in, o_.axis);
   Tensor yp = o_.sparse_y_pred ? y_pred_in : argmax(y_pred_in, o_.axis);
   auto labels = yt.to_vector<double>();

@@ -34,6 +34,7 @@ std::shared_ptr<MeanMetricWrapper> MeanMetricWrapper::from_loss(LossPtr loss, co
 }
 
 void MeanMetricWrapper::update_state(const Tensor& y_true_in, const Tensor& y_pred_in, const Tensor& sample_weight) {
+  if (logged_update([=, this] { MeanMetricWrapper::update_state(y_true_in, y_pred_in, sample_weight); })) return;
   // Metrics never need gradients: detach so nothing is recorded on an active tape.
   Tensor y_true = stop_gradient(y_true_in), y_pred = stop_gradient(y_pred_in);
   Tensor values = fn_(y_true, y_pred);

@@ -11,6 +11,7 @@ RootMeanSquaredError::RootMeanSquaredError(MetricOptions options)
     : Mean("root_mean_squared_error", std::move(options)) {}
 
 void RootMeanSquaredError::update_state(const Tensor& y_true, const Tensor& y_pred, const Tensor& sample_weight) {
+  if (logged_update([=, this] { RootMeanSquaredError::update_state(y_true, y_pred, sample_weight); })) return;
   Tensor yp = cast(stop_gradient(y_pred), dtype());
   Tensor yt = cast(stop_gradient(y_true), dtype());
   auto [t, p] = squeeze_or_expand_to_same_rank(yt, yp);

@@ -10,6 +10,7 @@ namespace kiln::metrics {
 Sum::Sum(MetricOptions options) : Metric("sum", std::move(options)) { total_ = add_state("total", Shape{}); }
 
 void Sum::update_state(const Tensor& values_in, const Tensor& sample_weight) {
+  if (logged_update([=, this] { Sum::update_state(values_in, sample_weight); })) return;
   auto [values, sw] = reduce_to_samplewise_values(values_in, sample_weight, /*use_mean=*/false, dtype());
   total_.assign_add(sum(values));
 }

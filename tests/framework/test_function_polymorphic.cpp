@@ -161,3 +161,25 @@ TEST_CASE("polymorphic function: get_concrete_function with the signature's spec
   CHECK_THROWS_WITH_AS(plain.get_concrete_function(k::TensorSpec({-1, 3})),
                        doctest::Contains("get_concrete_function needs a fully defined shape"), k::ValueError);
 }
+
+TEST_CASE("polymorphic function: a metric updated inside accumulates over calls of every size, as eagerly") {
+  k::metrics::Mean traced_mean, eager_mean;
+  auto f = k::function([&](const k::Tensor& x) {
+    traced_mean.update_state(k::square(x));
+    return traced_mean.result();
+  }, {.name = "running_mean", .input_signature = {k::TensorSpec({-1}, k::float32)}});
+  std::string warnings;
+  {
+    CaptureStreams streams;
+    for (int64_t n : {3, 5, 2, 5}) {
+      CAPTURE(n);
+      const k::Tensor x = k::random::normal({n}, 0.f, 1.f, k::float32, 80 + static_cast<uint64_t>(n));
+      const float got = f(x).item<float>();
+      eager_mean.update_state(k::square(x));
+      CHECK(got == doctest::Approx(eager_mean.result().item<float>()).epsilon(1e-6));
+    }
+    warnings = streams.err.str();
+  }
+  CHECK(f.tracing_count() == 1);  // the metric's update is one logged call: its count is not frozen
+  CHECK(warnings.empty());
+}

@@ -138,7 +138,7 @@ FunctionCore::Trace* FunctionCore::specialize(Trace& base, const std::vector<Ten
       rerun(p->log);
     }
     plan_trace(*t, s_->options.optimize);
-  } catch (const Error& e) {
+  } catch (const std::exception& e) {
     if (previous) unpark(p->handles, previous->parked);
     p->active = previous;
     return fall_back(std::string("could not be re-run for it (") + e.what() + ")");

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <nlohmann/json.hpp>
 
+#include "core/op_log.h"
 #include "kiln/core/error.h"
 #include "kiln/core/registry.h"
 
@@ -30,6 +31,12 @@ void Metric::reset_state() {
 
 void Metric::to(Device device) {
   for (auto& v : state_) v.move_to(device);
+}
+
+bool Metric::logged_update(const std::function<void()>& update) {
+  if (!oplog::logging()) return false;
+  oplog::run_logged(name_.c_str(), [update] { update(); });
+  return true;
 }
 
 Tensor Metric::operator()(const Tensor& y_true, const Tensor& y_pred, const Tensor& sample_weight) {

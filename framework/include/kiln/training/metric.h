@@ -53,6 +53,12 @@ class Metric {
 
  protected:
   Variable add_state(const std::string& name, const Shape& shape, double init = 0.0);
+  /// For the top of update_state(): inside a shape-polymorphic kiln::function
+  /// trace, runs `update` (a call of update_state with the same arguments) as
+  /// one call the trace can re-run for other shapes, and returns true; returns
+  /// false elsewhere, and the update goes on as usual.
+  ///   if (logged_update([=, this] { update_state(y_true, y_pred, sample_weight); })) return;
+  bool logged_update(const std::function<void()>& update);
   Config base_config() const;
 
  private:
