@@ -44,8 +44,7 @@ void append(std::string name, std::function<std::vector<Tensor>()> rerun, std::v
   t_log->entries.push_back({std::move(name), std::move(rerun), std::move(outputs), std::move(fresh), std::move(undo)});
 }
 
-uint64_t peek_tensor_id() {
-  // Drawing an id costs one; ids only need to be unique and increasing.
+uint64_t tensor_id_mark() {
   return next_tensor_id();
 }
 

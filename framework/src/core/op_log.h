@@ -85,8 +85,8 @@ void append(std::string name, std::function<std::vector<Tensor>()> rerun, std::v
 /// The same with each output's freshness given, and what undoes a re-run (Entry::undo).
 void append(std::string name, std::function<std::vector<Tensor>()> rerun, std::vector<Tensor> outputs,
             std::vector<bool> fresh, std::function<void()> undo = {});
-/// The id the next new tensor will get.
-uint64_t peek_tensor_id();
+/// An id below every tensor made from now on (it draws one: ids need only be unique and increasing).
+uint64_t tensor_id_mark();
 
 /// The tensors in an op's result, in a fixed order (undefined ones kept, so positions match).
 inline void flatten(const Tensor& t, std::vector<Tensor>& out) { out.push_back(t); }
@@ -116,7 +116,7 @@ template <class F, class... A>
 auto run_logged(const char* name, F f, const A&... args) {
   static_assert((!std::is_pointer_v<A> && ...), "a logged op's arguments are kept: pass values, not pointers");
   using R = decltype(f(args...));
-  const uint64_t first = peek_tensor_id();
+  const uint64_t first = tensor_id_mark();
   auto rerun = [f, args...]() {
     std::vector<Tensor> out;
     if constexpr (std::is_void_v<R>) f(args...);

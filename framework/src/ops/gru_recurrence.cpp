@@ -7,7 +7,6 @@
 #include "kiln/ops/nn_ops.h"
 #include "kiln/ops/reduce_ops.h"
 #include "recurrence_util.h"
-#include "core/op_log.h"
 
 namespace kiln::ops::recurrence {
 
@@ -40,7 +39,6 @@ std::vector<Tensor> gru_forward(const Run& r, Saved& saved) {
 }
 
 std::vector<Tensor> gru_backward(const Run& r, const Saved& s, const Tensor& d_out, std::vector<Tensor> ds) {
-  KILN_LOG_OP(ops::recurrence::gru_backward, r, s, d_out, ds);
   const bool after = r.o.reset_after;
   const std::string &act = r.o.activation, &ract = r.o.recurrent_activation;
   std::vector<Tensor> uk;

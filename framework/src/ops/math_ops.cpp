@@ -64,10 +64,7 @@ Tensor relu_backward(const Tensor& x, const Tensor& dy) {
 }  // namespace
 
 namespace ops {
-Tensor relu_mask_grad(const Tensor& x, const Tensor& dy) {
-  KILN_LOG_OP(relu_mask_grad, x, dy);
-  return relu_backward(x, dy);
-}
+Tensor relu_mask_grad(const Tensor& x, const Tensor& dy) { return relu_backward(x, dy); }
 }  // namespace ops
 
 Tensor add(const Tensor& a, const Tensor& b) {

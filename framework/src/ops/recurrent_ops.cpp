@@ -18,7 +18,6 @@ namespace kiln {
 namespace ops::recurrence {
 
 Tensor activate(const std::string& n, const Tensor& x) {
-  KILN_LOG_OP(ops::recurrence::activate, n, x);
   if (n == "tanh") return kiln::tanh(x);
   if (n == "sigmoid") return sigmoid(x);
   if (n == "relu") return relu(x);
@@ -27,7 +26,6 @@ Tensor activate(const std::string& n, const Tensor& x) {
 }
 
 Tensor activation_grad(const std::string& n, const Tensor& pre, const Tensor& y) {
-  KILN_LOG_OP(ops::recurrence::activation_grad, n, pre, y);
   if (n == "tanh") return 1.0 - y * y;
   if (n == "sigmoid") return y * (1.0 - y);
   if (n == "relu") return cast(pre > 0.0, pre.dtype());
@@ -38,17 +36,14 @@ Tensor activation_grad(const std::string& n, const Tensor& pre, const Tensor& y)
 Tensor Run::keep(int64_t t) const { return mask.defined() ? expand_dims(mask[{Slice(), t}], 1) : Tensor(); }
 
 Tensor masked_output(const Run& r, const Tensor& keep, const Tensor& fresh, const Tensor& h_prev) {
-  KILN_LOG_OP(ops::recurrence::masked_output, r, keep, fresh, h_prev);
   if (!keep.defined()) return fresh;
   return where(keep, fresh, r.o.zero_output_for_mask ? zeros_like(fresh) : h_prev);
 }
 Tensor masked_state(const Tensor& keep, const Tensor& fresh, const Tensor& old) {
-  KILN_LOG_OP(ops::recurrence::masked_state, keep, fresh, old);
   return keep.defined() ? where(keep, fresh, old) : fresh;
 }
 
 Tensor add_defined(const Tensor& a, const Tensor& b) {
-  KILN_LOG_OP(add_defined, a, b);
   return !a.defined() ? b : !b.defined() ? a : a + b;
 }
 
