@@ -10,7 +10,7 @@
 // options struct lists its keys with KILN_FIELDS and ends with
 // KILN_LAYER_BASE_OPTIONS. Optional static members of the class become its
 // registry hooks (kiln/nn/layer_registry.h): upgrade_entry,
-// upgrade_legacy_weights, to_keras3_config and records_build_config.
+// upgrade_legacy_weights, to_keras3_config, records_build_config and keras_module.
 // Only .cpp files include this (it pulls in nlohmann/json).
 #include <initializer_list>
 #include <memory>
@@ -138,6 +138,7 @@ void register_builtin_layer(std::initializer_list<const char*> names, LayerFacto
   if constexpr (requires { &Impl::upgrade_legacy_weights; }) h.upgrade_legacy_weights = &Impl::upgrade_legacy_weights;
   if constexpr (requires { &Impl::to_keras3_config; }) h.to_keras3_config = &Impl::to_keras3_config;
   if constexpr (requires { Impl::records_build_config; }) h.records_build_config = Impl::records_build_config;
+  if constexpr (requires { Impl::keras_module; }) h.keras_module = Impl::keras_module;
   for (const char* n : names)
     if (!is_layer_class_registered(n)) register_layer_class(n, make, h);
 }

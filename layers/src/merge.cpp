@@ -95,8 +95,16 @@ Tensor MergeImpl::call(const Tensor& x, bool) { not_a_list(*this, x.shape()); }
 
 std::vector<Tensor> MergeImpl::call(const std::vector<Tensor>& xs, bool) {
   check_shapes(shapes_of(xs));
+  // Inputs of lower rank gain axes right after the batch axis, as in Keras's
+  // Merge.call, so that the batch axis never pairs with a feature axis.
+  int64_t rank = 0;
+  for (const auto& x : xs) rank = std::max(rank, x.rank());
   std::vector<Tensor> cast_xs;
-  for (const auto& x : xs) cast_xs.push_back(cast_input(x, dtype()));
+  for (const auto& x : xs) {
+    Tensor v = cast_input(x, dtype());
+    while (v.rank() < rank) v = expand_dims(v, 1);
+    cast_xs.push_back(v);
+  }
   return {merge(cast_xs)};
 }
 

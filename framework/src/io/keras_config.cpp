@@ -77,7 +77,9 @@ void to_keras3_layer_entry(Config& e, const Layer* layer) {
   }
   // Keras 3 records build_config for layers with weights, models, and classes
   // whose Python class defines build() (Flatten, Reshape, the merge layers).
-  if (layer && cls != "InputLayer" && layer->built() &&
+  if (cls == "Functional" && e.value("module", "") == "keras.src.models.functional") {
+    e["build_config"] = {{"input_shape", nullptr}};  // what Keras writes for a nested functional model
+  } else if (layer && cls != "InputLayer" && layer->built() &&
       (!layer->own_variables().empty() || (hooks && hooks->records_build_config) ||
        dynamic_cast<const Model*>(layer))) {
     Config bc = build_config_of(*layer);

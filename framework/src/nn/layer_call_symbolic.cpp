@@ -44,8 +44,10 @@ std::vector<Tensor> Layer::call_symbolic(const std::vector<Tensor>& xs, bool lis
         if (list_call || takes_list()) build_for(in_shapes);
         else build_for(in_shapes[0]);
       }
-      out_shapes = (list_call || takes_list()) ? compute_output_shape(in_shapes)
-                                               : std::vector<Shape>{compute_output_shape(in_shapes[0])};
+      // A layer with several outputs (an RNN's return_state) names each one, even for one input.
+      out_shapes = (list_call || takes_list() || returns_list())
+                       ? compute_output_shape(in_shapes)
+                       : std::vector<Shape>{compute_output_shape(in_shapes[0])};
     } catch (const ShapeError& e) {
       throw;
     } catch (const ValueError& e) {

@@ -236,7 +236,8 @@ void call_pending_layers(const std::vector<std::pair<LayerPtr, Config>>& pending
         std::vector<Tensor> outs;
         if (node.kwargs.empty()) {
           args.resize(node.refs.size());
-          outs = node.list_call ? (*layer)(args) : std::vector<Tensor>{(*layer)(args[0])};
+          // Every output, so that later nodes can name a state or a score by tensor index.
+          outs = layer->call_with_kwargs(args, node.list_call, CallKwargs{});
         } else {
           CallKwargs kw;
           std::size_t next = node.refs.size();
@@ -276,10 +277,19 @@ void call_pending_layers(const std::vector<std::pair<LayerPtr, Config>>& pending
 }
 
 /// The tensors named by input_layers/output_layers: a single [name, i, j] or a list of them.
-std::vector<Tensor> resolve_refs(const Config& refs, const NodeOutputs& outputs, const char* key) {
+/// Keras counts a nested functional model's construction as its node 0 here
+/// (functional.py, get_config's node_reindexing_map), though not in inbound
+/// nodes, and takes one off again when it reads them.
+std::vector<Tensor> resolve_refs(const Config& refs, const NodeOutputs& outputs, const char* key,
+                                 const std::map<std::string, LayerPtr>& by_name) {
   std::vector<Tensor> ts;
   auto resolve = [&](const Config& x) {
     Ref r = parse_ref(x);
+    auto layer = by_name.find(r.layer);
+    if (layer != by_name.end()) {
+      const auto* m = dynamic_cast<const Model*>(layer->second.get());
+      if (m && m->is_functional() && r.node > 0) r.node -= 1;
+    }
     auto it = outputs.find(r.layer);
     if (it == outputs.end())
       throw ValueError(std::string("Model config: ") + key + " names layer '" + r.layer + "', which was never reached");
@@ -350,8 +360,8 @@ std::shared_ptr<Model> Model::from_config(const Config& full) {
     by_name[e.contains("name") ? e["name"].get<std::string>() : l->name()] = l;
   }
   call_pending_layers(pending, outputs);
-  return std::make_shared<Model>(resolve_refs(c.at("input_layers"), outputs, "input_layers"),
-                                 resolve_refs(c.at("output_layers"), outputs, "output_layers"), lo);
+  return std::make_shared<Model>(resolve_refs(c.at("input_layers"), outputs, "input_layers", by_name),
+                                 resolve_refs(c.at("output_layers"), outputs, "output_layers", by_name), lo);
 }
 
 }  // namespace kiln

@@ -13,6 +13,7 @@
 #include "kiln/nn/node.h"
 #include "kiln/nn/operation_layer.h"
 #include "core/tensor_impl.h"
+#include "training/graph_order.h"
 
 namespace kiln {
 
@@ -51,49 +52,15 @@ void Model::init_graph(const std::vector<Tensor>& inputs, const std::vector<Tens
                        " must be a symbolic tensor produced by calling layers on kiln::Input() tensors");
   inputs_ = inputs;
   outputs_ = outputs;
-  std::set<uint64_t> input_ids;
-  for (const auto& t : inputs) input_ids.insert(t.id());
-
-  // Depth-first post-order from the outputs gives a topological order of nodes.
-  std::vector<std::shared_ptr<Node>> order;
-  std::set<Node*> done, active;
-  std::function<void(const Tensor&, int)> visit = [&](const Tensor& t, int out_index) {
-    const KerasHistory* h = keras_history(t);
-    if (!h) throw ValueError("Model: a tensor in the graph has no layer history");
-    Node* n = h->node.get();
-    if (done.count(n)) return;
-    if (active.count(n)) throw ValueError("Model: the graph has a cycle");
-    active.insert(n);
-    if (n->inputs.empty()) {
-      // An InputLayer node: it must be one of the model's inputs.
-      if (!input_ids.count(t.id()))
-        throw ValueError("Model: output " + std::to_string(out_index) + " is not connected to the model's inputs: " +
-                         "it depends on input layer '" + n->layer->name() + "', which was not passed to Model()");
-    }
-    for (const auto& in : n->inputs) visit(in, out_index);
-    for (const auto& in : n->kwargs.tensors()) visit(in, out_index);
-    active.erase(n);
-    done.insert(n);
-    order.push_back(h->node);
-  };
-  for (std::size_t i = 0; i < outputs.size(); ++i) visit(outputs[i], static_cast<int>(i));
-  // Inputs not reached by any output still belong to the model.
-  for (const auto& t : inputs) {
-    Node* n = keras_history(t)->node.get();
-    if (!done.count(n)) {
-      done.insert(n);
-      order.insert(order.begin(), keras_history(t)->node);
-    }
-  }
-  // Keep input nodes first, in the order the inputs were given.
-  std::stable_partition(order.begin(), order.end(), [](const std::shared_ptr<Node>& n) { return n->inputs.empty(); });
-  nodes_ = order;
-  std::set<Layer*> seen;
-  for (const auto& n : nodes_)
-    if (seen.insert(n->layer.get()).second) {
-      graph_layers_.push_back(n->layer);
-      if (!n->inputs.empty()) track_layer(n->layer);
-    }
+  // Layers in Keras's order: the config, the .h5 layer_names and the .keras
+  // weight paths all follow it. Nodes run in the walk's order, inputs first.
+  detail::GraphOrder order = detail::keras_graph_order(inputs, outputs);
+  std::stable_partition(order.nodes.begin(), order.nodes.end(),
+                        [](const std::shared_ptr<Node>& n) { return n->inputs.empty(); });
+  nodes_ = std::move(order.nodes);
+  graph_layers_ = std::move(order.operations);
+  for (const auto& l : graph_layers_)
+    if (!dynamic_cast<InputLayerImpl*>(l.get())) track_layer(l);
   // The model is built: its weights exist already.
   std::vector<Shape> shapes;
   for (const auto& t : inputs) shapes.push_back(t.shape());
@@ -172,7 +139,8 @@ std::vector<Tensor> Model::call(const std::vector<Tensor>& xs, bool training) {
     for (const auto& in : n->inputs) args.push_back(value_of(in));
     std::vector<Tensor> outs;
     if (n->kwargs.empty()) {
-      outs = n->list_call ? (*n->layer)(args, training) : std::vector<Tensor>{(*n->layer)(args[0], training)};
+      outs = n->list_call || n->layer->returns_list() ? (*n->layer)(args, training)
+                                                       : std::vector<Tensor>{(*n->layer)(args[0], training)};
     } else {
       // The model's training argument wins over a node's, as in Keras's functional call.
       CallKwargs kw;

@@ -21,35 +21,57 @@ Config layer_entry(const Layer& l) {
   Config e = Config::object();
   // keras.ops nodes name their module and class, as Keras's serialize_keras_object does.
   const auto* op = dynamic_cast<const OperationLayer*>(&l);
-  e["module"] = op ? op->keras_module() : "keras.layers";
+  const LayerClassHooks* hooks = op ? nullptr : layer_class_hooks(l.class_name());
+  const bool own_module = hooks && !hooks->keras_module.empty();
+  // A nested functional model is written as Keras writes it: Keras 3 cannot find "keras.layers.Functional".
+  const bool functional = dynamic_cast<const Model*>(&l) && l.class_name() == "Functional";
+  e["module"] = op ? op->keras_module()
+                   : functional ? "keras.src.models.functional" : own_module ? hooks->keras_module : "keras.layers";
   e["class_name"] = op ? l.class_name() : detail::keras_export_name(l.class_name());
   e["config"] = l.get_config();
-  e["registered_name"] = op ? Config(l.class_name()) : Config(nullptr);
+  e["registered_name"] = op || own_module || functional ? Config(l.class_name()) : Config(nullptr);
   return e;
 }
 
-/// [layer name, node index, tensor index] of a symbolic tensor.
-Config history_of(const Tensor& t) {
+/// The nodes of the model being written; node indices count only these, as Keras's do.
+using OwnNodes = std::set<const Node*>;
+
+/// The position of a tensor's node among its layer's nodes that belong to the model.
+int own_node_index(const KerasHistory& h, const OwnNodes& own) {
+  int index = 0;
+  for (const auto& n : h.node->layer->inbound_nodes()) {
+    if (n == h.node) break;
+    if (own.count(n.get())) ++index;
+  }
+  return index;
+}
+
+bool is_functional_model(const Layer& l) {
+  const auto* m = dynamic_cast<const Model*>(&l);
+  return m && m->is_functional();
+}
+
+/// [layer name, node index, tensor index] of a symbolic tensor. In input_layers
+/// and output_layers Keras counts a nested functional model's construction as
+/// its node 0 (functional.py, node_reindexing_map); in inbound nodes it does not.
+Config history_of(const Tensor& t, const OwnNodes& own, bool model_io = false) {
   const KerasHistory* h = keras_history(t);
-  int node_index = 0;
-  auto nodes = h->node->layer->inbound_nodes();
-  for (std::size_t k = 0; k < nodes.size(); ++k)
-    if (nodes[k] == h->node) node_index = static_cast<int>(k);
-  return Config::array({h->node->layer->name(), node_index, h->index});
+  const int offset = model_io && is_functional_model(*h->node->layer) ? 1 : 0;
+  return Config::array({h->node->layer->name(), own_node_index(*h, own) + offset, h->index});
 }
 
 /// A symbolic tensor as Keras 3 serializes it in a node's args and kwargs.
-Config keras_tensor_ref(const Tensor& t) {
+Config keras_tensor_ref(const Tensor& t, const OwnNodes& own) {
   Config shape = Config::array();
   for (auto d : t.shape().dims()) shape.push_back(d < 0 ? Config(nullptr) : Config(d));
   return {{"class_name", "__keras_tensor__"},
-          {"config", {{"shape", shape}, {"dtype", dtype_name(t.dtype())}, {"keras_history", history_of(t)}}}};
+          {"config", {{"shape", shape}, {"dtype", dtype_name(t.dtype())}, {"keras_history", history_of(t, own)}}}};
 }
 
 /// One inbound node: {"args": [...], "kwargs": {...}}.
-Config node_entry(const Layer& l, const Node& n) {
+Config node_entry(const Layer& l, const Node& n, const OwnNodes& own) {
   std::vector<Config> refs;
-  for (const auto& t : n.inputs) refs.push_back(keras_tensor_ref(t));
+  for (const auto& t : n.inputs) refs.push_back(keras_tensor_ref(t, own));
   Config node = Config::object();
   if (const auto* op = dynamic_cast<const OperationLayer*>(&l)) {
     node["args"] = op->args_with(refs);
@@ -64,10 +86,10 @@ Config node_entry(const Layer& l, const Node& n) {
       kwargs[key] = Config::parse(v.json);
     } else if (v.tensor_list) {
       Config a = Config::array();
-      for (const auto& t : v.tensors) a.push_back(keras_tensor_ref(t));
+      for (const auto& t : v.tensors) a.push_back(keras_tensor_ref(t, own));
       kwargs[key] = a;
     } else {
-      kwargs[key] = keras_tensor_ref(v.tensors.at(0));
+      kwargs[key] = keras_tensor_ref(v.tensors.at(0), own);
     }
   }
   node["kwargs"] = kwargs;
@@ -105,21 +127,21 @@ Config Model::get_config() const {
   c["name"] = name();
   c["trainable"] = trainable();
   Config layers = Config::array();
-  std::set<const Node*> in_graph;
+  OwnNodes in_graph;
   for (const auto& n : nodes_) in_graph.insert(n.get());
   for (const auto& l : graph_layers_) {
     Config e = layer_entry(*l);
     e["name"] = l->name();
     Config inbound = Config::array();
     for (const auto& n : l->inbound_nodes())
-      if (in_graph.count(n.get()) && !n->inputs.empty()) inbound.push_back(node_entry(*l, *n));
+      if (in_graph.count(n.get()) && !n->inputs.empty()) inbound.push_back(node_entry(*l, *n, in_graph));
     e["inbound_nodes"] = inbound;
     layers.push_back(e);
   }
   c["layers"] = layers;
   auto refs = [&](const std::vector<Tensor>& ts) {
     Config a = Config::array();
-    for (const auto& t : ts) a.push_back(history_of(t));
+    for (const auto& t : ts) a.push_back(history_of(t, in_graph, true));
     return a;
   };
   c["input_layers"] = refs(inputs_);

@@ -14,6 +14,7 @@
 //   L::AdaptiveAveragePooling1D/2D/3D, L::AdaptiveMaxPooling1D/2D/3D, L::DepthwiseConv1D/2D,
 //   L::SeparableConv1D/2D, L::Conv1DTranspose, L::Conv2DTranspose, L::Conv3D.
 //   L::Masking, L::SimpleRNN, L::LSTM, L::GRU (and their cells), L::RNN, L::StackedRNNCells, L::Bidirectional, L::TimeDistributed.
+//   L::LayerScale, L::StochasticDepth, L::CustomScaleLayer (keras.applications' own layers).
 //   L::Conv3DTranspose, L::CategoryEncoding, L::Discretization, L::IntegerLookup, L::RandomFlip,
 //   L::RandomRotation, L::RandomZoom, L::RandomTranslation, L::RandomCrop, L::RandomContrast, L::RandomBrightness.
 //
@@ -30,6 +31,7 @@
 //   3. One entry in tests/layers/test_layer_harness.cpp: a gradient check, a
 //      config round trip and .keras + .h5 save/load round trips.
 #include "kiln/layers/activation_layers.h"
+#include "kiln/layers/application_layers.h"
 #include "kiln/layers/attention.h"
 #include "kiln/layers/bidirectional.h"
 #include "kiln/layers/common.h"

@@ -53,5 +53,6 @@ int run_layer_files(const Group& g);
 int run_activations(const Group& g);
 int run_recurrent(const Group& g);
 int run_onnx(const Group& g);
+int run_model_files(const Group& g);
 
 }  // namespace oracle

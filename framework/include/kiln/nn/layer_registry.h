@@ -40,6 +40,10 @@ struct LayerClassHooks {
   /// Keras 3 records a build_config for this class even when it has no weights
   /// (layers whose Python class defines build()).
   bool records_build_config = false;
+  /// The Python module of a class Keras defines outside keras.layers
+  /// (keras.src.applications.convnext's LayerScale). Configs name it, with the
+  /// class name as registered_name, so that Keras finds the class; empty: keras.layers.
+  std::string keras_module;
 };
 
 void register_layer_class(const std::string& class_name, LayerFactory factory, LayerClassHooks hooks = {});

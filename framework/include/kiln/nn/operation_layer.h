@@ -12,7 +12,11 @@
 //   kiln::Tensor p = kiln::keras_op("Multiply", {s}, {}, R"([{"__kiln_tensor__": 0}, 2.0])");
 // Supported: Add, Subtract, Multiply, Divide, Maximum, Minimum, Equal,
 // NotEqual, LogicalAnd, LogicalOr, Any, All, Sum, Mean, Max, Min, Cast,
-// ExpandDims, Squeeze, Reshape, Transpose, Concatenate.
+// ExpandDims, Squeeze, Reshape, Transpose, Concatenate; the element-wise Exp,
+// Log, Log1p, Expm1, Sqrt, Rsqrt, Square, Absolute, Negative, Sign, Sin, Cos,
+// Tanh, Erf, Floor; and every activation op of keras.ops.nn (Relu, Relu6,
+// Sigmoid, Softmax, Gelu, Celu, Elu, Threshold, ...) with keras.activations'
+// ReLU.
 #include <string>
 #include <vector>
 
