@@ -23,10 +23,14 @@ Config layer_entry(const Layer& l) {
   const auto* op = dynamic_cast<const OperationLayer*>(&l);
   const LayerClassHooks* hooks = op ? nullptr : layer_class_hooks(l.class_name());
   const bool own_module = hooks && !hooks->keras_module.empty();
-  // A nested functional model is written as Keras writes it: Keras 3 cannot find "keras.layers.Functional".
+  // Nested models are written as Keras writes them: Keras 3 cannot find "keras.layers.Functional".
   const bool functional = dynamic_cast<const Model*>(&l) && l.class_name() == "Functional";
-  e["module"] = op ? op->keras_module()
-                   : functional ? "keras.src.models.functional" : own_module ? hooks->keras_module : "keras.layers";
+  const bool sequential = dynamic_cast<const Sequential*>(&l) != nullptr;
+  e["module"] = op           ? op->keras_module()
+                : functional ? "keras.src.models.functional"
+                : sequential ? "keras"
+                : own_module ? hooks->keras_module
+                             : "keras.layers";
   e["class_name"] = op ? l.class_name() : detail::keras_export_name(l.class_name());
   e["config"] = l.get_config();
   e["registered_name"] = op || own_module || functional ? Config(l.class_name()) : Config(nullptr);
