@@ -8,12 +8,20 @@ CI runs one model of each family whose layer order or layers are special
 (ResNet's shortcuts, InceptionV3's unscaled BatchNormalization, ConvNeXt's
 LayerScale, InceptionResNetV2's CustomScaleLayer, MobileNetV2's depthwise
 blocks, DenseNet's concatenations); KILN_ORACLE_APPS=all runs every class,
-and KILN_ORACLE_APPS=ResNet50,VGG16 the ones named."""
+KILN_ORACLE_APPS=ResNet50,VGG16 the ones named, and KILN_ORACLE_APPS=builders
+only the C++ builders, every one.
+
+kiln::applications' C++ builders are compared with Keras's models too: the
+same layer names, order, classes, configs and connections, and Keras's
+weights file loaded into Kiln's model predicts as Keras does."""
+import json
 import os
+import zipfile
 
 import keras
+import numpy as np
 
-from model_roundtrip import Roundtrips
+from model_roundtrip import Roundtrips, inputs_for, perturb_statistics
 
 A = keras.applications
 # class -> smallest input size Keras accepts with weights=None
@@ -37,6 +45,8 @@ def selected():
     want = os.environ.get("KILN_ORACLE_APPS", "")
     if want == "all":
         return list(ALL)
+    if want == "builders":
+        return []
     if want:
         names = [n.strip() for n in want.split(",") if n.strip()]
         unknown = [n for n in names if n not in ALL]
@@ -53,6 +63,95 @@ def maker(cls):
     return lambda: getattr(A, cls)(weights=None, input_shape=(size, size, 3), classes=10)
 
 
+# kiln::applications builders beside Keras's: (class, Keras keyword arguments).
+BUILT = [
+    ("ResNet50", {"input_shape": [32, 32, 3], "classes": 10}),
+    ("ResNet101", {"include_top": False, "input_shape": [32, 32, 3], "pooling": "avg"}),
+    ("ResNet152", {"include_top": False, "input_shape": [32, 32, 3]}),
+    ("ResNet50V2", {"include_top": False, "input_shape": [32, 32, 3], "pooling": "max"}),
+    ("ResNet101V2", {"input_shape": [32, 32, 3], "classes": 5}),
+    ("ResNet152V2", {"include_top": False, "input_shape": [32, 32, 3], "pooling": "avg"}),
+    ("VGG16", {"input_shape": [32, 32, 3], "classes": 10}),
+    ("VGG19", {"include_top": False, "input_shape": [32, 32, 3], "pooling": "max"}),
+    ("MobileNetV2", {"include_top": False, "input_shape": [96, 96, 3], "alpha": 0.35, "pooling": "avg"}),
+    ("MobileNetV2", {"input_shape": [33, 33, 3], "classes": 7}),
+]
+BUILT_CI = {"ResNet50", "ResNet50V2", "VGG16", "MobileNetV2"}
+
+
+def normalized(v):
+    """A config value with Keras's and Kiln's spellings of the same thing made equal."""
+    if isinstance(v, dict):
+        if v.get("class_name") == "DTypePolicy":
+            return v["config"]["name"]
+        if "class_name" in v and "config" in v:  # initializers, regularizers: class and config only
+            return {"class_name": v["class_name"], "config": normalized(v["config"])}
+        return {k: normalized(x) for k, x in v.items() if k not in ("build_config", "module", "registered_name")}
+    if isinstance(v, (list, tuple)):
+        return [normalized(x) for x in v]
+    return v
+
+
+def compare_configs(o, label, kiln, keras_config):
+    mine = {l["name"]: l for l in kiln["layers"]}
+    names_k = [l["name"] for l in keras_config["layers"]]
+    if [l["name"] for l in kiln["layers"]] != names_k:
+        o.fail("%s: layer names or order differ: Kiln %s..., Keras %s..." % (
+            label, [l["name"] for l in kiln["layers"]][:8], names_k[:8]))
+        return
+    differences = []
+    for e in keras_config["layers"]:
+        k = mine[e["name"]]
+        if k["class_name"] != e["class_name"]:
+            differences.append("%s: class %s, Keras %s" % (e["name"], k["class_name"], e["class_name"]))
+            continue
+        # Keras reads Kiln's entry back: keys Kiln leaves out then take Keras's defaults.
+        rebuilt = keras.saving.deserialize_keras_object(
+            {key: k[key] for key in ("module", "class_name", "config", "registered_name") if key in k})
+        for key, want in normalized(e["config"]).items():
+            got = normalized(rebuilt.get_config()).get(key, "<missing>")
+            if got != want and not (isinstance(want, float) and isinstance(got, float) and abs(got - want) < 1e-12):
+                differences.append("%s.%s: %r, Keras %r" % (e["name"], key, got, want))
+        src = lambda node: [a["config"]["keras_history"][0] for a in node["args"] if isinstance(a, dict)]
+        if [src(n) for n in k["inbound_nodes"]] != [src(n) for n in e["inbound_nodes"]]:
+            differences.append("%s: inbound layers differ" % e["name"])
+    if differences:
+        o.fail("%s: %d config differences: %s" % (label, len(differences), "; ".join(differences[:6])))
+    else:
+        o.rows.append((label + ": config, layer by layer", len(names_k), 0.0, 0.0, True, 0, 0, ""))
+
+
+def add_built(o, checks):
+    want = os.environ.get("KILN_ORACLE_APPS", "")
+    for k, (cls, kwargs) in enumerate(BUILT):
+        if want not in ("all", "builders") and cls not in BUILT_CI:
+            continue
+        keras.backend.clear_session()
+        keras.utils.set_random_seed(6)
+        model = getattr(A, cls)(weights=None, **kwargs)
+        perturb_statistics(model, o.rng)
+        cid = "built_%d_%s" % (k, cls)
+        model.save_weights(os.path.join(o.work, cid + ".weights.h5"))
+        xs = inputs_for(model, o.rng, 2)
+        o.add({"id": cid, "op": "build", "class": cls, "options": kwargs, "weights": cid + ".weights.h5",
+               "x": [o.arr(x) for x in xs], "save": cid + ".keras"})
+        counts = (model.count_params(), sum(int(np.prod(w.shape)) for w in model.trainable_weights))
+        checks.append((cid, model.predict(xs, verbose=0), model.get_config(), counts))
+
+
+def check_built(o, checks):
+    for cid, pred, config, counts in checks:
+        if o.kiln_error(cid):
+            continue
+        o.compare("%s: kiln::applications with Keras's weights, predict" % cid, o.out(cid, "pred0"), pred,
+                  rtol=1e-4, atol=1e-6)
+        got = tuple(int(v) for v in o.out(cid, "params"))
+        if got != counts:
+            o.fail("%s: parameter counts (all, trainable) %s in Kiln, %s in Keras" % (cid, got, counts))
+        with zipfile.ZipFile(os.path.join(o.work, cid + ".keras")) as z:
+            compare_configs(o, cid, json.loads(z.read("config.json"))["config"], config)
+
+
 def run(o):
     r = Roundtrips(o, rtol=1e-4, atol=1e-6)
     names = selected()
@@ -61,4 +160,7 @@ def run(o):
     for cls in ALL:
         if cls not in names:
             o.uncovered.append((cls, "not in this run (KILN_ORACLE_APPS=all runs every class)"))
+    built = []
+    add_built(o, built)
     r.check()
+    check_built(o, built)

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Checks that #include lines follow Kiln's dependency direction.
 
-  framework <- {layers, optimizers, losses, metrics, callbacks, datasets} <- {examples, tests, bench}
+  framework <- {layers, optimizers, losses, metrics, callbacks, datasets} <- applications
+            <- {examples, tests, bench}
 
 Inside framework/ the folders are ordered, lowest first:
 
@@ -23,6 +24,9 @@ import sys
 LAYERS = ["core", "backend", "autodiff", "ops", "graph", "data", "nn", "distribute", "training", "io", "utils"]
 RANK = {name: i for i, name in enumerate(LAYERS)}
 CATALOGUE = ["layers", "optimizers", "losses", "metrics", "callbacks", "datasets"]
+# keras.applications' models, built from the framework and the layers; only
+# examples, tests and bench use them (kiln/kiln.h does not include them).
+APPLICATIONS = "applications"
 
 # The backward pass and the gradient checker compute gradients with the
 # differentiable ops themselves, so that nested tapes give higher-order
@@ -65,6 +69,8 @@ def included_layer(inc):
         name = parts[1][:-2] if parts[1].endswith(".h") else parts[1]
         if name in CATALOGUE:
             return "catalogue", name
+        if name == APPLICATIONS:
+            return "applications", name
     if parts[0] in RANK and len(parts) >= 2:  # a private framework header, relative to framework/src
         return "framework", parts[0]
     return None, None
@@ -89,6 +95,10 @@ def check_file(rel, text):
             problems.append(f"{where}: the framework may not include the catalogue folder {target}/")
         if top in CATALOGUE and kind == "catalogue" and target != top:
             problems.append(f"{where}: {top}/ may not include its sibling {target}/")
+        if kind == "applications" and top not in (APPLICATIONS, "examples", "tests", "bench", "fuzz"):
+            problems.append(f"{where}: only examples, tests and bench may use applications/")
+        if top == APPLICATIONS and kind == "catalogue" and target != "layers":
+            problems.append(f"{where}: applications/ builds from the framework and layers/ only")
         for pattern, home, what in HEAVY:
             if pattern.search(inc) and not rel.startswith(home):
                 problems.append(f"{where}: {what} headers belong in {home} only")
@@ -109,6 +119,11 @@ SELF_TEST = [  # (file, include line, must be flagged)
     ("layers/src/dense.cpp", '#include "kiln/optimizers/adam.h"', True),
     ("metrics/src/auc.cpp", '#include "kiln/losses.h"', True),
     ("layers/src/dense.cpp", '#include "kiln/layers/dense.h"', False),
+    ("framework/include/kiln/kiln.h", '#include "kiln/applications.h"', True),
+    ("layers/src/dense.cpp", '#include "kiln/applications.h"', True),
+    ("applications/src/resnet.cpp", '#include "kiln/layers.h"', False),
+    ("applications/src/resnet.cpp", '#include "kiln/losses.h"', True),
+    ("examples/transfer_learning.cpp", '#include "kiln/applications.h"', False),
     ("framework/src/ops/nn_ops.cpp", "#include <xtensor/xarray.hpp>", True),
     ("framework/src/backend/cpu/nn.cpp", "#include <xtensor/xarray.hpp>", False),
     ("framework/src/training/model.cpp", "#include <hdf5.h>", True),
@@ -135,7 +150,7 @@ def main():
         return 1
     root = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else ".")
     problems, checked = [], 0
-    for top in ["framework", *CATALOGUE, "examples", "bench", "tests", "fuzz"]:
+    for top in ["framework", *CATALOGUE, APPLICATIONS, "examples", "bench", "tests", "fuzz"]:
         for dirpath, dirnames, filenames in os.walk(os.path.join(root, top)):
             dirnames[:] = [d for d in dirnames if d != "data"] if top == "tests" else dirnames
             for f in sorted(filenames):

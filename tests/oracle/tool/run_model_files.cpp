@@ -1,6 +1,8 @@
 // Whole models both ways (the functional and applications groups): Kiln loads
 // a file Keras saved, predicts every output, optionally trains a few steps,
-// and saves the model back in each format for Keras to load.
+// and saves the model back in each format for Keras to load; and Kiln's own
+// keras.applications builders beside Keras's.
+#include "kiln/applications.h"
 #include "kiln/kiln.h"
 #include "oracle_io.h"
 
@@ -42,10 +44,41 @@ void roundtrip(const Group& g, const json& c) {
   }
 }
 
+/// {"op": "build", "class", "options": {Keras's keyword arguments}, "weights",
+///  "x": [...], "save": a .keras path}: kiln::applications builds the class,
+///  loads the weights Keras saved for its own model, predicts (pred0), and
+///  saves the model, whose config the driver compares with Keras's.
+void build(const Group& g, const json& c) {
+  const json& k = c.at("options");
+  kiln::applications::ApplicationOptions o;
+  o.include_top = k.value("include_top", true);
+  o.pooling = k.contains("pooling") && k["pooling"].is_string() ? k["pooling"].get<std::string>() : "";
+  o.classes = k.value("classes", int64_t{1000});
+  o.alpha = k.value("alpha", 1.0);
+  if (k.contains("input_shape")) {
+    std::vector<int64_t> dims;
+    for (const auto& d : k["input_shape"]) dims.push_back(d.is_null() ? kiln::None : d.get<int64_t>());
+    o.input_shape = kiln::Shape(dims);
+  }
+  o.weights = (g.dir() / c.at("weights").get<std::string>()).string();
+  kiln::clear_session();  // layer names count from zero, as after Keras's clear_session()
+  auto model = kiln::applications::build(c.at("class").get<std::string>(), o);
+  g.save(c, "pred0", model->predict(kiln::Data(g.arrays(c.at("x"))), {.verbose = 0}));
+  int64_t trainable = 0;
+  for (const auto& v : model->trainable_weights()) trainable += v.value().size();
+  g.save(c, "params", kiln::Tensor(std::vector<double>{static_cast<double>(model->count_params()),
+                                                       static_cast<double>(trainable)},
+                                   kiln::Shape{2}));
+  model->save((g.dir() / c.at("save").get<std::string>()).string());
+}
+
 }  // namespace
 
 int run_model_files(const Group& g) {
-  g.for_each_case([&](const json& c) { roundtrip(g, c); });
+  g.for_each_case([&](const json& c) {
+    if (c.at("op") == "build") build(g, c);
+    else roundtrip(g, c);
+  });
   return 0;
 }
 

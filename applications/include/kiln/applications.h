@@ -1,0 +1,87 @@
+#pragma once
+// keras.applications in C++: each builder makes the model Keras 3 builds, with
+// the same layer names, configs and weight order, so a weights file Keras saved
+// for that model (.weights.h5, or the legacy .h5 of keras.applications) loads
+// with load_weights, and the model saves to files Keras reads.
+//
+//   namespace A = kiln::applications;
+//   auto base = A::MobileNetV2({.include_top = false, .input_shape = kiln::Shape{96, 96, 3}, .alpha = 0.35});
+//   auto net = A::ResNet50({.weights = "resnet50.weights.h5", .classes = 10});
+//   kiln::Tensor x = A::preprocess_input(images, "resnet");          // RGB in [0, 255]
+//   auto top5 = A::decode_predictions(net->predict(x), "imagenet_class_index.json");
+//
+// Models: ResNet50, ResNet101, ResNet152, ResNet50V2, ResNet101V2, ResNet152V2,
+// VGG16, VGG19, MobileNetV2. This header is not part of <kiln/kiln.h>.
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kiln/core/shape.h"
+#include "kiln/core/tensor.h"
+#include "kiln/training/model.h"
+
+namespace kiln::applications {
+
+/// Keras's arguments of every application builder.
+struct ApplicationOptions {
+  /// The classifier on top (global pooling and a Dense of `classes`).
+  bool include_top = true;
+  /// "" for random initialisation (Keras's None), or the path of a weights file
+  /// (.weights.h5 or a legacy .h5). "imagenet" needs the download Keras does,
+  /// which Kiln does not: pass the file's path instead.
+  std::string weights;
+  /// (height, width, channels) without the batch axis; the default is the
+  /// model's own size (224x224x3) with the top, and (None, None, 3) without.
+  std::optional<Shape> input_shape;
+  /// Without the top: "" (the last feature map), "avg" or "max" (global pooling).
+  std::string pooling;
+  int64_t classes = 1000;
+  /// The top's activation; "" or "linear" gives logits.
+  std::string classifier_activation = "softmax";
+  /// The model's name; empty: Keras's default for the class ("resnet50").
+  std::string name;
+  /// MobileNet width multiplier (MobileNetV2 only).
+  double alpha = 1.0;
+};
+
+using ModelPtr = std::shared_ptr<Model>;
+
+ModelPtr ResNet50(const ApplicationOptions& options = {});
+ModelPtr ResNet101(const ApplicationOptions& options = {});
+ModelPtr ResNet152(const ApplicationOptions& options = {});
+ModelPtr ResNet50V2(const ApplicationOptions& options = {});
+ModelPtr ResNet101V2(const ApplicationOptions& options = {});
+ModelPtr ResNet152V2(const ApplicationOptions& options = {});
+ModelPtr VGG16(const ApplicationOptions& options = {});
+ModelPtr VGG19(const ApplicationOptions& options = {});
+ModelPtr MobileNetV2(const ApplicationOptions& options = {});
+
+/// Builds a model by its Keras class name ("ResNet50", "MobileNetV2", ...);
+/// NotFoundError for a class Kiln does not build.
+ModelPtr build(const std::string& class_name, const ApplicationOptions& options = {});
+/// The class names build() accepts.
+std::vector<std::string> names();
+
+/// keras.applications' preprocess_input for a family's mode, on RGB images
+/// in [0, 255], channels last:
+///   "caffe" (ResNet, VGG): RGB -> BGR, minus the ImageNet mean per channel;
+///   "tf" (ResNetV2, MobileNet, Xception, Inception): x / 127.5 - 1;
+///   "torch" (DenseNet): x / 255, minus the mean, divided by the std per channel.
+/// A family name ("resnet", "resnet_v2", "vgg16", "vgg19", "mobilenet_v2")
+/// stands for its mode.
+Tensor preprocess_input(const Tensor& images, const std::string& mode_or_family);
+
+struct Prediction {
+  std::string class_id;     // "n02123045"
+  std::string class_name;   // "tabby"
+  double score = 0;
+};
+/// keras.applications' decode_predictions: the `top` highest scores of each
+/// row of `predictions` (batch, classes), best first, named from a class-index
+/// JSON file ({"0": ["n01440764", "tench"], ...}, Keras's
+/// imagenet_class_index.json). The file must cover every class.
+std::vector<std::vector<Prediction>> decode_predictions(const Tensor& predictions, const std::string& class_index_path,
+                                                        int top = 5);
+
+}  // namespace kiln::applications
