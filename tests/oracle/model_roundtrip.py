@@ -52,11 +52,12 @@ class Roundtrips:
     def __init__(self, o, rtol=1e-5, atol=1e-5, train_steps=5):
         self.o, self.rtol, self.atol, self.train_steps = o, rtol, atol, train_steps
         self.models = []  # (name, make, model, xs, expected per case id)
+        self.onnx = []  # (name, xs, Keras's predictions): Kiln's ONNX export run in ONNX Runtime
 
     def path(self, name):
         return os.path.join(self.o.work, name)
 
-    def add(self, name, make, batch=2, train=True, formats=("keras", "h5", "weights")):
+    def add(self, name, make, batch=2, train=True, formats=("keras", "h5", "weights"), onnx=False):
         o = self.o
         model = keras_model(make, 3, o.rng)
         xs = inputs_for(model, o.rng, batch)
@@ -66,6 +67,8 @@ class Roundtrips:
         expected[name + "_keras"] = as_list(model.predict(xs, verbose=0))
         saves = ["kiln_%s.keras" % name, "kiln_%s.h5" % name, "kiln_%s.weights.h5" % name]
         case = {"id": name + "_keras", "op": "roundtrip", "path": name + ".keras", "x": xnames, "save": saves}
+        if onnx:
+            case["onnx"] = name + ".onnx"
         ys = None
         if train:
             # Shapes from a prediction: Keras's symbolic shape of attention scores is wrong.
@@ -85,6 +88,8 @@ class Roundtrips:
                    "weights": name + ".weights.h5", "x": xnames})
         counts = (model.count_params(), sum(int(np.prod(w.shape)) for w in model.trainable_weights))
         self.models.append((name, make, xs, ys, expected, counts, saves))
+        if onnx:
+            self.onnx.append((name, xs, expected[name + "_keras"]))
 
     def check(self):
         o = self.o
@@ -106,6 +111,20 @@ class Roundtrips:
             if ys is not None:
                 kiln_after = self.check_training(name, xs, ys)
             self.check_keras_loads(name, make, xs, saves, kiln_after)
+        self.check_onnx()
+
+    def check_onnx(self):
+        import onnxruntime as ort
+        o = self.o
+        for name, xs, want in self.onnx:
+            if (name + "_keras") in o.errors:
+                continue
+            path = self.path(name + ".onnx")
+            session = ort.InferenceSession(path, providers=["CPUExecutionProvider"])
+            names = [i.name for i in session.get_inputs()]
+            for i, got in enumerate(session.run(None, dict(zip(names, xs)))):
+                o.compare("%s: Kiln's ONNX export in ONNX Runtime against Keras, output %d" % (name, i), got, want[i],
+                          rtol=self.rtol, atol=self.atol)
 
     def check_training(self, name, xs, ys):
         o = self.o

@@ -12,7 +12,8 @@ namespace {
 
 /// {"op": "roundtrip", "path", "x": [...], "weights"?: a .weights.h5 loaded
 ///  into the file's architecture, "save"?: [paths], "train"?: {"y": [...],
-///  "steps", "optimizer", "loss"}}. Writes pred<i> for every output, the
+///  "steps", "optimizer", "loss"}, "onnx"?: a path for kiln::export_onnx}.
+///  Writes pred<i> for every output, the
 ///  parameter counts, and, after training, the loss of each step and the
 ///  predictions again (trained<i>).
 void roundtrip(const Group& g, const json& c) {
@@ -26,6 +27,7 @@ void roundtrip(const Group& g, const json& c) {
   g.save(c, "params", kiln::Tensor(std::vector<double>{static_cast<double>(model->count_params()),
                                                        static_cast<double>(trainable)},
                                    kiln::Shape{2}));
+  if (c.contains("onnx")) kiln::export_onnx(*model, (g.dir() / c.at("onnx").get<std::string>()).string());
   if (c.contains("train")) {
     const json& t = c.at("train");
     model->compile({.optimizer = kiln::optimizers::get(t.at("optimizer").get<std::string>()),
