@@ -3,6 +3,7 @@
 
 #include "kiln/layers.h"
 #include "kiln/ops/ops.h"
+#include "kiln/core/error.h"
 #include "layer_harness.h"
 
 namespace k = kiln;
@@ -163,4 +164,35 @@ TEST_CASE("harness: transposed convolutions and Conv3D") {
                .make = [](k::DType dt) { return ptr(L::Conv1DTranspose(2, 3, {.strides = 2, .data_format = "channels_first", .dtype = dt})); },
                .input_shapes = {{2, 3, 5}},
                .weight_names = {"kernel", "bias"}});
+}
+
+TEST_CASE("harness: keras.applications' own layers") {
+  check_layer({.label = "LayerScale",
+               .make = [](k::DType dt) { return ptr(L::LayerScale(0.5, 4, {.dtype = dt})); },
+               .input_shapes = {{2, 3, 4}},
+               .weight_names = {"variable"}});
+  check_layer({.label = "StochasticDepth", .make = [](k::DType dt) { return ptr(L::StochasticDepth(0.3, {.dtype = dt})); },
+               .input_shapes = {{3, 2, 4}}});
+  check_layer({.label = "CustomScaleLayer",
+               .make = [](k::DType dt) { return ptr(L::CustomScaleLayer(0.17, {.dtype = dt})); },
+               .input_shapes = {{2, 3}, {2, 3}},
+               .list_input = true});
+}
+
+TEST_CASE("StochasticDepth in training keeps or drops each sample's whole path") {
+  k::random::set_seed(2);
+  const k::Tensor x = k::ones({64, 3, 5});
+  const k::Tensor y = L::StochasticDepth(0.25)(x, true);
+  // Each sample is all 0 or all 1/0.75.
+  auto v = y.to_vector<float>();
+  int kept = 0;
+  for (int s = 0; s < 64; ++s) {
+    const float first = v[static_cast<std::size_t>(s) * 15];
+    CHECK((first == 0.0f || first == doctest::Approx(1.0 / 0.75)));
+    for (int j = 1; j < 15; ++j) CHECK(v[static_cast<std::size_t>(s) * 15 + j] == first);
+    kept += first != 0.0f;
+  }
+  CHECK(kept > 32);
+  CHECK(kept < 64);
+  CHECK_THROWS_AS(L::LayerScale(1e-6, 8)(k::ones({2, 4})), k::ShapeError);
 }

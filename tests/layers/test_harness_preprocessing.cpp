@@ -146,4 +146,13 @@ TEST_CASE("harness: image augmentation layers") {
   check_layer({.label = "RandomBrightness",
                .make = [](k::DType dt) { return ptr(L::RandomBrightness({-0.1, 0.2}, {.seed = 9, .dtype = dt})); },
                .input_shapes = {{2, 3, 3, 1}}});
+  check_layer({.label = "RandomHue",
+               .make = [](k::DType dt) { return ptr(L::RandomHue(0.3, {.value_range = {0, 1}, .dtype = dt})); },
+               .input_shapes = {{2, 3, 3, 3}}});
+  check_layer({.label = "RandomSaturation",
+               .make = [](k::DType dt) { return ptr(L::RandomSaturation({0.2, 0.6}, {.seed = 4, .dtype = dt})); },
+               .input_shapes = {{2, 3, 3, 3}}});
+  check_layer({.label = "RandomSharpness",
+               .make = [](k::DType dt) { return ptr(L::RandomSharpness(0.5, {.data_format = "channels_first", .dtype = dt})); },
+               .input_shapes = {{2, 3, 4, 4}}});
 }

@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <functional>
+#include <nlohmann/json.hpp>
 
 #include "kiln/autodiff/gradient_check.h"
 #include "kiln/core/error.h"
@@ -131,6 +132,34 @@ TEST_CASE("RandomContrast and RandomBrightness in training") {
                           {0.7, 1.0});
   CHECK_THROWS_AS(L::RandomContrast(1.5), k::ValueError);
   CHECK_THROWS_AS(L::RandomBrightness(0.2, {.value_range = {0, 1, 2}}), k::ValueError);
+}
+
+TEST_CASE("RandomHue, RandomSaturation and RandomSharpness in training: Keras 3.15's values") {
+  // (1, 2, 3, 3) RGB pixels; factors pinned (lower == upper) so the draws do not
+  // matter (a hue shift of 0.5 either way is the same). Expected values printed
+  // by Keras 3.15 (JAX) for the same layers and images.
+  const k::Tensor x = k::reshape(k::Tensor(std::vector<float>{255, 0, 0, 0, 128, 255, 10, 200, 30, 50, 60, 70, 0, 0, 0,
+                                                              255, 255, 255},
+                                           k::Shape{18}),
+                                 {1, 2, 3, 3});
+  kiln_test::check_values(L::RandomHue({1.0, 1.0}, {.seed = 1})(x, true),
+                          {0, 255, 255, 255, 127.0001297, 0, 200.0000153, 10.0000029, 180.0000916, 70, 60.0000076,
+                           50.0000038, 0, 0, 0, 255, 255, 255},
+                          1e-5);
+  kiln_test::check_values(L::RandomSaturation({0.25, 0.25}, {.seed = 1})(x / 255.0, true),
+                          {1, 0.6666667, 0.6666667, 0.6666667, 0.8339870, 1, 0.5359478, 0.7843137, 0.5620916, 0.2483660,
+                           0.2614379, 0.2745098, 0, 0, 0, 1, 1, 1},
+                          1e-5);
+  kiln_test::check_values(L::RandomSharpness({0.25, 0.25}, {.seed = 1})(x, true),
+                          {178.4615479, 7.2307692, 12.5, 21.9230766, 108.4230804, 190.1923065, 16.7307701, 153.1923065,
+                           40.3846169, 44.4230766, 46.4615402, 58.2692299, 21.9230766, 24.7307701, 23.4615383,
+                           176.9230804, 189.1538391, 187.5},
+                          1e-5);
+  // Inference is the identity; configs write the factor as Keras does, a (lower, upper) pair.
+  CHECK(max_diff(L::RandomHue(0.3)(x), x) == 0);
+  CHECK(L::RandomHue(0.3)->get_config()["factor"] == nlohmann::json::parse("[0.0, 0.3]"));
+  CHECK_THROWS_AS(L::RandomHue(1.5), k::ValueError);
+  CHECK_THROWS_AS(L::RandomSharpness(0.2, {.value_range = {0}}), k::ValueError);
 }
 
 TEST_CASE("image augmentations in training are differentiable with respect to the images") {

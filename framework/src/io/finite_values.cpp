@@ -15,7 +15,8 @@ void require_finite_values(const Tensor& t, const std::string& who) {
   dispatch_float(c.dtype(), "require_finite_values", [&](auto tag) {
     using T = decltype(tag);
     const T* p = static_cast<const T*>(c.raw_data());
-    for (int64_t i = 0; i < c.size(); ++i) {
+    const int64_t n = c.size();
+    for (int64_t i = 0; i < n; ++i) {
       if (std::isfinite(p[i])) continue;
       std::ostringstream msg;
       msg << who << ": the values are not finite (" << p[i] << " at flat index " << i << " of shape "

@@ -45,7 +45,7 @@ std::shared_ptr<Model> load_from_zip(const ZipReader& zip, bool compile, bool tr
   const Config cfg = parse_member(zip, "config.json");
   if (zip.contains("metadata.json")) (void)parse_member(zip, "metadata.json");  // must at least be valid JSON
   if (!cfg.is_object()) throw IOError(zip.path() + "[config.json]: expected a JSON object");
-  auto model = model_from_file_config(cfg, zip.path() + "[config.json]");
+  auto model = model_from_file_config(cfg, zip.path() + "[config.json]", /*weights_follow=*/true);
   if (compile && cfg.contains("compile_config") && cfg["compile_config"].is_object() && !cfg["compile_config"].empty()) {
     compile_from_config(*model, cfg["compile_config"], zip.path() + "[config.json]");
     // Keras's compile_from_config builds the optimizer so its variables can load.

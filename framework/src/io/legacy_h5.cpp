@@ -294,8 +294,8 @@ std::shared_ptr<Model> load_legacy_model(const H5File& f, bool compile) {
   } catch (const nlohmann::json::exception& e) {
     throw IOError(path + ": the model_config attribute is not valid JSON: " + e.what());
   }
-  auto model = model_from_file_config(cfg, path);
   if (!root.is_group("model_weights")) throw IOError(path + ": the file has a model_config but no /model_weights group");
+  auto model = model_from_file_config(cfg, path, /*weights_follow=*/true);
   LegacyLoadOptions o;
   o.assume_theano = uses_channels_first(cfg);
   load_legacy_weights(*model, root.group("model_weights"), o);

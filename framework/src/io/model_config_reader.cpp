@@ -63,9 +63,10 @@ bool uses_channels_first(const Config& c) {
   return false;
 }
 
-std::shared_ptr<Model> model_from_file_config(const Config& c, const std::string& source) {
+std::shared_ptr<Model> model_from_file_config(const Config& c, const std::string& source, bool weights_follow) {
   // Sizes in a file's config are untrusted: building the model stays under max_read_bytes().
   detail::FileLoadScope scope(source);
+  scope.weights_follow = weights_follow;
   Config up;
   try {
     up = upgrade_model_config(c);

@@ -51,7 +51,9 @@ Config keras2_training_config(const Model& m);
 Config upgrade_model_config(const Config& c);
 /// Builds the model from a (normalised) config; unknown layer classes raise
 /// NotFoundError naming `source` and the class; other errors name `source`.
-std::shared_ptr<Model> model_from_file_config(const Config& c, const std::string& source);
+/// `weights_follow`: the caller loads every weight from the file next, so the
+/// initializers need not run (FileLoadScope::weights_follow).
+std::shared_ptr<Model> model_from_file_config(const Config& c, const std::string& source, bool weights_follow = false);
 /// True if a (Keras 1) config has any layer with dim_ordering "th".
 bool uses_channels_first(const Config& c);
 

@@ -148,7 +148,8 @@ Variable Layer::add_weight(const std::string& wname, const Shape& shape, WeightO
     throw ValueError("Layer '" + name() + "' (" + class_name() + "): cannot create weight '" + wname + "' of shape " +
                      shape.to_string() + ": " + e.what());
   }
-  Tensor init = o.initializer.resolve()->operator()(shape, dt);
+  const auto* load = detail::FileLoadScope::current();
+  Tensor init = load && load->weights_follow ? zeros(shape, dt) : o.initializer.resolve()->operator()(shape, dt);
   VariableOptions vo;
   vo.name = wname;
   vo.trainable = o.trainable && trainable_;

@@ -1,5 +1,5 @@
 #pragma once
-// RandomContrast and RandomBrightness: in training, one random adjustment per image,
+// Colour augmentations: in training, one random adjustment per image,
 // clipped to value_range; the identity at inference.
 //   L::RandomContrast(0.5)     y = (x - mean) · f + mean, mean per image and channel over
 //                              H and W, f uniform in [1 - lower, 1 + upper) where factor
@@ -7,8 +7,16 @@
 //                              pair is taken as is; factor values lie in [0, 1]
 //   L::RandomBrightness(0.2)   y = x + d · (value_range[1] - value_range[0]), d uniform in
 //                              [-0.2, 0.2) (a pair: [lower, upper)); factor values in [-1, 1]
+//   L::RandomHue(0.2)          shifts the hue of each image by ±f/2 (f uniform in
+//                              [lower, upper), the sign a coin flip), through HSV
+//   L::RandomSaturation(0.5)   scales the HSV saturation by f / (1 - f + 1e-7), f uniform
+//                              in [lower, upper); factor values in [-1, 1]
+//   L::RandomSharpness(0.5)    blends each image with its 3x3 smoothing (weights 1/13,
+//                              centre 5/13): y = x + (1 - 2f)(smooth - x)
 // value_range (default (0, 255)) bounds the outputs. Images (batch, H, W, C) or one
-// (H, W, C); RandomContrast takes data_format. Differentiable with respect to the images.
+// (H, W, C); each takes data_format. Differentiable with respect to the images.
+// Formulas as in Keras 3.15 (random_hue.py, random_saturation.py, random_sharpness.py,
+// the JAX backend's rgb_to_hsv and hsv_to_rgb).
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -64,7 +72,35 @@ class RandomBrightnessImpl : public RandomImageLayer {
   RandomColorOptions o_;
 };
 
+/// RandomHue, RandomSaturation and RandomSharpness: one class each over the same options.
+#define KILN_RANDOM_COLOR_LAYER(Name)                                           \
+  class Name##Impl : public RandomImageLayer {                                  \
+   public:                                                                      \
+    using Options = RandomColorOptions;                                         \
+    explicit Name##Impl(Factor factor, RandomColorOptions options = {});        \
+    std::string class_name() const override { return #Name; }                  \
+    Config get_config() const override;                                        \
+    KILN_ARGS(Name##Impl, factor_)                                              \
+    const RandomColorOptions& options() const { return o_; }                    \
+                                                                                \
+   protected:                                                                   \
+    Tensor call(const Tensor& x, bool training) override;                       \
+    using Layer::call;                                                          \
+                                                                                \
+   private:                                                                     \
+    Factor factor_; /* (lower, upper) */                                        \
+    RandomColorOptions o_;                                                      \
+  };
+
+KILN_RANDOM_COLOR_LAYER(RandomHue)
+KILN_RANDOM_COLOR_LAYER(RandomSaturation)
+KILN_RANDOM_COLOR_LAYER(RandomSharpness)
+#undef KILN_RANDOM_COLOR_LAYER
+
 KILN_LAYER_HANDLE(RandomContrast);
 KILN_LAYER_HANDLE(RandomBrightness);
+KILN_LAYER_HANDLE(RandomHue);
+KILN_LAYER_HANDLE(RandomSaturation);
+KILN_LAYER_HANDLE(RandomSharpness);
 
 }  // namespace kiln::layers
