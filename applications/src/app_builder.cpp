@@ -42,7 +42,7 @@ ModelPtr make_model(const Tensor& input, const Tensor& output, const Application
 ModelPtr finish(const Tensor& input, Tensor x, const ApplicationOptions& o, const std::string& default_name,
                 const TopNames& names) {
   if (o.include_top) {
-    x = L::GlobalAveragePooling2D({.name = names.avg_pool})(x);
+    x = L::GlobalAveragePooling2D({.name = names.top})(x);
     const std::string act = o.classifier_activation.empty() ? "linear" : o.classifier_activation;
     x = L::Dense(o.classes, {.activation = act, .name = "predictions"})(x);
   } else if (o.pooling == "avg") {

@@ -12,9 +12,10 @@ namespace kiln::applications::detail {
 /// (rank 3, at least min_size high and wide, static with the top), or the default.
 Shape obtain_input_shape(const std::string& cls, const ApplicationOptions& o, int64_t default_size, int64_t min_size);
 
-/// How a family names its top's pooling layers ("avg_pool"), empty for Keras's automatic names.
+/// How a family names its pooling layers, empty for Keras's automatic names:
+/// the classifier's global average pooling, and `pooling`'s "avg" and "max".
 struct TopNames {
-  std::string avg_pool, max_pool;
+  std::string top, avg_pool, max_pool;
 };
 
 /// Adds the classifier (include_top: global average pooling then Dense

@@ -43,7 +43,7 @@ ModelPtr densenet(const std::string& cls, const std::string& default_name, const
     if (b < 3) x = transition_block(x, 0.5, "pool" + std::to_string(b + 2));
   }
   x = L::Activation("relu", {.name = "relu"})(L::BatchNormalization({.axis = 3, .epsilon = 1.001e-5, .name = "bn"})(x));
-  return detail::finish(input, x, o, default_name, {"avg_pool", "max_pool"});
+  return detail::finish(input, x, o, default_name, {"avg_pool", "avg_pool", "max_pool"});
 }
 
 }  // namespace

@@ -19,7 +19,8 @@ const std::map<std::string, std::function<ModelPtr(const ApplicationOptions&)>>&
       {"ResNet50", ResNet50},       {"ResNet101", ResNet101},     {"ResNet152", ResNet152},
       {"ResNet50V2", ResNet50V2},   {"ResNet101V2", ResNet101V2}, {"ResNet152V2", ResNet152V2},
       {"VGG16", VGG16},             {"VGG19", VGG19},             {"MobileNetV2", MobileNetV2},
-      {"DenseNet121", DenseNet121}, {"DenseNet169", DenseNet169}, {"DenseNet201", DenseNet201}};
+      {"DenseNet121", DenseNet121}, {"DenseNet169", DenseNet169}, {"DenseNet201", DenseNet201},
+      {"Xception", Xception}};
   return b;
 }
 

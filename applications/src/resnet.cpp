@@ -74,7 +74,7 @@ ModelPtr resnet(const std::string& cls, const std::string& default_name, const s
     else x = stack_v1(x, filters[s], blocks[s], s == 0 ? 1 : 2, name);
   }
   if (preact) x = L::Activation("relu", {.name = "post_relu"})(bn("post_bn", x));
-  return detail::finish(input, x, o, default_name, {"avg_pool", "max_pool"});
+  return detail::finish(input, x, o, default_name, {"avg_pool", "avg_pool", "max_pool"});
 }
 
 }  // namespace

@@ -85,6 +85,8 @@ BUILT = [
     ("DenseNet121", {"input_shape": [32, 32, 3], "classes": 10}),
     ("DenseNet169", {"include_top": False, "input_shape": [32, 32, 3], "pooling": "avg"}),
     ("DenseNet201", {"include_top": False, "input_shape": [40, 40, 3]}),
+    ("Xception", {"input_shape": [71, 71, 3], "classes": 10}),
+    ("Xception", {"include_top": False, "input_shape": [80, 72, 3], "pooling": "avg"}),
 ]
 BUILT_CI = {"ResNet50", "ResNet50V2", "VGG16", "MobileNetV2", "DenseNet121"}
 
