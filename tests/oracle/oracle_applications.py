@@ -10,8 +10,8 @@ CI runs one model of each family whose layer order or layers are special
 (ResNet's shortcuts, InceptionV3's unscaled BatchNormalization, ConvNeXt's
 LayerScale, InceptionResNetV2's CustomScaleLayer, MobileNetV2's depthwise
 blocks, DenseNet's concatenations); KILN_ORACLE_APPS=all runs every class,
-KILN_ORACLE_APPS=ResNet50,VGG16 the ones named, and KILN_ORACLE_APPS=builders
-only the C++ builders, every one.
+KILN_ORACLE_APPS=ResNet50,VGG16 the ones named, KILN_ORACLE_APPS=builders only
+the C++ builders, every one, and KILN_ORACLE_APPS=builders:InceptionV3 the named ones.
 
 kiln::applications' C++ builders are compared with Keras's models too: the
 same layer names, order, classes, configs and connections, and Keras's
@@ -52,7 +52,7 @@ def selected():
     want = os.environ.get("KILN_ORACLE_APPS", "")
     if want == "all":
         return list(ALL)
-    if want == "builders":
+    if want.startswith("builders"):
         return []
     if want:
         names = [n.strip() for n in want.split(",") if n.strip()]
@@ -87,6 +87,8 @@ BUILT = [
     ("DenseNet201", {"include_top": False, "input_shape": [40, 40, 3]}),
     ("Xception", {"input_shape": [71, 71, 3], "classes": 10}),
     ("Xception", {"include_top": False, "input_shape": [80, 72, 3], "pooling": "avg"}),
+    ("InceptionV3", {"input_shape": [75, 75, 3], "classes": 10}),
+    ("InceptionV3", {"include_top": False, "input_shape": [99, 87, 3], "pooling": "max"}),
 ]
 BUILT_CI = {"ResNet50", "ResNet50V2", "VGG16", "MobileNetV2", "DenseNet121"}
 
@@ -136,7 +138,9 @@ def compare_configs(o, label, kiln, keras_config):
 def add_built(o, checks):
     want = os.environ.get("KILN_ORACLE_APPS", "")
     for k, (cls, kwargs) in enumerate(BUILT):
-        if want not in ("all", "builders") and cls not in BUILT_CI:
+        if want.startswith("builders:") and cls not in want[len("builders:"):].split(","):
+            continue
+        if want not in ("all", "builders") and not want.startswith("builders:") and cls not in BUILT_CI:
             continue
         keras.backend.clear_session()
         keras.utils.set_random_seed(6)

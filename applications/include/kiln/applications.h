@@ -11,7 +11,8 @@
 //   auto top5 = A::decode_predictions(net->predict(x), "imagenet_class_index.json");
 //
 // Models: ResNet50, ResNet101, ResNet152, ResNet50V2, ResNet101V2, ResNet152V2,
-// VGG16, VGG19, MobileNetV2, DenseNet121, DenseNet169, DenseNet201, Xception. This header
+// VGG16, VGG19, MobileNetV2, DenseNet121, DenseNet169, DenseNet201, Xception,
+// InceptionV3. This header
 // is not part of <kiln/kiln.h>.
 #include <memory>
 #include <optional>
@@ -61,6 +62,7 @@ ModelPtr DenseNet121(const ApplicationOptions& options = {});
 ModelPtr DenseNet169(const ApplicationOptions& options = {});
 ModelPtr DenseNet201(const ApplicationOptions& options = {});
 ModelPtr Xception(const ApplicationOptions& options = {});
+ModelPtr InceptionV3(const ApplicationOptions& options = {});
 
 /// Builds a model by its Keras class name ("ResNet50", "MobileNetV2", ...);
 /// NotFoundError for a class Kiln does not build.
