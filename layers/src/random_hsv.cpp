@@ -22,6 +22,15 @@ void check_value_range(const std::string& cls, std::vector<double>& v, bool sort
   if (sort) std::sort(v.begin(), v.end());
 }
 
+/// The checks each colour layer's constructor makes: its (lower, upper)
+/// factor within [lo, hi], its value range, its data format.
+Factor checked(const std::string& cls, const Factor& f, double lo, double hi, RandomColorOptions& o, bool sort_range) {
+  const auto [lower, upper] = base_factor_range(cls, f, lo, hi);
+  check_value_range(cls, o.value_range, sort_range);
+  o.data_format = check_data_format(cls, o.data_format);
+  return Factor(lower, upper);
+}
+
 /// (B, 1, 1) draws, one per image.
 Tensor per_image(const Tensor& x, double lo, double hi, std::optional<uint64_t> seed) {
   return random::uniform({x.shape()[0], 1, 1}, lo, hi, x.dtype(), seed);
@@ -78,10 +87,7 @@ void require_rgb(const Layer& l, const Tensor& x) {
 
 // ---- RandomHue ----
 RandomHueImpl::RandomHueImpl(Factor factor, RandomColorOptions o) : RandomImageLayer(base_options(o)), o_(std::move(o)) {
-  const auto [lower, upper] = base_factor_range("RandomHue", factor, 0.0, 1.0);
-  factor_ = Factor(lower, upper);
-  check_value_range("RandomHue", o_.value_range, false);
-  o_.data_format = check_data_format("RandomHue", o_.data_format);
+  factor_ = checked("RandomHue", factor, 0.0, 1.0, o_, false);
   apply_input_shape(*this, o_);
 }
 
@@ -108,10 +114,7 @@ Config RandomHueImpl::get_config() const { return layer_config(*this); }
 // ---- RandomSaturation ----
 RandomSaturationImpl::RandomSaturationImpl(Factor factor, RandomColorOptions o)
     : RandomImageLayer(base_options(o)), o_(std::move(o)) {
-  const auto [lower, upper] = base_factor_range("RandomSaturation", factor, -1.0, 1.0);
-  factor_ = Factor(lower, upper);
-  check_value_range("RandomSaturation", o_.value_range, true);
-  o_.data_format = check_data_format("RandomSaturation", o_.data_format);
+  factor_ = checked("RandomSaturation", factor, -1.0, 1.0, o_, true);
   apply_input_shape(*this, o_);
 }
 
@@ -134,10 +137,7 @@ Config RandomSaturationImpl::get_config() const { return layer_config(*this); }
 // ---- RandomSharpness ----
 RandomSharpnessImpl::RandomSharpnessImpl(Factor factor, RandomColorOptions o)
     : RandomImageLayer(base_options(o)), o_(std::move(o)) {
-  const auto [lower, upper] = base_factor_range("RandomSharpness", factor, 0.0, 1.0);
-  factor_ = Factor(lower, upper);
-  check_value_range("RandomSharpness", o_.value_range, true);
-  o_.data_format = check_data_format("RandomSharpness", o_.data_format);
+  factor_ = checked("RandomSharpness", factor, 0.0, 1.0, o_, true);
   apply_input_shape(*this, o_);
 }
 
