@@ -11,6 +11,10 @@
 
 namespace kiln::layers {
 
+std::string pooling_class_name(int rank, bool is_max) {
+  return std::string(is_max ? "MaxPooling" : "AveragePooling") + std::to_string(rank) + "D";
+}
+
 using namespace detail;
 
 template <int N>

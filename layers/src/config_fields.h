@@ -52,7 +52,7 @@ using config_io::read_value;
 template <class Impl>
 Config layer_config(const Impl& l) {
   Config c = l.base_config();
-  std::apply([&](const auto&... f) { ((c[key_of(f)] = config_value(l.*(f.member))), ...); }, Impl::args());
+  std::apply([&](const auto&... f) { ((c[key_of(f)] = config_value(l.*(f.member))), ...); }, Impl::args().tuple());
   write_fields(c, l.options());
   add_declared_shape(l, c);
   return c;
@@ -69,7 +69,7 @@ std::shared_ptr<Impl> construct_from_prefix(const ConfigReader& r, Args& args, t
       // The absent trailing arguments take the constructor's defaults, read back
       // from an instance built with only the present ones.
       const Impl defaults(std::get<I>(args)...);
-      constexpr auto fields = Impl::args();
+      constexpr auto fields = Impl::args().tuple();
       [&]<std::size_t... J>(std::index_sequence<J...>) {
         ((J >= k ? void(std::get<J>(args) = defaults.*(std::get<J>(fields).member)) : void()), ...);
       }(std::make_index_sequence<std::tuple_size_v<Args>>{});
@@ -82,7 +82,7 @@ std::shared_ptr<Impl> construct_from_prefix(const ConfigReader& r, Args& args, t
     // No constructor takes only the keys present: the first absent one is required.
     std::string missing;
     std::size_t i = 0;
-    std::apply([&](const auto&... f) { ((i++ == present ? void(missing = key_of(f)) : void()), ...); }, Impl::args());
+    std::apply([&](const auto&... f) { ((i++ == present ? void(missing = key_of(f)) : void()), ...); }, Impl::args().tuple());
     r.require(missing.c_str());
     return nullptr;
   }
@@ -99,7 +99,7 @@ std::shared_ptr<Impl> layer_from_fields(const std::string& cls, const Config& co
   read_fields(r, o);
   using Args = std::remove_cvref_t<decltype(std::apply(
       [](const auto&... f) { return std::tuple<typename std::remove_cvref_t<decltype(f)>::Type...>{}; },
-      Impl::args()))>;
+      Impl::args().tuple()))>;
   constexpr std::size_t n = std::tuple_size_v<Args>;
   Args args;
   std::size_t present = 0;  // the leading positional keys present in the config
@@ -111,7 +111,7 @@ std::shared_ptr<Impl> layer_from_fields(const std::string& cls, const Config& co
     read_value(r, key.c_str(), slot);
     ++present;
   };
-  constexpr auto fields = Impl::args();
+  constexpr auto fields = Impl::args().tuple();
   [&]<std::size_t... I>(std::index_sequence<I...>) {
     (read_arg(std::get<I>(fields), std::get<I>(args)), ...);
   }(std::make_index_sequence<n>{});

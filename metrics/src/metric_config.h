@@ -44,7 +44,7 @@ using config_io::with_fields;
 /// The positional arguments (KILN_ARGS) added to a config.
 template <class M>
 Config with_args(Config c, const M& m) {
-  std::apply([&](const auto&... f) { ((c[config_io::key_of(f)] = config_value(m.*(f.member))), ...); }, M::args());
+  std::apply([&](const auto&... f) { ((c[config_io::key_of(f)] = config_value(m.*(f.member))), ...); }, M::args().tuple());
   return c;
 }
 
@@ -75,7 +75,7 @@ MetricPtr metric_from_fields(const std::string& cls, const Config& config) {
           };
           return std::make_shared<M>(arg(f)..., std::move(o));
         },
-        M::args());
+        M::args().tuple());
   } else {
     return std::make_shared<M>(std::move(o));
   }

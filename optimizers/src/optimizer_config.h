@@ -67,7 +67,7 @@ void register_builtin_optimizer(std::initializer_list<const char*> names, Optimi
 
 template <class S>
 using ScheduleArgs = decltype(std::apply(
-    [](const auto&... f) { return std::tuple<typename std::remove_cvref_t<decltype(f)>::Type...>{}; }, S::args()));
+    [](const auto&... f) { return std::tuple<typename std::remove_cvref_t<decltype(f)>::Type...>{}; }, S::args().tuple()));
 
 template <class S, class Args, std::size_t... I>
 constexpr bool constructible_from_prefix(std::index_sequence<I...>) {
@@ -92,7 +92,7 @@ SchedulePtr schedule_from_args(const std::string& cls, const Config& config) {
   config_io::ConfigReader r(cls, config);
   using Args = ScheduleArgs<S>;
   constexpr std::size_t n = std::tuple_size_v<Args>, k = required_args<S>();
-  constexpr auto fields = S::args();
+  constexpr auto fields = S::args().tuple();
   Args args;
   [&]<std::size_t... I>(std::index_sequence<I...>) {
     ((r.require(config_io::key_of(std::get<I>(fields)).c_str()),
@@ -115,7 +115,7 @@ SchedulePtr schedule_from_args(const std::string& cls, const Config& config) {
 template <class S>
 Config args_config(const S& s) {
   Config c = Config::object();
-  std::apply([&](const auto&... f) { ((c[config_io::key_of(f)] = config_value(s.*(f.member))), ...); }, S::args());
+  std::apply([&](const auto&... f) { ((c[config_io::key_of(f)] = config_value(s.*(f.member))), ...); }, S::args().tuple());
   return c;
 }
 

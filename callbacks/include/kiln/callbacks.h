@@ -16,17 +16,12 @@
 //      model through model() (stop_training, optimizer(), get_weights()/set_weights()).
 //   3. Include it here and add a behavioural test in tests/callbacks/.
 #include "kiln/training/callback.h"
+#include "kiln/callbacks/backup_and_restore.h"
 #include "kiln/callbacks/csv_logger.h"
 #include "kiln/callbacks/early_stopping.h"
 #include "kiln/callbacks/lambda_callback.h"
 #include "kiln/callbacks/learning_rate_scheduler.h"
+#include "kiln/callbacks/model_checkpoint.h"
 #include "kiln/callbacks/reduce_lr_on_plateau.h"
 #include "kiln/callbacks/tensorboard.h"
 #include "kiln/callbacks/terminate_on_nan.h"
-
-#if __has_include("kiln/callbacks/model_checkpoint.h")
-#include "kiln/callbacks/model_checkpoint.h"
-#endif
-#if __has_include("kiln/callbacks/backup_and_restore.h")
-#include "kiln/callbacks/backup_and_restore.h"
-#endif

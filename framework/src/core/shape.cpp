@@ -1,6 +1,7 @@
 #include "kiln/core/shape.h"
 
 #include <algorithm>
+#include <ostream>
 
 #include "kiln/core/error.h"
 
@@ -55,5 +56,7 @@ Shape broadcast_shapes(const Shape& a, const Shape& b, const char* op) {
   }
   return Shape(out);
 }
+
+std::ostream& operator<<(std::ostream& os, const Shape& s) { return os << s.to_string(); }
 
 }  // namespace kiln

@@ -13,6 +13,16 @@
 namespace kiln {
 
 
+void History::on_train_begin(const Logs&) {}
+
+void History::on_epoch_end(int e, Logs& logs) {
+  epoch.push_back(e);
+  for (const auto& [k, v] : logs) {
+    if (!history.count(k)) keys_.push_back(k);
+    history[k].push_back(v);
+  }
+}
+
 const std::vector<double>& History::operator[](const std::string& key) const {
   auto it = history.find(key);
   if (it == history.end()) {

@@ -12,8 +12,10 @@
 // A key is the member's name without a trailing underscore, so a layer's
 // private `units_` is written as Keras's "units". Members keep Keras's keyword
 // names, which makes the table the single place the key names appear.
+#include <cstddef>
 #include <string_view>
 #include <tuple>
+#include <utility>
 
 namespace kiln {
 
@@ -35,6 +37,28 @@ constexpr Field<C, M> field(std::string_view member_name, M C::*member) {
   return {member_name, member};
 }
 
+namespace detail {
+template <std::size_t I, class F>
+struct FieldSlot {
+  F field;
+};
+template <class Seq, class... F>
+struct FieldSlots;
+template <std::size_t... I, class... F>
+struct FieldSlots<std::index_sequence<I...>, F...> : FieldSlot<I, F>... {
+  constexpr std::tuple<F...> tuple() const { return {static_cast<const FieldSlot<I, F>&>(*this).field...}; }
+};
+}  // namespace detail
+
+/// A constructor-argument table. Not a std::tuple: deducing a std::tuple's
+/// type instantiates its constrained constructors, and every layer handle
+/// needs this table's type where its header is included. `tuple()` gives the
+/// std::tuple where a config is read or written.
+template <class... F>
+struct FieldTable : detail::FieldSlots<std::index_sequence_for<F...>, F...> {};
+template <class... F>
+FieldTable(F...) -> FieldTable<F...>;
+
 }  // namespace kiln
 
 // KILN_FOR_EACH(m, T, a, b, c) -> m(T, a), m(T, b), m(T, c): the __VA_OPT__
@@ -50,10 +74,13 @@ constexpr Field<C, M> field(std::string_view member_name, M C::*member) {
 #define KILN_FOR_EACH_AGAIN() KILN_FOR_EACH_STEP
 #define KILN_FIELD_ENTRY(T, member) ::kiln::field(#member, &T::member)
 
-/// The option fields of a struct, in Keras's key order.
-#define KILN_FIELDS(T, ...) \
-  static constexpr auto fields() { return std::tuple{KILN_FOR_EACH(KILN_FIELD_ENTRY, T, __VA_ARGS__)}; }
+/// The option fields of a struct, in Keras's key order. A template whose body
+/// depends on its parameter, so the tuple is instantiated only where a config
+/// is read or written (in .cpp files), not by every includer of the header.
+#define KILN_FIELDS(T, ...)      \
+  template <class KilnSelf_ = T> \
+  static constexpr auto fields() { return std::tuple{KILN_FOR_EACH(KILN_FIELD_ENTRY, KilnSelf_, __VA_ARGS__)}; }
 /// A layer's positional constructor arguments (Dense's units), in order: the
 /// members that hold them. from_config passes them before the options struct.
 #define KILN_ARGS(T, ...) \
-  static constexpr auto args() { return std::tuple{KILN_FOR_EACH(KILN_FIELD_ENTRY, T, __VA_ARGS__)}; }
+  static constexpr auto args() { return ::kiln::FieldTable{KILN_FOR_EACH(KILN_FIELD_ENTRY, T, __VA_ARGS__)}; }

@@ -3,6 +3,7 @@
 // symbolic shapes; it prints as "None", as Keras does: (None, 26, 26, 32).
 #include <cstdint>
 #include <initializer_list>
+#include <iosfwd>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,9 @@ class Shape {
   }
   std::vector<int64_t> dims_;
 };
+
+/// Writes to_string(): std::cout << x.shape() prints "(None, 26, 26, 32)".
+std::ostream& operator<<(std::ostream& os, const Shape& s);
 
 /// Shape of broadcasting a and b together (NumPy rules); throws ShapeError
 /// naming `op` and both shapes when they do not broadcast.

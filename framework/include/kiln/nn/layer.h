@@ -15,6 +15,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "kiln/core/config.h"
@@ -252,41 +253,46 @@ class Layer : public std::enable_shared_from_this<Layer> {
 
 using LayerPtr = std::shared_ptr<Layer>;
 
+/// What every layer handle shares: the layer, and the calls, which are the
+/// same for every class. Not a template, so the calls are compiled once.
+class LayerHandleBase {
+ public:
+  LayerHandleBase() = default;
+  explicit LayerHandleBase(LayerPtr p) : layer_(std::move(p)) {}
+  operator LayerPtr() const { return layer_; }
+  Tensor operator()(const Tensor& x, bool training = false) const;
+  /// Merge layers and multi-input models take a list.
+  Tensor operator()(const std::vector<Tensor>& xs, bool training = false) const;
+  std::vector<Tensor> call_multi(const std::vector<Tensor>& xs, bool training = false) const;
+  /// Calls with Keras's call keywords: lstm(x, {.initial_state = {h, c}}), mha({q, v}, {.use_causal_mask = true}).
+  Tensor operator()(const Tensor& x, const CallOptions& options) const;
+  Tensor operator()(const std::vector<Tensor>& xs, const CallOptions& options) const;
+  /// Every output of a keyword call (return_state, return_attention_scores).
+  std::vector<Tensor> call_multi(const std::vector<Tensor>& xs, const CallOptions& options) const;
+
+ protected:
+  LayerPtr layer_;
+};
+
 /// A shared handle to a layer: copies refer to the same layer (and weights).
 ///   kiln::layers::Dense d(64);  auto y = d(x);  d->kernel();
+/// It holds a LayerPtr, not a std::shared_ptr<T>: a shared_ptr of each of the
+/// hundred-odd layer classes would be instantiated in every includer.
 template <class T>
-class LayerHandle {
+class LayerHandle : public LayerHandleBase {
  public:
   LayerHandle() = default;
-  explicit LayerHandle(std::shared_ptr<T> p) : ptr_(std::move(p)) {}
-  T* operator->() const { return ptr_.get(); }
-  T& operator*() const { return *ptr_; }
-  T* get() const { return ptr_.get(); }
-  const std::shared_ptr<T>& ptr() const { return ptr_; }
-  operator std::shared_ptr<Layer>() const { return ptr_; }
+  explicit LayerHandle(LayerPtr p) : LayerHandleBase(std::move(p)) {}
+  T* operator->() const { return get(); }
+  T& operator*() const { return *get(); }
+  T* get() const { return static_cast<T*>(layer_.get()); }
+  /// The layer as its own class (sharing ownership with the handle).
+  std::shared_ptr<T> ptr() const { return std::shared_ptr<T>(layer_, get()); }
   template <class U>
-  operator std::shared_ptr<U>() const { return ptr_; }
-  Tensor operator()(const Tensor& x, bool training = false) const { return (*ptr_)(x, training); }
-  /// Merge layers and multi-input models take a list.
-  Tensor operator()(const std::vector<Tensor>& xs, bool training = false) const {
-    auto out = (*ptr_)(xs, training);
-    return out.at(0);
+    requires std::is_convertible_v<T*, U*>
+  operator std::shared_ptr<U>() const {
+    return std::shared_ptr<U>(layer_, get());
   }
-  std::vector<Tensor> call_multi(const std::vector<Tensor>& xs, bool training = false) const {
-    return (*ptr_)(xs, training);
-  }
-  /// Calls with Keras's call keywords: lstm(x, {.initial_state = {h, c}}), mha({q, v}, {.use_causal_mask = true}).
-  Tensor operator()(const Tensor& x, const CallOptions& options) const { return (*ptr_)(x, options); }
-  Tensor operator()(const std::vector<Tensor>& xs, const CallOptions& options) const {
-    return (*ptr_)(xs, options).at(0);
-  }
-  /// Every output of a keyword call (return_state, return_attention_scores).
-  std::vector<Tensor> call_multi(const std::vector<Tensor>& xs, const CallOptions& options) const {
-    return ptr_->call_with_kwargs(xs, xs.size() > 1, options.to_kwargs());
-  }
-
- private:
-  std::shared_ptr<T> ptr_;
 };
 
 /// make_layer<MyLayer>(args...): a custom layer owned by a handle.

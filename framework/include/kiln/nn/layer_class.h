@@ -11,6 +11,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "kiln/core/fields.h"
 #include "kiln/nn/layer.h"
 
 namespace kiln {
@@ -20,15 +21,18 @@ namespace detail {
 template <class Impl, class Args = decltype(Impl::args())>
 struct HandleParams;
 template <class Impl, class... F>
-struct HandleParams<Impl, std::tuple<F...>> {
+struct HandleParams<Impl, FieldTable<F...>> {
   using type = std::tuple<typename F::Type..., typename Impl::Options>;
 };
 
+/// Auto names follow construction order (dense, dense_1), so the name is taken at once.
+LayerPtr named_layer(Layer* created);
+
+// Not make_shared: its control block would be a new class per layer class in
+// every program that constructs that layer.
 template <class Impl, class... A>
-std::shared_ptr<Impl> make_named_layer(A&&... a) {
-  auto p = std::make_shared<Impl>(std::forward<A>(a)...);
-  p->name();  // auto names follow construction order (dense, dense_1)
-  return p;
+LayerPtr make_named_layer(A&&... a) {
+  return named_layer(new Impl(std::forward<A>(a)...));
 }
 
 // Level K adds the constructor taking the first K parameters, when Impl has one.

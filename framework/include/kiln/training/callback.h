@@ -90,14 +90,8 @@ class History : public Callback {
   std::vector<int> epoch;
   /// Keys in the order they first appeared.
   std::vector<std::string> keys() const { return keys_; }
-  void on_train_begin(const Logs&) override {}
-  void on_epoch_end(int e, Logs& logs) override {
-    epoch.push_back(e);
-    for (const auto& [k, v] : logs) {
-      if (!history.count(k)) keys_.push_back(k);
-      history[k].push_back(v);
-    }
-  }
+  void on_train_begin(const Logs&) override;
+  void on_epoch_end(int e, Logs& logs) override;
   const std::vector<double>& operator[](const std::string& key) const;
 
  private:

@@ -63,9 +63,7 @@ using Pooling1DImpl = BasePoolingImpl<1>;
 using Pooling2DImpl = BasePoolingImpl<2>;
 
 /// "MaxPooling2D", "AveragePooling1D", ...
-inline std::string pooling_class_name(int rank, bool is_max) {
-  return std::string(is_max ? "MaxPooling" : "AveragePooling") + std::to_string(rank) + "D";
-}
+std::string pooling_class_name(int rank, bool is_max);
 
 /// The concrete pooling layers differ only in rank and reduction, which fix
 /// their class name.
