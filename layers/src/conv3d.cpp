@@ -17,7 +17,7 @@ namespace kiln::layers {
 using namespace detail;
 
 namespace {
-std::vector<int> three(const char* what, std::vector<int> v) {
+std::vector<int> conv3d_triple(const char* what, std::vector<int> v) {
   if (v.size() == 1) v = {v[0], v[0], v[0]};
   if (v.size() != 3 || v[0] <= 0 || v[1] <= 0 || v[2] <= 0)
     throw ValueError(std::string("Conv3D: `") + what + "` must be a positive int or three positive ints");
@@ -28,9 +28,9 @@ std::vector<int> three(const char* what, std::vector<int> v) {
 Conv3DImpl::Conv3DImpl(int64_t filters, std::vector<int> kernel_size, Conv3DOptions o)
     : Layer(base_options(o)), filters_(filters), o_(std::move(o)) {
   if (filters_ <= 0) throw ValueError("Conv3D: `filters` must be positive, got " + std::to_string(filters_));
-  kernel_size_ = three("kernel_size", std::move(kernel_size));
-  o_.strides = three("strides", o_.strides);
-  o_.dilation_rate = three("dilation_rate", o_.dilation_rate);
+  kernel_size_ = conv3d_triple("kernel_size", std::move(kernel_size));
+  o_.strides = conv3d_triple("strides", o_.strides);
+  o_.dilation_rate = conv3d_triple("dilation_rate", o_.dilation_rate);
   if (o_.groups <= 0 || filters_ % o_.groups != 0)
     throw ValueError("Conv3D: the number of filters must be evenly divisible by the number of groups. Received: groups=" +
                      std::to_string(o_.groups) + ", filters=" + std::to_string(filters_));

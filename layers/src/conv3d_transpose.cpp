@@ -27,7 +27,7 @@ std::string tuple_text(const std::vector<int>& v) {
 }
 
 // Keras's standardize_tuple(value, 3, name, allow_zero).
-std::vector<int> three(const char* name, std::vector<int> v, bool allow_zero = false) {
+std::vector<int> transpose_triple(const char* name, std::vector<int> v, bool allow_zero = false) {
   const std::string given = v.size() == 1 ? std::to_string(v[0]) : tuple_text(v);
   std::string msg = std::string("Conv3DTranspose: the `") + name + "` argument must be a tuple of 3 integers. Received " +
                     name + "=" + given;
@@ -57,11 +57,11 @@ Conv3DTransposeImpl::Conv3DTransposeImpl(int64_t filters, std::vector<int> kerne
   if (filters_ <= 0)
     throw ValueError("Conv3DTranspose: invalid value for argument `filters`. Expected a strictly positive value. Received filters=" +
                      std::to_string(filters_) + ".");
-  kernel_size_ = three("kernel_size", std::move(kernel_size));
-  o_.strides = three("strides", o_.strides);
-  o_.dilation_rate = three("dilation_rate", o_.dilation_rate);
+  kernel_size_ = transpose_triple("kernel_size", std::move(kernel_size));
+  o_.strides = transpose_triple("strides", o_.strides);
+  o_.dilation_rate = transpose_triple("dilation_rate", o_.dilation_rate);
   if (o_.output_padding) {
-    o_.output_padding = three("output_padding", *o_.output_padding, /*allow_zero=*/true);
+    o_.output_padding = transpose_triple("output_padding", *o_.output_padding, /*allow_zero=*/true);
     for (int i = 0; i < 3; ++i)
       if ((*o_.output_padding)[i] >= o_.strides[i])
         throw ValueError("Conv3DTranspose: `output_padding` must be strictly less than `strides` for all dimensions. At dimension " +
@@ -122,7 +122,7 @@ Tensor Conv3DTransposeImpl::call(const Tensor& input, bool) {
   const Shape s = x.shape();
   const int64_t kd = kernel_size_[0], dd = o_.dilation_rate[0];
   const int64_t od = s[1] - (kd - 1) * dd;
-  const Conv2DOptions co{{1, 1}, "valid", {o_.dilation_rate[1], o_.dilation_rate[2]}};
+  const ::kiln::Conv2DOptions co{{1, 1}, "valid", {o_.dilation_rate[1], o_.dilation_rate[2]}};
   std::vector<Tensor> taps = split(w, kd, 0);  // kd x (1, kh, kw, C, filters)
   Tensor y;
   for (int64_t t = 0; t < kd; ++t) {

@@ -13,7 +13,7 @@ namespace kiln::layers {
 using namespace detail;
 
 namespace {
-std::vector<int> three(const std::string& cls, const char* what, std::vector<int> v) {
+std::vector<int> pooling3d_triple(const std::string& cls, const char* what, std::vector<int> v) {
   if (v.size() == 1) v = {v[0], v[0], v[0]};
   if (v.size() != 3 || v[0] <= 0 || v[1] <= 0 || v[2] <= 0)
     throw ValueError(cls + ": `" + what + "` must be a positive int or three positive ints");
@@ -24,8 +24,8 @@ std::vector<int> three(const std::string& cls, const char* what, std::vector<int
 Pooling3DImpl::Pooling3DImpl(std::vector<int> pool_size, Pooling3DOptions o, bool is_max)
     : Layer(base_options(o)), o_(std::move(o)), is_max_(is_max) {
   const std::string cls = is_max ? "MaxPooling3D" : "AveragePooling3D";
-  pool_size_ = three(cls, "pool_size", std::move(pool_size));
-  o_.strides = o_.strides.empty() ? pool_size_ : three(cls, "strides", o_.strides);
+  pool_size_ = pooling3d_triple(cls, "pool_size", std::move(pool_size));
+  o_.strides = o_.strides.empty() ? pool_size_ : pooling3d_triple(cls, "strides", o_.strides);
   o_.padding = check_padding(cls, o_.padding, {"valid", "same"});
   o_.data_format = check_data_format(cls, o_.data_format);
   apply_input_shape(*this, o_);

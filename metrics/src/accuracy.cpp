@@ -11,10 +11,6 @@
 
 namespace kiln::metrics {
 
-namespace {
-[[maybe_unused]] Tensor as_float(const Tensor& x) { return is_floating(x.dtype()) ? x : cast(x, DType::float32); }
-}  // namespace
-
 Tensor accuracy(const Tensor& y_true, const Tensor& y_pred) {
   Tensor yp = y_pred;
   Tensor yt = y_true.dtype() == yp.dtype() ? y_true : cast(y_true, yp.dtype());

@@ -11,10 +11,6 @@
 
 namespace kiln::metrics {
 
-namespace {
-[[maybe_unused]] Tensor as_float(const Tensor& x) { return is_floating(x.dtype()) ? x : cast(x, DType::float32); }
-}  // namespace
-
 Tensor binary_accuracy(const Tensor& y_true, const Tensor& y_pred, double threshold) {
   auto [t, p] = squeeze_or_expand_to_same_rank(y_true, y_pred);
   Tensor pf = is_floating(p.dtype()) ? p : cast(p, DType::float32);

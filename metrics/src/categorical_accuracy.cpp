@@ -11,10 +11,6 @@
 
 namespace kiln::metrics {
 
-namespace {
-[[maybe_unused]] Tensor as_float(const Tensor& x) { return is_floating(x.dtype()) ? x : cast(x, DType::float32); }
-}  // namespace
-
 Tensor categorical_accuracy(const Tensor& y_true, const Tensor& y_pred) {
   Tensor t = argmax(y_true, -1);
   Tensor p = argmax(y_pred, -1);

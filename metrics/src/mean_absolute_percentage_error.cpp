@@ -11,10 +11,6 @@
 
 namespace kiln::metrics {
 
-namespace {
-[[maybe_unused]] Tensor as_float(const Tensor& x) { return is_floating(x.dtype()) ? x : cast(x, DType::float32); }
-}  // namespace
-
 Tensor mean_absolute_percentage_error(const Tensor& y_true, const Tensor& y_pred) {
   Tensor yp = as_float(y_pred);
   auto [t, p] = squeeze_or_expand_to_same_rank(cast(y_true, yp.dtype()), yp);

@@ -21,9 +21,12 @@
 
 #include "kiln/metrics/confusion_counts.h"
 #include "kiln/training/metric.h"
+#include "kiln/ops/array_ops.h"
 #include "nn/config_io.h"
 
 namespace kiln::metrics {
+/// Integer labels or predictions as float32, the metrics' arithmetic type; floats as they are.
+inline Tensor as_float(const Tensor& x) { return is_floating(x.dtype()) ? x : cast(x, DType::float32); }
 // Keras writes thresholds as null, one number, or a list. Found by argument-dependent lookup.
 Config config_value(const Thresholds& t);
 void read_value(const config_io::ConfigReader& r, const char* key, Thresholds& t);

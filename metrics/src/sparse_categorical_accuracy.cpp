@@ -11,10 +11,6 @@
 
 namespace kiln::metrics {
 
-namespace {
-[[maybe_unused]] Tensor as_float(const Tensor& x) { return is_floating(x.dtype()) ? x : cast(x, DType::float32); }
-}  // namespace
-
 Tensor sparse_categorical_accuracy(const Tensor& y_true, const Tensor& y_pred) {
   Tensor t = y_true;
   if (t.rank() == y_pred.rank() && t.rank() > 0 && t.shape()[-1] == 1) t = squeeze(t, {-1});

@@ -11,10 +11,6 @@
 
 namespace kiln::metrics {
 
-namespace {
-[[maybe_unused]] Tensor as_float(const Tensor& x) { return is_floating(x.dtype()) ? x : cast(x, DType::float32); }
-}  // namespace
-
 Tensor in_top_k(const Tensor& targets, const Tensor& predictions, int k) {
   if (predictions.rank() != 2 || targets.rank() != 1 || targets.shape()[0] != predictions.shape()[0])
     throw ShapeError("in_top_k: expected targets (N,) and predictions (N, C), but received " +

@@ -12,10 +12,6 @@
 
 namespace kiln::metrics {
 
-namespace {
-[[maybe_unused]] Tensor as_float(const Tensor& x) { return is_floating(x.dtype()) ? x : cast(x, DType::float32); }
-}  // namespace
-
 Tensor top_k_categorical_accuracy(const Tensor& y_true, const Tensor& y_pred, int k) {
   Tensor t = argmax(y_true, -1);
   Tensor matches = in_top_k(reshape(t, Shape{-1}), reshape(y_pred, Shape{-1, y_pred.shape()[-1]}), k);

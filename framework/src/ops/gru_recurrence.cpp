@@ -8,7 +8,7 @@
 #include "kiln/ops/reduce_ops.h"
 #include "recurrence_util.h"
 
-namespace kiln::ops::recurrence {
+namespace kiln::ops::recurrence_steps {
 
 // Saved per step: {h_prev, pre_z, pre_r, pre_h, z, r, hh, rh} where rh is
 // inner_h (reset_after) or r * h_prev (reset before).
@@ -81,4 +81,4 @@ std::vector<Tensor> gru_backward(const Run& r, const Saved& s, const Tensor& d_o
   return {stack(d_x, 1), dk, db, dh};
 }
 
-}  // namespace kiln::ops::recurrence
+}  // namespace kiln::ops::recurrence_steps

@@ -8,7 +8,7 @@
 #include "kiln/core/tensor.h"
 #include "kiln/ops/recurrent_ops.h"
 
-namespace kiln::ops::recurrence {
+namespace kiln::ops::recurrence_steps {
 
 Tensor activate(const std::string& name, const Tensor& pre);
 /// d activation / d pre, from the pre-activation and the activation's value.
@@ -45,4 +45,4 @@ Tensor add_defined(const Tensor& a, const Tensor& b);
 std::vector<Tensor> gru_forward(const Run& r, Saved& saved);
 std::vector<Tensor> gru_backward(const Run& r, const Saved& saved, const Tensor& d_out, std::vector<Tensor> d_states);
 
-}  // namespace kiln::ops::recurrence
+}  // namespace kiln::ops::recurrence_steps

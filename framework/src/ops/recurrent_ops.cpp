@@ -15,7 +15,7 @@
 #include "recurrence_util.h"
 
 namespace kiln {
-namespace ops::recurrence {
+namespace ops::recurrence_steps {
 
 Tensor activate(const std::string& n, const Tensor& x) {
   if (n == "tanh") return kiln::tanh(x);
@@ -157,7 +157,7 @@ void check_run(const Run& r, int64_t gates) {
 }
 
 }  // namespace
-}  // namespace ops::recurrence
+}  // namespace ops::recurrence_steps
 
 bool recurrence_supports(const std::string& a) {
   return a == "tanh" || a == "sigmoid" || a == "hard_sigmoid" || a == "relu" || a == "linear";
@@ -166,7 +166,7 @@ bool recurrence_supports(const std::string& a) {
 std::vector<Tensor> recurrence(const Tensor& projected, const Tensor& kernel, const Tensor& bias,
                                const std::vector<Tensor>& states, const Tensor& mask, const RecurrenceOptions& o) {
   KILN_LOG_OP(recurrence, projected, kernel, bias, states, mask, o);
-  using namespace ops::recurrence;
+  using namespace ops::recurrence_steps;
   if (!recurrence_supports(o.activation) || !recurrence_supports(o.recurrent_activation))
     throw ValueError("recurrence: unsupported activation '" + o.activation + "' or '" + o.recurrent_activation + "'");
   auto run = std::make_shared<Run>(Run{projected, kernel, bias, states, mask.defined() ? cast(mask, DType::bool_) : Tensor(),

@@ -12,10 +12,14 @@
 
 #include "kiln/core/error.h"
 #include "kiln/utils/plot.h"
+#include "utils/shell.h"
 
 namespace kiln::utils {
 
 namespace {
+
+using detail::shell_quote;
+using detail::has_program;
 
 std::string xml_escape(const std::string& s) {
   std::string o;
@@ -36,16 +40,6 @@ std::string num(double v) {
   char b[32];
   std::snprintf(b, sizeof(b), "%.2f", v);
   return b;
-}
-
-std::string shell_quote(const std::string& s) {
-  std::string o = "'";
-  for (char c : s) o += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return o + "'";
-}
-
-bool has_program(const std::string& name) {
-  return std::system(("command -v " + name + " >/dev/null 2>&1").c_str()) == 0;
 }
 
 bool ends_with(const std::string& s, const std::string& suffix) {

@@ -13,10 +13,13 @@
 #include "kiln/nn/node.h"
 #include "kiln/training/sequential.h"
 #include "kiln/utils/plot.h"
+#include "utils/shell.h"
 
 namespace kiln::utils {
 
 namespace {
+
+using detail::shell_quote;
 
 std::string html_escape(const std::string& s) {
   std::string o;
@@ -39,12 +42,6 @@ std::string dot_id(const std::string& s) {
     o += c;
   }
   return o + "\"";
-}
-
-std::string shell_quote(const std::string& s) {
-  std::string o = "'";
-  for (char c : s) o += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return o + "'";
 }
 
 std::string lower_ext(const std::string& path) {

@@ -45,7 +45,7 @@ struct LoadModelOptions {
   /// is not memory-safe on crafted files, then parses the HDF5 part (a .h5
   /// file, a .keras archive's weights) in a child process confined by seccomp
   /// and resource limits, and Kiln checks what comes back before using it.
-  /// Costs one process start and one copy of the weights. README: "Security".
+  /// Costs one process start and one copy of the weights. docs/security.md has the details.
   bool trusted = true;
 };
 

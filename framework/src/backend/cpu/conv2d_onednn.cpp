@@ -78,7 +78,7 @@ void check(const char* error) {
 }
 
 // Where oneDNN measured faster than Kiln's kernels (bench/conv_shapes.cpp; the
-// table is in bench/README.md, "Convolution shapes"). Forward: 2.3-2.8x on
+// table is in bench/RESULTS.md, "Convolution shapes"). Forward: 2.3-2.8x on
 // every 3x3 and 1x1 layer of the ResNet and VGG cases, 2.5-3.6x on their
 // 3-channel first layers, but 0.75x on a 1-channel image, where Kiln's direct
 // kernel keeps its 9 taps in registers. Gradients: 1.5-1.9x (input and filter)

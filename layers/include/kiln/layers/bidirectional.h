@@ -66,7 +66,7 @@ class BidirectionalImpl : public Layer {
 class Bidirectional : public LayerHandle<BidirectionalImpl> {
  public:
   explicit Bidirectional(std::shared_ptr<RNNImpl> layer, BidirectionalOptions options = {})
-      : LayerHandle<BidirectionalImpl>(detail::make_named_layer<BidirectionalImpl>(std::move(layer), std::move(options))) {}
+      : LayerHandle<BidirectionalImpl>(::kiln::detail::make_named_layer<BidirectionalImpl>(std::move(layer), std::move(options))) {}
 };
 
 }  // namespace kiln::layers

@@ -88,7 +88,7 @@ class RNNImpl : public Layer {
 class RNN : public LayerHandle<RNNImpl> {
  public:
   explicit RNN(std::shared_ptr<RNNCell> cell, RNNOptions options = {})
-      : LayerHandle<RNNImpl>(detail::make_named_layer<RNNImpl>(std::move(cell), std::move(options))) {}
+      : LayerHandle<RNNImpl>(::kiln::detail::make_named_layer<RNNImpl>(std::move(cell), std::move(options))) {}
 };
 
 }  // namespace kiln::layers

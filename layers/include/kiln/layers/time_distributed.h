@@ -43,7 +43,7 @@ class TimeDistributedImpl : public Layer {
 class TimeDistributed : public LayerHandle<TimeDistributedImpl> {
  public:
   explicit TimeDistributed(LayerPtr layer, TimeDistributedOptions options = {})
-      : LayerHandle<TimeDistributedImpl>(detail::make_named_layer<TimeDistributedImpl>(std::move(layer), std::move(options))) {}
+      : LayerHandle<TimeDistributedImpl>(::kiln::detail::make_named_layer<TimeDistributedImpl>(std::move(layer), std::move(options))) {}
 };
 
 }  // namespace kiln::layers
