@@ -20,7 +20,9 @@ const std::map<std::string, std::function<ModelPtr(const ApplicationOptions&)>>&
       {"ResNet50V2", ResNet50V2},   {"ResNet101V2", ResNet101V2}, {"ResNet152V2", ResNet152V2},
       {"VGG16", VGG16},             {"VGG19", VGG19},             {"MobileNetV2", MobileNetV2},
       {"DenseNet121", DenseNet121}, {"DenseNet169", DenseNet169}, {"DenseNet201", DenseNet201},
-      {"Xception", Xception},       {"InceptionV3", InceptionV3}};
+      {"Xception", Xception},       {"InceptionV3", InceptionV3},
+      {"ConvNeXtTiny", ConvNeXtTiny}, {"ConvNeXtSmall", ConvNeXtSmall}, {"ConvNeXtBase", ConvNeXtBase},
+      {"ConvNeXtLarge", ConvNeXtLarge}, {"ConvNeXtXLarge", ConvNeXtXLarge}};
   return b;
 }
 

@@ -89,6 +89,12 @@ BUILT = [
     ("Xception", {"include_top": False, "input_shape": [80, 72, 3], "pooling": "avg"}),
     ("InceptionV3", {"input_shape": [75, 75, 3], "classes": 10}),
     ("InceptionV3", {"include_top": False, "input_shape": [99, 87, 3], "pooling": "max"}),
+    ("ConvNeXtTiny", {"input_shape": [32, 32, 3], "classes": 10}),
+    ("ConvNeXtSmall", {"include_top": False, "input_shape": [32, 32, 3], "pooling": "avg"}),
+    ("ConvNeXtBase", {"include_top": False, "input_shape": [32, 32, 1]}),
+    ("ConvNeXtLarge", {"include_top": False, "input_shape": [32, 32, 3], "pooling": "max",
+                       "include_preprocessing": False}),
+    ("ConvNeXtXLarge", {"include_top": False, "input_shape": [32, 32, 3], "pooling": "avg"}),
 ]
 BUILT_CI = {"ResNet50", "ResNet50V2", "VGG16", "MobileNetV2", "DenseNet121"}
 

@@ -45,6 +45,9 @@ struct ApplicationOptions {
   std::string name;
   /// MobileNet width multiplier (MobileNetV2 only).
   double alpha = 1.0;
+  /// ConvNeXt: normalise RGB inputs in [0, 255] with ImageNet's mean and
+  /// variance inside the model (a Normalization layer), as Keras does by default.
+  bool include_preprocessing = true;
 };
 
 using ModelPtr = std::shared_ptr<Model>;
@@ -63,6 +66,11 @@ ModelPtr DenseNet169(const ApplicationOptions& options = {});
 ModelPtr DenseNet201(const ApplicationOptions& options = {});
 ModelPtr Xception(const ApplicationOptions& options = {});
 ModelPtr InceptionV3(const ApplicationOptions& options = {});
+ModelPtr ConvNeXtTiny(const ApplicationOptions& options = {});
+ModelPtr ConvNeXtSmall(const ApplicationOptions& options = {});
+ModelPtr ConvNeXtBase(const ApplicationOptions& options = {});
+ModelPtr ConvNeXtLarge(const ApplicationOptions& options = {});
+ModelPtr ConvNeXtXLarge(const ApplicationOptions& options = {});
 
 /// Builds a model by its Keras class name ("ResNet50", "MobileNetV2", ...);
 /// NotFoundError for a class Kiln does not build.

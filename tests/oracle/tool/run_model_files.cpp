@@ -57,6 +57,7 @@ void build(const Group& g, const json& c) {
   o.pooling = k.contains("pooling") && k["pooling"].is_string() ? k["pooling"].get<std::string>() : "";
   o.classes = k.value("classes", int64_t{1000});
   o.alpha = k.value("alpha", 1.0);
+  o.include_preprocessing = k.value("include_preprocessing", true);
   if (k.contains("input_shape")) {
     std::vector<int64_t> dims;
     for (const auto& d : k["input_shape"]) dims.push_back(d.is_null() ? kiln::None : d.get<int64_t>());
