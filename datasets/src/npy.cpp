@@ -123,17 +123,17 @@ class HeaderParser {
   std::size_t i_ = 0;
 };
 
-template <std::size_t N> struct uint_of_size;
-template <> struct uint_of_size<1> { using type = uint8_t; };
-template <> struct uint_of_size<2> { using type = uint16_t; };
-template <> struct uint_of_size<4> { using type = uint32_t; };
-template <> struct uint_of_size<8> { using type = uint64_t; };
+template <std::size_t N> struct npy_uint;
+template <> struct npy_uint<1> { using type = uint8_t; };
+template <> struct npy_uint<2> { using type = uint16_t; };
+template <> struct npy_uint<4> { using type = uint32_t; };
+template <> struct npy_uint<8> { using type = uint64_t; };
 
 // Decodes `count` elements of type Src stored with the given byte order and
 // converts each to Dst (the widening described in npy.h).
 template <class Src, class Dst>
-std::vector<Dst> decode(const uint8_t* p, std::size_t count, bool big_endian, const std::string& source) {
-  using U = typename uint_of_size<sizeof(Src)>::type;
+std::vector<Dst> decode_npy(const uint8_t* p, std::size_t count, bool big_endian, const std::string& source) {
+  using U = typename npy_uint<sizeof(Src)>::type;
   if constexpr (std::is_same_v<Src, uint8_t> && std::is_same_v<Dst, uint8_t>) {
     return std::vector<uint8_t>(p, p + count);  // the common image case: a plain copy
   }
@@ -189,7 +189,7 @@ std::vector<T> fortran_to_c(const std::vector<T>& f, const std::vector<int64_t>&
 
 template <class Src, class Dst>
 Tensor make(const uint8_t* p, const NpyHeader& h, std::size_t count, bool big_endian, const std::string& source) {
-  std::vector<Dst> v = decode<Src, Dst>(p, count, big_endian, source);
+  std::vector<Dst> v = decode_npy<Src, Dst>(p, count, big_endian, source);
   if (h.fortran_order) v = fortran_to_c(v, h.shape);
   return Tensor(v, Shape(h.shape));
 }

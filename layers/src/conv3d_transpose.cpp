@@ -45,7 +45,7 @@ std::vector<int> transpose_triple(const char* name, std::vector<int> v, bool all
   return v;
 }
 
-std::optional<int64_t> nth(const std::optional<std::vector<int>>& v, int i) {
+std::optional<int64_t> nth_or(const std::optional<std::vector<int>>& v, int i) {
   if (!v) return std::nullopt;
   return (*v)[static_cast<std::size_t>(i)];
 }
@@ -100,7 +100,7 @@ Shape Conv3DTransposeImpl::compute_output_shape(const Shape& s) {
   for (int i = 0; i < 3; ++i) {
     const int a = (cf ? 2 : 1) + i;
     out[a] = transpose_output_length(s[a], kernel_size_[i], o_.strides[i], o_.dilation_rate[i], o_.padding,
-                                     nth(o_.output_padding, i));
+                                     nth_or(o_.output_padding, i));
   }
   out[cf ? 1 : 4] = filters_;
   return out;
@@ -112,7 +112,7 @@ Tensor Conv3DTransposeImpl::call(const Tensor& input, bool) {
   if (cf) x = transpose(x, to_channels_last(5));
   for (int i = 0; i < 3; ++i) {
     const TransposeAxisPlan p =
-        plan_transpose_axis(kernel_size_[i], o_.strides[i], o_.dilation_rate[i], o_.padding, nth(o_.output_padding, i));
+        plan_transpose_axis(kernel_size_[i], o_.strides[i], o_.dilation_rate[i], o_.padding, nth_or(o_.output_padding, i));
     x = pad_axis(dilate_axis(x, 1 + i, p.stride), 1 + i, p.left, p.right);
   }
   // (kd, kh, kw, filters, C) -> flipped in space, (kd, kh, kw, C, filters).

@@ -33,7 +33,7 @@ ConvLSTMSize<N> size_of(const std::vector<int64_t>& v) {
 }
 
 /// As Python prints a tuple: (3,) or (3, 3).
-std::string tuple_text(const std::vector<int64_t>& v) {
+std::string dims_text(const std::vector<int64_t>& v) {
   std::string s = "(";
   for (std::size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
   return s + (v.size() == 1 ? ",)" : ")");
@@ -44,7 +44,7 @@ std::vector<int64_t> standardize_tuple(std::vector<int64_t> v, std::size_t n, co
                                        bool allow_zero) {
   if (v.size() == 1 && n > 1) v.assign(n, v[0]);
   std::string msg = "The `" + name + "` argument must be a tuple of " + std::to_string(n) + " integers. Received " +
-                    name + "=" + tuple_text(v);
+                    name + "=" + dims_text(v);
   if (v.size() != n) throw ValueError(msg);
   std::set<int64_t> bad;
   for (int64_t x : v)
@@ -70,7 +70,7 @@ ConvLSTMCellImpl<N>::ConvLSTMCellImpl(int64_t filters, Size kernel_size, Options
   strides_ = standardize_tuple(size_list(o_.strides), N, "strides", true);
   // Keras accepts a zero stride here and fails later in the convolution.
   if (std::find(strides_.begin(), strides_.end(), 0) != strides_.end())
-    throw ValueError(cls + ": `strides` must be positive, received strides=" + tuple_text(strides_));
+    throw ValueError(cls + ": `strides` must be positive, received strides=" + dims_text(strides_));
   std::string padding = o_.padding;
   for (char& ch : padding) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
   if (padding != "valid" && padding != "same")
@@ -85,8 +85,8 @@ ConvLSTMCellImpl<N>::ConvLSTMCellImpl(int64_t filters, Size kernel_size, Options
   dilation_ = standardize_tuple(size_list(o_.dilation_rate), N, "dilation_rate", false);
   if (any_above_one(strides_) && any_above_one(dilation_))
     throw ValueError("Specifying `strides > 1` is not compatible with `dilation_rate > 1`. Please provide `strides=1` "
-                     "or `dilation_rate=1`. Received: strides=" + tuple_text(strides_) +
-                     " and dilation_rate=" + tuple_text(dilation_));
+                     "or `dilation_rate=1`. Received: strides=" + dims_text(strides_) +
+                     " and dilation_rate=" + dims_text(dilation_));
   kernel_size_ = size_of<N>(kernel_dims_);
   o_.strides = size_of<N>(strides_);
   o_.dilation_rate = size_of<N>(dilation_);
@@ -110,8 +110,8 @@ Shape ConvLSTMCellImpl<N>::state_shape(const Shape& s) const {
       kernel_shape.push_back(s[cf ? 1 : N + 1]);
       kernel_shape.push_back(filters_);
       throw ValueError("Computed output size would be zero or negative. Received `inputs shape=" + s.to_string() +
-                       "`, `kernel shape=" + tuple_text(kernel_shape) + "`, `dilation_rate=" + tuple_text(dilation_) +
-                       "`, `strides=" + tuple_text(strides_) + "`, `padding=" + o_.padding + "`.");
+                       "`, `kernel shape=" + dims_text(kernel_shape) + "`, `dilation_rate=" + dims_text(dilation_) +
+                       "`, `strides=" + dims_text(strides_) + "`, `padding=" + o_.padding + "`.");
     }
     out.push_back(o);
   }

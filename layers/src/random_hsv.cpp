@@ -15,7 +15,7 @@ using namespace detail;
 
 namespace {
 
-void check_value_range(const std::string& cls, std::vector<double>& v, bool sort) {
+void checked_value_range(const std::string& cls, std::vector<double>& v, bool sort) {
   if (v.size() != 2)
     throw ValueError(cls + ": the `value_range` argument should be a list of two numbers. Received: value_range=" +
                      Config(v).dump());
@@ -26,13 +26,13 @@ void check_value_range(const std::string& cls, std::vector<double>& v, bool sort
 /// factor within [lo, hi], its value range, its data format.
 Factor checked(const std::string& cls, const Factor& f, double lo, double hi, RandomColorOptions& o, bool sort_range) {
   const auto [lower, upper] = base_factor_range(cls, f, lo, hi);
-  check_value_range(cls, o.value_range, sort_range);
+  checked_value_range(cls, o.value_range, sort_range);
   o.data_format = check_data_format(cls, o.data_format);
   return Factor(lower, upper);
 }
 
 /// (B, 1, 1) draws, one per image.
-Tensor per_image(const Tensor& x, double lo, double hi, std::optional<uint64_t> seed) {
+Tensor image_draws(const Tensor& x, double lo, double hi, std::optional<uint64_t> seed) {
   return random::uniform({x.shape()[0], 1, 1}, lo, hi, x.dtype(), seed);
 }
 
@@ -96,9 +96,9 @@ Tensor RandomHueImpl::call(const Tensor& input, bool training) {
   if (training) {
     require_rgb(*this, x);
     const auto seed = next_seed(o_.seed);
-    const Tensor flip = per_image(x, 0.0, 1.0, seed);
+    const Tensor flip = image_draws(x, 0.0, 1.0, seed);
     const Tensor invert = select(greater(flip, scalar_like(0.5, flip)), -ones_like(flip), ones_like(flip));
-    const Tensor shift = invert * per_image(x, factor_.values[0], factor_.values[1], seed) * 0.5;
+    const Tensor shift = invert * image_draws(x, factor_.values[0], factor_.values[1], seed) * 0.5;
     const double lo = o_.value_range[0], span = o_.value_range[1] - o_.value_range[0];
     Tensor hsv = rgb_to_hsv((x - lo) / span);
     Tensor h = channel(hsv, 0) + shift;
@@ -122,7 +122,7 @@ Tensor RandomSaturationImpl::call(const Tensor& input, bool training) {
   Tensor x = to_batch(input, o_.data_format);
   if (training) {
     require_rgb(*this, x);
-    Tensor f = per_image(x, factor_.values[0], factor_.values[1], next_seed(o_.seed));
+    Tensor f = image_draws(x, factor_.values[0], factor_.values[1], next_seed(o_.seed));
     f = f / (1.0 - f + 1e-7);
     const Tensor hsv = rgb_to_hsv(x);
     // Keras clips the scaled saturation to value_range, as written.
@@ -144,7 +144,7 @@ RandomSharpnessImpl::RandomSharpnessImpl(Factor factor, RandomColorOptions o)
 Tensor RandomSharpnessImpl::call(const Tensor& input, bool training) {
   Tensor x = to_batch(input, o_.data_format);
   if (training) {
-    const Tensor f = expand_dims(per_image(x, factor_.values[0], factor_.values[1], next_seed(o_.seed)), 3) * 2.0;
+    const Tensor f = expand_dims(image_draws(x, factor_.values[0], factor_.values[1], next_seed(o_.seed)), 3) * 2.0;
     // The 3x3 smoothing of every channel with zero padding ("same"): 1/13 around, 5/13 at the centre.
     const int64_t b = x.shape()[0], h = x.shape()[1], w = x.shape()[2], c = x.shape()[3];
     Tensor padded = concat({zeros({b, 1, w, c}, x.dtype()), x, zeros({b, 1, w, c}, x.dtype())}, 1);

@@ -10,7 +10,7 @@
 namespace kiln::metrics {
 
 namespace {
-constexpr double kEps = 1e-7;
+constexpr double kFScoreEpsilon = 1e-7;
 
 FBetaScoreOptions validate(FBetaScoreOptions o, const std::string& who) {
   if (o.average == "none" || o.average == "None") o.average.clear();
@@ -101,16 +101,16 @@ Tensor FBetaScore::result() const {
   const double b2 = o_.beta * o_.beta;
   std::vector<double> f(tp.size());
   for (std::size_t i = 0; i < tp.size(); ++i) {
-    const double precision = tp[i] / (tp[i] + fp[i] + kEps);
-    const double recall = tp[i] / (tp[i] + fn[i] + kEps);
-    f[i] = precision * recall / (b2 * precision + recall + kEps) * (1.0 + b2);
+    const double precision = tp[i] / (tp[i] + fp[i] + kFScoreEpsilon);
+    const double recall = tp[i] / (tp[i] + fn[i] + kFScoreEpsilon);
+    f[i] = precision * recall / (b2 * precision + recall + kFScoreEpsilon) * (1.0 + b2);
   }
   if (o_.average.empty()) return detail::make_result(f, dtype(), false);
   double out = 0;
   if (o_.average == "weighted") {
     double total = 0;
     for (double s : support) total += s;
-    for (std::size_t i = 0; i < f.size(); ++i) out += f[i] * support[i] / (total + kEps);
+    for (std::size_t i = 0; i < f.size(); ++i) out += f[i] * support[i] / (total + kFScoreEpsilon);
   } else {  // micro (one slot) or macro
     for (double x : f) out += x;
     out /= static_cast<double>(f.size());

@@ -54,7 +54,7 @@ std::string quoted(const std::string& s) {
   return q + "\"";
 }
 
-void shape_text(std::ostringstream& o, const Shape& s, const std::string& indent) {
+void write_shape(std::ostringstream& o, const Shape& s, const std::string& indent) {
   o << indent << "shape {\n";
   for (int64_t d = 0; d < s.rank(); ++d) o << indent << "  dim {\n" << indent << "    size: " << s[d] << "\n" << indent << "  }\n";
   o << indent << "}\n";
@@ -110,7 +110,7 @@ std::string ConcreteFunction::as_graph_def() const {
       o << "  attr {\n    key: " << quoted(source ? "dtype" : "T") << "\n    value {\n      type: "
         << tf_dtype(op.output_dtypes[0]) << "\n    }\n  }\n";
       o << "  attr {\n    key: \"_output_shapes\"\n    value {\n      list {\n";
-      for (const auto& s : op.output_shapes) shape_text(o, s, "        ");
+      for (const auto& s : op.output_shapes) write_shape(o, s, "        ");
       o << "      }\n    }\n  }\n";
     }
     o << "}\n";

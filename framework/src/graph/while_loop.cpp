@@ -102,7 +102,7 @@ void track_vars(const std::vector<Tensor>& vars) {
 
 /// Whether any tape can want the loop's gradient: one tracks a loop variable
 /// passed in, or the body reads a tensor a tape tracks.
-bool differentiable(const Subgraph& body, const std::vector<Tensor>& init, const std::vector<Tensor>& vars) {
+bool body_differentiable(const Subgraph& body, const std::vector<Tensor>& init, const std::vector<Tensor>& vars) {
   std::unordered_set<uint64_t> var_ids;
   for (const auto& v : vars) var_ids.insert(v.id());
   for (const auto& slice : body.slices) {
@@ -133,7 +133,7 @@ std::vector<Tensor> traced_while(const LoopCondFn& cond_fn, const LoopBodyFn& bo
   s->body_out = bg.outputs;
   s->outs = fresh_like(init);
   plan_staging(*s);
-  if (differentiable(bg, init, s->vars)) {
+  if (body_differentiable(bg, init, s->vars)) {
     // An inner loop's saved iterations and count are not part of what the
     // outer loop saves per iteration, so its gradient would mix iterations up.
     if (t_body_depth > 0)

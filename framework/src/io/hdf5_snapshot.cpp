@@ -158,7 +158,7 @@ struct Writer {
 
 // ---------------------------------------------------------------- decoding
 
-struct Reader {
+struct SnapshotReader {
   const uint8_t* p;
   std::size_t left;
   const std::string& name;
@@ -217,7 +217,7 @@ struct Reader {
   std::shared_ptr<const H5SnapshotNode> node(int depth);
 };
 
-H5SnapshotAttr Reader::attr() {
+H5SnapshotAttr SnapshotReader::attr() {
   H5SnapshotAttr a;
   a.info.is_string = flag();
   a.info.variable_length = flag();
@@ -234,7 +234,7 @@ H5SnapshotAttr Reader::attr() {
   return a;
 }
 
-Tensor Reader::tensor() {
+Tensor SnapshotReader::tensor() {
   const uint8_t code = u8();
   if (code == 0) return Tensor();
   const auto dt = static_cast<DType>(code - 1);
@@ -252,7 +252,7 @@ Tensor Reader::tensor() {
   return t;
 }
 
-std::shared_ptr<const H5SnapshotNode> Reader::node(int depth) {
+std::shared_ptr<const H5SnapshotNode> SnapshotReader::node(int depth) {
   if (depth > limits.max_depth) bad("groups nested deeper than " + std::to_string(limits.max_depth));
   if (++objects > limits.max_objects) bad("more than " + std::to_string(limits.max_objects) + " objects");
   auto n = std::make_shared<H5SnapshotNode>();
@@ -299,7 +299,7 @@ std::vector<uint8_t> encode_snapshot(const H5SnapshotNode& root) {
 
 std::shared_ptr<const H5SnapshotNode> decode_snapshot(const uint8_t* data, std::size_t size, const std::string& name,
                                                       const H5SnapshotLimits& limits) {
-  Reader r{data, size, name, limits};
+  SnapshotReader r{data, size, name, limits};
   char magic[sizeof kMagic];
   r.raw(magic, sizeof magic);
   if (std::memcmp(magic, kMagic, sizeof magic) != 0) r.bad("bad header");

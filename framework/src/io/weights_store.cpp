@@ -89,7 +89,7 @@ void save_layer(const Layer& l, H5Group& root, const std::string& path, std::set
   for (const auto& [child, p] : child_paths(l, path, join(path, "layers"))) save_layer(*child, root, p, visited);
 }
 
-struct Assignment {
+struct WeightAssignment {
   Variable var;
   Tensor value;
 };
@@ -99,7 +99,7 @@ std::string shape_str(const Shape& s) { return s.to_string(); }
 /// Reads <path>/vars into `out` after checking count and shapes.
 /// Returns false (after a warning) on a mismatch when skip_mismatch.
 bool read_layer_vars(const Layer& l, const H5Group& root, const std::string& path, bool skip_mismatch,
-                     std::vector<Assignment>& out) {
+                     std::vector<WeightAssignment>& out) {
   const auto vs = own_vars(l);
   const std::string gpath = join(path, "vars");
   std::vector<std::string> keys;
@@ -120,7 +120,7 @@ bool read_layer_vars(const Layer& l, const H5Group& root, const std::string& pat
     }
     throw ValueError(msg);
   }
-  std::vector<Assignment> mine;
+  std::vector<WeightAssignment> mine;
   for (std::size_t i = 0; i < vs.size(); ++i) {
     const std::string key = std::to_string(i);
     if (!g.is_dataset(key)) throw ValueError(who + ": variable " + key + " is missing from the file");
@@ -142,7 +142,7 @@ bool read_layer_vars(const Layer& l, const H5Group& root, const std::string& pat
 }
 
 void load_layer(const Layer& l, const H5Group& root, const std::string& path, bool skip_mismatch,
-                std::set<const Layer*>& visited, std::vector<Assignment>& out) {
+                std::set<const Layer*>& visited, std::vector<WeightAssignment>& out) {
   if (!visited.insert(&l).second) return;
   read_layer_vars(l, root, path, skip_mismatch, out);
   const auto kids = children(l);
@@ -202,7 +202,7 @@ void load_state(Model& m, const H5Group& root, bool load_optimizer, bool skip_mi
                                   ? "; it has the legacy layout (layer_names): load it from a .h5 path"
                                   : ""));
   std::set<const Layer*> visited;
-  std::vector<Assignment> todo;
+  std::vector<WeightAssignment> todo;
   load_layer(m, root, "", skip_mismatch, visited, todo);
   // Everything was read and checked before the first assign: a failed load
   // leaves the model as it was.
@@ -226,7 +226,7 @@ void load_state(Model& m, const H5Group& root, bool load_optimizer, bool skip_mi
          " variables");
     return;
   }
-  std::vector<Assignment> opt_todo;
+  std::vector<WeightAssignment> opt_todo;
   for (std::size_t i = 0; i < keys.size(); ++i) {
     const std::string key = std::to_string(i);
     if (!g.is_dataset(key)) {

@@ -54,23 +54,23 @@ void Layer::set_trainable(bool t) {
 
 namespace {
 template <class F>
-void collect(const Layer& l, std::vector<Variable>& out, std::set<const void*>& seen, F pred) {
+void collect_variables(const Layer& l, std::vector<Variable>& out, std::set<const void*>& seen, F pred) {
   for (const auto& v : l.own_variables())
     if (pred(v) && seen.insert(v.impl().get()).second) out.push_back(v);
-  for (const auto& s : l.sublayers()) collect(*s, out, seen, pred);
+  for (const auto& s : l.sublayers()) collect_variables(*s, out, seen, pred);
 }
 }  // namespace
 
 std::vector<Variable> Layer::trainable_variables() const {
   std::vector<Variable> out;
   std::set<const void*> seen;
-  collect(*this, out, seen, [](const Variable& v) { return v.trainable(); });
+  collect_variables(*this, out, seen, [](const Variable& v) { return v.trainable(); });
   return out;
 }
 std::vector<Variable> Layer::non_trainable_variables() const {
   std::vector<Variable> out;
   std::set<const void*> seen;
-  collect(*this, out, seen, [](const Variable& v) { return !v.trainable(); });
+  collect_variables(*this, out, seen, [](const Variable& v) { return !v.trainable(); });
   return out;
 }
 std::vector<Variable> Layer::weights() const {

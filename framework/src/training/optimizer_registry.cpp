@@ -18,7 +18,7 @@ void (*builtins_hook)() = nullptr;
 
 namespace {
 
-std::string lower(std::string s) {
+std::string lowercase(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;
 }
@@ -50,13 +50,13 @@ template <class R>
 auto lookup(R& reg, const std::string& name, const std::string& kind) {
   if (auto* f = reg.find(name)) return *f;
   // Keras matches optimizer identifiers case-insensitively ("Adam", "adam", "ADAM").
-  const std::string key = lower(name);
+  const std::string key = lowercase(name);
   for (const auto& n : reg.names())
-    if (lower(n) == key) return *reg.find(n);
+    if (lowercase(n) == key) return *reg.find(n);
   // Suggest only the snake_case spellings to keep the message short.
   std::vector<std::string> candidates;
   for (const auto& n : reg.names())
-    if (n == lower(n)) candidates.push_back(n);
+    if (n == lowercase(n)) candidates.push_back(n);
   if (candidates.empty()) candidates = reg.names();
   throw_unknown(kind, name, candidates);
 }

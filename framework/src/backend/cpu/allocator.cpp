@@ -20,7 +20,7 @@
 namespace kiln::cpu {
 namespace {
 
-struct Pool {
+struct BlockPool {
   std::mutex mu;
   std::unordered_map<std::size_t, std::vector<void*>> free_blocks;
   std::size_t cached_bytes = 0;
@@ -28,15 +28,15 @@ struct Pool {
   static constexpr std::size_t kMinCap = std::size_t(1) << 30;
   std::size_t cap() const { return std::max(kMinCap, peak_live_bytes); }
 };
-Pool& pool() {
-  static Pool* p = new Pool();  // leaked on purpose: storage may outlive static destruction
+BlockPool& block_pool() {
+  static BlockPool* p = new BlockPool();  // leaked on purpose: storage may outlive static destruction
   return *p;
 }
 
 std::size_t round_up(std::size_t n) { return (n + 63) / 64 * 64; }
 
 void release(void* data, std::size_t nbytes, Device) {
-  Pool& p = pool();
+  BlockPool& p = block_pool();
   std::size_t sz = round_up(nbytes == 0 ? 1 : nbytes);
   {
     std::lock_guard<std::mutex> lock(p.mu);
@@ -57,7 +57,7 @@ std::shared_ptr<Storage> CpuBackend::allocate(std::size_t nbytes) {
   s->nbytes = nbytes;
   s->device = Device::cpu();
   std::size_t sz = round_up(nbytes == 0 ? 1 : nbytes);
-  Pool& p = pool();
+  BlockPool& p = block_pool();
   {
     std::lock_guard<std::mutex> lock(p.mu);
     auto it = p.free_blocks.find(sz);

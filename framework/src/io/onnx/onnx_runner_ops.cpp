@@ -19,11 +19,11 @@ Out host(const std::vector<int64_t>& v, bool scalar = false) {
 }
 
 template <Tensor (*F)(const Tensor&)>
-OpImpl unary() {
+OpImpl unary_impl() {
   return [](const OpContext& c) { return one(F(c.tensor(0))); };
 }
 template <Tensor (*F)(const Tensor&, const Tensor&)>
-OpImpl binary() {
+OpImpl binary_impl() {
   return [](const OpContext& c) { return one(F(c.tensor(0), c.tensor(1))); };
 }
 
@@ -230,16 +230,16 @@ const std::map<std::string, OpImpl>& runner_ops() {
       {"Sub", arithmetic<subtract>([](int64_t a, int64_t b) { return a - b; })},
       {"Mul", arithmetic<multiply>([](int64_t a, int64_t b) { return a * b; })},
       {"Div", arithmetic<divide>([](int64_t a, int64_t b) { return b ? a / b : 0; })},
-      {"Pow", binary<kiln::pow>()}, {"Max", binary<maximum>()}, {"Min", binary<minimum>()},
-      {"Equal", binary<equal>()}, {"Less", binary<less>()}, {"LessOrEqual", binary<less_equal>()},
-      {"Greater", binary<greater>()}, {"GreaterOrEqual", binary<greater_equal>()},
-      {"And", binary<logical_and>()}, {"Or", binary<logical_or>()}, {"Mod", binary<floor_mod>()},
-      {"Neg", unary<neg>()}, {"Abs", unary<kiln::abs>()}, {"Sign", unary<sign>()}, {"Exp", unary<kiln::exp>()},
-      {"Log", unary<kiln::log>()}, {"Sqrt", unary<kiln::sqrt>()}, {"Sin", unary<kiln::sin>()},
-      {"Cos", unary<kiln::cos>()}, {"Tanh", unary<kiln::tanh>()}, {"Erf", unary<kiln::erf>()},
-      {"Sigmoid", unary<sigmoid>()}, {"Relu", unary<relu>()}, {"Softplus", unary<softplus>()},
-      {"Floor", unary<kiln::floor>()}, {"Round", unary<kiln::round>()}, {"IsNaN", unary<isnan>()},
-      {"IsInf", unary<is_inf>()}, {"Not", unary<logical_not>()}, {"Reciprocal", unary<reciprocal>()},
+      {"Pow", binary_impl<kiln::pow>()}, {"Max", binary_impl<maximum>()}, {"Min", binary_impl<minimum>()},
+      {"Equal", binary_impl<equal>()}, {"Less", binary_impl<less>()}, {"LessOrEqual", binary_impl<less_equal>()},
+      {"Greater", binary_impl<greater>()}, {"GreaterOrEqual", binary_impl<greater_equal>()},
+      {"And", binary_impl<logical_and>()}, {"Or", binary_impl<logical_or>()}, {"Mod", binary_impl<floor_mod>()},
+      {"Neg", unary_impl<neg>()}, {"Abs", unary_impl<kiln::abs>()}, {"Sign", unary_impl<sign>()}, {"Exp", unary_impl<kiln::exp>()},
+      {"Log", unary_impl<kiln::log>()}, {"Sqrt", unary_impl<kiln::sqrt>()}, {"Sin", unary_impl<kiln::sin>()},
+      {"Cos", unary_impl<kiln::cos>()}, {"Tanh", unary_impl<kiln::tanh>()}, {"Erf", unary_impl<kiln::erf>()},
+      {"Sigmoid", unary_impl<sigmoid>()}, {"Relu", unary_impl<relu>()}, {"Softplus", unary_impl<softplus>()},
+      {"Floor", unary_impl<kiln::floor>()}, {"Round", unary_impl<kiln::round>()}, {"IsNaN", unary_impl<isnan>()},
+      {"IsInf", unary_impl<is_inf>()}, {"Not", unary_impl<logical_not>()}, {"Reciprocal", unary_impl<reciprocal>()},
       {"Identity", [](const OpContext& c) { return Out{*c.in.at(0)}; }},
       {"Cast", [](const OpContext& c) {
          const auto to = c.attr_int("to", 1);
