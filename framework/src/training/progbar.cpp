@@ -142,7 +142,8 @@ void ProgbarLogger::update(int current, const Logs& logs, bool finalize) {
 void ProgbarLogger::on_train_begin(const Logs&) { in_fit_ = true; }
 void ProgbarLogger::on_epoch_begin(int epoch, const Logs&) {
   start(params_.steps);
-  if (params_.verbose && params_.epochs > 1) *os_ << "Epoch " << epoch + 1 << "/" << params_.epochs << "\n";
+  // Flushed, as Keras's print_msg does: through a pipe the line then comes when the epoch begins.
+  if (params_.verbose && params_.epochs > 1) *os_ << "Epoch " << epoch + 1 << "/" << params_.epochs << std::endl;
 }
 void ProgbarLogger::on_train_batch_end(int batch, const Logs& logs) {
   seen_ = batch + 1;
