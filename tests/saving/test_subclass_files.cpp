@@ -80,3 +80,26 @@ TEST_CASE("weights saved under a subclassed model's attribute names load into th
   // ones(4) -> left: 4 * 0.25 - 1 = 0 per unit -> head: 0 * 2 + 0.5.
   CHECK(m->predict(ones({1, 4})).to_vector<float>() == std::vector<float>{0.5f, 0.5f});
 }
+
+TEST_CASE("a nested Sequential without an Input writes each sublayer's own build shape") {
+  // ConvNeXt's stem: Sequential([Conv2D, LayerNormalization]) called on a tensor.
+  // Its config lists a synthesised InputLayer first; the Conv2D's build_config
+  // is its own input, (None, 32, 32, 3), not the next layer's.
+  Tensor x = Input({32, 32, 3});
+  auto stem = std::make_shared<Sequential>(
+      std::vector<LayerPtr>{layers::Conv2D(8, 4, {.strides = 4, .name = "stem_conv"}),
+                            layers::LayerNormalization({.name = "stem_ln"})},
+      LayerOptions{.name = "stem"});
+  Model m(x, (*stem)(x));
+  const std::string path = tmp("nested_stem.keras");
+  m.save(path);
+  const auto bytes = io::ZipReader(path).extract("config.json");
+  const auto config = nlohmann::json::parse(std::string(bytes.begin(), bytes.end()));
+  const auto& sub = config["config"]["layers"][1]["config"]["layers"];
+  REQUIRE(sub.size() == 3);
+  CHECK(sub[0]["class_name"] == "InputLayer");
+  CHECK(sub[1]["build_config"]["input_shape"] == nlohmann::json::parse("[null, 32, 32, 3]"));
+  CHECK(sub[2]["build_config"]["input_shape"] == nlohmann::json::parse("[null, 8, 8, 8]"));
+  auto again = models::load_model(path, {.compile = false});
+  CHECK(saving_test::max_abs_diff(again->predict(ones({2, 32, 32, 3})), m.predict(ones({2, 32, 32, 3}))) == 0);
+}

@@ -55,6 +55,7 @@ bool is_operation_entry(const Config& e) {
 }
 
 void to_keras3_layer_entries(Config& layers, const std::vector<LayerPtr>& ls);
+std::vector<LayerPtr> config_layers(const Model& m);
 
 void to_keras3_layer_entry(Config& e, const Layer* layer) {
   if (!e.is_object() || is_operation_entry(e)) return;
@@ -66,13 +67,7 @@ void to_keras3_layer_entry(Config& e, const Layer* layer) {
     if (hooks && hooks->to_keras3_config) hooks->to_keras3_config(c);
     if (c.contains("layers") && c["layers"].is_array()) {  // nested Sequential / Functional
       auto model = layer ? dynamic_cast<const Model*>(layer) : nullptr;
-      std::vector<LayerPtr> sub;
-      if (model) {
-        sub = model->layers();
-        if (auto seq = dynamic_cast<const Sequential*>(model); seq && seq->input_layer())
-          sub.insert(sub.begin(), seq->input_layer());
-      }
-      to_keras3_layer_entries(c["layers"], sub);
+      to_keras3_layer_entries(c["layers"], model ? config_layers(*model) : std::vector<LayerPtr>{});
     }
   }
   // Keras 3 records build_config for layers with weights, models, and classes
@@ -105,6 +100,8 @@ std::string registered_name_of(const std::string& cls) {
   return cls;
 }
 
+/// The layers a model's config lists, in its order: a Sequential's input layer
+/// first, or a null for the InputLayer entry it writes from its build shape.
 std::vector<LayerPtr> config_layers(const Model& m) {
   std::vector<LayerPtr> out = m.layers();
   if (auto seq = dynamic_cast<const Sequential*>(&m)) {
