@@ -186,7 +186,17 @@ Tensor LayerNormalizationImpl::call(const Tensor& input, bool) {
   return y;
 }
 
-Config LayerNormalizationImpl::get_config() const { return layer_config(*this); }
+Config LayerNormalizationImpl::get_config() const {
+  Config c = layer_config(*this);
+  // Keras's build() keeps the axis as a list, sorted when it was given as one,
+  // so a built layer's config says [-1] where an unbuilt one says -1.
+  if (built() && c.contains("axis")) {
+    Config& a = c["axis"];
+    if (a.is_array()) std::sort(a.begin(), a.end());
+    else a = Config::array({a});
+  }
+  return c;
+}
 
 KILN_REGISTER_LAYER(LayerNormalizationImpl, "LayerNormalization")
 

@@ -111,7 +111,7 @@ Config Sequential::get_config() const {
   else if (build_shape_) {
     InputLayerImpl tmp(build_shape_->slice(1));
     Config e = layer_entry(tmp);
-    e["config"]["name"] = name() + "_input";
+    e["config"]["name"] = built_input_name_.empty() ? name() + "_input" : built_input_name_;
     layers.push_back(e);
   }
   for (const auto& l : layers_) layers.push_back(layer_entry(*l));

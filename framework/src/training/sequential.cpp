@@ -60,6 +60,8 @@ std::vector<LayerPtr> Sequential::layers() const { return layers_; }
 
 void Sequential::build_from(const Shape& batch_shape) {
   build_shape_ = batch_shape;
+  // Keras's first build adds an InputLayer with an automatic name, counted with every other input's.
+  if (!input_layer_ && built_input_name_.empty()) built_input_name_ = unique_name("input_layer");
   output_shapes_.clear();
   Shape s = batch_shape;
   for (auto& l : layers_) {

@@ -39,6 +39,9 @@ class Sequential : public Model {
   void build_from(const Shape& batch_shape);
   std::vector<LayerPtr> layers_;
   std::shared_ptr<InputLayerImpl> input_layer_;
+  /// Without an InputLayer, the name of the one Keras makes when the model is
+  /// first built ("input_layer_1"): the config's first entry.
+  std::string built_input_name_;
   std::vector<Shape> output_shapes_;
 };
 
