@@ -37,6 +37,7 @@ Tensor InputLayerImpl::symbolic_output() {
 
 Tensor Input(const Shape& shape, InputOptions options) {
   auto layer = std::make_shared<InputLayerImpl>(shape, options);
+  layer->name();  // named now, as Keras names a layer when it is made ("input_layer", "input_layer_1")
   return layer->symbolic_output();
 }
 
