@@ -96,7 +96,7 @@ BUILT = [
                        "include_preprocessing": False}),
     ("ConvNeXtXLarge", {"include_top": False, "input_shape": [32, 32, 3], "pooling": "avg"}),
 ]
-BUILT_CI = {"ResNet50", "ResNet50V2", "VGG16", "MobileNetV2", "DenseNet121"}
+BUILT_CI = {"ResNet50", "ResNet50V2", "VGG16", "MobileNetV2", "DenseNet121", "ConvNeXtTiny"}
 
 
 def normalized(v):
