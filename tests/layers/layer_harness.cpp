@@ -72,9 +72,10 @@ void check_round_trip(const LayerCase& c, Layer& layer, const std::vector<Tensor
   Config cfg = layer.get_config();
   LayerPtr copy = layers::from_config(Config{{"class_name", layer.class_name()}, {"config", cfg}});
   CHECK(copy->class_name() == layer.class_name());
-  CHECK_MESSAGE(copy->get_config() == cfg, "before: ", cfg.dump(), "\nafter:  ", copy->get_config().dump());
   // Same config + same weights -> same inference output.
   call_layer(*copy, xs, c.list_input, false);
+  // Compared once the copy is built too: building can change a config as in Keras (LayerNormalization's axis).
+  CHECK_MESSAGE(copy->get_config() == cfg, "before: ", cfg.dump(), "\nafter:  ", copy->get_config().dump());
   copy->set_weights(layer.get_weights());
   Tensor y2 = call_layer(*copy, xs, c.list_input, false);
   REQUIRE(y2.shape() == y.shape());
