@@ -12,8 +12,8 @@
 //
 // Models: ResNet50, ResNet101, ResNet152, ResNet50V2, ResNet101V2, ResNet152V2,
 // VGG16, VGG19, MobileNetV2, DenseNet121, DenseNet169, DenseNet201, Xception,
-// InceptionV3. This header
-// is not part of <kiln/kiln.h>.
+// InceptionV3, ConvNeXtTiny, ConvNeXtSmall, ConvNeXtBase, ConvNeXtLarge,
+// ConvNeXtXLarge. This header is not part of <kiln/kiln.h>.
 #include <memory>
 #include <optional>
 #include <string>
