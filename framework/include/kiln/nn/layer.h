@@ -32,26 +32,26 @@ class Node;
 
 /// Options of add_weight().
 struct WeightOptions {
-  InitializerArg initializer = "glorot_uniform";
-  regularizers::RegularizerPtr regularizer = nullptr;
-  constraints::ConstraintPtr constraint = nullptr;
-  bool trainable = true;
-  std::optional<DType> dtype;  // defaults to the layer's dtype
+  InitializerArg initializer = "glorot_uniform";  ///< Initial values: a name ("zeros") or an Initializer.
+  regularizers::RegularizerPtr regularizer = nullptr;  ///< Penalty added to losses(); none by default.
+  constraints::ConstraintPtr constraint = nullptr;  ///< Applied after each optimizer update; none by default.
+  bool trainable = true;  ///< Whether optimizers update the weight.
+  std::optional<DType> dtype;  ///< Defaults to the layer's dtype.
 };
 
 /// What inputs a layer accepts; checked before build() and call().
 struct InputSpec {
-  std::optional<int64_t> ndim;
-  std::optional<int64_t> min_ndim;
-  std::optional<int64_t> max_ndim;
-  std::map<int64_t, int64_t> axes;  // axis (may be negative) -> required size
+  std::optional<int64_t> ndim;  ///< Exact rank required (counting the batch axis).
+  std::optional<int64_t> min_ndim;  ///< Smallest rank accepted.
+  std::optional<int64_t> max_ndim;  ///< Largest rank accepted.
+  std::map<int64_t, int64_t> axes;  ///< Axis (may be negative) -> required size.
 };
 
 /// Options every layer takes (Keras's base-layer kwargs).
 struct LayerOptions {
-  std::string name;
-  bool trainable = true;
-  DType dtype = DType::float32;
+  std::string name;  ///< Layer name; empty picks a unique one from the class name (dense, dense_1).
+  bool trainable = true;  ///< Whether the layer's weights are updated by training.
+  DType dtype = DType::float32;  ///< The dtype of the layer's weights and computations.
 };
 
 /// The base-layer keyword arguments that end every layer's options struct:
@@ -65,11 +65,18 @@ struct LayerOptions {
   ::kiln::DType dtype = ::kiln::DType::float32;      \
   std::optional<::kiln::Shape> input_shape;
 
+/// Base of every layer (Keras's keras.layers.Layer): config in the constructor,
+/// weights created in build() from the first input's shape, maths in call().
+/// Calling a layer on symbolic tensors records a node of a functional model.
 class Layer : public std::enable_shared_from_this<Layer> {
  public:
+  /// Takes the base-layer options (name, trainable, dtype).
   explicit Layer(LayerOptions options = {});
+  /// Destroys the layer and, unless shared elsewhere, its weights.
   virtual ~Layer();
+  /// Layers are not copyable: share them through handles or LayerPtr.
   Layer(const Layer&) = delete;
+  /// Layers are not copy-assignable.
   Layer& operator=(const Layer&) = delete;
 
   /// Calls the layer: concrete tensors compute; symbolic tensors record a graph node.
@@ -79,6 +86,7 @@ class Layer : public std::enable_shared_from_this<Layer> {
   /// Calls with Keras's call keywords (kiln/nn/call_kwargs.h): lstm(x, {.initial_state = {h, c}}).
   /// The first output; the list form gives all of them.
   Tensor operator()(const Tensor& x, const CallOptions& options);
+  /// Every output of a keyword call (return_state, return_attention_scores).
   std::vector<Tensor> operator()(const std::vector<Tensor>& xs, const CallOptions& options);
   /// The keyword call by name, as a functional model replays a node. A
   /// `training` keyword overrides `training`; `mask` replaces the first input's mask.
@@ -89,20 +97,28 @@ class Layer : public std::enable_shared_from_this<Layer> {
   const std::string& name() const;
   /// Keras class name (defaults to the demangled C++ class name without "Impl").
   virtual std::string class_name() const;
+  /// Whether build() has run (the layer has its weights).
   bool built() const { return built_; }
+  /// Whether the layer's weights are updated by training (Keras's trainable).
   bool trainable() const { return trainable_; }
+  /// Sets trainable for this layer and its sublayers.
   virtual void set_trainable(bool t);
+  /// The dtype of the layer's weights (Keras's dtype policy variable dtype).
   DType dtype() const { return dtype_; }
 
   /// Weights in Keras order: own trainable, then sublayers'; see weights().
   std::vector<Variable> trainable_variables() const;
+  /// Weights not updated by training (e.g. BatchNormalization's moving statistics).
   std::vector<Variable> non_trainable_variables() const;
   /// trainable then non-trainable, as Keras's layer.weights for saving.
   std::vector<Variable> weights() const;
+  /// Keras's name for trainable_variables().
   std::vector<Variable> trainable_weights() const { return trainable_variables(); }
+  /// Keras's name for non_trainable_variables().
   std::vector<Variable> non_trainable_weights() const { return non_trainable_variables(); }
   /// Own variables in creation order (not sublayers').
   const std::vector<Variable>& own_variables() const { return variables_; }
+  /// Total number of scalars in weights() (Keras's count_params()).
   int64_t count_params() const;
   /// Regularization penalties of this layer and its sublayers (weights'
   /// regularizers now, plus activity penalties from the last call).
@@ -112,7 +128,9 @@ class Layer : public std::enable_shared_from_this<Layer> {
   /// Tracked sublayers, in tracking order.
   const std::vector<std::shared_ptr<Layer>>& sublayers() const { return sublayers_; }
 
+  /// Copies of weights() as tensors (Keras's get_weights()).
   std::vector<Tensor> get_weights() const;
+  /// Assigns `ws` to weights() in order; throws when the count or a shape differs.
   void set_weights(const std::vector<Tensor>& ws);
 
   /// Layer config as JSON (Keras's get_config(): name, trainable, dtype, ...).
@@ -120,10 +138,12 @@ class Layer : public std::enable_shared_from_this<Layer> {
   /// Output shape for an input shape (None batch allowed). The default runs
   /// call() on zeros with None replaced by 1.
   virtual Shape compute_output_shape(const Shape& input_shape);
+  /// Output shapes for a list of input shapes (multi-input layers).
   virtual std::vector<Shape> compute_output_shape(const std::vector<Shape>& input_shapes);
 
   /// Builds weights for an input shape (idempotent); public so models can build eagerly.
   void build_for(const Shape& input_shape);
+  /// Builds for a list of input shapes (multi-input layers).
   void build_for(const std::vector<Shape>& input_shapes);
   /// Runs `f` once, right after this layer is built (at once if it is built
   /// already): a checkpoint restored before the layer had weights fills them
@@ -133,13 +153,16 @@ class Layer : public std::enable_shared_from_this<Layer> {
   // ---- functional-graph access ----
   /// Symbolic output of the layer's first call (throws if never called symbolically).
   Tensor output() const;
+  /// Symbolic input of the layer's first call (throws if never called symbolically).
   Tensor input() const;
   /// Graph nodes where this layer was called symbolically (weak: the graph owns them).
   std::vector<std::shared_ptr<Node>> inbound_nodes() const;
+  /// Records a graph node where this layer was called (used by the functional API).
   void add_inbound_node(const std::shared_ptr<Node>& n) { inbound_nodes_.push_back(n); }
   /// Keras's supports_masking: the layer passes an input mask on to its output
   /// through compute_mask(); a layer that does not drops the mask (kiln/nn/masking.h).
   bool supports_masking() const { return supports_masking_; }
+  /// Sets supports_masking(); layers that propagate masks call it in their constructor.
   void set_supports_masking(bool s) { supports_masking_ = s; }
   /// The mask of the (first) output, from the input and the mask attached to it
   /// (undefined: none). The default passes previous_mask through, as Keras.
@@ -163,7 +186,9 @@ class Layer : public std::enable_shared_from_this<Layer> {
   virtual bool infers_outputs_by_running() const { return false; }
   /// True when call() answers with several tensors even for one input (a model with several outputs).
   virtual bool returns_list() const { return false; }
+  /// The input shape the layer was built for; empty until built with a single input.
   const std::optional<Shape>& build_input_shape() const { return build_shape_; }
+  /// The input shapes the layer was built for; empty until built with a list.
   const std::optional<std::vector<Shape>>& build_input_shapes() const { return build_shapes_; }
   /// Batch input shape given in the config (Keras's batch_input_shape on the first layer).
   std::optional<Shape> declared_input_shape;
@@ -176,13 +201,20 @@ class Layer : public std::enable_shared_from_this<Layer> {
   Device device() const { return device_; }
 
  protected:
+  /// Creates the layer's weights for an input shape (Keras's build()); runs once,
+  /// before the first call. The default creates none.
   virtual void build(const Shape& input_shape);
+  /// build() for a list of input shapes (multi-input layers).
   virtual void build(const std::vector<Shape>& input_shapes);
+  /// The layer's computation (Keras's call()); `training` selects training
+  /// behaviour (dropout, batch statistics).
   virtual Tensor call(const Tensor& x, bool training);
+  /// call() for a list of inputs (merge layers, multi-input models).
   virtual std::vector<Tensor> call(const std::vector<Tensor>& xs, bool training);
   /// call() for an input that carries a mask (Keras passes it to a call() that
   /// takes `mask`); the defaults ignore the mask and run call().
   virtual Tensor call_masked(const Tensor& x, const Tensor& mask, bool training);
+  /// call_masked() for a list of inputs.
   virtual std::vector<Tensor> call_masked(const std::vector<Tensor>& xs, const Tensor& mask, bool training);
   /// A call with keywords other than training and mask (those are in
   /// `training` and `mask`, undefined when absent). Layers that take call
@@ -198,10 +230,13 @@ class Layer : public std::enable_shared_from_this<Layer> {
     track_layer(layer);
     return layer;
   }
+  /// Registers a sublayer so its variables and losses are collected.
   void track_layer(std::shared_ptr<Layer> layer);
   /// Tracks a sublayer that Keras saves under an attribute name (RNN's "cell").
   void track_layer(std::shared_ptr<Layer> layer, const std::string& attribute);
+  /// Sets the input specs checked before build() and call(), one per input.
   void set_input_spec(std::vector<InputSpec> spec) { input_spec_ = std::move(spec); }
+  /// Renames the layer.
   void set_name(const std::string& n) { name_ = n; }
   /// Marks the layer built and runs the call_after_build functions.
   void mark_built();
@@ -258,20 +293,25 @@ using LayerPtr = std::shared_ptr<Layer>;
 class LayerHandleBase {
  public:
   LayerHandleBase() = default;
+  /// Wraps an existing layer.
   explicit LayerHandleBase(LayerPtr p) : layer_(std::move(p)) {}
+  /// The wrapped layer.
   operator LayerPtr() const { return layer_; }
+  /// Calls the layer on one input.
   Tensor operator()(const Tensor& x, bool training = false) const;
   /// Merge layers and multi-input models take a list.
   Tensor operator()(const std::vector<Tensor>& xs, bool training = false) const;
+  /// Every output of a list call.
   std::vector<Tensor> call_multi(const std::vector<Tensor>& xs, bool training = false) const;
   /// Calls with Keras's call keywords: lstm(x, {.initial_state = {h, c}}), mha({q, v}, {.use_causal_mask = true}).
   Tensor operator()(const Tensor& x, const CallOptions& options) const;
+  /// Calls a multi-input layer with call keywords.
   Tensor operator()(const std::vector<Tensor>& xs, const CallOptions& options) const;
   /// Every output of a keyword call (return_state, return_attention_scores).
   std::vector<Tensor> call_multi(const std::vector<Tensor>& xs, const CallOptions& options) const;
 
  protected:
-  LayerPtr layer_;
+  LayerPtr layer_;  ///< The layer this handle refers to.
 };
 
 /// A shared handle to a layer: copies refer to the same layer (and weights).
@@ -281,13 +321,19 @@ class LayerHandleBase {
 template <class T>
 class LayerHandle : public LayerHandleBase {
  public:
+  /// A handle that refers to no layer.
   LayerHandle() = default;
+  /// Wraps a layer, which must be a T.
   explicit LayerHandle(LayerPtr p) : LayerHandleBase(std::move(p)) {}
+  /// Member access to the layer as its own class.
   T* operator->() const { return get(); }
+  /// The layer as its own class.
   T& operator*() const { return *get(); }
+  /// The layer as its own class (null for an empty handle).
   T* get() const { return static_cast<T*>(layer_.get()); }
   /// The layer as its own class (sharing ownership with the handle).
   std::shared_ptr<T> ptr() const { return std::shared_ptr<T>(layer_, get()); }
+  /// Converts to a shared_ptr of T or a base of T (sharing ownership).
   template <class U>
     requires std::is_convertible_v<T*, U*>
   operator std::shared_ptr<U>() const {
