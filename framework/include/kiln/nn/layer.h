@@ -130,7 +130,7 @@ class Layer : public std::enable_shared_from_this<Layer> {
 
   /// Copies of weights() as tensors (Keras's get_weights()).
   std::vector<Tensor> get_weights() const;
-  /// Assigns `ws` to weights() in order; throws when the count or a shape differs.
+  /// Assigns `ws` to weights() in order; throws ValueError (count) or ShapeError (shape) on a mismatch.
   void set_weights(const std::vector<Tensor>& ws);
 
   /// Layer config as JSON (Keras's get_config(): name, trainable, dtype, ...).

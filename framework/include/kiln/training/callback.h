@@ -16,32 +16,53 @@ class Model;
 
 /// What fit/evaluate/predict tell callbacks (Keras's callback.params).
 struct CallbackParams {
-  int epochs = 1;
-  int steps = 0;  // batches per epoch (0 if unknown)
-  int verbose = 1;
+  int epochs = 1;  ///< The number of epochs of fit().
+  int steps = 0;  ///< batches per epoch (0 if unknown)
+  int verbose = 1;  ///< Verbosity: 0 silent, 1 progress bar, 2 one line per epoch.
 };
 
+/// Base of every callback (Keras's keras.callbacks.Callback): fit(), evaluate()
+/// and predict() call its hooks; override the ones needed. `logs` holds the
+/// running metric values ("loss", "val_accuracy", ...).
 class Callback {
  public:
   virtual ~Callback() = default;
+  /// Sets the model being trained (called by fit/evaluate/predict).
   virtual void set_model(Model* m) { model_ = m; }
+  /// Sets the run's parameters (called by fit/evaluate/predict).
   virtual void set_params(const CallbackParams& p) { params_ = p; }
+  /// The model being trained; null before the run starts.
   Model* model() const { return model_; }
+  /// The run's parameters (Keras's callback.params).
   const CallbackParams& params() const { return params_; }
 
+  /// At the start of fit().
   virtual void on_train_begin(const Logs&) {}
+  /// At the end of fit(), with the last epoch's logs.
   virtual void on_train_end(const Logs&) {}
+  /// At the start of each epoch (0-based).
   virtual void on_epoch_begin(int /*epoch*/, const Logs&) {}
+  /// At the end of each epoch, with its training and validation logs; callbacks may add entries.
   virtual void on_epoch_end(int /*epoch*/, Logs&) {}
+  /// Before each training batch.
   virtual void on_train_batch_begin(int /*batch*/, const Logs&) {}
+  /// After each training batch, with the running averages so far this epoch.
   virtual void on_train_batch_end(int /*batch*/, const Logs&) {}
+  /// At the start of evaluate() (also for fit()'s validation).
   virtual void on_test_begin(const Logs&) {}
+  /// At the end of evaluate(), with its results.
   virtual void on_test_end(const Logs&) {}
+  /// Before each evaluation batch.
   virtual void on_test_batch_begin(int /*batch*/, const Logs&) {}
+  /// After each evaluation batch, with the running averages.
   virtual void on_test_batch_end(int /*batch*/, const Logs&) {}
+  /// At the start of predict().
   virtual void on_predict_begin(const Logs&) {}
+  /// At the end of predict().
   virtual void on_predict_end(const Logs&) {}
+  /// Before each prediction batch.
   virtual void on_predict_batch_begin(int /*batch*/, const Logs&) {}
+  /// After each prediction batch.
   virtual void on_predict_batch_end(int /*batch*/, const Logs&) {}
 
   /// Whether only the chief (rank 0) of a multi-process run calls this
@@ -49,8 +70,8 @@ class Callback {
   virtual bool chief_only() const { return false; }
 
  protected:
-  Model* model_ = nullptr;
-  CallbackParams params_;
+  Model* model_ = nullptr;  ///< The model being trained (not owned); null before the run starts.
+  CallbackParams params_;  ///< The run's parameters.
 };
 using CallbackPtr = std::shared_ptr<Callback>;
 
@@ -64,19 +85,25 @@ using CallbackPtr = std::shared_ptr<Callback>;
 /// A const object cannot be passed: fit changes its callbacks.
 class CallbackArg {
  public:
+  /// A shared callback.
   CallbackArg(CallbackPtr p) : ptr_(std::move(p)) {}
+  /// A named callback object, used in place (not copied); it must outlive the call.
   template <class C>
     requires(std::is_base_of_v<Callback, C> && !std::is_const_v<C>)
   CallbackArg(C& c) : ptr_(CallbackPtr(CallbackPtr(), &c)) {}
+  /// A temporary callback, moved into a shared pointer.
   template <class C>
     requires(std::is_base_of_v<Callback, C> && !std::is_reference_v<C>)
   CallbackArg(C&& c) : ptr_(std::make_shared<C>(std::move(c))) {}
+  /// Const callbacks are refused: fit changes its callbacks.
   template <class C>
     requires std::is_base_of_v<Callback, C>
   CallbackArg(const C& c) = delete;
+  /// A shared callback of a derived class.
   template <class C>
     requires std::is_base_of_v<Callback, C>
   CallbackArg(std::shared_ptr<C> c) : ptr_(std::move(c)) {}
+  /// The callback.
   const CallbackPtr& ptr() const { return ptr_; }
 
  private:
@@ -86,12 +113,13 @@ class CallbackArg {
 /// Records every epoch's logs: history.history["val_loss"][epoch].
 class History : public Callback {
  public:
-  std::map<std::string, std::vector<double>> history;
-  std::vector<int> epoch;
+  std::map<std::string, std::vector<double>> history;  ///< Per-key values, one per epoch (Keras's history.history).
+  std::vector<int> epoch;  ///< The epoch indices recorded (Keras's history.epoch).
   /// Keys in the order they first appeared.
   std::vector<std::string> keys() const { return keys_; }
   void on_train_begin(const Logs&) override;
   void on_epoch_end(int e, Logs& logs) override;
+  /// history[key]; throws ValueError when the key was never logged.
   const std::vector<double>& operator[](const std::string& key) const;
 
  private:
@@ -99,7 +127,7 @@ class History : public Callback {
 };
 
 /// The tf.keras progress bar: "5/5 [==============================] - 7s 6ms/step - loss: 1.6298".
-/// Redrawn in place with \r on a terminal; only each epoch's final line otherwise.
+/// Redrawn in place with a carriage return on a terminal; only each epoch's final line otherwise.
 class ProgbarLogger : public Callback {
  public:
   /// "steps" counts batches (fit/evaluate/predict).

@@ -16,31 +16,41 @@
 
 namespace kiln {
 
-/// "sum_over_batch_size" (default, the mean), "sum", "mean_with_sample_weight" or "none".
+/// Options every loss takes (Keras's base-loss kwargs).
 struct LossOptions {
+  /// How per-sample losses are reduced: "sum_over_batch_size" (default, the mean),
+  /// "sum", "mean_with_sample_weight" or "none".
   std::string reduction = "sum_over_batch_size";
-  std::string name;
+  std::string name;  ///< Loss name; empty uses the class's default (e.g. "mean_squared_error").
 };
 
+/// Base of every loss (Keras's keras.losses.Loss): call() gives per-sample losses,
+/// operator() applies sample weights and the reduction. Argument order: y_true, y_pred.
 class Loss {
  public:
+  /// `default_name` is used when options.name is empty.
   Loss(std::string default_name, LossOptions options);
   virtual ~Loss() = default;
   /// Weighted, reduced loss. sample_weight broadcasts against the per-sample losses.
   Tensor operator()(const Tensor& y_true, const Tensor& y_pred, const Tensor& sample_weight = Tensor()) const;
   /// Per-sample losses (the last axis reduced where the loss does so).
   virtual Tensor call(const Tensor& y_true, const Tensor& y_pred) const = 0;
+  /// Keras class name ("MeanSquaredError"), used in saved configs.
   virtual std::string class_name() const = 0;
+  /// Loss config as JSON (Keras's get_config(): name, reduction, ...).
   virtual Config get_config() const;
   /// Optional per-sample mask (1 = keep) merged into the sample weights before
   /// the reduction, like Keras's `_keras_mask` on the losses. An undefined
   /// tensor (the default) means no mask. SparseCategoricalCrossentropy's
   /// ignore_class uses it, so the mean divides by the number of kept entries.
   virtual Tensor compute_mask(const Tensor& y_true, const Tensor& y_pred) const;
+  /// The loss name.
   const std::string& name() const { return name_; }
+  /// The reduction (see LossOptions::reduction).
   const std::string& reduction() const { return reduction_; }
 
  protected:
+  /// Common config entries (name, reduction) that get_config() starts from.
   Config base_config() const;
 
  private:
@@ -96,15 +106,23 @@ extern void (*builtins_hook)();
 class LossArg {
  public:
   LossArg() = default;
+  /// A loss by name, resolved by losses::get() ("mse").
   LossArg(const char* name) : name_(name) {}
+  /// A loss by name, resolved by losses::get().
   LossArg(std::string name) : name_(std::move(name)) {}
+  /// A loss object.
   LossArg(LossPtr p) : ptr_(std::move(p)) {}
+  /// A loss object, copied.
   template <class L>
     requires std::is_base_of_v<Loss, L>
   LossArg(L l) : ptr_(std::make_shared<L>(std::move(l))) {}
+  /// A function (y_true, y_pred) -> per-sample losses.
   LossArg(LossFn fn) : ptr_(losses::from_function(std::move(fn))) {}
+  /// True when no loss was given.
   bool empty() const { return !ptr_ && name_.empty(); }
+  /// The name given, empty for objects and functions.
   const std::string& name() const { return name_; }
+  /// The loss object; throws when the name is unknown.
   LossPtr resolve() const { return ptr_ ? ptr_ : losses::get(name_); }
 
  private:
@@ -116,20 +134,32 @@ class LossArg {
 class LossConfig {
  public:
   LossConfig() = default;
+  /// One loss by name for all outputs.
   LossConfig(const char* name) : single_(name) {}
+  /// One loss by name for all outputs.
   LossConfig(std::string name) : single_(std::move(name)) {}
+  /// One loss object for all outputs.
   LossConfig(LossPtr p) : single_(std::move(p)) {}
+  /// One loss object for all outputs, copied.
   template <class L>
     requires std::is_base_of_v<Loss, L>
   LossConfig(L l) : single_(std::move(l)) {}
+  /// One loss function for all outputs.
   LossConfig(LossFn fn) : single_(std::move(fn)) {}
+  /// One loss per output, by output name: {{"out_a", "mse"}, {"out_b", "mae"}}.
   LossConfig(std::initializer_list<std::pair<const std::string, LossArg>> by_name) : by_name_(by_name) {}
+  /// One loss per output, by output name.
   LossConfig(std::map<std::string, LossArg> by_name) : by_name_(std::move(by_name)) {}
+  /// One loss per output, by position.
   LossConfig(std::vector<LossArg> by_position) : by_position_(std::move(by_position)) {}
 
+  /// The loss for all outputs (empty when given per output).
   const LossArg& single() const { return single_; }
+  /// The losses by output name.
   const std::map<std::string, LossArg>& by_name() const { return by_name_; }
+  /// The losses by output position.
   const std::vector<LossArg>& by_position() const { return by_position_; }
+  /// True when no loss was given.
   bool empty() const { return single_.empty() && by_name_.empty() && by_position_.empty(); }
 
  private:

@@ -17,16 +17,23 @@
 
 namespace kiln {
 
+/// Options every metric takes (Keras's base-metric kwargs).
 struct MetricOptions {
-  std::string name;
-  DType dtype = DType::float32;
+  std::string name;  ///< Metric name; empty uses the class's default (e.g. "mean_absolute_error").
+  DType dtype = DType::float32;  ///< The dtype of the state variables and result.
 };
 
+/// Base of every metric (Keras's keras.metrics.Metric): stateful, with
+/// update_state(), result() and reset_state(). State lives in non-trainable
+/// Variables so it can be saved.
 class Metric {
  public:
+  /// `default_name` is used when options.name is empty.
   Metric(std::string default_name, MetricOptions options);
   virtual ~Metric() = default;
+  /// Accumulates a batch; sample_weight broadcasts against the per-sample values.
   virtual void update_state(const Tensor& y_true, const Tensor& y_pred, const Tensor& sample_weight = Tensor()) = 0;
+  /// The metric's value from the state accumulated so far.
   virtual Tensor result() const = 0;
   /// Sets every state variable back to its initial value.
   virtual void reset_state();
@@ -34,11 +41,17 @@ class Metric {
   [[deprecated("use reset_state()")]] void reset_states() { reset_state(); }
   /// update_state then result (calling a metric accumulates, as in Keras).
   Tensor operator()(const Tensor& y_true, const Tensor& y_pred, const Tensor& sample_weight = Tensor());
+  /// Keras class name ("MeanAbsoluteError"), used in saved configs.
   virtual std::string class_name() const = 0;
+  /// Metric config as JSON (Keras's get_config(): name, dtype, ...).
   virtual Config get_config() const;
+  /// The metric name, as shown in the training logs.
   const std::string& name() const { return name_; }
+  /// Renames the metric (compile() prefixes output names this way).
   void set_name(const std::string& n) { name_ = n; }
+  /// The dtype of the state and result.
   DType dtype() const { return dtype_; }
+  /// The state variables, in creation order.
   const std::vector<Variable>& variables() const { return state_; }
   /// Whether update_state() and result() are device ops only, so a GPU model
   /// can keep the state on the GPU and update it there, inside its step, with
@@ -52,6 +65,8 @@ class Metric {
   virtual std::shared_ptr<Metric> clone() const = 0;
 
  protected:
+  /// Creates a non-trainable state variable of `shape` filled with `init`,
+  /// which reset_state() restores.
   Variable add_state(const std::string& name, const Shape& shape, double init = 0.0);
   /// For the top of update_state(): inside a shape-polymorphic kiln::function
   /// trace, runs `update` (a call of update_state with the same arguments) as
@@ -59,6 +74,7 @@ class Metric {
   /// false elsewhere, and the update goes on as usual.
   ///   if (logged_update([=, this] { update_state(y_true, y_pred, sample_weight); })) return;
   bool logged_update(const std::function<void()>& update);
+  /// Common config entries (name, dtype) that get_config() starts from.
   Config base_config() const;
 
  private:
@@ -98,13 +114,19 @@ extern MetricPtr (*function_metric_factory)(MetricFn fn, const std::string& name
 /// One metric: a name, an object or a named function.
 class MetricArg {
  public:
+  /// A metric by name, resolved by compile() ("accuracy", "mae").
   MetricArg(const char* name) : name_(name) {}
+  /// A metric by name, resolved by compile().
   MetricArg(std::string name) : name_(std::move(name)) {}
+  /// A metric object.
   MetricArg(MetricPtr p) : ptr_(std::move(p)) {}
+  /// A metric object, copied.
   template <class M>
     requires std::is_base_of_v<Metric, M>
   MetricArg(M m) : ptr_(std::make_shared<M>(std::move(m))) {}
+  /// The name given, empty for objects.
   const std::string& name() const { return name_; }
+  /// The metric object, null for names.
   const MetricPtr& ptr() const { return ptr_; }
 
  private:
@@ -116,12 +138,19 @@ class MetricArg {
 class MetricsConfig {
  public:
   MetricsConfig() = default;
+  /// The same metrics for every output: {"accuracy", "mae"}.
   MetricsConfig(std::initializer_list<MetricArg> all) : all_(all) {}
+  /// The same metrics for every output.
   MetricsConfig(std::vector<MetricArg> all) : all_(std::move(all)) {}
+  /// Metrics per output name: {{"out_a", {"mae"}}, {"out_b", {"accuracy"}}}.
   MetricsConfig(std::initializer_list<std::pair<const std::string, std::vector<MetricArg>>> by_name) : by_name_(by_name) {}
+  /// Metrics per output name.
   MetricsConfig(std::map<std::string, std::vector<MetricArg>> by_name) : by_name_(std::move(by_name)) {}
+  /// The metrics for every output (empty when given per output).
   const std::vector<MetricArg>& all() const { return all_; }
+  /// The metrics by output name.
   const std::map<std::string, std::vector<MetricArg>>& by_name() const { return by_name_; }
+  /// True when no metric was given.
   bool empty() const { return all_.empty() && by_name_.empty(); }
 
  private:

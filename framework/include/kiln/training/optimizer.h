@@ -37,8 +37,11 @@ namespace optimizers {
 class LearningRateSchedule {
  public:
   virtual ~LearningRateSchedule() = default;
+  /// The learning rate at optimizer step `step`.
   virtual double operator()(int64_t step) const = 0;
+  /// Keras class name ("ExponentialDecay"), used in saved configs.
   virtual std::string class_name() const = 0;
+  /// Schedule config as JSON (Keras's get_config()).
   virtual Config get_config() const = 0;
 };
 using SchedulePtr = std::shared_ptr<LearningRateSchedule>;
@@ -50,13 +53,19 @@ void register_schedule(const std::string& class_name, std::function<SchedulePtr(
 /// A float or a schedule: {.learning_rate = 1e-3} or {.learning_rate = ExponentialDecay(...)}.
 class LearningRate {
  public:
+  /// A constant learning rate.
   LearningRate(double v) : value_(v) {}
+  /// A schedule evaluated at each step.
   LearningRate(optimizers::SchedulePtr s) : schedule_(std::move(s)) {}
+  /// A schedule object, copied.
   template <class S>
     requires std::is_base_of_v<optimizers::LearningRateSchedule, S>
   LearningRate(S s) : schedule_(std::make_shared<S>(std::move(s))) {}
+  /// The learning rate at `step`.
   double at(int64_t step) const { return schedule_ ? (*schedule_)(step) : value_; }
+  /// The schedule; null for a constant rate.
   const optimizers::SchedulePtr& schedule() const { return schedule_; }
+  /// The constant rate (unused with a schedule).
   double value() const { return value_; }
 
  private:
@@ -66,40 +75,51 @@ class LearningRate {
 
 /// Arguments every Keras optimizer takes. At most one of the clips may be set.
 struct OptimizerOptions {
-  std::optional<double> weight_decay;
-  std::optional<double> clipnorm;
-  std::optional<double> clipvalue;
-  std::optional<double> global_clipnorm;
-  bool use_ema = false;
-  double ema_momentum = 0.99;
-  std::optional<int> ema_overwrite_frequency;
-  std::string name;
+  std::optional<double> weight_decay;  ///< Decoupled weight decay: var -= var * weight_decay * lr before each update.
+  std::optional<double> clipnorm;  ///< Clips each gradient to this L2 norm.
+  std::optional<double> clipvalue;  ///< Clips each gradient element to [-clipvalue, clipvalue].
+  std::optional<double> global_clipnorm;  ///< Clips all gradients together to this global L2 norm.
+  bool use_ema = false;  ///< Keeps an exponential moving average of the weights.
+  double ema_momentum = 0.99;  ///< The EMA's momentum: ema = ema * m + var * (1 - m).
+  std::optional<int> ema_overwrite_frequency;  ///< Every this many steps, overwrites the weights with their EMA.
+  std::string name;  ///< Optimizer name; empty uses the class's default ("adam").
   KILN_FIELDS(OptimizerOptions, name, weight_decay, clipnorm, global_clipnorm, clipvalue, use_ema, ema_momentum,
               ema_overwrite_frequency)
 };
 
+/// Base of every optimizer (Keras's keras.optimizers.Optimizer, Keras 3 semantics).
+/// apply() skips missing gradients, clips, applies weight decay, runs update_step()
+/// per variable, updates the EMA, increments iterations and applies constraints.
+/// Slots are created lazily by build() on the first apply().
 class Optimizer {
  public:
+  /// `default_name` is used when options.name is empty.
   Optimizer(std::string default_name, LearningRate lr, OptimizerOptions options);
   virtual ~Optimizer() = default;
 
   /// Applies one step. grads[i] may be nullopt (skipped, like Keras's None).
   void apply(const std::vector<std::optional<Tensor>>& grads, const std::vector<Variable>& vars);
+  /// apply() with (gradient, variable) pairs (Keras's apply_gradients()).
   void apply_gradients(const std::vector<std::pair<std::optional<Tensor>, Variable>>& grads_and_vars);
   /// Creates the slots for `vars` (called lazily by apply()).
   void build(const std::vector<Variable>& vars);
+  /// Whether the slots have been created.
   bool built() const { return built_; }
   /// Runs `f` once, right after the slots are created (at once if they exist):
   /// a checkpoint restored before the first step fills them this way.
   void call_after_build(std::function<void()> f);
 
+  /// The number of steps applied so far (Keras's optimizer.iterations).
   int64_t iterations() const;
   /// Current learning rate (the schedule evaluated at `iterations`).
   double learning_rate() const;
   /// Sets a float learning rate (replaces a schedule).
   void set_learning_rate(double lr);
+  /// The learning rate as given: a float or a schedule.
   const LearningRate& learning_rate_arg() const { return lr_; }
+  /// The optimizer name.
   const std::string& name() const { return name_; }
+  /// The base options (weight decay, clips, EMA).
   const OptimizerOptions& options() const { return options_; }
 
   /// Keras 3 order: iterations, learning_rate, then slots in build order.
@@ -109,12 +129,12 @@ class Optimizer {
   /// Slots of model variable i, in creation order.
   std::vector<Variable> slots_for(std::size_t i) const;
 
-  // EMA (use_ema): finalize_variable_values overwrites `vars` with their moving
-  // averages (what fit() does after the last epoch); swap_ema_weights exchanges
-  // the values of `vars` and the averages (Keras's SwapEMAWeights callback;
-  // calling it twice restores the weights). Both throw ValueError unless
-  // use_ema is set and `vars` matches the tracked variables in number.
+  /// Overwrites `vars` with their moving averages (what fit() does after the last
+  /// epoch). Throws ValueError unless use_ema is set and `vars` matches the
+  /// tracked variables in number.
   void finalize_variable_values(const std::vector<Variable>& vars);
+  /// Exchanges the values of `vars` and their moving averages (Keras's
+  /// SwapEMAWeights callback; twice restores the weights). Throws as finalize_variable_values().
   void swap_ema_weights(const std::vector<Variable>& vars);
   /// The EMA slot of model variable i (undefined Variable without use_ema).
   Variable ema_variable(std::size_t i) const;
@@ -124,6 +144,7 @@ class Optimizer {
   void exclude_from_weight_decay(const std::vector<Variable>& vars = {},
                                  const std::vector<std::string>& var_names = {});
 
+  /// Keras class name ("Adam"), used in saved configs.
   virtual std::string class_name() const = 0;
   /// Keras config: name, learning_rate (float or schedule object), weight_decay, clips, EMA, plus subclass keys.
   virtual Config get_config() const;
@@ -131,7 +152,9 @@ class Optimizer {
   void to(Device device);
 
  protected:
+  /// Creates the slots for the tracked variables with add_slot(), in Keras 3's order.
   virtual void build_slots(const std::vector<Variable>& vars) = 0;
+  /// Updates `var` (tracked variable `index`) from `grad` at learning rate `lr`: Keras's update_step().
   virtual void update_step(const Tensor& grad, Variable& var, double lr, std::size_t index) = 0;
   /// A zero-initialised (or `init`-filled) slot shaped like `var`, named
   /// "<var path with / as _>_<slot>" as Keras 3 does.
@@ -140,6 +163,7 @@ class Optimizer {
   Variable& slot(std::size_t index, std::size_t k);
   /// The local step t = iterations + 1 used by bias corrections.
   int64_t local_step() const { return iterations() + 1; }
+  /// Common config entries (name, learning_rate, weight decay, clips, EMA) that get_config() starts from.
   Config base_config() const;
   /// Called once per apply(), after clipping and weight decay, before the
   /// update_step() calls (Keras's `_backend_update_step` override point;
@@ -218,12 +242,17 @@ extern void (*builtins_hook)();
 /// compile({.optimizer = "adam"}) or an object.
 class OptimizerArg {
  public:
+  /// An optimizer by name ("adam", "sgd").
   OptimizerArg(const char* name) : name_(name) {}
+  /// An optimizer by name.
   OptimizerArg(std::string name) : name_(std::move(name)) {}
+  /// An optimizer object.
   OptimizerArg(OptimizerPtr p) : ptr_(std::move(p)) {}
+  /// An optimizer object, copied.
   template <class O>
     requires std::is_base_of_v<Optimizer, O>
   OptimizerArg(O o) : ptr_(std::make_shared<O>(std::move(o))) {}
+  /// The optimizer object; throws when the name is unknown.
   OptimizerPtr resolve() const { return ptr_ ? ptr_ : optimizers::get(name_); }
 
  private:
