@@ -26,21 +26,28 @@ struct AttentionCallOptions {
   bool return_attention_scores = false;
   /// Position i attends only to positions j <= i (decoder self-attention).
   bool use_causal_mask = false;
-  bool training = false;
+  bool training = false;  ///< Runs in training mode (attention dropout on).
 };
 
+/// Options of Attention (Keras's `Attention` constructor arguments).
 struct AttentionOptions {
-  bool use_scale = false;
-  std::string score_mode = "dot";  // "dot" or "concat"
-  double dropout = 0.0;
-  std::optional<uint64_t> seed;
+  bool use_scale = false;  ///< Learns a scalar that scales the scores.
+  std::string score_mode = "dot";  ///< How scores are computed: "dot" (query · key) or "concat" (tanh(query + key)).
+  double dropout = 0.0;  ///< Dropout rate on the attention weights in training.
+  std::optional<uint64_t> seed;  ///< Seed of the dropout; none: nondeterministic.
   KILN_LAYER_BASE_OPTIONS
   KILN_FIELDS(AttentionOptions, use_scale, score_mode, dropout, seed)
 };
 
+/// Dot-product (Luong) attention, Keras's `Attention`: scores = query · keyᵀ
+/// (optionally scaled, or the "concat" score), softmax over Tv, then weights · value.
+/// Called on [query, value] or [query, value, key]: query (batch, Tq, dim), value (batch,
+/// Tv, dim_v), key (batch, Tv, dim) -> (batch, Tq, dim_v). Defaults: use_scale false, "dot".
+/// Users create it through the handle `kiln::layers::Attention({...})`.
 class AttentionImpl : public Layer {
  public:
-  using Options = AttentionOptions;
+  using Options = AttentionOptions;  ///< The options struct the constructor takes.
+  /// Creates the layer from its options.
   explicit AttentionImpl(AttentionOptions options = {});
   std::string class_name() const override { return "Attention"; }
   Config get_config() const override;
@@ -48,7 +55,7 @@ class AttentionImpl : public Layer {
   bool takes_list() const override { return true; }
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& input_shapes) override;
   using Layer::compute_output_shape;
-  const AttentionOptions& options() const { return o_; }
+  const AttentionOptions& options() const { return o_; }  ///< The options this layer was created with.
 
   /// The output and the attention weights (the latter undefined unless asked for).
   std::pair<Tensor, Tensor> attend(const std::vector<Tensor>& inputs, AttentionCallOptions call = {});
@@ -65,10 +72,15 @@ class AttentionImpl : public Layer {
   using Layer::call_masked;
   /// (batch, Tq, Tv) scores from query and key.
   virtual Tensor scores(const Tensor& query, const Tensor& key);
+  /// Throws unless `shapes` is a valid [query, value(, key)] list.
   void validate(const std::vector<Shape>& shapes) const;
 
+  /// The layer's options.
   AttentionOptions o_;
+  /// The learned scale (use_scale) and concat score weight ("concat"); undefined when unused.
+  ///@{
   Variable scale_, concat_score_weight_;
+  ///@}
 
  private:
   uint64_t calls_ = 0;
@@ -76,23 +88,28 @@ class AttentionImpl : public Layer {
 
 KILN_LAYER_HANDLE(Attention);
 
+/// Options of AdditiveAttention (Keras's `AdditiveAttention` constructor arguments).
 struct AdditiveAttentionOptions {
-  bool use_scale = true;
-  double dropout = 0.0;
-  std::optional<uint64_t> seed;
+  bool use_scale = true;  ///< Learns the per-dimension scale (dim,) of the scores.
+  double dropout = 0.0;  ///< Dropout rate on the attention weights in training.
+  std::optional<uint64_t> seed;  ///< Seed of the dropout; none: nondeterministic.
   KILN_LAYER_BASE_OPTIONS
   KILN_FIELDS(AdditiveAttentionOptions, use_scale, dropout, seed)
 };
 
+/// Additive (Bahdanau) attention, Keras's `AdditiveAttention`:
 /// scores = sum(scale * tanh(query[:, :, None] + key[:, None]), -1); scale (dim,) when use_scale.
+/// Called like Attention on [query, value(, key)] -> (batch, Tq, dim_v); use_scale defaults to true.
+/// Users create it through the handle `kiln::layers::AdditiveAttention({...})`.
 class AdditiveAttentionImpl : public AttentionImpl {
  public:
-  using Options = AdditiveAttentionOptions;
+  using Options = AdditiveAttentionOptions;  ///< The options struct the constructor takes.
+  /// Creates the layer from its options.
   explicit AdditiveAttentionImpl(AdditiveAttentionOptions options = {});
   std::string class_name() const override { return "AdditiveAttention"; }
   Config get_config() const override;
   KILN_ARGS(AdditiveAttentionImpl)
-  const AdditiveAttentionOptions& options() const { return a_; }
+  const AdditiveAttentionOptions& options() const { return a_; }  ///< The options this layer was created with.
 
  protected:
   void build(const std::vector<Shape>& input_shapes) override;
