@@ -19,11 +19,12 @@
 
 namespace kiln {
 
+/// One entry of a field table: a member of C and its config key.
 template <class C, class M>
 struct Field {
-  std::string_view member_name;
-  M C::*member;
-  using Type = M;
+  std::string_view member_name;  ///< The member's name as written in KILN_FIELDS or KILN_ARGS.
+  M C::*member;  ///< Pointer to the member.
+  using Type = M;  ///< The member's type.
   /// The config key: the member name without its trailing underscore.
   constexpr std::string_view key() const {
     std::string_view k = member_name;
@@ -32,6 +33,7 @@ struct Field {
   }
 };
 
+/// A Field for `member`, named `member_name` (what KILN_FIELD_ENTRY writes).
 template <class C, class M>
 constexpr Field<C, M> field(std::string_view member_name, M C::*member) {
   return {member_name, member};

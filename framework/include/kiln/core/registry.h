@@ -34,13 +34,17 @@ std::string to_snake_case(const std::string& s);
 template <class Factory>
 class Registry {
  public:
+  /// A registry for `kind` ("optimizer"), named in errors; `builtins` points at
+  /// the hook the first lookup runs, if any.
   explicit Registry(std::string kind, void (**builtins)() = nullptr) : kind_(std::move(kind)), builtins_(builtins) {}
   /// For tables built once in a function and returned (before anyone else can see them).
   Registry(Registry&& o) noexcept : kind_(std::move(o.kind_)), builtins_(o.builtins_), items_(std::move(o.items_)) {}
+  /// Registers (or replaces) the factory for `name`.
   void add(const std::string& name, Factory f) {
     std::lock_guard<std::mutex> l(mu_);
     items_[name] = std::move(f);
   }
+  /// Whether `name` is registered.
   bool contains(const std::string& name) const { return find(name) != nullptr; }
   /// The factory for `name`; NotFoundError listing the closest names otherwise.
   const Factory& get(const std::string& name) const {

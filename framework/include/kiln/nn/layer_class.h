@@ -67,6 +67,9 @@ using LayerClass = detail::HandleLevel<Impl, Params, std::tuple_size_v<Params>>;
 
 }  // namespace kiln
 
+/// Declares the handle class `Name` of the layer class `NameImpl`, with one
+/// constructor per prefix of NameImpl's KILN_ARGS followed by its options:
+/// `Dense(64)`, `Dense(64, {.activation = "relu"})`. Copies share the layer.
 #define KILN_LAYER_HANDLE(Name)                        \
   class Name : public ::kiln::LayerClass<Name##Impl> { \
     using Handle = ::kiln::LayerClass<Name##Impl>;     \

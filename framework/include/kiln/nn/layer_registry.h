@@ -18,14 +18,16 @@
 
 namespace kiln {
 
+/// Builds a layer from its config (the "config" entry of a layer's JSON).
 using LayerFactory = std::function<LayerPtr(const Config& config)>;
 
 /// Where a legacy .h5 file's weights come from.
 struct LegacyWeightsSource {
-  std::string keras_version;  // "1" or "2" (the major version the file names)
-  bool theano = false;        // Theano backend: convolution kernels are flipped
+  std::string keras_version;  ///< "1" or "2" (the major version the file names)
+  bool theano = false;        ///< Theano backend: convolution kernels are flipped
 };
 
+/// Per-class hooks for files written by other Keras versions (see register_layer_class()).
 struct LayerClassHooks {
   /// Rewrites a layer entry {"class_name", "config"} written by an older Keras
   /// (Keras 1's nb_filter, output_dim, border_mode...) into the current form;
@@ -46,8 +48,12 @@ struct LayerClassHooks {
   std::string keras_module;
 };
 
+/// Registers a layer class under its Keras class name, so layer_from_config()
+/// and the file loaders can build it (Keras's register_keras_serializable).
 void register_layer_class(const std::string& class_name, LayerFactory factory, LayerClassHooks hooks = {});
+/// Whether a class of this name is registered.
 bool is_layer_class_registered(const std::string& class_name);
+/// Every registered class name.
 std::vector<std::string> registered_layer_classes();
 /// The hooks of a registered class; nullptr when the class is unknown.
 const LayerClassHooks* layer_class_hooks(const std::string& class_name);
