@@ -1,12 +1,15 @@
 #pragma once
-// TruePositives, TrueNegatives, FalsePositives, FalseNegatives
-// (keras.metrics.*): weighted counts at one or more thresholds. A prediction
-// is positive when y_pred > threshold; a label is positive when y_true != 0.
-//
-//   kiln::metrics::TruePositives m;
-//   m.update_state(Tensor({0.f, 1.f, 1.f, 1.f}), Tensor({1.f, 0.f, 1.f, 1.f}));  // 2
-//   kiln::metrics::FalsePositives({.thresholds = {0.15, 0.5, 0.85}})  // result shape (3,)
-// result(): a float32 scalar for one threshold, else shape (num_thresholds,).
+/// @class kiln::metrics::ConfusionMatrixConditionCount
+/// TruePositives, TrueNegatives, FalsePositives, FalseNegatives
+/// (keras.metrics.*): weighted counts at one or more thresholds. A prediction
+/// is positive when y_pred > threshold; a label is positive when y_true != 0.
+///
+/// @code{.unparsed}
+///   kiln::metrics::TruePositives m;
+///   m.update_state(Tensor({0.f, 1.f, 1.f, 1.f}), Tensor({1.f, 0.f, 1.f, 1.f}));  // 2
+///   kiln::metrics::FalsePositives({.thresholds = {0.15, 0.5, 0.85}})  // result shape (3,)
+/// @endcode
+/// result(): a float32 scalar for one threshold, else shape (num_thresholds,).
 #include <utility>
 #include <vector>
 
@@ -18,30 +21,38 @@ namespace kiln::metrics {
 /// Decision thresholds, which Keras writes as null (none given), one number or a list.
 struct Thresholds : std::vector<double> {
   using std::vector<double>::vector;
+  /// Takes the values of v (lets a std::vector convert implicitly).
   Thresholds(std::vector<double> v) : std::vector<double>(std::move(v)) {}
 };
 
+/// Options of TruePositives, FalsePositives, TrueNegatives and FalseNegatives (Keras's arguments).
 struct ConfusionCountOptions {
   /// Values in [0, 1]; empty means {0.5}.
   Thresholds thresholds;
-  std::string name;
-  DType dtype = DType::float32;
+  std::string name; ///< Empty gives the snake_case class name ("true_positives", ...).
+  DType dtype = DType::float32; ///< The dtype of the result.
   KILN_FIELDS(ConfusionCountOptions, thresholds)
 };
 
 /// The shared implementation (Keras's _ConfusionMatrixConditionCount).
 class ConfusionMatrixConditionCount : public Metric {
  public:
+  /// Which count the metric accumulates.
   enum class Condition { true_positives, false_positives, true_negatives, false_negatives };
+  /// The options struct (generic code builds Options{...}).
   using Options = ConfusionCountOptions;
+  /// default_name is used when options.name is empty. Throws ValueError for a threshold
+  /// outside [0, 1]; update_state throws ShapeError when y_true and y_pred differ in shape.
   ConfusionMatrixConditionCount(Condition condition, std::string default_name, ConfusionCountOptions options);
   void update_state(const Tensor& y_true, const Tensor& y_pred, const Tensor& sample_weight = Tensor()) override;
   Tensor result() const override;
   Config get_config() const override;
+  /// The thresholds used ({0.5} when none were given).
   const std::vector<double>& thresholds() const { return thresholds_; }
   bool runs_on_device() const override { return false; }  // counts on the host
 
  protected:
+  /// The options a clone is built from: the given thresholds with the current name and dtype.
   ConfusionCountOptions options() const { return {init_thresholds_, name(), dtype()}; }
 
  private:

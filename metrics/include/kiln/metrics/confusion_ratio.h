@@ -1,10 +1,13 @@
 #pragma once
-// ConfusionRatio: tp / (tp + other) at one or more thresholds, 0 where the
-// denominator is 0, with `other` the false positives (Precision) or the false
-// negatives (Recall). Both are counted as Keras's metrics_utils does:
-//   thresholds default to {0.5} ({-1e10} with top_k); with top_k only the k largest
-//   predictions of a row count; with class_id only that column of (N, C) predictions.
-// result(): a float32 scalar for one threshold, else shape (num_thresholds,).
+/// @class kiln::metrics::ConfusionRatio
+/// ConfusionRatio: tp / (tp + other) at one or more thresholds, 0 where the
+/// denominator is 0, with `other` the false positives (Precision) or the false
+/// negatives (Recall). Both are counted as Keras's metrics_utils does:
+/// @code{.unparsed}
+///   thresholds default to {0.5} ({-1e10} with top_k); with top_k only the k largest
+///   predictions of a row count; with class_id only that column of (N, C) predictions.
+/// @endcode
+/// result(): a float32 scalar for one threshold, else shape (num_thresholds,).
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,12 +17,13 @@
 
 namespace kiln::metrics {
 
+/// Options of Precision and Recall (keras.metrics.Precision / Recall's arguments and defaults).
 struct ConfusionRatioOptions {
-  Thresholds thresholds;
-  std::optional<int> top_k;
-  std::optional<int> class_id;
-  std::string name;
-  DType dtype = DType::float32;
+  Thresholds thresholds; ///< Values in [0, 1]; empty means {0.5}, or {-1e10} with top_k.
+  std::optional<int> top_k; ///< Only the top_k largest predictions of a row count; unset: all.
+  std::optional<int> class_id; ///< Only this column of (N, C) predictions counts; unset: all.
+  std::string name; ///< Empty gives "precision" / "recall".
+  DType dtype = DType::float32; ///< The dtype of the result.
   KILN_FIELDS(ConfusionRatioOptions, thresholds, top_k, class_id)
 };
 
@@ -27,11 +31,13 @@ class ConfusionRatio : public Metric {
  public:
   /// The count added to the true positives in the denominator.
   enum class Other { false_positives, false_negatives };
+  /// The options struct (generic code builds Options{...}).
   using Options = ConfusionRatioOptions;
 
   void update_state(const Tensor& y_true, const Tensor& y_pred, const Tensor& sample_weight = Tensor()) override;
   Tensor result() const override;
   Config get_config() const override;
+  /// The thresholds used, defaults filled in.
   const std::vector<double>& thresholds() const { return thresholds_; }
   bool runs_on_device() const override { return false; }  // counts on the host
 

@@ -1,13 +1,16 @@
 #pragma once
-// MeanMetricWrapper (keras.metrics.MeanMetricWrapper): the running mean of a
-// per-sample function fn(y_true, y_pred) -> (batch, ...), optionally weighted.
-//
-//   kiln::metrics::MeanMetricWrapper m(
-//       [](const Tensor& t, const Tensor& p) { return kiln::mean(kiln::square(t - p), -1); }, "my_mse");
-//   m(y_true, y_pred);
-//   auto bce = kiln::metrics::MeanMetricWrapper::from_loss(kiln::losses::get("binary_crossentropy"),
-//                                                          "binary_crossentropy");
-// Accuracy, MeanSquaredError and the other per-sample metrics derive from it.
+/// @class kiln::metrics::MeanMetricWrapper
+/// MeanMetricWrapper (keras.metrics.MeanMetricWrapper): the running mean of a
+/// per-sample function fn(y_true, y_pred) -> (batch, ...), optionally weighted.
+///
+/// @code{.unparsed}
+///   kiln::metrics::MeanMetricWrapper m(
+///       [](const Tensor& t, const Tensor& p) { return kiln::mean(kiln::square(t - p), -1); }, "my_mse");
+///   m(y_true, y_pred);
+///   auto bce = kiln::metrics::MeanMetricWrapper::from_loss(kiln::losses::get("binary_crossentropy"),
+///                                                          "binary_crossentropy");
+/// @endcode
+/// Accuracy, MeanSquaredError and the other per-sample metrics derive from it.
 #include "kiln/training/loss.h"
 #include "kiln/metrics/mean.h"
 
@@ -15,6 +18,7 @@ namespace kiln::metrics {
 
 class MeanMetricWrapper : public Mean {
  public:
+  /// The running mean of fn(y_true, y_pred); throws ValueError if fn is empty.
   MeanMetricWrapper(MetricFn fn, const std::string& name, DType dtype = DType::float32);
   /// Wraps a loss's per-sample call() (as Keras wraps loss functions); the
   /// loss's mask (e.g. ignore_class) is merged into the sample weights, and

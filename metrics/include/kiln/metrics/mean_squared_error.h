@@ -1,7 +1,10 @@
 #pragma once
-// MeanSquaredError metric (keras.metrics.MeanSquaredError): Running mean of mean(square(y_true - y_pred), -1).
-//   m.update_state({{0, 1}, {0, 0}}, {{1, 1}, {0, 0}})  -> 0.25
-// result(): a float32 scalar (the weighted running mean). Config: name, dtype.
+/// @class kiln::metrics::MeanSquaredError
+/// MeanSquaredError metric (keras.metrics.MeanSquaredError): Running mean of mean(square(y_true - y_pred), -1).
+/// @code{.unparsed}
+///   m.update_state({{0, 1}, {0, 0}}, {{1, 1}, {0, 0}})  -> 0.25
+/// @endcode
+/// result(): a float32 scalar (the weighted running mean). Config: name, dtype.
 #include "kiln/metrics/mean_metric_wrapper.h"
 
 namespace kiln::metrics {
@@ -12,6 +15,7 @@ Tensor mean_squared_error(const Tensor& y_true, const Tensor& y_pred);
 
 class MeanSquaredError : public MeanMetricWrapper {
  public:
+  /// options.name defaults to "mean_squared_error", options.dtype to float32.
   explicit MeanSquaredError(MetricOptions options = {});
   std::string class_name() const override { return "MeanSquaredError"; }
   std::shared_ptr<Metric> clone() const override;

@@ -1,9 +1,12 @@
 #pragma once
-// Recall (keras.metrics.Recall): tp / (tp + fn), 0 when there are no positive labels.
-//
-//   kiln::metrics::Recall m;
-//   m.update_state(Tensor({0.f, 1.f, 1.f, 1.f}), Tensor({1.f, 0.f, 1.f, 1.f}));  // 0.6666667
-// Options as Precision (thresholds, top_k, class_id). State: true_positives, false_negatives.
+/// @class kiln::metrics::Recall
+/// Recall (keras.metrics.Recall): tp / (tp + fn), 0 when there are no positive labels.
+///
+/// @code{.unparsed}
+///   kiln::metrics::Recall m;
+///   m.update_state(Tensor({0.f, 1.f, 1.f, 1.f}), Tensor({1.f, 0.f, 1.f, 1.f}));  // 0.6666667
+/// @endcode
+/// Options as Precision (thresholds, top_k, class_id). State: true_positives, false_negatives.
 #include <memory>
 #include <string>
 
@@ -11,10 +14,12 @@
 
 namespace kiln::metrics {
 
+/// Recall's options: thresholds, top_k, class_id, name, dtype.
 using RecallOptions = ConfusionRatioOptions;
 
 class Recall : public ConfusionRatio {
  public:
+  /// Throws ValueError for a threshold outside [0, 1].
   explicit Recall(RecallOptions options = {})
       : ConfusionRatio(Other::false_negatives, "recall", "Recall", std::move(options)) {}
   std::string class_name() const override { return "Recall"; }

@@ -1,7 +1,10 @@
 #pragma once
-// SparseCategoricalAccuracy metric (keras.metrics.SparseCategoricalAccuracy): How often argmax(y_pred) matches integer labels; logits work too.
-//   m.update_state({{2}, {1}}, {{0.1, 0.6, 0.3}, {0.05, 0.95, 0}})  -> 0.5
-// result(): a float32 scalar (the weighted running mean). Config: name, dtype.
+/// @class kiln::metrics::SparseCategoricalAccuracy
+/// SparseCategoricalAccuracy metric (keras.metrics.SparseCategoricalAccuracy): How often argmax(y_pred) matches integer labels; logits work too.
+/// @code{.unparsed}
+///   m.update_state({{2}, {1}}, {{0.1, 0.6, 0.3}, {0.05, 0.95, 0}})  -> 0.5
+/// @endcode
+/// result(): a float32 scalar (the weighted running mean). Config: name, dtype.
 #include "kiln/metrics/mean_metric_wrapper.h"
 
 namespace kiln::metrics {
@@ -12,6 +15,7 @@ Tensor sparse_categorical_accuracy(const Tensor& y_true, const Tensor& y_pred);
 
 class SparseCategoricalAccuracy : public MeanMetricWrapper {
  public:
+  /// options.name defaults to "sparse_categorical_accuracy", options.dtype to float32.
   explicit SparseCategoricalAccuracy(MetricOptions options = {});
   std::string class_name() const override { return "SparseCategoricalAccuracy"; }
   std::shared_ptr<Metric> clone() const override;
