@@ -35,25 +35,37 @@ struct TensorImpl;  // private: framework/src/core/tensor_impl.h
 
 /// Python-style slice start:stop:step; an empty bound means "to the end".
 struct Slice {
-  std::optional<int64_t> start, stop;
-  int64_t step = 1;
+  /// Start index; negative counts from the end.
+  std::optional<int64_t> start, stop;  ///< Stop index (exclusive); negative counts from the end.
+  int64_t step = 1;  ///< Stride; negative walks backwards.
   Slice() = default;
+  /// start:stop:step.
   Slice(std::optional<int64_t> start_, std::optional<int64_t> stop_, int64_t step_ = 1)
       : start(start_), stop(stop_), step(step_) {}
 };
+/// The type of newaxis.
 struct NewAxis {};
+/// Inserts a size-1 axis in a subscript (NumPy's np.newaxis).
 inline constexpr NewAxis newaxis{};
+/// The type of ellipsis.
 struct Ellipsis {};
+/// Stands for all the axes not named in a subscript (Python's `...`).
 inline constexpr Ellipsis ellipsis{};
 
 /// One entry of a subscript: an integer (drops the axis), a Slice, newaxis or ellipsis.
 class Index {
  public:
+  /// An integer index; negative counts from the end.
   Index(int v) : v_(static_cast<int64_t>(v)) {}
+  /// An integer index; negative counts from the end.
   Index(int64_t v) : v_(v) {}
+  /// A slice.
   Index(Slice s) : v_(s) {}
+  /// A new size-1 axis.
   Index(NewAxis n) : v_(n) {}
+  /// The remaining axes.
   Index(Ellipsis e) : v_(e) {}
+  /// The entry.
   const std::variant<int64_t, Slice, NewAxis, Ellipsis>& value() const { return v_; }
 
  private:
@@ -65,28 +77,37 @@ template <class T>
 concept TensorLiteral = std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, int> ||
                         std::is_same_v<T, long> || std::is_same_v<T, long long> || std::is_same_v<T, bool>;
 
+/// An n-dimensional array (Keras's tensors; tf.Tensor's semantics): a cheap handle to
+/// shared, contiguous storage. Copying a Tensor aliases the same data; clone() copies it.
+/// A double literal becomes float32 unless a dtype is given; an int literal int32.
 class Tensor {
  public:
   /// An undefined tensor (no storage); defined() is false.
   Tensor() = default;
+  /// Wraps backend storage (for ops and backends).
   explicit Tensor(std::shared_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
 
-  // Scalars. A double is a Python float: float32 unless a dtype is given.
+  /// @name Scalars
+  //@{
+  /// A scalar tensor. A double is a Python float: float32 unless a dtype is given.
   explicit Tensor(float v);
   explicit Tensor(double v);
   explicit Tensor(int32_t v);
   explicit Tensor(int64_t v);
   explicit Tensor(bool v);
+  //@}
   /// A scalar of an explicit dtype: Tensor(0.1, float64) keeps every digit of 0.1.
   Tensor(double v, DType dtype);
 
-  // Nested initializer lists, like tf.constant: the rank is the nesting depth
-  // (1 to 4) and every element has the same C++ type, which sets the dtype:
-  //   float, double -> float32    int -> int32    long, long long -> int64    bool -> bool
-  // A double literal is a Python float, so it gives float32 as in TF; ask for
-  // float64 explicitly: Tensor({0.1, 0.2}, float64) converts from the double
-  // values, not from rounded float32 ones. Data that is already a
-  // std::vector<double> (a NumPy float64 array) stays float64: see below.
+  /// @name Nested initializer lists
+  //@{
+  /// Like tf.constant: the rank is the nesting depth
+  /// (1 to 4) and every element has the same C++ type, which sets the dtype:
+  ///   float, double -> float32    int -> int32    long, long long -> int64    bool -> bool
+  /// A double literal is a Python float, so it gives float32 as in TF; ask for
+  /// float64 explicitly: Tensor({0.1, 0.2}, float64) converts from the double
+  /// values, not from rounded float32 ones. Data that is already a
+  /// std::vector<double> (a NumPy float64 array) stays float64: see below.
   template <TensorLiteral T>
   Tensor(std::initializer_list<T> v, std::optional<DType> dtype = std::nullopt);
   template <TensorLiteral T>
@@ -97,11 +118,15 @@ class Tensor {
   template <TensorLiteral T>
   Tensor(std::initializer_list<std::initializer_list<std::initializer_list<std::initializer_list<T>>>> v,
          std::optional<DType> dtype = std::nullopt);
-  // The same with a DType argument. Without these, Tensor({0.5}, float64) is
+  //@}
+  /// @name Nested initializer lists with a DType
+  //@{
+  // Without these, Tensor({0.5}, float64) is
   // ambiguous with the scalar Tensor(double, DType) (ISO C++ and clang; g++
   // quietly picked the scalar): a DType converts to std::optional<DType> only
   // by a user-defined conversion, so neither constructor was better in both
   // arguments. Taking DType itself, a braced list is always a list (shape (1,)).
+  /// The same with a DType argument: Tensor({0.5}, float64) is a list of shape (1,).
   template <TensorLiteral T>
   Tensor(std::initializer_list<T> v, DType dtype) : Tensor(v, std::optional<DType>(dtype)) {}
   template <TensorLiteral T>
@@ -112,6 +137,7 @@ class Tensor {
   template <TensorLiteral T>
   Tensor(std::initializer_list<std::initializer_list<std::initializer_list<std::initializer_list<T>>>> v, DType dtype)
       : Tensor(v, std::optional<DType>(dtype)) {}
+  //@}
 
   /// From a flat vector in row-major order plus a shape.
   template <class T>
@@ -122,11 +148,17 @@ class Tensor {
   /// Uninitialised storage of the given shape (for ops and backends).
   static Tensor empty(const Shape& shape, DType dtype = DType::float32, Device device = Device::cpu());
 
+  /// Whether the tensor has storage or a symbolic shape (false for Tensor()).
   bool defined() const { return impl_ != nullptr; }
+  /// Whether this is a symbolic tensor of the functional API (shape and dtype, no values).
   bool is_symbolic() const;
+  /// The shape; a symbolic tensor's may hold None (-1) axes.
   const Shape& shape() const;
+  /// The element type.
   DType dtype() const;
+  /// Where the storage lives.
   Device device() const;
+  /// The number of axes.
   int64_t rank() const;
   /// Number of elements.
   int64_t size() const;
@@ -135,8 +167,11 @@ class Tensor {
 
   /// Typed pointer to the first element (CPU only); throws TypeError on a dtype mismatch.
   template <class T> T* data();
+  /// Typed pointer to the first element (CPU only); throws TypeError on a dtype mismatch.
   template <class T> const T* data() const;
+  /// Untyped pointer to the first element.
   void* raw_data();
+  /// Untyped pointer to the first element.
   const void* raw_data() const;
 
   /// Copy of the elements converted to T.
@@ -148,14 +183,19 @@ class Tensor {
   Tensor clone() const;
   /// Same values on another device (a no-op handle copy if already there).
   Tensor to(Device device) const;
+  /// The values converted to `dtype` (Keras's ops.cast).
   Tensor cast(DType dtype) const;
+  /// The same values with a new shape (same number of elements; one axis may be -1).
   Tensor reshape(const Shape& shape) const;
 
   /// NumPy-style subscript: t[{Slice(1, None), 0, newaxis}].
   Tensor operator[](const std::vector<Index>& idx) const;
+  /// t[i]: the i-th slice along the first axis (negative counts from the end).
   Tensor operator[](int64_t i) const;
 
+  /// The backend storage (for ops and backends).
   const std::shared_ptr<TensorImpl>& impl() const { return impl_; }
+  /// Whether both handles share the same storage.
   bool same_as(const Tensor& o) const { return impl_ == o.impl_; }
 
  private:
