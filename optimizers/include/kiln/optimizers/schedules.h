@@ -21,13 +21,16 @@ namespace kiln::optimizers::schedules {
 /// A step count (decay_steps, warmup_steps): a double that get_config writes
 /// as an integer when it is whole, as Keras does (decay_steps=100000).
 struct StepCount {
-  double value = 0;
+  double value = 0;  ///< The step count.
+  /// Implicit, so a plain number converts.
   StepCount(double v = 0) : value(v) {}
+  /// The step count as a plain number.
   operator double() const { return value; }
 };
 /// Step boundaries, written as integers where whole (see StepCount).
 struct StepList : std::vector<double> {
   using std::vector<double>::vector;
+  /// Takes the values of v (lets a std::vector convert implicitly).
   StepList(std::vector<double> v) : std::vector<double>(std::move(v)) {}
 };
 
@@ -35,6 +38,8 @@ struct StepList : std::vector<double> {
 /// exponent is floor(step / decay_steps).
 class ExponentialDecay : public LearningRateSchedule {
  public:
+  /// keras.optimizers.schedules.ExponentialDecay's arguments and defaults. Throws ValueError
+  /// unless decay_steps > 0.
   ExponentialDecay(double initial_learning_rate, double decay_steps, double decay_rate, bool staircase = false,
                    std::string name = "ExponentialDecay");
   double operator()(int64_t step) const override;
@@ -55,6 +60,8 @@ class ExponentialDecay : public LearningRateSchedule {
 /// values.size() must be boundaries.size() + 1.
 class PiecewiseConstantDecay : public LearningRateSchedule {
  public:
+  /// keras.optimizers.schedules.PiecewiseConstantDecay's arguments and defaults. Throws
+  /// ValueError unless values has one more entry than boundaries and boundaries increase strictly.
   PiecewiseConstantDecay(std::vector<double> boundaries, std::vector<double> values,
                          std::string name = "PiecewiseConstant");
   double operator()(int64_t step) const override;
@@ -72,6 +79,8 @@ class PiecewiseConstantDecay : public LearningRateSchedule {
 /// at least 1); lr = (initial - end) * (1 - s / decay_steps) ^ power + end.
 class PolynomialDecay : public LearningRateSchedule {
  public:
+  /// keras.optimizers.schedules.PolynomialDecay's arguments and defaults. Throws ValueError
+  /// unless decay_steps > 0.
   PolynomialDecay(double initial_learning_rate, double decay_steps, double end_learning_rate = 0.0001,
                   double power = 1.0, bool cycle = false, std::string name = "PolynomialDecay");
   double operator()(int64_t step) const override;
@@ -91,6 +100,8 @@ class PolynomialDecay : public LearningRateSchedule {
 /// ratio is floored.
 class InverseTimeDecay : public LearningRateSchedule {
  public:
+  /// keras.optimizers.schedules.InverseTimeDecay's arguments and defaults. Throws ValueError
+  /// unless decay_steps > 0.
   InverseTimeDecay(double initial_learning_rate, double decay_steps, double decay_rate, bool staircase = false,
                    std::string name = "InverseTimeDecay");
   double operator()(int64_t step) const override;
@@ -113,6 +124,8 @@ class InverseTimeDecay : public LearningRateSchedule {
 /// decays as above from warmup_target over decay_steps (step - warmup_steps).
 class CosineDecay : public LearningRateSchedule {
  public:
+  /// keras.optimizers.schedules.CosineDecay's arguments and defaults (warmup_target unset:
+  /// no warmup). Throws ValueError unless decay_steps > 0.
   CosineDecay(double initial_learning_rate, double decay_steps, double alpha = 0.0,
               std::string name = "CosineDecay", std::optional<double> warmup_target = std::nullopt,
               double warmup_steps = 0);
@@ -135,6 +148,8 @@ class CosineDecay : public LearningRateSchedule {
 /// initial * m_mul^i. Keras's closed form (i_restart from a log when t_mul != 1).
 class CosineDecayRestarts : public LearningRateSchedule {
  public:
+  /// keras.optimizers.schedules.CosineDecayRestarts's arguments and defaults. Throws
+  /// ValueError unless first_decay_steps > 0.
   CosineDecayRestarts(double initial_learning_rate, double first_decay_steps, double t_mul = 2.0,
                       double m_mul = 1.0, double alpha = 0.0, std::string name = "SGDRDecay");
   double operator()(int64_t step) const override;
