@@ -7,9 +7,11 @@ cd "$(dirname "$0")/.."
 # for the Keras oracle's environment, and Debian's word lists of seven languages
 # (the language-identification data set, kiln/datasets/wordlists.h), and Open
 # MPI (the data-parallel tests run their ranks under mpirun, kiln/distribute).
+# The docs tests: Doxygen, MkDocs with its Material theme, and headless Chromium.
 scripts/setup.sh python3 python3-numpy python3-h5py graphviz python3-venv \
   wamerican wngerman wfrench wspanish witalian wportuguese wdutch \
-  libopenmpi-dev openmpi-bin
+  libopenmpi-dev openmpi-bin \
+  doxygen mkdocs mkdocs-material chromium
 # KILN_MPI=ON, KILN_ONEDNN=ON: a missing MPI transport or oneDNN is a configure
 # error here, not a skipped test.
 scripts/build.sh -DKILN_MPI=ON -DKILN_ONEDNN=ON

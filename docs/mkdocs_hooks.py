@@ -1,0 +1,166 @@
+"""MkDocs hooks of the documentation site (mkdocs.yml, `hooks:`).
+
+The guides live in docs/ and link to files outside it with relative links that
+work on GitHub (`../bench/RESULTS.md#gpu`, `../README.md`); the site has only
+docs/. These hooks make the same links work in the site, offline:
+
+- every repository file outside docs/ that a page links to (README.md,
+  bench/RESULTS.md, ...; followed from the Markdown files they add, one link
+  at a time) joins the site under repo/: Markdown as a page, anything else as a
+  plain copy, so repo/README.md is the front page and repo/bench/RESULTS.md the
+  benchmark results;
+- each page's relative links are rewritten from repository paths to site
+  paths before MkDocs checks and converts them;
+- the Doxygen HTML of the API reference (docs/Doxyfile) joins the site as
+  api/html/; it is read from $KILN_API_OUT/html (default build/docs/api/html,
+  where the api_reference CTest writes it), so build it first:
+      KILN_API_OUT=build/docs/api doxygen docs/Doxyfile && mkdocs build
+  mkdocs.yml's nav names api/html/index.html; it becomes a plain link.
+- docs/Doxyfile and this file stay out of the site.
+"""
+import logging
+import os
+import posixpath
+import re
+
+from mkdocs.structure.files import File
+from mkdocs.structure.nav import Link, Page, _add_previous_and_next_links
+
+log = logging.getLogger("mkdocs.hooks.kiln")
+
+FENCE = re.compile(r"^\s*(```|~~~)")
+# [text](target "title") and ![alt](target): the target has no spaces.
+LINK = re.compile(r"(!?\[[^\]]*\]\()([^)\s]+)((?:\s+\"[^\"]*\")?\))")
+API_PREFIX = "api/html/"
+
+_root = ""  # the repository root (mkdocs.yml's folder)
+_docs = ""  # its docs_dir, relative to the root
+_site_of_repo = {}  # repository path -> site path of every Markdown source
+
+
+def _is_relative(target):
+    return not (re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:", target) or target.startswith(("/", "#")))
+
+
+def _site_path(repo_path):
+    """Where a repository file lives in the site: docs/x.md -> x.md, others -> repo/<path>."""
+    if repo_path.startswith(_docs + "/"):
+        return repo_path[len(_docs) + 1:]
+    return "repo/" + repo_path
+
+
+def _outside_lines(text):
+    """The lines of a Markdown text that are not inside a fenced code block."""
+    fenced = False
+    for line in text.splitlines():
+        if FENCE.match(line):
+            fenced = not fenced
+            continue
+        if not fenced:
+            yield line
+
+
+def _link_targets(repo_path):
+    with open(os.path.join(_root, repo_path), encoding="utf-8") as f:
+        text = f.read()
+    for line in _outside_lines(text):
+        for m in LINK.finditer(line):
+            target = m.group(2).split("#")[0]
+            if target and _is_relative(target):
+                yield posixpath.normpath(posixpath.join(posixpath.dirname(repo_path), target))
+
+
+def _api_html(config):
+    out = os.environ.get("KILN_API_OUT") or os.path.join(_root, "build", "docs", "api")
+    return os.path.join(out if os.path.isabs(out) else os.path.join(_root, out), "html")
+
+
+def on_files(files, config):
+    global _root, _docs
+    _root = os.path.dirname(os.path.abspath(config["config_file_path"]))
+    _docs = os.path.relpath(config["docs_dir"], _root).replace(os.sep, "/")
+    for f in list(files):
+        if f.abs_src_path.startswith(os.path.abspath(config["docs_dir"]) + os.sep) and (
+                f.src_uri == "Doxyfile" or f.src_uri.endswith(".py")):
+            files.remove(f)
+    _site_of_repo.clear()
+    todo = [f"{_docs}/{f.src_uri}" for f in files.documentation_pages()]
+    todo.append("README.md")
+    seen = set(todo)
+    while todo:
+        repo_path = todo.pop()
+        if repo_path.endswith(".md"):
+            _site_of_repo[repo_path] = _site_path(repo_path)
+            for target in _link_targets(repo_path):
+                if target.startswith(_docs + "/") or target.startswith("..") or target in seen:
+                    continue
+                if os.path.isfile(os.path.join(_root, target)):
+                    seen.add(target)
+                    todo.append(target)
+        if not repo_path.startswith(_docs + "/"):
+            f = File(repo_path, _root, config["site_dir"], config["use_directory_urls"])
+            f.src_uri = _site_path(repo_path)
+            f.name = f._get_stem()
+            f.dest_uri = f._get_dest_path(config["use_directory_urls"])
+            f.abs_dest_path = os.path.normpath(os.path.join(config["site_dir"], f.dest_path))
+            f.url = f._get_url(config["use_directory_urls"])
+            files.append(f)
+    api = _api_html(config)
+    if os.path.isfile(os.path.join(api, "index.html")):
+        for folder, _, names in os.walk(api):
+            for name in names:
+                rel = os.path.relpath(os.path.join(folder, name), api).replace(os.sep, "/")
+                f = File(API_PREFIX + rel, os.path.dirname(os.path.dirname(api)), config["site_dir"],
+                         config["use_directory_urls"])
+                f.abs_src_path = os.path.join(folder, name)
+                files.append(f)
+    else:
+        log.warning(f"The API reference is not built ({api} is missing): run "
+                    "`KILN_API_OUT=build/docs/api doxygen docs/Doxyfile` before `mkdocs build`")
+    return files
+
+
+def on_nav(nav, config, files):
+    """A nav entry that names a file that is not Markdown (the Doxygen index) is a plain link."""
+    def replace(items):
+        for i, item in enumerate(items):
+            if isinstance(item, Page) and not item.file.is_documentation_page():
+                item.file.page = None
+                items[i] = Link(item.title, item.file.url)
+                items[i].parent = item.parent
+            elif getattr(item, "children", None):
+                replace(item.children)
+    replace(nav.items)
+    nav.pages = [p for p in nav.pages if p.file.is_documentation_page()]
+    for p in nav.pages:
+        p.previous_page = p.next_page = None
+    _add_previous_and_next_links(nav.pages)
+    return nav
+
+
+def on_page_markdown(markdown, page, config, files):
+    """Rewrites the page's relative links from repository paths to site paths."""
+    here = next((r for r, s in _site_of_repo.items() if s == page.file.src_uri), None)
+    if here is None:
+        return markdown
+    site_dir = posixpath.dirname(_site_path(here))
+
+    def fix(m):
+        target, _, anchor = m.group(2).partition("#")
+        if not target or not _is_relative(target):
+            return m.group(0)
+        repo_target = posixpath.normpath(posixpath.join(posixpath.dirname(here), target))
+        site_target = _site_path(repo_target)
+        if files.get_file_from_path(site_target) is None:
+            return m.group(0)  # MkDocs reports it
+        new = posixpath.relpath(site_target, site_dir or ".") + ("#" + anchor if anchor else "")
+        return m.group(1) + new + m.group(3)
+
+    out, fenced = [], False
+    for line in markdown.split("\n"):
+        if FENCE.match(line):
+            fenced = not fenced
+        elif not fenced:
+            line = LINK.sub(fix, line)
+        out.append(line)
+    return "\n".join(out)
