@@ -17,10 +17,16 @@
 
 namespace kiln::layers {
 
-using Conv1DOptions = ConvOptions<1>;
+using Conv1DOptions = ConvOptions<1>;  ///< Options of Conv1D (ConvOptions of rank 1).
 
+/// 1D convolution (cross-correlation) over the steps axis, then bias and activation
+/// (Keras's `Conv1D`): (batch, steps, C_in) -> (batch, new_steps, filters); kernel
+/// (kernel_size, C_in / groups, filters). Defaults: strides 1, "valid" padding, no
+/// activation; "causal" padding left-pads so output[t] sees only x[<= t].
+/// Users create it through the handle `kiln::layers::Conv1D(filters, kernel_size, {...})`.
 class Conv1DImpl : public BaseConvImpl<1> {
  public:
+  /// `filters` output channels, a window of `kernel_size` steps.
   Conv1DImpl(int64_t filters, Size1 kernel_size, Conv1DOptions options = {});
   std::string class_name() const override { return "Conv1D"; }
   /// Keras 1's Convolution1D keys (nb_filter, border_mode, ...).
@@ -35,6 +41,6 @@ class Conv1DImpl : public BaseConvImpl<1> {
 };
 
 KILN_LAYER_HANDLE(Conv1D);
-using Convolution1D = Conv1D;
+using Convolution1D = Conv1D;  ///< Keras 2's alias of Conv1D.
 
 }  // namespace kiln::layers

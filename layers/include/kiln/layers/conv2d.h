@@ -20,10 +20,16 @@
 
 namespace kiln::layers {
 
-using Conv2DOptions = ConvOptions<2>;
+using Conv2DOptions = ConvOptions<2>;  ///< Options of Conv2D (ConvOptions of rank 2).
 
+/// 2D convolution (cross-correlation; the kernel is not flipped), then bias and activation
+/// (Keras's `Conv2D`): (batch, H, W, C_in) -> (batch, OH, OW, filters) in channels_last;
+/// kernel (kh, kw, C_in / groups, filters). Defaults: strides 1, "valid" padding, no
+/// activation, one group. Users create it through the handle
+/// `kiln::layers::Conv2D(filters, kernel_size, {...})`, e.g. `Conv2D(32, 3)` or `Conv2D(64, {3, 5})`.
 class Conv2DImpl : public BaseConvImpl<2> {
  public:
+  /// `filters` output channels; `kernel_size` one int (square) or (kh, kw).
   Conv2DImpl(int64_t filters, Size2 kernel_size, Conv2DOptions options = {});
   std::string class_name() const override { return "Conv2D"; }
   /// Keras 1's Convolution2D keys (nb_filter, border_mode, ...).

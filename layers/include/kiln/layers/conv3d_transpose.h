@@ -25,36 +25,44 @@
 
 namespace kiln::layers {
 
+/// Options of Conv3DTranspose (Keras's constructor arguments after filters and kernel_size).
 struct Conv3DTransposeOptions {
-  std::vector<int> strides = {1, 1, 1};
-  std::string padding = "valid";
-  std::string data_format = "channels_last";
-  /// None: the output size is inferred (formula above).
+  std::vector<int> strides = {1, 1, 1};  ///< Stride of the convolution it transposes: one int for every axis or three.
+  std::string padding = "valid";  ///< "valid" or "same"; see Conv3DTransposeImpl for the output sizes.
+  std::string data_format = "channels_last";  ///< "channels_last" or "channels_first" (batch, C, D, H, W).
+  /// Extra size on each axis (each < its stride); none: inferred (see Conv3DTransposeImpl).
   std::optional<std::vector<int>> output_padding;
-  std::vector<int> dilation_rate = {1, 1, 1};
-  std::string activation = "linear";
-  bool use_bias = true;
-  InitializerArg kernel_initializer = "glorot_uniform";
-  InitializerArg bias_initializer = "zeros";
-  regularizers::RegularizerPtr kernel_regularizer = nullptr;
-  regularizers::RegularizerPtr bias_regularizer = nullptr;
-  regularizers::RegularizerPtr activity_regularizer = nullptr;
-  constraints::ConstraintPtr kernel_constraint = nullptr;
-  constraints::ConstraintPtr bias_constraint = nullptr;
+  std::vector<int> dilation_rate = {1, 1, 1};  ///< Spacing between kernel taps per axis; not with strides > 1.
+  std::string activation = "linear";  ///< Activation of the output; any name of kiln::activations::get.
+  bool use_bias = true;  ///< Adds the learned bias (filters,).
+  InitializerArg kernel_initializer = "glorot_uniform";  ///< Initializer of the kernel.
+  InitializerArg bias_initializer = "zeros";  ///< Initializer of the bias.
+  regularizers::RegularizerPtr kernel_regularizer = nullptr;  ///< Penalty on the kernel (none by default).
+  regularizers::RegularizerPtr bias_regularizer = nullptr;  ///< Penalty on the bias (none by default).
+  regularizers::RegularizerPtr activity_regularizer = nullptr;  ///< Penalty on the layer's output (none by default).
+  constraints::ConstraintPtr kernel_constraint = nullptr;  ///< Constraint on the kernel (none by default).
+  constraints::ConstraintPtr bias_constraint = nullptr;  ///< Constraint on the bias (none by default).
   KILN_LAYER_BASE_OPTIONS
   KILN_FIELDS(Conv3DTransposeOptions, strides, padding, data_format, output_padding, dilation_rate, activation,
               use_bias, kernel_initializer, bias_initializer, kernel_regularizer, bias_regularizer,
               activity_regularizer, kernel_constraint, bias_constraint)
 };
 
+/// Transposed 3D convolution, the counterpart of Conv3D (Keras's `Conv3DTranspose`):
+/// (batch, D, H, W, C) -> (batch, OD, OH, OW, filters); kernel (kd, kh, kw, filters, C),
+/// bias (filters,). Per axis, k' = (k - 1)·dilation + 1: "valid" O = I·stride +
+/// max(k' - stride, 0), "same" O = I·stride; with output_padding p, O = (I - 1)·stride +
+/// k' - 2·(k' / 2 if "same" else 0) + p. No channel groups, as in Keras.
+/// Users create it through the handle `kiln::layers::Conv3DTranspose(filters, kernel_size, {...})`.
 class Conv3DTransposeImpl : public Layer {
  public:
-  using Options = Conv3DTransposeOptions;
+  using Options = Conv3DTransposeOptions;  ///< The options struct the constructor takes.
+  /// `filters` output channels; `kernel_size` one int for every axis or three.
   Conv3DTransposeImpl(int64_t filters, std::vector<int> kernel_size, Conv3DTransposeOptions options = {});
   std::string class_name() const override { return "Conv3DTranspose"; }
   Config get_config() const override;
   KILN_ARGS(Conv3DTransposeImpl, filters_, kernel_size_)
-  const Conv3DTransposeOptions& options() const { return o_; }
+  const Conv3DTransposeOptions& options() const { return o_; }  ///< The options this layer was created with.
   Shape compute_output_shape(const Shape& input_shape) override;
   using Layer::compute_output_shape;
 
