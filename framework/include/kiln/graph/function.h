@@ -42,15 +42,18 @@ struct TensorSpec {
   // Constructors rather than an aggregate, so TensorSpec({2, 3}, int32) also
   // compiles where parenthesized aggregate initialization does not (clang 14).
   TensorSpec() = default;
+  /// A spec of `shape` (-1 for unknown sizes) and `dtype`, optionally named.
   TensorSpec(Shape shape, DType dtype = DType::float32, std::string name = {})
       : shape(std::move(shape)), dtype(dtype), name(std::move(name)) {}
 
-  Shape shape;
-  DType dtype = DType::float32;
-  std::string name;
+  Shape shape;  ///< The shape; -1 stands for an unknown size.
+  DType dtype = DType::float32;  ///< The element type.
+  std::string name;  ///< Optional name, used in signatures and messages.
+  /// "TensorSpec(shape=(None, 3), dtype=tf.float32, name=None)", as TensorFlow prints it.
   std::string to_string() const;
 };
 
+/// Options of kiln::function() (tf.function's keywords).
 struct FunctionOptions {
   /// Used in warnings and errors.
   std::string name = "function";
@@ -86,10 +89,12 @@ namespace graph {
 /// The untyped part of a kiln::function: its traces, keyed by signature.
 class FunctionCore {
  public:
+  /// Traces with these options.
   explicit FunctionCore(FunctionOptions options);
   ~FunctionCore();
   /// One trace: its record, plan and placeholders (defined by the graph layer).
   struct Trace;
+  /// A traced body: the tensor arguments in, the flattened outputs out.
   using Body = std::function<std::vector<Tensor>(const std::vector<Tensor>&)>;
   /// The arguments described for messages; called only when tracing.
   using Describe = std::function<std::vector<std::string>()>;
@@ -103,7 +108,9 @@ class FunctionCore {
   /// that records without running the body's device work, so nothing changes.
   ConcreteFunction concrete_function(const std::vector<Tensor>& args, const std::string& key,
                                      const Describe& described, const Body& body);
+  /// How many times a body has been traced.
   int tracing_count() const;
+  /// The options given.
   const FunctionOptions& options() const;
   /// One line per trace: its argument signature and its outputs' specs.
   std::string pretty_printed_concrete_signatures() const;
@@ -137,7 +144,13 @@ template <class A>
 struct ArgTraits {
   static_assert(std::is_arithmetic_v<A> || std::is_convertible_v<A, std::string>,
                 "kiln::function arguments are tensors, vectors of tensors, variables, numbers, bools and strings");
+  /// What the body receives for an argument of type `A`.
   using Passed = const A&;
+  /// @name Signature hooks
+  //@{
+  /// Hooks for an argument of type `A`: text() writes the value; key() and describe()
+  /// add it to the signature key and to messages; collect() gathers its tensors;
+  /// substitute() hands the body the value (or its placeholder).
   static std::string text(const A& a) {
     std::ostringstream s;
     if constexpr (std::is_same_v<A, bool>) s << (a ? "True" : "False");
@@ -149,34 +162,51 @@ struct ArgTraits {
   static void describe(const A& a, std::vector<std::string>& described) { described.push_back("Literal[" + text(a) + "]"); }
   static void collect(const A&, std::vector<Tensor>&) {}
   static const A& substitute(const A& a, const std::vector<Tensor>&, std::size_t&) { return a; }
+  //@}
 };
 
+/// A tensor argument: its shape, dtype and device enter the signature.
 template <>
 struct ArgTraits<Tensor> {
+  /// What the body receives for a tensor argument.
   using Passed = const Tensor&;
+  /// @name Signature hooks
+  //@{
+  /// Hooks as in the primary ArgTraits, for a tensor argument.
   static void key(const Tensor& t, std::string& key);
   static void describe(const Tensor& t, std::vector<std::string>& described);
   static void collect(const Tensor& t, std::vector<Tensor>& out) { out.push_back(t); }
   static const Tensor& substitute(const Tensor&, const std::vector<Tensor>& placeholders, std::size_t& i) {
     return placeholders[i++];
   }
+  //@}
 };
 
 /// A TensorSpec stands for a tensor argument of that shape and dtype (get_concrete_function).
 template <>
 struct ArgTraits<TensorSpec> {
+  /// What the body receives for a TensorSpec argument.
   using Passed = const Tensor&;
+  /// @name Signature hooks
+  //@{
+  /// Hooks as in the primary ArgTraits, for a TensorSpec argument.
   static void key(const TensorSpec& s, std::string& key);
   static void describe(const TensorSpec& s, std::vector<std::string>& described);
   static void collect(const TensorSpec& s, std::vector<Tensor>& out);
   static const Tensor& substitute(const TensorSpec&, const std::vector<Tensor>& placeholders, std::size_t& i) {
     return placeholders[i++];
   }
+  //@}
 };
 
+/// A vector of tensors: each tensor enters the signature.
 template <>
 struct ArgTraits<std::vector<Tensor>> {
+  /// What the body receives for a vector of tensors.
   using Passed = std::vector<Tensor>;
+  /// @name Signature hooks
+  //@{
+  /// Hooks as in the primary ArgTraits, for a vector of tensors.
   static void key(const std::vector<Tensor>& v, std::string& key);
   static void describe(const std::vector<Tensor>& v, std::vector<std::string>& described);
   static void collect(const std::vector<Tensor>& v, std::vector<Tensor>& out) { out.insert(out.end(), v.begin(), v.end()); }
@@ -187,34 +217,56 @@ struct ArgTraits<std::vector<Tensor>> {
     i += v.size();
     return out;
   }
+  //@}
 };
 
+/// A variable, captured by reference: its identity enters the signature.
 template <>
 struct ArgTraits<Variable> {
+  /// What the body receives for a variable.
   using Passed = const Variable&;
+  /// @name Signature hooks
+  //@{
+  /// Hooks as in the primary ArgTraits, for a variable.
   static void key(const Variable& v, std::string& key);
   static void describe(const Variable& v, std::vector<std::string>& described);
   static void collect(const Variable&, std::vector<Tensor>&) {}
   static const Variable& substitute(const Variable& v, const std::vector<Tensor>&, std::size_t&) { return v; }
+  //@}
 };
 
 /// Outputs: a tensor, a vector of tensors, a name -> tensor map, or nothing.
 template <class R>
 struct ResultTraits;
+/// A single-tensor result.
 template <>
 struct ResultTraits<Tensor> {
+  /// @name Flattening
+  //@{
+  /// flatten() lists a result's tensors; unflatten() rebuilds the result from them.
   static std::vector<Tensor> flatten(const Tensor& t) { return {t}; }
   static Tensor unflatten(std::vector<Tensor> v, const Tensor&) { return v.at(0); }
+  //@}
 };
+/// A result of several tensors.
 template <>
 struct ResultTraits<std::vector<Tensor>> {
+  /// @name Flattening
+  //@{
+  /// flatten() lists a result's tensors; unflatten() rebuilds the result from them.
   static std::vector<Tensor> flatten(const std::vector<Tensor>& v) { return v; }
   static std::vector<Tensor> unflatten(std::vector<Tensor> v, const std::vector<Tensor>&) { return v; }
+  //@}
 };
+/// A result of named tensors (keys in sorted order).
 template <>
 struct ResultTraits<std::map<std::string, Tensor>> {
+  /// @name Flattening
+  //@{
+  /// flatten() lists a result's tensors; unflatten() rebuilds the result from them.
   static std::vector<Tensor> flatten(const std::map<std::string, Tensor>& m);
   static std::map<std::string, Tensor> unflatten(std::vector<Tensor> v, const std::map<std::string, Tensor>& like);
+  //@}
 };
 
 }  // namespace graph
@@ -223,9 +275,11 @@ struct ResultTraits<std::map<std::string, Tensor>> {
 template <class F>
 class Function {
  public:
+  /// Wraps the callable `f`.
   Function(F f, FunctionOptions options)
       : f_(std::make_shared<F>(std::move(f))), core_(std::make_shared<graph::FunctionCore>(std::move(options))) {}
 
+  /// Calls the function: traces the body for a new signature, replays the trace otherwise.
   // Constrained, so that asking whether a Function converts to another
   // callable type (a std::function) answers false instead of failing.
   template <class... Args>
@@ -253,9 +307,13 @@ class Function {
 
   /// How many times the body has been traced (one per new signature).
   int tracing_count() const { return core_->tracing_count(); }
+  /// One line per trace: its argument signature and its outputs' specs.
   std::string pretty_printed_concrete_signatures() const { return core_->pretty_printed_concrete_signatures(); }
+  /// The name from the options.
   const std::string& name() const { return core_->options().name; }
+  /// The input_signature from the options.
   const std::vector<TensorSpec>& input_signature() const { return core_->options().input_signature; }
+  /// The tensor specs of each trace whose arguments are all tensors, in tracing order.
   std::vector<std::vector<TensorSpec>> traced_signatures() const { return core_->traced_signatures(); }
 
  private:
