@@ -51,15 +51,24 @@ void check_unpack(std::size_t have, std::size_t want);
 struct Element : std::vector<Tensor> {
   using std::vector<Tensor>::vector;
   Element() = default;
+  /// An element of these components.
   Element(std::vector<Tensor> components) : std::vector<Tensor>(std::move(components)) {}
+  /// @name Structured bindings
+  //@{
+  /// Component I, for `auto [x, y] = element` (ValueError unless 2 components).
   template <std::size_t I> Tensor& get() & { check_unpack(size(), 2); return (*this)[I]; }
   template <std::size_t I> const Tensor& get() const& { check_unpack(size(), 2); return (*this)[I]; }
   template <std::size_t I> Tensor get() && { check_unpack(size(), 2); return std::move((*this)[I]); }
+//@}
 };
 
+/// A tf.data-style input pipeline (tf.data.Dataset): an immutable recipe, each
+/// iteration of which starts a fresh pass. Transformations (map, shuffle, batch, ...)
+/// return a new Dataset; copies share the recipe. Cardinality follows tf.data.
 class Dataset {
  public:
-  static constexpr int64_t INFINITE = -1, UNKNOWN = -2;
+  /// Cardinality of an endless dataset (tf.data.INFINITE_CARDINALITY).
+  static constexpr int64_t INFINITE = -1, UNKNOWN = -2;  ///< Cardinality that is not known (tf.data.UNKNOWN_CARDINALITY).
   /// For prefetch(): let Kiln pick the buffer size (tf.data.AUTOTUNE).
   static constexpr int64_t AUTOTUNE = -1;
   /// A pull iterator: returns the next element, or std::nullopt at the end
@@ -126,18 +135,27 @@ class Dataset {
   /// (stopping any prefetch thread).
   class Iterator {
    public:
+    /// @name Iterator traits
+    //@{
+    /// Standard iterator member types (an input iterator over Elements).
     using iterator_category = std::input_iterator_tag;
     using value_type = Element;
     using difference_type = std::ptrdiff_t;
     using pointer = const Element*;
     using reference = const Element&;
+//@}
 
     /// The end iterator.
     Iterator() = default;
+    /// The current element.
     reference operator*() const { return *state_->current; }
+    /// The current element.
     pointer operator->() const { return &*state_->current; }
+    /// Pulls the next element.
     Iterator& operator++();
+    /// Pulls the next element.
     void operator++(int) { ++*this; }
+    /// Equal when both are at the end or share the same pass.
     friend bool operator==(const Iterator& a, const Iterator& b) {
       return a.at_end() == b.at_end() && (a.at_end() || a.state_ == b.state_);
     }
@@ -154,12 +172,14 @@ class Dataset {
   };
   /// Starts a pass and pulls its first element.
   Iterator begin() const;
+  /// The end iterator.
   Iterator end() const { return Iterator(); }
 
   /// The elements as std::array<Tensor, N>, for structured bindings of any
   /// count: for (auto [x, y, w] : ds.unpack<3>()). Each element must have
   /// exactly N components (else ValueError, as Python's tuple unpacking).
   template <std::size_t N> class Unpacked;
+  /// A view whose elements are std::array<Tensor, N> (see Unpacked).
   template <std::size_t N> Unpacked<N> unpack() const;
 
   /// Lower level: a fresh pull iterator (a new pass).
@@ -174,13 +194,21 @@ class Dataset {
 template <std::size_t N>
 class Dataset::Unpacked {
  public:
+  /// Input iterator over the arrays.
   class Iterator {
    public:
+    /// @name Iterator traits
+    //@{
+    /// Standard iterator member types (an input iterator over arrays of N tensors).
     using iterator_category = std::input_iterator_tag;
     using value_type = std::array<Tensor, N>;
     using difference_type = std::ptrdiff_t;
+    //@}
+    /// The end iterator.
     Iterator() = default;
+    /// Wraps an iterator over elements.
     explicit Iterator(Dataset::Iterator it) : it_(std::move(it)) {}
+    /// The current element as an array; throws ValueError unless it has N components.
     value_type operator*() const {
       const Element& e = *it_;
       check_unpack(e.size(), N);
@@ -188,15 +216,21 @@ class Dataset::Unpacked {
       for (std::size_t i = 0; i < N; ++i) out[i] = e[i];
       return out;
     }
+    /// Pulls the next element.
     Iterator& operator++() { ++it_; return *this; }
+    /// Pulls the next element.
     void operator++(int) { ++it_; }
+    /// Equal when the underlying iterators are.
     friend bool operator==(const Iterator& a, const Iterator& b) { return a.it_ == b.it_; }
 
    private:
     Dataset::Iterator it_;
   };
+  /// A view of `ds`.
   explicit Unpacked(Dataset ds) : ds_(std::move(ds)) {}
+  /// Starts a pass.
   Iterator begin() const { return Iterator(ds_.begin()); }
+  /// The end iterator.
   Iterator end() const { return Iterator(ds_.end()); }
 
  private:
@@ -210,9 +244,12 @@ Dataset::Unpacked<N> Dataset::unpack() const {
 
 }  // namespace kiln
 
+/// @cond
+// Structured bindings for Element: auto [x, y] = element.
 template <>
 struct std::tuple_size<kiln::Element> : std::integral_constant<std::size_t, 2> {};
 template <std::size_t I>
 struct std::tuple_element<I, kiln::Element> {
   using type = kiln::Tensor;
 };
+/// @endcond
