@@ -1,30 +1,33 @@
 #pragma once
-// BackupAndRestore: survive interruptions of fit()
-// (keras/src/callbacks/backup_and_restore.py, Keras 3 semantics).
-//
-// Every epoch (or every `save_freq` batches) the callback writes the weights
-// AND optimizer state to a new <backup_dir>/backup-<n>.weights.h5, then commits
-// it by atomically replacing <backup_dir>/training_metadata.json
-// ({"epoch": e, "batch": b, "weights": "backup-<n>.weights.h5", ...}). The
-// metadata is the one commit point, so a kill at any moment leaves weights
-// and epoch that belong together. When a killed run is started again with the
-// same callback, on_train_begin loads that state and training resumes at the
-// first unfinished epoch. The backup also holds the state of kiln::random's
-// global generator, which draws fit's shuffle order and Dropout's masks, so
-// with per-epoch backups (save_freq = 0) the resumed run ends with exactly the
-// weights of an uninterrupted one, shuffle and Dropout included. (A layer's
-// own fixed seed, as Dropout({.seed = s}), counts calls in the layer and
-// restarts; a Dataset's shuffle keeps its own pass count.) The backup is
-// deleted when fit() ends normally (delete_checkpoint). A folder written by
-// Keras or an earlier Kiln (latest.weights.h5 + metadata without "weights") is
-// read too.
-//
-// Kiln's fit() reads initial_epoch before callbacks run, so pass the resume
-// epoch explicitly (Keras sets model._initial_epoch from the callback):
-//   auto backup = std::make_shared<kiln::callbacks::BackupAndRestore>(
-//       kiln::callbacks::BackupAndRestoreOptions{.backup_dir = "backup/"});
-//   model.fit(x, y, {.epochs = 10, .callbacks = {backup}, .initial_epoch = backup->initial_epoch()});
-// The model must be built before fit() (an Input layer, or build_for()).
+/// @class kiln::callbacks::BackupAndRestore
+/// BackupAndRestore: survive interruptions of fit()
+/// (keras/src/callbacks/backup_and_restore.py, Keras 3 semantics).
+///
+/// Every epoch (or every `save_freq` batches) the callback writes the weights
+/// AND optimizer state to a new `<backup_dir>/backup-<n>.weights.h5`, then commits
+/// it by atomically replacing `<backup_dir>/training_metadata.json`
+/// (`{"epoch": e, "batch": b, "weights": "backup-<n>.weights.h5", ...}`). The
+/// metadata is the one commit point, so a kill at any moment leaves weights
+/// and epoch that belong together. When a killed run is started again with the
+/// same callback, on_train_begin loads that state and training resumes at the
+/// first unfinished epoch. The backup also holds the state of kiln::random's
+/// global generator, which draws fit's shuffle order and Dropout's masks, so
+/// with per-epoch backups (save_freq = 0) the resumed run ends with exactly the
+/// weights of an uninterrupted one, shuffle and Dropout included. (A layer's
+/// own fixed seed, as Dropout({.seed = s}), counts calls in the layer and
+/// restarts; a Dataset's shuffle keeps its own pass count.) The backup is
+/// deleted when fit() ends normally (delete_checkpoint). A folder written by
+/// Keras or an earlier Kiln (latest.weights.h5 + metadata without "weights") is
+/// read too.
+///
+/// Kiln's fit() reads initial_epoch before callbacks run, so pass the resume
+/// epoch explicitly (Keras sets model._initial_epoch from the callback):
+/// @code{.unparsed}
+///   auto backup = std::make_shared<kiln::callbacks::BackupAndRestore>(
+///       kiln::callbacks::BackupAndRestoreOptions{.backup_dir = "backup/"});
+///   model.fit(x, y, {.epochs = 10, .callbacks = {backup}, .initial_epoch = backup->initial_epoch()});
+/// @endcode
+/// The model must be built before fit() (an Input layer, or build_for()).
 #include <optional>
 #include <string>
 
@@ -34,9 +37,10 @@
 
 namespace kiln::callbacks {
 
+/// Options of BackupAndRestore (keras.callbacks.BackupAndRestore's arguments and defaults).
 struct BackupAndRestoreOptions {
-  std::string backup_dir;
-  int save_freq = 0;  // 0: every epoch; N: every N batches
+  std::string backup_dir;  ///< The folder holding the backups and training_metadata.json (required).
+  int save_freq = 0;  ///< 0: every epoch (Keras's "epoch"); N: every N batches.
   /// Keep the previous backup too, and resume from it if the latest one cannot be read.
   bool double_checkpoint = false;
   /// Remove backup_dir when training ends without interruption.
@@ -45,6 +49,7 @@ struct BackupAndRestoreOptions {
 
 class BackupAndRestore : public Callback {
  public:
+  /// Takes every setting from options (Keras's defaults).
   explicit BackupAndRestore(BackupAndRestoreOptions options);
   /// The epoch recorded by the last backup (0 if there is none): fit's initial_epoch.
   int initial_epoch() const;

@@ -1,20 +1,25 @@
 #pragma once
-// ModelCheckpoint: save the model (or its weights) during fit()
-// (keras/src/callbacks/model_checkpoint.py, Keras 3 semantics).
-//
-// filepath may hold Python str.format fields filled from the epoch (1-based),
-// the batch (1-based, when saving every `save_freq` batches) and the logs:
-//   "ckpt-{epoch:02d}-{val_loss:.2f}.keras" -> "ckpt-03-0.41.keras"
-// With save_best_only, a file is written only when `monitor` improves:
-// mode "min" (less is better), "max", or "auto" (max when the name contains
-// "acc" or starts with "fmeasure", else min). save_weights_only writes
-// model.save_weights(filepath) (".weights.h5" or ".h5"), otherwise
-// model.save(filepath) (".keras" or ".h5"). save_freq 0 means "epoch"; N > 0
-// saves every N batches. Every write is atomic (see Model::save).
-//
-//   kiln::callbacks::ModelCheckpoint ckpt({.filepath = "best.keras", .monitor = "val_loss",
-//                                          .save_best_only = true});
-//   model.fit(x, y, {.epochs = 10, .callbacks = {ckpt}, .validation_split = 0.2});
+/// @class kiln::callbacks::ModelCheckpoint
+/// ModelCheckpoint: save the model (or its weights) during fit()
+/// (keras/src/callbacks/model_checkpoint.py, Keras 3 semantics).
+///
+/// filepath may hold Python str.format fields filled from the epoch (1-based),
+/// the batch (1-based, when saving every `save_freq` batches) and the logs:
+/// @code{.unparsed}
+///   "ckpt-{epoch:02d}-{val_loss:.2f}.keras" -> "ckpt-03-0.41.keras"
+/// @endcode
+/// With save_best_only, a file is written only when `monitor` improves:
+/// mode "min" (less is better), "max", or "auto" (max when the name contains
+/// "acc" or starts with "fmeasure", else min). save_weights_only writes
+/// model.save_weights(filepath) (".weights.h5" or ".h5"), otherwise
+/// model.save(filepath) (".keras" or ".h5"). save_freq 0 means "epoch"; N > 0
+/// saves every N batches. Every write is atomic (see Model::save).
+///
+/// @code{.unparsed}
+///   kiln::callbacks::ModelCheckpoint ckpt({.filepath = "best.keras", .monitor = "val_loss",
+///                                          .save_best_only = true});
+///   model.fit(x, y, {.epochs = 10, .callbacks = {ckpt}, .validation_split = 0.2});
+/// @endcode
 #include <map>
 #include <optional>
 #include <string>
@@ -24,21 +29,23 @@
 
 namespace kiln::callbacks {
 
+/// Options of ModelCheckpoint (keras.callbacks.ModelCheckpoint's arguments and defaults).
 struct ModelCheckpointOptions {
-  std::string filepath;
-  std::string monitor = "val_loss";
-  int verbose = 0;
-  bool save_best_only = false;
-  bool save_weights_only = false;
-  std::string mode = "auto";
-  int save_freq = 0;  // 0: every epoch; N: every N batches
-  std::optional<double> initial_value_threshold;
+  std::string filepath;  ///< Where to save; may hold str.format fields such as {epoch:02d} (required).
+  std::string monitor = "val_loss";  ///< The logs key compared with save_best_only.
+  int verbose = 0;  ///< 1: print a message for each save.
+  bool save_best_only = false;  ///< Save only when the monitored value improves.
+  bool save_weights_only = false;  ///< Save the weights only (model.save_weights) rather than the whole model.
+  std::string mode = "auto";  ///< "auto" (from the monitor's name), "min" or "max".
+  int save_freq = 0;  ///< 0: every epoch (Keras's "epoch"); N: every N batches.
+  std::optional<double> initial_value_threshold;  ///< With save_best_only: the value to beat first; none by default.
 };
 
 class ModelCheckpoint : public Callback {
  public:
   /// Rank 0 alone writes in a multi-process run.
   bool chief_only() const override { return true; }
+  /// Takes every setting from options (Keras's defaults).
   explicit ModelCheckpoint(ModelCheckpointOptions options);
   void on_epoch_begin(int epoch, const Logs& logs) override;
   void on_epoch_end(int epoch, Logs& logs) override;
@@ -48,6 +55,7 @@ class ModelCheckpoint : public Callback {
   double best = 0.0;
   /// Paths written, in order.
   std::vector<std::string> saved;
+  /// The options given at construction.
   const ModelCheckpointOptions& options() const { return options_; }
 
  private:

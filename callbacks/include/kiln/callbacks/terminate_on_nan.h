@@ -1,9 +1,12 @@
 #pragma once
-// TerminateOnNaN: sets model->stop_training at the first training batch whose
-// logged "loss" is NaN or infinite, and prints
-// "Batch <i>: Invalid loss, terminating training" (keras/src/callbacks/terminate_on_nan.py).
-//
-//   model.fit(x, y, {.epochs = 5, .callbacks = {kiln::callbacks::TerminateOnNaN()}});
+/// @class kiln::callbacks::TerminateOnNaN
+/// TerminateOnNaN: sets model->stop_training at the first training batch whose
+/// logged "loss" is NaN or infinite, and prints
+/// `"Batch <i>: Invalid loss, terminating training"` (keras/src/callbacks/terminate_on_nan.py).
+///
+/// @code{.unparsed}
+///   model.fit(x, y, {.epochs = 5, .callbacks = {kiln::callbacks::TerminateOnNaN()}});
+/// @endcode
 #include <optional>
 
 #include "kiln/training/callback.h"
