@@ -23,14 +23,20 @@
 
 namespace kiln {
 
+/// What gradient() gives for a source the target does not depend on (tf.UnconnectedGradients).
+/// None gives std::nullopt (TensorFlow's None); Zero gives zeros of the source's shape.
 enum class UnconnectedGradients { None, Zero };
 
 /// A gradient source: a tensor or a variable.
 class Source {
  public:
+  /// A tensor source (watch() it, or it must be a tape-recorded op's input).
   Source(const Tensor& t) : tensor_(t) {}
+  /// A variable source.
   Source(const Variable& v) : tensor_(v.read_value_untracked()), variable_(v) {}
+  /// The source's value.
   const Tensor& tensor() const { return tensor_; }
+  /// The variable, for variable sources.
   const std::optional<Variable>& variable() const { return variable_; }
 
  private:
@@ -38,9 +44,10 @@ class Source {
   std::optional<Variable> variable_;
 };
 
+/// Options of GradientTape (tf.GradientTape's arguments).
 struct GradientTapeOptions {
-  bool persistent = false;
-  bool watch_accessed_variables = true;
+  bool persistent = false;  ///< Whether gradient() may be called more than once.
+  bool watch_accessed_variables = true;  ///< Whether trainable variables read in scope are watched automatically.
 };
 
 struct TapeState;
@@ -51,15 +58,22 @@ struct TapeState;
 /// all-reduce from here while the pass goes on. Unconnected sources get no call.
 using GradientReadyFn = std::function<void(std::size_t index, const Tensor& gradient)>;
 
+/// Records differentiable ops while in scope (tf.GradientTape). Trainable variables
+/// read inside it are watched automatically; tensors are watched with watch().
+/// Gradient rules use differentiable ops, so nested tapes give higher-order gradients.
 class GradientTape {
  public:
+  /// Starts recording on this thread.
   explicit GradientTape(GradientTapeOptions options = {});
   ~GradientTape();
   GradientTape(const GradientTape&) = delete;
   GradientTape& operator=(const GradientTape&) = delete;
 
+  /// Records operations on `t` so gradients with respect to it can be taken.
   void watch(const Tensor& t);
+  /// Watches a variable (needed for non-trainable ones or with watch_accessed_variables off).
   void watch(const Variable& v);
+  /// Watches each variable.
   void watch(const std::vector<Variable>& vs);
   /// Variables watched so far, in the order they were first watched.
   std::vector<Variable> watched_variables() const;
@@ -68,10 +82,13 @@ class GradientTape {
   /// unconnected source gives nullopt, or zeros with UnconnectedGradients::Zero.
   std::optional<Tensor> gradient(const Tensor& target, const Source& source,
                                  UnconnectedGradients unconnected = UnconnectedGradients::None);
+  /// d target / d each source.
   std::vector<std::optional<Tensor>> gradient(const Tensor& target, const std::vector<Source>& sources,
                                               UnconnectedGradients unconnected = UnconnectedGradients::None);
+  /// d target / d each variable.
   std::vector<std::optional<Tensor>> gradient(const Tensor& target, const std::vector<Variable>& sources,
                                               UnconnectedGradients unconnected = UnconnectedGradients::None);
+  /// d target / d each named source, by name.
   std::map<std::string, std::optional<Tensor>> gradient(
       const Tensor& target, const std::map<std::string, Source>& sources,
       UnconnectedGradients unconnected = UnconnectedGradients::None);
@@ -92,16 +109,20 @@ class GradientTape {
   ///   tape.gradient({{"y0", y0}, {"y1", y1}}, x)   // 2x - 1/x² = 3.75
   std::optional<Tensor> gradient(const std::vector<Tensor>& targets, const Source& source,
                                  UnconnectedGradients unconnected = UnconnectedGradients::None);
+  /// d (sum of targets) / d each source.
   std::vector<std::optional<Tensor>> gradient(const std::vector<Tensor>& targets, const std::vector<Source>& sources,
                                               UnconnectedGradients unconnected = UnconnectedGradients::None);
   /// Braced lists of targets, tape.gradient({y0, y1}, x) (a std::map would also take two tensors as iterators).
   std::optional<Tensor> gradient(std::initializer_list<Tensor> targets, const Source& source,
                                  UnconnectedGradients unconnected = UnconnectedGradients::None);
+  /// d (sum of targets) / d each source.
   std::vector<std::optional<Tensor>> gradient(std::initializer_list<Tensor> targets,
                                               const std::vector<Source>& sources,
                                               UnconnectedGradients unconnected = UnconnectedGradients::None);
+  /// d (sum of the named targets) / d source.
   std::optional<Tensor> gradient(const std::map<std::string, Tensor>& targets, const Source& source,
                                  UnconnectedGradients unconnected = UnconnectedGradients::None);
+  /// d (sum of the named targets) / d each source.
   std::vector<std::optional<Tensor>> gradient(const std::map<std::string, Tensor>& targets,
                                               const std::vector<Source>& sources,
                                               UnconnectedGradients unconnected = UnconnectedGradients::None);
@@ -114,6 +135,7 @@ class GradientTape {
   ///   x = [1, 2] watched; y = x * x  ->  tape.jacobian(y, x) == [[2, 0], [0, 4]]
   std::optional<Tensor> jacobian(const Tensor& target, const Source& source,
                                  UnconnectedGradients unconnected = UnconnectedGradients::None);
+  /// The Jacobian of `target` with respect to each source.
   std::vector<std::optional<Tensor>> jacobian(const Tensor& target, const std::vector<Source>& sources,
                                               UnconnectedGradients unconnected = UnconnectedGradients::None);
   /// Per-example Jacobians stacked over axis 0 (tf.GradientTape.batch_jacobian),
@@ -127,6 +149,7 @@ class GradientTape {
   /// Pauses recording until the returned guard is destroyed.
   class StopRecording {
    public:
+    /// Pauses the tape `s` (use GradientTape::stop_recording()).
     explicit StopRecording(TapeState* s);
     ~StopRecording();
     StopRecording(const StopRecording&) = delete;
@@ -134,9 +157,11 @@ class GradientTape {
    private:
     TapeState* state_;
   };
+  /// Pauses recording until the returned guard is destroyed (tape.stop_recording()).
   [[nodiscard]] StopRecording stop_recording();
   /// Forgets everything recorded so far.
   void reset();
+  /// Whether the tape answers more than one gradient() call.
   bool persistent() const;
 
  private:
@@ -145,9 +170,10 @@ class GradientTape {
 
 /// The backward function of a custom gradient: upstream gradient -> one gradient per input.
 using CustomBackward = std::function<std::vector<Tensor>(const Tensor& upstream)>;
+/// What a custom_gradient body returns: the value and its backward function.
 struct CustomGradientResult {
-  Tensor value;
-  CustomBackward grad;
+  Tensor value;  ///< The forward result.
+  CustomBackward grad;  ///< Upstream gradient -> one gradient per input.
 };
 
 /// tf.custom_gradient: `f` computes the value and returns the backward function.

@@ -59,7 +59,7 @@ struct Element : std::vector<Tensor> {
   template <std::size_t I> Tensor& get() & { check_unpack(size(), 2); return (*this)[I]; }
   template <std::size_t I> const Tensor& get() const& { check_unpack(size(), 2); return (*this)[I]; }
   template <std::size_t I> Tensor get() && { check_unpack(size(), 2); return std::move((*this)[I]); }
-//@}
+  //@}
 };
 
 /// A tf.data-style input pipeline (tf.data.Dataset): an immutable recipe, each
@@ -143,7 +143,7 @@ class Dataset {
     using difference_type = std::ptrdiff_t;
     using pointer = const Element*;
     using reference = const Element&;
-//@}
+  //@}
 
     /// The end iterator.
     Iterator() = default;
