@@ -49,26 +49,39 @@ namespace kiln {
 /// object), an optimizer, or a variable.
 class CheckpointItem {
  public:
+  /// A layer or model, by reference (not owned).
   CheckpointItem(Layer& layer) : layer_(&layer), keep_(layer.weak_from_this().lock()) {}
+  /// A layer or model, shared.
   CheckpointItem(std::shared_ptr<Layer> layer) : layer_(layer.get()), keep_(std::move(layer)) {}
+  /// A layer or model of a derived class, shared.
   template <class L>
     requires std::is_base_of_v<Layer, L>
   CheckpointItem(std::shared_ptr<L> layer) : CheckpointItem(std::shared_ptr<Layer>(std::move(layer))) {}
+  /// A layer through its handle (kiln::layers::Dense etc.).
   template <class T>
   CheckpointItem(const LayerHandle<T>& h) : CheckpointItem(std::shared_ptr<Layer>(h.ptr())) {}
+  /// An optimizer.
   CheckpointItem(OptimizerPtr optimizer) : optimizer_(std::move(optimizer)) {}
+  /// An optimizer of a derived class.
   template <class O>
     requires std::is_base_of_v<Optimizer, O>
   CheckpointItem(std::shared_ptr<O> optimizer) : optimizer_(std::move(optimizer)) {}
+  /// A kiln::Module, by reference (not owned).
   CheckpointItem(Module& module) : module_(&module) {}
+  /// A kiln::Module, shared.
   template <class M>
     requires std::is_base_of_v<Module, M>
   CheckpointItem(std::shared_ptr<M> module) : module_(module.get()), keep_module_(std::move(module)) {}
+  /// A single variable.
   CheckpointItem(Variable variable) : variable_(std::move(variable)) {}
 
+  /// The layer or model; null for other kinds.
   Layer* layer() const { return layer_; }
+  /// The module; null for other kinds.
   Module* module() const { return module_; }
+  /// The optimizer; null for other kinds.
   const OptimizerPtr& optimizer() const { return optimizer_; }
+  /// The variable; undefined for other kinds.
   const Variable& variable() const { return variable_; }
 
  private:
@@ -88,6 +101,7 @@ struct CheckpointState;
 class CheckpointStatus {
  public:
   CheckpointStatus() = default;
+  /// The status of a restore (made by Checkpoint::restore()).
   explicit CheckpointStatus(std::shared_ptr<detail::CheckpointState> s) : state_(std::move(s)) {}
   /// Values waiting for variables that do not exist yet.
   std::size_t pending() const;
@@ -100,6 +114,9 @@ class CheckpointStatus {
   std::shared_ptr<detail::CheckpointState> state_;
 };
 
+/// Saves and restores named objects' state to one HDF5 file (tf.train.Checkpoint).
+/// restore() may run before the variables exist: their values are assigned as
+/// soon as they are created. Mismatched shapes or counts throw ValueError.
 class Checkpoint {
  public:
   /// {{"model", model}, {"optimizer", model.optimizer()}, {"step", step_variable}}.
@@ -111,6 +128,7 @@ class Checkpoint {
   std::string save(const std::string& file_prefix);
   /// Writes exactly `path` (the counter is stored but not incremented).
   std::string write(const std::string& path);
+  /// Options of restore().
   struct RestoreOptions {
     /// false: the file may be hostile; libhdf5 parses it in a sandboxed child
     /// process (as models::LoadModelOptions::trusted).
@@ -119,7 +137,9 @@ class Checkpoint {
   /// Restores from a file written by save()/write(). An empty path (no
   /// checkpoint yet) restores nothing. Also restores save_counter.
   CheckpointStatus restore(const std::string& path, RestoreOptions options);
+  /// Restores with the default options.
   CheckpointStatus restore(const std::string& path) { return restore(path, RestoreOptions{}); }
+  /// The number of save() calls, restored with the checkpoint (tf's save_counter).
   int64_t save_counter() const;
   /// A callback that applies pending (deferred) values when fit() starts.
   CallbackPtr restore_callback() const;
@@ -128,16 +148,18 @@ class Checkpoint {
   std::shared_ptr<detail::CheckpointState> state_;
 };
 
+/// Options of CheckpointManager (tf.train.CheckpointManager's arguments).
 struct CheckpointManagerOptions {
   /// Keep at most this many checkpoints (older ones are deleted); nullopt keeps all.
   std::optional<int> max_to_keep = 5;
-  std::string checkpoint_name = "ckpt";
+  std::string checkpoint_name = "ckpt";  ///< File-name prefix inside the directory.
 };
 
 /// Numbered checkpoints in one folder, with a "checkpoint" index file
 /// (JSON: latest and all paths) written atomically after every save.
 class CheckpointManager {
  public:
+  /// Manages numbered checkpoints of `checkpoint` in `directory`.
   CheckpointManager(Checkpoint checkpoint, std::string directory, CheckpointManagerOptions options = {});
   /// Saves "<directory>/<checkpoint_name>-<n>.h5" and returns its path; n is
   /// `checkpoint_number` if given, else the checkpoint's save counter + 1.
@@ -148,6 +170,7 @@ class CheckpointManager {
   const std::vector<std::string>& checkpoints() const { return checkpoints_; }
   /// Restores the latest checkpoint if there is one; returns its path or "".
   std::string restore_or_initialize();
+  /// The folder the checkpoints are written to.
   const std::string& directory() const { return directory_; }
 
  private:
@@ -165,8 +188,8 @@ std::string latest_checkpoint(const std::string& directory);
 /// A value a checkpoint file holds: its path inside the file ("model/layers/dense/vars/0",
 /// "optimizer/vars/1", "step") and its shape.
 struct VariableInfo {
-  std::string name;
-  Shape shape;
+  std::string name;  ///< Path inside the file, e.g. "model/layers/dense/vars/0".
+  Shape shape;  ///< The value's shape.
 };
 /// Every value in a checkpoint file, sorted by name (tf.train.list_variables).
 std::vector<VariableInfo> list_variables(const std::string& path);
