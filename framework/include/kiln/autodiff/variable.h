@@ -14,37 +14,54 @@
 
 namespace kiln {
 
+/// Options of a Variable (tf.Variable's and Keras's variable arguments).
 struct VariableOptions {
-  std::string name = "Variable";
-  bool trainable = true;
+  std::string name = "Variable";  ///< The variable's name.
+  bool trainable = true;  ///< Whether optimizers and tapes treat it as trainable.
   /// Applied by optimizers after each update (Keras's `constraint`).
   std::function<Tensor(const Tensor&)> constraint = nullptr;
 };
 
 struct VariableImpl;
 
+/// A named, mutable tensor (tf.Variable, keras.Variable). Copies of the handle alias
+/// the same variable; constructing one from a tensor copies the tensor. Reading a
+/// trainable variable inside a GradientTape watches it.
 class Variable {
  public:
+  /// An undefined variable (no storage); defined() is false.
   Variable() = default;
+  /// A variable holding a copy of `initial_value`.
   explicit Variable(const Tensor& initial_value, VariableOptions options = {});
 
+  /// Whether the variable has storage.
   bool defined() const { return impl_ != nullptr; }
+  /// The variable's name ("kernel").
   const std::string& name() const;
   /// Keras's variable path, e.g. "dense/kernel" (defaults to the name).
   const std::string& path() const;
+  /// Sets the variable path.
   void set_path(const std::string& path);
+  /// Whether optimizers update it and tapes watch it automatically.
   bool trainable() const;
+  /// Sets trainable().
   void set_trainable(bool trainable);
+  /// The constraint applied after each optimizer update; empty for none.
   const std::function<Tensor(const Tensor&)>& constraint() const;
+  /// The value's shape.
   Shape shape() const;
+  /// The element type.
   DType dtype() const;
+  /// Where the storage lives.
   Device device() const;
+  /// A process-unique id.
   uint64_t id() const;
 
   /// The current value; inside an active tape this watches a trainable variable.
   /// The result is a snapshot, as in TF: a later assign does not change it (the
   /// variable moves to fresh storage when a snapshot still shares its buffer).
   Tensor value() const;
+  /// The current value (value()).
   operator Tensor() const { return value(); }
   /// The current value without telling any tape: a live view that follows later assigns.
   Tensor read_value_untracked() const;
@@ -57,7 +74,9 @@ class Variable {
   /// return this variable so that updates chain as in TF:
   ///   v.assign_add(1).assign_sub(2);
   Variable& assign(const Tensor& v);
+  /// Adds `v` in place (tf's assign_add).
   Variable& assign_add(const Tensor& v);
+  /// Subtracts `v` in place (tf's assign_sub).
   Variable& assign_sub(const Tensor& v);
   /// A number takes the variable's dtype (TF's weak typing of Python numbers);
   /// like a scalar tensor, it fits only a scalar variable.
@@ -66,14 +85,18 @@ class Variable {
   Variable& assign(N v) { return assign(Tensor(static_cast<double>(v), dtype()).to(device())); }
   template <class N>
     requires std::is_arithmetic_v<N>
+  /// Adds a number of the variable's dtype.
   Variable& assign_add(N v) { return assign_add(Tensor(static_cast<double>(v), dtype()).to(device())); }
   template <class N>
     requires std::is_arithmetic_v<N>
+  /// Subtracts a number of the variable's dtype.
   Variable& assign_sub(N v) { return assign_sub(Tensor(static_cast<double>(v), dtype()).to(device())); }
   /// Moves storage to another device in place (model.to(device)).
   void move_to(Device device);
 
+  /// Whether both handles refer to the same variable.
   bool same_as(const Variable& o) const { return impl_ == o.impl_; }
+  /// The shared state (for ops and backends).
   const std::shared_ptr<VariableImpl>& impl() const { return impl_; }
 
  private:
