@@ -15,7 +15,7 @@
 namespace kiln::datasets {
 
 /// Reads every "<name>.npy" member of the archive at `path` into a map keyed
-/// by <name> (the ".npy" suffix dropped, as numpy's NpzFile does); members
+/// by `<name>` (the ".npy" suffix dropped, as numpy's NpzFile does); members
 /// with other names are ignored. Stored and deflate entries are read, zip64
 /// included. Throws IOError naming the path (and the member) for a missing
 /// file, a corrupt or truncated archive, a CRC mismatch, an encrypted entry,

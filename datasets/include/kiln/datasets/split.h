@@ -14,14 +14,14 @@ namespace kiln::datasets {
 /// One split of a dataset: inputs `x` and targets `y`, which share their
 /// first dimension (the number of examples).
 struct Split {
-  Tensor x;
-  Tensor y;
+  Tensor x;  ///< The inputs, (num_examples, ...).
+  Tensor y;  ///< The targets, (num_examples, ...).
 };
 
 /// The training and test splits of a dataset.
 struct TrainTest {
-  Split train;
-  Split test;
+  Split train;  ///< The training split (Keras's (x_train, y_train)).
+  Split test;  ///< The test split (Keras's (x_test, y_test)).
 };
 
 }  // namespace kiln::datasets
