@@ -83,13 +83,13 @@ class Variable {
   template <class N>
     requires std::is_arithmetic_v<N>
   Variable& assign(N v) { return assign(Tensor(static_cast<double>(v), dtype()).to(device())); }
-  template <class N>
-    requires std::is_arithmetic_v<N>
   /// Adds a number of the variable's dtype.
-  Variable& assign_add(N v) { return assign_add(Tensor(static_cast<double>(v), dtype()).to(device())); }
   template <class N>
     requires std::is_arithmetic_v<N>
+  Variable& assign_add(N v) { return assign_add(Tensor(static_cast<double>(v), dtype()).to(device())); }
   /// Subtracts a number of the variable's dtype.
+  template <class N>
+    requires std::is_arithmetic_v<N>
   Variable& assign_sub(N v) { return assign_sub(Tensor(static_cast<double>(v), dtype()).to(device())); }
   /// Moves storage to another device in place (model.to(device)).
   void move_to(Device device);

@@ -17,13 +17,14 @@ class Model;
 
 namespace kiln::utils {
 
+/// Options of plot_history().
 struct PlotOptions {
   /// Keys to draw (train keys, e.g. {"loss", "accuracy"}); empty = every key in the history.
   std::vector<std::string> metrics;
-  std::string title;        // drawn above the panels when not empty
-  int panel_width = 460;    // pixels per panel
-  int panel_height = 300;
-  int columns = 2;          // panels per row
+  std::string title;        ///< drawn above the panels when not empty
+  int panel_width = 460;    ///< pixels per panel
+  int panel_height = 300;  ///< Pixel height of each panel.
+  int columns = 2;          ///< panels per row
 };
 
 /// Draws one panel per metric: the train curve ("loss") and, when present, the
@@ -37,19 +38,22 @@ void plot_history(const History& history, const std::string& path, const PlotOpt
 /// The SVG text plot_history writes.
 std::string history_svg(const History& history, const PlotOptions& options = {});
 
+/// Options of plot_model() and model_to_dot() (Keras's plot_model arguments).
 struct PlotModelOptions {
-  bool show_shapes = true;
-  bool show_layer_names = true;
-  std::string rankdir = "TB";  // Graphviz rankdir: "TB" (vertical) or "LR" (horizontal)
-  bool show_dtype = false;
-  int dpi = 96;
+  bool show_shapes = true;  ///< Shows each layer's input and output shapes.
+  bool show_layer_names = true;  ///< Shows layer names.
+  std::string rankdir = "TB";  ///< Graphviz rankdir: "TB" (vertical) or "LR" (horizontal)
+  bool show_dtype = false;  ///< Shows each layer's dtype.
+  int dpi = 96;  ///< Resolution of PNG output.
 };
 
+/// What plot_model() did; converts to true when the picture was rendered.
 struct PlotModelResult {
-  bool ok = false;
-  std::string message;      // why rendering failed (empty when ok)
-  std::string dot_path;     // the DOT file, always written
-  std::string output_path;  // the rendered file (== dot_path for ".dot")
+  bool ok = false;  ///< Whether rendering succeeded.
+  std::string message;      ///< why rendering failed (empty when ok)
+  std::string dot_path;     ///< the DOT file, always written
+  std::string output_path;  ///< the rendered file (== dot_path for ".dot")
+  /// ok.
   explicit operator bool() const { return ok; }
 };
 
