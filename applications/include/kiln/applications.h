@@ -38,7 +38,7 @@ struct ApplicationOptions {
   std::optional<Shape> input_shape;
   /// Without the top: "" (the last feature map), "avg" or "max" (global pooling).
   std::string pooling;
-  int64_t classes = 1000;
+  int64_t classes = 1000;  ///< Number of classes of the top (with include_top).
   /// The top's activation; "" or "linear" gives logits.
   std::string classifier_activation = "softmax";
   /// The model's name; empty: Keras's default for the class ("resnet50").
@@ -50,8 +50,15 @@ struct ApplicationOptions {
   bool include_preprocessing = true;
 };
 
+/// A built application model.
 using ModelPtr = std::shared_ptr<Model>;
 
+/// @name Builders
+//@{
+/// Builds keras.applications' model of the same name (ResNet50: keras.applications.ResNet50), loading
+/// options.weights when given. Throws ValueError for weights = "imagenet", an input_shape that is not
+/// three dimensions or is below the model's minimum size, a top without a static input_shape, or an
+/// unknown pooling (MobileNetV2 also for alpha <= 0).
 ModelPtr ResNet50(const ApplicationOptions& options = {});
 ModelPtr ResNet101(const ApplicationOptions& options = {});
 ModelPtr ResNet152(const ApplicationOptions& options = {});
@@ -71,6 +78,7 @@ ModelPtr ConvNeXtSmall(const ApplicationOptions& options = {});
 ModelPtr ConvNeXtBase(const ApplicationOptions& options = {});
 ModelPtr ConvNeXtLarge(const ApplicationOptions& options = {});
 ModelPtr ConvNeXtXLarge(const ApplicationOptions& options = {});
+//@}
 
 /// Builds a model by its Keras class name ("ResNet50", "MobileNetV2", ...);
 /// NotFoundError for a class Kiln does not build.
@@ -87,10 +95,11 @@ std::vector<std::string> names();
 /// stands for its mode.
 Tensor preprocess_input(const Tensor& images, const std::string& mode_or_family);
 
+/// One entry of decode_predictions(): Keras's (class_id, class_name, score) tuple.
 struct Prediction {
-  std::string class_id;     // "n02123045"
-  std::string class_name;   // "tabby"
-  double score = 0;
+  std::string class_id;     ///< The WordNet id, e.g. "n02123045".
+  std::string class_name;   ///< The readable name, e.g. "tabby".
+  double score = 0;  ///< The prediction's value for that class.
 };
 /// keras.applications' decode_predictions: the `top` highest scores of each
 /// row of `predictions` (batch, classes), best first, named from a class-index
