@@ -22,11 +22,11 @@ namespace kiln::losses {
 
 /// Options of BinaryCrossentropy (keras.losses.BinaryCrossentropy's arguments and defaults).
 struct BinaryCrossentropyOptions {
-  bool from_logits = false; ///< y_pred holds logits rather than probabilities.
-  double label_smoothing = 0.0; ///< In [0, 1]; 0 means no smoothing.
-  int axis = -1; ///< The axis the mean runs over.
-  std::string reduction = "sum_over_batch_size"; ///< How the per-sample losses reduce; see kiln::LossOptions.
-  std::string name; ///< Empty gives "binary_crossentropy".
+  bool from_logits = false;  ///< y_pred holds logits rather than probabilities.
+  double label_smoothing = 0.0;  ///< In [0, 1]; 0 means no smoothing.
+  int axis = -1;  ///< The axis the mean runs over.
+  std::string reduction = "sum_over_batch_size";  ///< How the per-sample losses reduce; see kiln::LossOptions.
+  std::string name;  ///< Empty gives "binary_crossentropy".
   KILN_FIELDS(BinaryCrossentropyOptions, from_logits, label_smoothing, axis)
 };
 

@@ -22,14 +22,14 @@ namespace kiln::losses {
 
 /// Options of BinaryFocalCrossentropy (keras.losses.BinaryFocalCrossentropy's arguments and defaults).
 struct BinaryFocalCrossentropyOptions {
-  bool apply_class_balancing = false; ///< Weight positives by alpha and negatives by 1 - alpha.
-  double alpha = 0.25; ///< Class-balancing weight of the positives (used with apply_class_balancing).
-  double gamma = 2.0; ///< Focusing exponent on (1 - p_t); 0 gives plain binary crossentropy.
-  bool from_logits = false; ///< y_pred holds logits rather than probabilities.
-  double label_smoothing = 0.0; ///< In [0, 1]; 0 means no smoothing.
-  int axis = -1; ///< The axis the mean runs over.
-  std::string reduction = "sum_over_batch_size"; ///< How the per-sample losses reduce; see kiln::LossOptions.
-  std::string name; ///< Empty gives "binary_focal_crossentropy".
+  bool apply_class_balancing = false;  ///< Weight positives by alpha and negatives by 1 - alpha.
+  double alpha = 0.25;  ///< Class-balancing weight of the positives (used with apply_class_balancing).
+  double gamma = 2.0;  ///< Focusing exponent on (1 - p_t); 0 gives plain binary crossentropy.
+  bool from_logits = false;  ///< y_pred holds logits rather than probabilities.
+  double label_smoothing = 0.0;  ///< In [0, 1]; 0 means no smoothing.
+  int axis = -1;  ///< The axis the mean runs over.
+  std::string reduction = "sum_over_batch_size";  ///< How the per-sample losses reduce; see kiln::LossOptions.
+  std::string name;  ///< Empty gives "binary_focal_crossentropy".
   KILN_FIELDS(BinaryFocalCrossentropyOptions, apply_class_balancing, alpha, gamma, from_logits, label_smoothing, axis)
 };
 

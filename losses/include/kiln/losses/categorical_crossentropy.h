@@ -22,11 +22,11 @@ namespace kiln::losses {
 
 /// Options of CategoricalCrossentropy (keras.losses.CategoricalCrossentropy's arguments and defaults).
 struct CategoricalCrossentropyOptions {
-  bool from_logits = false; ///< y_pred holds logits rather than probabilities.
-  double label_smoothing = 0.0; ///< In [0, 1]: y becomes y * (1 - s) + s / num_classes; 0 means none.
-  int axis = -1; ///< The class axis.
-  std::string reduction = "sum_over_batch_size"; ///< How the per-sample losses reduce; see kiln::LossOptions.
-  std::string name; ///< Empty gives "categorical_crossentropy".
+  bool from_logits = false;  ///< y_pred holds logits rather than probabilities.
+  double label_smoothing = 0.0;  ///< In [0, 1]: y becomes y * (1 - s) + s / num_classes; 0 means none.
+  int axis = -1;  ///< The class axis.
+  std::string reduction = "sum_over_batch_size";  ///< How the per-sample losses reduce; see kiln::LossOptions.
+  std::string name;  ///< Empty gives "categorical_crossentropy".
   KILN_FIELDS(CategoricalCrossentropyOptions, from_logits, label_smoothing, axis)
 };
 

@@ -22,13 +22,13 @@ namespace kiln::losses {
 
 /// Options of CategoricalFocalCrossentropy (keras.losses.CategoricalFocalCrossentropy's arguments and defaults).
 struct CategoricalFocalCrossentropyOptions {
-  double alpha = 0.25; ///< Weighting factor, one scalar for every class.
-  double gamma = 2.0; ///< Focusing exponent on (1 - p); 0 gives plain categorical crossentropy.
-  bool from_logits = false; ///< y_pred holds logits rather than probabilities.
-  double label_smoothing = 0.0; ///< In [0, 1]: y becomes y * (1 - s) + s / num_classes; 0 means none.
-  int axis = -1; ///< The class axis.
-  std::string reduction = "sum_over_batch_size"; ///< How the per-sample losses reduce; see kiln::LossOptions.
-  std::string name; ///< Empty gives "categorical_focal_crossentropy".
+  double alpha = 0.25;  ///< Weighting factor, one scalar for every class.
+  double gamma = 2.0;  ///< Focusing exponent on (1 - p); 0 gives plain categorical crossentropy.
+  bool from_logits = false;  ///< y_pred holds logits rather than probabilities.
+  double label_smoothing = 0.0;  ///< In [0, 1]: y becomes y * (1 - s) + s / num_classes; 0 means none.
+  int axis = -1;  ///< The class axis.
+  std::string reduction = "sum_over_batch_size";  ///< How the per-sample losses reduce; see kiln::LossOptions.
+  std::string name;  ///< Empty gives "categorical_focal_crossentropy".
   KILN_FIELDS(CategoricalFocalCrossentropyOptions, alpha, gamma, from_logits, label_smoothing, axis)
 };
 

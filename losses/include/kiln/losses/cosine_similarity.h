@@ -18,9 +18,9 @@ namespace kiln::losses {
 
 /// Options of CosineSimilarity (keras.losses.CosineSimilarity's arguments and defaults).
 struct CosineSimilarityOptions {
-  int axis = -1; ///< The axis the similarity is computed along.
-  std::string reduction = "sum_over_batch_size"; ///< How the per-sample losses reduce; see kiln::LossOptions.
-  std::string name; ///< Empty gives "cosine_similarity".
+  int axis = -1;  ///< The axis the similarity is computed along.
+  std::string reduction = "sum_over_batch_size";  ///< How the per-sample losses reduce; see kiln::LossOptions.
+  std::string name;  ///< Empty gives "cosine_similarity".
   KILN_FIELDS(CosineSimilarityOptions, axis)
 };
 

@@ -19,9 +19,9 @@ namespace kiln::losses {
 
 /// Options of Huber (keras.losses.Huber's arguments and defaults).
 struct HuberOptions {
-  double delta = 1.0; ///< Where the loss turns from quadratic to linear.
-  std::string reduction = "sum_over_batch_size"; ///< How the per-sample losses reduce; see kiln::LossOptions.
-  std::string name; ///< Empty gives "huber_loss" (Keras's default name).
+  double delta = 1.0;  ///< Where the loss turns from quadratic to linear.
+  std::string reduction = "sum_over_batch_size";  ///< How the per-sample losses reduce; see kiln::LossOptions.
+  std::string name;  ///< Empty gives "huber_loss" (Keras's default name).
   KILN_FIELDS(HuberOptions, delta)
 };
 

@@ -28,11 +28,11 @@ namespace kiln::losses {
 
 /// Options of SparseCategoricalCrossentropy (keras.losses.SparseCategoricalCrossentropy's arguments and defaults).
 struct SparseCategoricalCrossentropyOptions {
-  bool from_logits = false; ///< y_pred holds logits rather than probabilities.
-  std::optional<int64_t> ignore_class; ///< A label left out of the loss and the mean (e.g. padding); none by default.
-  int axis = -1; ///< The class axis of y_pred.
-  std::string reduction = "sum_over_batch_size"; ///< How the per-sample losses reduce; see kiln::LossOptions.
-  std::string name; ///< Empty gives "sparse_categorical_crossentropy".
+  bool from_logits = false;  ///< y_pred holds logits rather than probabilities.
+  std::optional<int64_t> ignore_class;  ///< A label left out of the loss and the mean (e.g. padding); none by default.
+  int axis = -1;  ///< The class axis of y_pred.
+  std::string reduction = "sum_over_batch_size";  ///< How the per-sample losses reduce; see kiln::LossOptions.
+  std::string name;  ///< Empty gives "sparse_categorical_crossentropy".
   KILN_FIELDS(SparseCategoricalCrossentropyOptions, from_logits, ignore_class, axis)
 };
 

@@ -24,13 +24,13 @@ namespace kiln::metrics {
 
 /// Options of AUC (keras.metrics.AUC's arguments and defaults; no multi_label, num_labels, label_weights).
 struct AUCOptions {
-  int num_thresholds = 200; ///< Number of evenly spaced thresholds; must be > 1 (ValueError otherwise).
+  int num_thresholds = 200;  ///< Number of evenly spaced thresholds; must be > 1 (ValueError otherwise).
   std::string curve = "ROC";                      ///< "ROC" or "PR" (precision-recall).
   std::string summation_method = "interpolation";  ///< "interpolation", "minoring" or "majoring".
   std::vector<double> thresholds;                  ///< Explicit thresholds; if set, num_thresholds is ignored.
   bool from_logits = false;                        ///< Apply a sigmoid to y_pred first.
-  std::string name; ///< Empty gives "auc".
-  DType dtype = DType::float32; ///< The dtype of the result.
+  std::string name;  ///< Empty gives "auc".
+  DType dtype = DType::float32;  ///< The dtype of the result.
   KILN_FIELDS(AUCOptions, num_thresholds, curve, summation_method, thresholds, from_logits)
 };
 

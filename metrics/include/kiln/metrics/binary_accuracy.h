@@ -15,9 +15,9 @@ Tensor binary_accuracy(const Tensor& y_true, const Tensor& y_pred, double thresh
 
 /// Options of BinaryAccuracy (keras.metrics.BinaryAccuracy's arguments and defaults).
 struct BinaryAccuracyOptions {
-  double threshold = 0.5; ///< A prediction counts as 1 where y_pred > threshold.
-  std::string name; ///< Empty gives "binary_accuracy".
-  DType dtype = DType::float32; ///< The dtype of the result.
+  double threshold = 0.5;  ///< A prediction counts as 1 where y_pred > threshold.
+  std::string name;  ///< Empty gives "binary_accuracy".
+  DType dtype = DType::float32;  ///< The dtype of the result.
   KILN_FIELDS(BinaryAccuracyOptions, threshold)
 };
 

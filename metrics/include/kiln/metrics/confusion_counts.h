@@ -29,8 +29,8 @@ struct Thresholds : std::vector<double> {
 struct ConfusionCountOptions {
   /// Values in [0, 1]; empty means {0.5}.
   Thresholds thresholds;
-  std::string name; ///< Empty gives the snake_case class name ("true_positives", ...).
-  DType dtype = DType::float32; ///< The dtype of the result.
+  std::string name;  ///< Empty gives the snake_case class name ("true_positives", ...).
+  DType dtype = DType::float32;  ///< The dtype of the result.
   KILN_FIELDS(ConfusionCountOptions, thresholds)
 };
 

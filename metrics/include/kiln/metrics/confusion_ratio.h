@@ -19,11 +19,11 @@ namespace kiln::metrics {
 
 /// Options of Precision and Recall (keras.metrics.Precision / Recall's arguments and defaults).
 struct ConfusionRatioOptions {
-  Thresholds thresholds; ///< Values in [0, 1]; empty means {0.5}, or {-1e10} with top_k.
-  std::optional<int> top_k; ///< Only the top_k largest predictions of a row count; unset: all.
-  std::optional<int> class_id; ///< Only this column of (N, C) predictions counts; unset: all.
-  std::string name; ///< Empty gives "precision" / "recall".
-  DType dtype = DType::float32; ///< The dtype of the result.
+  Thresholds thresholds;  ///< Values in [0, 1]; empty means {0.5}, or {-1e10} with top_k.
+  std::optional<int> top_k;  ///< Only the top_k largest predictions of a row count; unset: all.
+  std::optional<int> class_id;  ///< Only this column of (N, C) predictions counts; unset: all.
+  std::string name;  ///< Empty gives "precision" / "recall".
+  DType dtype = DType::float32;  ///< The dtype of the result.
   KILN_FIELDS(ConfusionRatioOptions, thresholds, top_k, class_id)
 };
 

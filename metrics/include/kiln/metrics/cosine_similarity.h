@@ -15,9 +15,9 @@ Tensor cosine_similarity(const Tensor& y_true, const Tensor& y_pred, int axis = 
 
 /// Options of CosineSimilarity (keras.metrics.CosineSimilarity's arguments and defaults).
 struct CosineSimilarityOptions {
-  int axis = -1; ///< The axis the similarity is computed along.
-  std::string name; ///< Empty gives "cosine_similarity".
-  DType dtype = DType::float32; ///< The dtype of the result.
+  int axis = -1;  ///< The axis the similarity is computed along.
+  std::string name;  ///< Empty gives "cosine_similarity".
+  DType dtype = DType::float32;  ///< The dtype of the result.
   KILN_FIELDS(CosineSimilarityOptions, axis)
 };
 

@@ -26,19 +26,19 @@ namespace kiln::metrics {
 /// Options of FBetaScore (keras.metrics.FBetaScore's arguments and defaults).
 struct FBetaScoreOptions {
   std::string average;  ///< "" (Keras's None: one score per class), "micro", "macro" or "weighted".
-  double beta = 1.0; ///< Weight of recall against precision; must be > 0.
-  std::optional<double> threshold; ///< In (0, 1]: y_pred > threshold is 1; unset: each row's maximum is 1.
-  std::string name; ///< Empty gives "fbeta_score".
-  DType dtype = DType::float32; ///< The dtype of the result.
+  double beta = 1.0;  ///< Weight of recall against precision; must be > 0.
+  std::optional<double> threshold;  ///< In (0, 1]: y_pred > threshold is 1; unset: each row's maximum is 1.
+  std::string name;  ///< Empty gives "fbeta_score".
+  DType dtype = DType::float32;  ///< The dtype of the result.
   KILN_FIELDS(FBetaScoreOptions, average, beta, threshold)
 };
 
 /// Options of F1Score (keras.metrics.F1Score's arguments and defaults): FBetaScoreOptions with beta = 1.
 struct F1ScoreOptions {
-  std::string average; ///< "" (Keras's None: one score per class), "micro", "macro" or "weighted".
-  std::optional<double> threshold; ///< In (0, 1]: y_pred > threshold is 1; unset: each row's maximum is 1.
-  std::string name; ///< Empty gives "f1_score".
-  DType dtype = DType::float32; ///< The dtype of the result.
+  std::string average;  ///< "" (Keras's None: one score per class), "micro", "macro" or "weighted".
+  std::optional<double> threshold;  ///< In (0, 1]: y_pred > threshold is 1; unset: each row's maximum is 1.
+  std::string name;  ///< Empty gives "f1_score".
+  DType dtype = DType::float32;  ///< The dtype of the result.
   KILN_FIELDS(F1ScoreOptions, average, threshold)
 };
 

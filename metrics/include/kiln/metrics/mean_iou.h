@@ -25,12 +25,12 @@ namespace kiln::metrics {
 
 /// Options of MeanIoU (keras.metrics.MeanIoU's arguments besides num_classes, and their defaults).
 struct MeanIoUOptions {
-  std::optional<int64_t> ignore_class; ///< Entries with this true label are left out; none by default.
-  bool sparse_y_true = true; ///< y_true holds integer labels; false: take the argmax over axis first.
-  bool sparse_y_pred = true; ///< y_pred holds integer labels; false: take the argmax over axis first.
-  int axis = -1; ///< The class axis for the argmax of non-sparse inputs.
-  std::string name; ///< Empty gives "mean_io_u" (Keras's default name).
-  DType dtype = DType::float32; ///< The dtype of the result.
+  std::optional<int64_t> ignore_class;  ///< Entries with this true label are left out; none by default.
+  bool sparse_y_true = true;  ///< y_true holds integer labels; false: take the argmax over axis first.
+  bool sparse_y_pred = true;  ///< y_pred holds integer labels; false: take the argmax over axis first.
+  int axis = -1;  ///< The class axis for the argmax of non-sparse inputs.
+  std::string name;  ///< Empty gives "mean_io_u" (Keras's default name).
+  DType dtype = DType::float32;  ///< The dtype of the result.
   KILN_FIELDS(MeanIoUOptions, ignore_class, sparse_y_true, sparse_y_pred, axis)
 };
 

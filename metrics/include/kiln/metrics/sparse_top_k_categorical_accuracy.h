@@ -19,9 +19,9 @@ Tensor in_top_k(const Tensor& targets, const Tensor& predictions, int k);
 
 /// Options of SparseTopKCategoricalAccuracy (keras.metrics.SparseTopKCategoricalAccuracy's arguments and defaults).
 struct SparseTopKCategoricalAccuracyOptions {
-  int k = 5; ///< How many of the largest predictions count as a hit.
-  std::string name; ///< Empty gives "sparse_top_k_categorical_accuracy".
-  DType dtype = DType::float32; ///< The dtype of the result.
+  int k = 5;  ///< How many of the largest predictions count as a hit.
+  std::string name;  ///< Empty gives "sparse_top_k_categorical_accuracy".
+  DType dtype = DType::float32;  ///< The dtype of the result.
   KILN_FIELDS(SparseTopKCategoricalAccuracyOptions, k)
 };
 

@@ -15,9 +15,9 @@ Tensor top_k_categorical_accuracy(const Tensor& y_true, const Tensor& y_pred, in
 
 /// Options of TopKCategoricalAccuracy (keras.metrics.TopKCategoricalAccuracy's arguments and defaults).
 struct TopKCategoricalAccuracyOptions {
-  int k = 5; ///< How many of the largest predictions count as a hit.
-  std::string name; ///< Empty gives "top_k_categorical_accuracy".
-  DType dtype = DType::float32; ///< The dtype of the result.
+  int k = 5;  ///< How many of the largest predictions count as a hit.
+  std::string name;  ///< Empty gives "top_k_categorical_accuracy".
+  DType dtype = DType::float32;  ///< The dtype of the result.
   KILN_FIELDS(TopKCategoricalAccuracyOptions, k)
 };
 
