@@ -8,14 +8,16 @@
 
 namespace kiln {
 
+/// Element types (Keras's dtype strings). float32 is the default; float64 exists for
+/// tight gradient checks; int32/int64/uint8/bool are for labels, indices and masks.
 enum class DType : uint8_t { float32, float64, int32, int64, uint8, bool_ };
 
-inline constexpr DType float32 = DType::float32;
-inline constexpr DType float64 = DType::float64;
-inline constexpr DType int32 = DType::int32;
-inline constexpr DType int64 = DType::int64;
-inline constexpr DType uint8 = DType::uint8;
-inline constexpr DType bool_ = DType::bool_;
+inline constexpr DType float32 = DType::float32;  ///< Shorthand for DType::float32.
+inline constexpr DType float64 = DType::float64;  ///< Shorthand for DType::float64.
+inline constexpr DType int32 = DType::int32;  ///< Shorthand for DType::int32.
+inline constexpr DType int64 = DType::int64;  ///< Shorthand for DType::int64.
+inline constexpr DType uint8 = DType::uint8;  ///< Shorthand for DType::uint8.
+inline constexpr DType bool_ = DType::bool_;  ///< Shorthand for DType::bool_.
 
 /// "float32", "int64", "bool", ...
 std::string dtype_name(DType d);
@@ -27,14 +29,18 @@ std::size_t dtype_size(DType d);
 inline bool is_floating(DType d) { return d == DType::float32 || d == DType::float64; }
 inline bool is_integer(DType d) { return d == DType::int32 || d == DType::int64 || d == DType::uint8; }
 
-/// Maps a C++ element type to its DType.
+/// Maps a C++ element type to its DType: dtype_of<float>::value is float32; float,
+/// double, int32_t, int64_t, uint8_t and bool are mapped.
 template <class T> struct dtype_of;
+/// @cond
 template <> struct dtype_of<float> { static constexpr DType value = DType::float32; };
 template <> struct dtype_of<double> { static constexpr DType value = DType::float64; };
 template <> struct dtype_of<int32_t> { static constexpr DType value = DType::int32; };
 template <> struct dtype_of<int64_t> { static constexpr DType value = DType::int64; };
 template <> struct dtype_of<uint8_t> { static constexpr DType value = DType::uint8; };
 template <> struct dtype_of<bool> { static constexpr DType value = DType::bool_; };
+/// @endcond
+/// dtype_of<T>::value.
 template <class T> inline constexpr DType dtype_of_v = dtype_of<T>::value;
 
 }  // namespace kiln

@@ -36,9 +36,9 @@ namespace saved_model {
 
 /// One function to save: its name and body, traced once per signature.
 struct SavedFunction {
-  std::string name;
-  OnnxBody body;
-  std::vector<std::vector<TensorSpec>> signatures;
+  std::string name;  ///< The name calls use ("__call__", "serve").
+  OnnxBody body;  ///< The function's body, flattened to tensors in and out.
+  std::vector<std::vector<TensorSpec>> signatures;  ///< The input signatures to save, one graph each.
 };
 
 /// A kiln::function saved under `name` for each signature it was traced for
@@ -50,9 +50,10 @@ SavedFunction function(std::string name, const Function<F>& f) {
   return s;
 }
 
+/// Options of save() (tf.saved_model.save's arguments).
 struct SaveOptions {
-  std::vector<SavedFunction> functions;
-  int opset = 17;
+  std::vector<SavedFunction> functions;  ///< Functions to save (make them with function()).
+  int opset = 17;  ///< The ONNX opset of the saved graphs.
 };
 
 /// Saves the module's variables and the given functions.
@@ -63,10 +64,13 @@ void save(Model& model, const std::string& dir, const SaveOptions& options = {})
 /// A loaded function: one graph per saved signature; a call runs the one its inputs fit.
 class LoadedFunction {
  public:
+  /// A function named `name` running one of `graphs` per call.
   LoadedFunction(std::string name, std::vector<std::shared_ptr<io::onnx::GraphRunner>> graphs);
+  /// Runs the graph whose signature `args` fit; throws ValueError when none does.
   std::vector<Tensor> operator()(const std::vector<Tensor>& args) const;
   /// One saved signature per line: "(float32[batch, 3]) -> (float32[batch, 2])".
   std::string pretty_printed_signatures() const;
+  /// The function's name.
   const std::string& name() const { return name_; }
 
  private:
@@ -77,12 +81,17 @@ class LoadedFunction {
 /// What load() returns: functions callable by name, and the variables they share.
 class Loaded {
  public:
+  /// The function saved as `name`; throws ValueError when there is none.
   const LoadedFunction& function(const std::string& name) const;
+  /// The names of the saved functions.
   std::vector<std::string> function_names() const;
+  /// Calls function `name` on `args`.
   std::vector<Tensor> call(const std::string& name, const std::vector<Tensor>& args) const { return function(name)(args); }
   /// A single-input, single-output call of "__call__", or of "serve" when there is none.
   Tensor operator()(const Tensor& x) const;
+  /// Every loaded variable, shared by the functions.
   const std::vector<Variable>& variables() const { return variables_; }
+  /// The loaded variables that are trainable.
   std::vector<Variable> trainable_variables() const;
 
  private:

@@ -15,27 +15,43 @@
 
 namespace kiln {
 
+/// The named scalars passed to callbacks and printed by the progress bar (Keras's logs
+/// dict), in insertion order: loss first, then metrics in compile order. A value may be
+/// a one-element tensor (a metric's result()), read when the logs are.
 class Logs {
  public:
+  /// No entries.
   Logs() = default;
+  /// {{"loss", 0.5}, {"accuracy", 0.9}}.
   Logs(std::initializer_list<std::pair<std::string, double>> items) {
     for (const auto& [k, v] : items) set(k, v);
   }
+  /// Sets (or replaces) a value.
   void set(const std::string& key, double v);
   /// A one-element tensor, read (to a double) when the logs are.
   void set(const std::string& key, const Tensor& v);
+  /// The value of `key`, or nullopt when absent.
   std::optional<double> get(const std::string& key) const;
+  /// The value of `key`; throws ValueError when absent.
   double at(const std::string& key) const;
+  /// Whether `key` is set.
   bool contains(const std::string& key) const { return get(key).has_value(); }
+  /// Removes `key` if present.
   void erase(const std::string& key);
+  /// (key, value) pairs in insertion order.
   const std::vector<std::pair<std::string, double>>& items() const {
     resolve();
     return items_;
   }
+  /// Iterates over the (key, value) pairs.
   auto begin() const { return items().begin(); }
+  /// End of the pairs.
   auto end() const { return items().end(); }
+  /// Whether no key is set.
   bool empty() const { return items_.empty(); }
+  /// The number of keys.
   std::size_t size() const { return items_.size(); }
+  /// Removes every key.
   void clear() {
     items_.clear();
     pending_.clear();
