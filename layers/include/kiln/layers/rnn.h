@@ -25,19 +25,26 @@ namespace kiln::layers {
 
 /// The options every recurrent layer shares (Keras's RNN keyword arguments).
 struct RNNOptions {
-  bool return_sequences = false;
-  bool return_state = false;
-  bool go_backwards = false;
-  bool stateful = false;
-  bool unroll = false;
-  bool zero_output_for_mask = false;
+  bool return_sequences = false;  ///< Return the output of every timestep (batch, time, units), not only the last.
+  bool return_state = false;  ///< Also return the final states: {output, state...}.
+  bool go_backwards = false;  ///< Process the sequence in reverse time order.
+  bool stateful = false;  ///< Carry the final states over to the next call, until reset_states().
+  bool unroll = false;  ///< Stored for the config; the loop is the same either way.
+  bool zero_output_for_mask = false;  ///< Masked steps output zeros instead of repeating the previous output.
   KILN_LAYER_BASE_OPTIONS
   KILN_FIELDS(RNNOptions, return_sequences, return_state, go_backwards, stateful, unroll, zero_output_for_mask)
 };
 
+/// Runs a cell (RNNCell) over the time axis, as Keras's `RNN`: x (batch, time, features)
+/// -> (batch, output_size), or (batch, time, output_size) with return_sequences. A list
+/// call {x, state...} gives the initial states; with return_state the layer answers
+/// {output, final state...}. A mask on x makes masked steps carry the previous states and
+/// repeat the previous output (zeros with zero_output_for_mask). Users create it through the
+/// handle `kiln::layers::RNN(cell, {...})`; LSTM, GRU and SimpleRNN are RNNs over built-in cells.
 class RNNImpl : public Layer {
  public:
-  using Options = RNNOptions;
+  using Options = RNNOptions;  ///< The options struct the constructor takes.
+  /// Runs `cell` over time with the given options.
   RNNImpl(std::shared_ptr<RNNCell> cell, RNNOptions options = {});
   std::string class_name() const override { return "RNN"; }
   Config get_config() const override;
@@ -45,8 +52,8 @@ class RNNImpl : public Layer {
   /// named from_config, which LSTM, GRU and SimpleRNN would inherit.)
   static std::shared_ptr<RNNImpl> rnn_from_config(const Config& config);
 
-  const std::shared_ptr<RNNCell>& cell() const { return cell_; }
-  const RNNOptions& rnn_options() const { return rnn_; }
+  const std::shared_ptr<RNNCell>& cell() const { return cell_; }  ///< The cell run at each timestep.
+  const RNNOptions& rnn_options() const { return rnn_; }  ///< The RNN options this layer was created with.
   /// Bidirectional sets it to return_sequences, as Keras does.
   void set_zero_output_for_mask(bool z) { rnn_.zero_output_for_mask = z; }
   /// The states a stateful layer carries (empty before its first call).
@@ -87,6 +94,7 @@ class RNNImpl : public Layer {
 /// The handle: RNN(cell) or RNN(cell, {.return_sequences = true}).
 class RNN : public LayerHandle<RNNImpl> {
  public:
+  /// Creates an RNN over `cell`.
   explicit RNN(std::shared_ptr<RNNCell> cell, RNNOptions options = {})
       : LayerHandle<RNNImpl>(::kiln::detail::make_named_layer<RNNImpl>(std::move(cell), std::move(options))) {}
 };

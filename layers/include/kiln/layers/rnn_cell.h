@@ -26,11 +26,17 @@
 
 namespace kiln::layers {
 
+/// One step of a recurrence, the unit RNN loops over time (Keras's RNN cell protocol).
+/// A user-written cell derives from RNNCell and implements state_size() and step();
+/// kiln::layers::RNN(cell) then gives it return_sequences, return_state, go_backwards,
+/// stateful, masking and initial_state. Calling a cell directly takes the list
+/// {x, state...} and returns {output, new state...}.
 class RNNCell : public Layer {
  public:
+  /// What step() returns.
   struct StepResult {
-    Tensor output;
-    std::vector<Tensor> states;
+    Tensor output;  ///< The step's output, (batch, output_size()).
+    std::vector<Tensor> states;  ///< The new states, one per state_size() entry.
   };
   using Layer::Layer;
   /// The width of each state tensor (LSTM: {units, units}).
@@ -73,6 +79,8 @@ class RNNCell : public Layer {
 /// the projected-input mode that begin_sequence() switches on.
 class DropoutRNNCell : public RNNCell {
  public:
+  /// `base` holds the base-layer options; `dropout` and `recurrent_dropout` are the input and
+  /// recurrent dropout rates, `seed` their seed (none: nondeterministic).
   DropoutRNNCell(LayerOptions base, double dropout, double recurrent_dropout, std::optional<uint64_t> seed);
   Tensor begin_sequence(const Tensor& sequence, const std::vector<Tensor>& states, bool training) override;
   void end_sequence() override;
@@ -89,8 +97,11 @@ class DropoutRNNCell : public RNNCell {
   /// no recurrent dropout is drawn, and the op knows both activations.
   bool can_fuse(bool training, const std::string& activation, const std::string& recurrent_activation) const;
 
+  /// The input and recurrent dropout rates.
+  /// @{
   double dropout_, recurrent_dropout_;
-  std::optional<uint64_t> seed_;
+  /// @}
+  std::optional<uint64_t> seed_;  ///< The dropout seed; none: nondeterministic.
 
  private:
   Tensor dropout_mask(const Tensor& like, double rate);

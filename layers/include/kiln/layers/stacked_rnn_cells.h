@@ -13,18 +13,25 @@
 
 namespace kiln::layers {
 
+/// Options of StackedRNNCells: only the base-layer arguments.
 struct StackedRNNCellsOptions {
   KILN_LAYER_BASE_OPTIONS
 };
 
+/// Several cells as one (Keras's `StackedRNNCells`): each step runs them in order, the
+/// output of one the input of the next; state_size() is every cell's states, in order, as
+/// one flat list, and the output is the last cell's. Pass it to RNN, e.g.
+/// `kiln::layers::RNN(std::make_shared<StackedRNNCellsImpl>(cells))`.
 class StackedRNNCellsImpl : public RNNCell {
  public:
-  using Options = StackedRNNCellsOptions;
+  using Options = StackedRNNCellsOptions;  ///< The options struct the constructor takes.
+  /// Stacks `cells`, first to last.
   explicit StackedRNNCellsImpl(std::vector<std::shared_ptr<RNNCell>> cells, StackedRNNCellsOptions options = {});
   std::string class_name() const override { return "StackedRNNCells"; }
   Config get_config() const override;
+  /// Rebuilds the stack from a config whose "cells" entries name registered cell classes.
   static std::shared_ptr<StackedRNNCellsImpl> from_config(const Config& config);
-  const std::vector<std::shared_ptr<RNNCell>>& cells() const { return cells_; }
+  const std::vector<std::shared_ptr<RNNCell>>& cells() const { return cells_; }  ///< The stacked cells, in order.
 
   std::vector<int64_t> state_size() const override;
   int64_t output_size() const override { return cells_.back()->output_size(); }
