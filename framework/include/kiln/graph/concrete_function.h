@@ -25,22 +25,29 @@ namespace kiln {
 
 struct TensorSpec;
 
+/// One op of a traced graph (TensorFlow's NodeDef).
 struct GraphOp {
-  std::string name;                 // unique in the graph ("Mul", "Mul_1")
-  std::string type;                 // TensorFlow's op type ("Mul", "MatMul", "Placeholder")
-  std::vector<std::string> inputs;  // op names; ":k" selects output k > 0
-  std::vector<Shape> output_shapes;
-  std::vector<DType> output_dtypes;
+  std::string name;                 ///< unique in the graph ("Mul", "Mul_1")
+  std::string type;                 ///< TensorFlow's op type ("Mul", "MatMul", "Placeholder")
+  std::vector<std::string> inputs;  ///< op names; ":k" selects output k > 0
+  std::vector<Shape> output_shapes;  ///< The shape of each output.
+  std::vector<DType> output_dtypes;  ///< The dtype of each output.
 };
 
+/// One trace of a kiln::function as an inspectable graph (tf.function's ConcreteFunction).
+/// Tensors the function reads but does not make are captures ("ReadVariableOp", "Const").
 class ConcreteFunction {
  public:
+  /// An empty function.
   ConcreteFunction() = default;
+  /// A function named `name` with its signature lines and ops (made by traces).
   ConcreteFunction(std::string name, std::vector<std::string> inputs, std::vector<std::string> outputs,
                    std::vector<GraphOp> ops, std::vector<GraphOp> executed = {});
+  /// The kiln::function's name.
   const std::string& name() const { return name_; }
   /// The signature: one line per argument and one per output.
   const std::vector<std::string>& structured_input_signature() const { return inputs_; }
+  /// One line per output.
   const std::vector<std::string>& structured_outputs() const { return outputs_; }
   /// Placeholders, captures, then the recorded ops in execution order, then one
   /// "Identity" per output, as TensorFlow names a function's results.

@@ -21,12 +21,15 @@
 
 namespace kiln::initializers {
 
+/// Base of every weight initializer (Keras's keras.initializers.Initializer).
 class Initializer {
  public:
   virtual ~Initializer() = default;
+  /// A tensor of `shape` and `dtype` with initial values.
   virtual Tensor operator()(const Shape& shape, DType dtype) const = 0;
   /// Keras class name, e.g. "GlorotUniform".
   virtual std::string class_name() const = 0;
+  /// Initializer config as JSON (Keras's get_config()).
   virtual Config get_config() const;
 };
 using InitializerPtr = std::shared_ptr<Initializer>;
@@ -48,8 +51,8 @@ InitializerPtr TruncatedNormal(double mean = 0.0, double stddev = 0.05, std::opt
 /// fan_in = prod(shape[input_axes]), fan_out = prod(shape[output_axes]) when
 /// both are given (negative axes count from the end); otherwise compute_fans's rule.
 struct FanAxes {
-  std::optional<std::vector<int>> input_axes;
-  std::optional<std::vector<int>> output_axes;
+  std::optional<std::vector<int>> input_axes;  ///< Axes whose sizes multiply to fan_in.
+  std::optional<std::vector<int>> output_axes;  ///< Axes whose sizes multiply to fan_out.
 };
 
 /// stddev = sqrt(scale / n) (normal; truncated at 2 sd and divided by 0.87962566103423978 to
@@ -84,10 +87,15 @@ namespace kiln {
 class InitializerArg {
  public:
   InitializerArg() = default;
+  /// An initializer by name ("glorot_uniform").
   InitializerArg(const char* name) : name_(name) {}
+  /// An initializer by name.
   InitializerArg(std::string name) : name_(std::move(name)) {}
+  /// An initializer object.
   InitializerArg(initializers::InitializerPtr p) : ptr_(std::move(p)) {}
+  /// True when none was given.
   bool empty() const { return !ptr_ && name_.empty(); }
+  /// The initializer object; throws NotFoundError when the name is unknown.
   initializers::InitializerPtr resolve() const { return ptr_ ? ptr_ : initializers::get(name_); }
 
  private:

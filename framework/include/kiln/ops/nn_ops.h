@@ -14,10 +14,11 @@ Tensor softmax(const Tensor& x, int axis = -1);
 /// x - logsumexp(x) over `axis`.
 Tensor log_softmax(const Tensor& x, int axis = -1);
 
+/// Options of conv2d().
 struct Conv2DOptions {
-  std::array<int, 2> strides{1, 1};
-  std::string padding = "valid";  // "valid" or "same"
-  std::array<int, 2> dilation{1, 1};
+  std::array<int, 2> strides{1, 1};  ///< Vertical and horizontal strides.
+  std::string padding = "valid";  ///< "valid" or "same"
+  std::array<int, 2> dilation{1, 1};  ///< Vertical and horizontal dilation rates.
 };
 /// x: (N, H, W, C_in), kernel: (KH, KW, C_in, C_out) -> (N, OH, OW, C_out).
 /// Computed as im2col + sgemm, or by a direct kernel for small patches (kh·kw·C_in <= 32).
@@ -28,10 +29,11 @@ Tensor conv2d(const Tensor& x, const Tensor& kernel, Conv2DOptions options = {})
 Tensor conv2d_bias(const Tensor& x, const Tensor& kernel, const Tensor& bias, Conv2DOptions options = {},
                    bool relu = false);
 
+/// Options of max_pool2d() and avg_pool2d().
 struct Pool2DOptions {
-  std::array<int, 2> pool_size{2, 2};
-  std::array<int, 2> strides{0, 0};  // 0 = pool_size
-  std::string padding = "valid";
+  std::array<int, 2> pool_size{2, 2};  ///< Window height and width.
+  std::array<int, 2> strides{0, 0};  ///< 0 = pool_size
+  std::string padding = "valid";  ///< "valid" or "same".
 };
 /// x: (N, H, W, C) -> (N, OH, OW, C).
 Tensor max_pool2d(const Tensor& x, Pool2DOptions options = {});
@@ -46,6 +48,7 @@ Tensor dropout(const Tensor& x, double rate);
 /// (Dense and Conv2D use it). x: (..., C), bias: (C,).
 Tensor bias_add(const Tensor& x, const Tensor& bias, bool relu = false);
 
+/// What batch_norm_training() returns.
 struct BatchNormResult {
   Tensor y;         ///< the normalized output, shaped like x
   Tensor mean;      ///< the batch mean per channel, (C,)
