@@ -14,17 +14,19 @@
 
 namespace kiln {
 
+/// Options of check_gradients().
 struct GradientCheckOptions {
-  double epsilon = 1e-6;   // central-difference step
-  double atol = 1e-6;      // |analytic - numeric| <= atol + rtol * |numeric|
-  double rtol = 1e-4;
-  uint64_t seed = 1234;    // for the random projection of non-scalar outputs
+  double epsilon = 1e-6;   ///< central-difference step
+  double atol = 1e-6;      ///< |analytic - numeric| <= atol + rtol * |numeric|
+  double rtol = 1e-4;  ///< Relative tolerance (see atol).
+  uint64_t seed = 1234;    ///< for the random projection of non-scalar outputs
 };
 
+/// What check_gradients() found.
 struct GradientCheckResult {
-  bool ok = true;
-  double max_abs_error = 0;
-  double max_rel_error = 0;
+  bool ok = true;  ///< Whether every gradient matched.
+  double max_abs_error = 0;  ///< Largest |analytic - numeric|.
+  double max_rel_error = 0;  ///< Largest relative error.
   /// Human-readable description of the worst mismatch.
   std::string report;
 };

@@ -7,14 +7,20 @@ namespace kiln {
 
 /// Where a tensor's storage lives: the CPU, or CUDA device n.
 struct Device {
+  /// The kind of device.
   enum class Type { CPU, CUDA };
-  Type type = Type::CPU;
-  int index = 0;
+  Type type = Type::CPU;  ///< The kind of device.
+  int index = 0;  ///< The device number within its kind.
 
+  /// The CPU.
   static Device cpu() { return {Type::CPU, 0}; }
+  /// CUDA device `i`.
   static Device cuda(int i = 0) { return {Type::CUDA, i}; }
+  /// Whether this is the CPU.
   bool is_cpu() const { return type == Type::CPU; }
+  /// Whether this is a CUDA device.
   bool is_cuda() const { return type == Type::CUDA; }
+  /// Same type and index.
   bool operator==(const Device&) const = default;
   /// "cpu" or "cuda:0"
   std::string to_string() const { return is_cpu() ? "cpu" : "cuda:" + std::to_string(index); }

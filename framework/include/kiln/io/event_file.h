@@ -48,6 +48,7 @@ std::vector<std::string> read_tfrecords(const std::string& path);
 
 /// Serialized Event protobufs.
 namespace event_proto {
+/// The first record of every file: Event{wall_time, file_version}.
 std::string file_version(double wall_time, const std::string& version = "brain.Event:2");
 /// Legacy scalar: Value{tag, simple_value}.
 std::string simple_value(double wall_time, int64_t step, const std::string& tag, float value);
@@ -76,21 +77,24 @@ std::vector<double> histogram_buckets(const std::vector<double>& values, int buc
 /// TensorFlow's default histogram bucket limits, ascending from -DBL_MAX to DBL_MAX.
 const std::vector<double>& default_histogram_bucket_limits();
 
-/// Appends Events to `<dir>/events.out.tfevents.<10-digit time>.<host>.<pid>.<n>.v2`
+/// Appends Events to dir/events.out.tfevents.{10-digit time}.{host}.{pid}.{n}.v2
 /// (tf.summary.create_file_writer's name). The directory and the file are
 /// created on construction, with the file_version record first.
 class EventFileWriter {
  public:
+  /// Creates `dir` and a new event file in it.
   explicit EventFileWriter(const std::string& dir);
   ~EventFileWriter();
   EventFileWriter(const EventFileWriter&) = delete;
   EventFileWriter& operator=(const EventFileWriter&) = delete;
 
+  /// A TF2 scalar (tf.summary.scalar).
   void add_scalar(const std::string& tag, double value, int64_t step);
   /// Legacy HistogramProto with TensorFlow's default buckets (the TensorBoard callback's form).
   void add_histogram(const std::string& tag, const std::vector<double>& values, int64_t step);
   /// TF2 histogram of histogram_buckets() rows.
   void add_histogram_tensor(const std::string& tag, const std::vector<double>& buckets, int64_t step);
+  /// A TF2 text summary (tf.summary.text).
   void add_text(const std::string& tag, const std::string& value, int64_t step);
   /// `graph_def` is a serialized tensorflow.GraphDef.
   void add_graph(const std::string& graph_def, int64_t step);
@@ -99,8 +103,11 @@ class EventFileWriter {
                   int64_t step);
   /// Writes one serialized Event as a TFRecord.
   void write_event(const std::string& event);
+  /// Flushes buffered records to the file.
   void flush();
+  /// Closes the file; later writes throw IOError.
   void close();
+  /// The event file's path.
   const std::string& path() const { return path_; }
 
   /// Seconds since the epoch, with microseconds (an Event's wall_time).

@@ -24,14 +24,22 @@
 
 namespace kiln {
 
+/// Plain variable tracking without the Layer machinery (tf.Module). variables() lists
+/// this module's own variables in creation order, then each tracked submodule's
+/// (depth-first), each variable once.
 class Module {
  public:
+  /// A module named `name`.
   explicit Module(std::string name = "");
   virtual ~Module() = default;
+  /// The module's name.
   const std::string& name() const { return name_; }
 
+  /// Own variables, then submodules', depth-first (tf.Module.variables).
   std::vector<Variable> variables() const;
+  /// The trainable ones of variables().
   std::vector<Variable> trainable_variables() const;
+  /// Every descendant module, depth-first pre-order.
   std::vector<std::shared_ptr<Module>> submodules() const;
 
  protected:
@@ -45,6 +53,7 @@ class Module {
     track_module(m);
     return m;
   }
+  /// Tracks a submodule (the non-template form of track()).
   void track_module(std::shared_ptr<Module> m);
 
  private:
