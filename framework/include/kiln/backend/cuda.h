@@ -60,10 +60,11 @@ bool cudnn_benchmark();
 /// On by default; the environment variable KILN_CUDA_GRAPHS=0 turns it off.
 void set_graphs(bool enable);
 bool graphs_enabled();
+/// What CUDA Graphs did (see set_graphs()).
 struct GraphStats {
-  int64_t captures = 0;  // graphs recorded (again when a run's buffers moved)
-  int64_t launches = 0;  // graph launches
-  int64_t failures = 0;  // runs that could not be captured and run kernel by kernel
+  int64_t captures = 0;  ///< graphs recorded (again when a run's buffers moved)
+  int64_t launches = 0;  ///< graph launches
+  int64_t failures = 0;  ///< runs that could not be captured and run kernel by kernel
 };
 /// Totals since the program started, over every function and device.
 GraphStats graph_stats();

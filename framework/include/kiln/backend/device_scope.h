@@ -23,17 +23,22 @@
 
 namespace kiln {
 
+/// TensorFlow's `with tf.device("GPU:0"):` as a scope object: inside it (on this
+/// thread) new tensors and variables are placed on the scope's device; ops run on
+/// their inputs' device. A device that does not exist is an error.
 class DeviceScope {
  public:
   /// Throws kiln::ValueError naming the device when it does not exist (no GPU, or no GPU with that index).
   explicit DeviceScope(Device device);
   /// A TensorFlow device specification, see Device::parse.
   explicit DeviceScope(const std::string& spec);
+  /// A TensorFlow device specification, see Device::parse.
   explicit DeviceScope(const char* spec) : DeviceScope(std::string(spec)) {}
   ~DeviceScope();
   DeviceScope(const DeviceScope&) = delete;
   DeviceScope& operator=(const DeviceScope&) = delete;
 
+  /// The scope's device.
   Device device() const { return device_; }
 
  private:

@@ -12,11 +12,13 @@
 
 namespace kiln {
 
+/// A device the process can use (tf.config.PhysicalDevice).
 struct PhysicalDevice {
-  std::string name;         // "/physical_device:GPU:0"
-  std::string device_type;  // "CPU" or "GPU"
-  Device device;
+  std::string name;         ///< "/physical_device:GPU:0"
+  std::string device_type;  ///< "CPU" or "GPU"
+  Device device;  ///< The device, for DeviceScope and Tensor::to().
 
+  /// Same name, type and device.
   bool operator==(const PhysicalDevice&) const = default;
   /// "PhysicalDevice(name='/physical_device:CPU:0', device_type='CPU')", TensorFlow's repr.
   std::string to_string() const;

@@ -37,8 +37,10 @@ class DistributedError : public RuntimeError {
   using RuntimeError::RuntimeError;
 };
 
+/// How a collective combines the ranks' values.
 enum class ReduceOp { Sum, Mean, Max, Min };
 
+/// Options of DataParallel.
 struct DataParallelOptions {
   /// "auto" or "mpi" (MPI for every collective), or "nccl": gradients of a
   /// model on a GPU all-reduced by NCCL on its own stream, one process per GPU.
@@ -49,11 +51,14 @@ struct DataParallelOptions {
   /// Gradient bucket sizes, as PyTorch DDP's bucket_cap_mb (the first bucket
   /// is smaller, so communication starts early in the backward pass).
   double bucket_cap_mb = 25.0;
-  double first_bucket_cap_mb = 1.0;
+  double first_bucket_cap_mb = 1.0;  ///< Size of the first gradient bucket, in MB.
 };
 
+/// Data-parallel training across processes (tf.distribute.MultiWorkerMirroredStrategy's
+/// semantics): each rank trains on its part of every batch; gradients are averaged.
 class DataParallel {
  public:
+  /// Joins the process group and enters the strategy's scope: fit() then runs data-parallel.
   explicit DataParallel(DataParallelOptions options = {});
   /// Leaves the strategy's scope; fit() runs on one process again.
   ~DataParallel();
@@ -66,6 +71,7 @@ class DataParallel {
   int num_replicas_in_sync() const;
   /// Rank 0, which writes files and prints.
   bool is_chief() const { return rank() == 0; }
+  /// The options given.
   const DataParallelOptions& options() const { return options_; }
   /// "2 processes over Open MPI v4.1.4".
   std::string describe() const;

@@ -33,6 +33,7 @@
 
 namespace kiln {
 
+/// Options of while_loop().
 struct WhileOptions {
   /// At most this many iterations of the body (TensorFlow's maximum_iterations).
   std::optional<int64_t> maximum_iterations;

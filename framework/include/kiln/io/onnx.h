@@ -27,6 +27,7 @@ namespace kiln {
 
 class Model;
 
+/// Options of the ONNX export functions.
 struct OnnxExportOptions {
   /// The default domain's opset: 13 to 21.
   int opset = 17;

@@ -33,6 +33,7 @@
 
 namespace kiln::models {
 
+/// Options of load_model().
 struct LoadModelOptions {
   /// Compile the model from the file's compile/training config and restore the
   /// optimizer's variables (iterations, learning rate, slots).

@@ -47,6 +47,7 @@ class WriterScope {
 class SummaryWriter {
  public:
   SummaryWriter() = default;
+  /// Wraps a writer's state (create_file_writer() makes one).
   explicit SummaryWriter(std::shared_ptr<WriterState> state) : state_(std::move(state)) {}
 
   /// Scope in which summary::scalar() and the others write here.
@@ -57,10 +58,13 @@ class SummaryWriter {
   void flush() const;
   /// Flushes and closes the file; later writes and as_default() throw kiln::RuntimeError.
   void close() const;
+  /// Whether close() was called.
   bool closed() const;
   /// The event file, "<logdir>/events.out.tfevents.<time>.<host>.<pid>.<n>.v2".
   std::string path() const;
+  /// Whether this handle refers to a writer (false when default-constructed).
   bool defined() const { return state_ != nullptr; }
+  /// The shared writer state.
   const std::shared_ptr<WriterState>& state() const { return state_; }
 
  private:

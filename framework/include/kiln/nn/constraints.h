@@ -15,11 +15,16 @@
 
 namespace kiln::constraints {
 
+/// Base of every weight constraint (Keras's keras.constraints.Constraint): applied to
+/// a variable after each optimizer update.
 class Constraint {
  public:
   virtual ~Constraint() = default;
+  /// The constrained weights for `w`.
   virtual Tensor operator()(const Tensor& w) const = 0;
+  /// Keras class name ("MaxNorm").
   virtual std::string class_name() const = 0;
+  /// Constraint config as JSON (Keras's get_config()).
   virtual Config get_config() const = 0;
 };
 using ConstraintPtr = std::shared_ptr<Constraint>;

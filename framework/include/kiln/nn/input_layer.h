@@ -9,12 +9,15 @@
 
 namespace kiln {
 
+/// Options of Input() and InputLayer (Keras's keras.Input keywords).
 struct InputOptions {
-  std::string name;
-  DType dtype = DType::float32;
-  std::optional<int64_t> batch_size;
+  std::string name;  ///< Layer name; empty picks a unique one ("input_layer").
+  DType dtype = DType::float32;  ///< The input's dtype.
+  std::optional<int64_t> batch_size;  ///< Fixed batch size; None (unset) by default.
 };
 
+/// The layer behind Input() (Keras's InputLayer): it holds a functional model's
+/// symbolic input and passes its input through unchanged.
 class InputLayerImpl : public Layer {
  public:
   /// shape excludes the batch dimension.

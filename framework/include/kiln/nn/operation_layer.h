@@ -25,6 +25,8 @@
 
 namespace kiln {
 
+/// A keras.ops call inside a functional model (Keras 3's operation node): Keras's
+/// class name ("NotEqual"), its config and its positional arguments.
 class OperationLayer : public Layer {
  public:
   /// `config` is Keras's op config (its "name" becomes the layer name); `args`

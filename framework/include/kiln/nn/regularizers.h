@@ -12,11 +12,16 @@
 
 namespace kiln::regularizers {
 
+/// Base of every weight regularizer (Keras's keras.regularizers.Regularizer): a
+/// penalty on a weight tensor, added to the model's losses.
 class Regularizer {
  public:
   virtual ~Regularizer() = default;
+  /// The scalar penalty for weights `w`.
   virtual Tensor operator()(const Tensor& w) const = 0;
+  /// Keras class name ("L2").
   virtual std::string class_name() const = 0;
+  /// Regularizer config as JSON (Keras's get_config()).
   virtual Config get_config() const = 0;
 };
 using RegularizerPtr = std::shared_ptr<Regularizer>;

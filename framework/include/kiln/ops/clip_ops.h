@@ -20,9 +20,10 @@ Tensor clip_by_norm(const Tensor& t, double clip_norm, Axes axes = {});
 /// sqrt(sum over tensors of sum(t²)), skipping undefined entries (tf.linalg.global_norm).
 Tensor global_norm(const std::vector<Tensor>& tensors);
 
+/// What clip_by_global_norm() returns (tf.clip_by_global_norm's pair).
 struct ClippedByGlobalNorm {
-  std::vector<Tensor> list;  // t * clip_norm / max(global_norm, clip_norm), undefined entries kept undefined
-  Tensor global_norm;        // the norm used (use_norm when given)
+  std::vector<Tensor> list;  ///< t * clip_norm / max(global_norm, clip_norm), undefined entries kept undefined
+  Tensor global_norm;        ///< the norm used (use_norm when given)
 };
 /// Scales every tensor by the same clip_norm / max(global_norm, clip_norm), so the
 /// list's global norm is at most clip_norm and the directions are kept. When

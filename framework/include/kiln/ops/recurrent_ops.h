@@ -22,14 +22,16 @@
 
 namespace kiln {
 
+/// Which built-in cell a recurrence runs.
 enum class RecurrentKind { simple_rnn, lstm, gru };
 
+/// Options of the whole-sequence recurrence.
 struct RecurrenceOptions {
-  RecurrentKind kind = RecurrentKind::lstm;
-  std::string activation = "tanh";
-  std::string recurrent_activation = "sigmoid";
-  bool reset_after = true;  // GRU: the reset gate applies after the recurrent matmul
-  bool zero_output_for_mask = false;
+  RecurrentKind kind = RecurrentKind::lstm;  ///< The cell: SimpleRNN, LSTM or GRU.
+  std::string activation = "tanh";  ///< The output activation.
+  std::string recurrent_activation = "sigmoid";  ///< The gate activation (LSTM and GRU).
+  bool reset_after = true;  ///< GRU: the reset gate applies after the recurrent matmul
+  bool zero_output_for_mask = false;  ///< Outputs zeros, not the previous h, at masked steps.
 };
 
 /// Whether recurrence() knows this activation's derivative.

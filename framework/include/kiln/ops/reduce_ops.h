@@ -12,10 +12,13 @@ namespace kiln {
 
 /// Axes to reduce over; default-constructed means "all axes". Negative axes count from the end.
 struct Axes {
-  std::optional<std::vector<int>> axes;
+  std::optional<std::vector<int>> axes;  ///< The axes; nullopt for all of them.
   Axes() = default;
+  /// One axis.
   Axes(int a) : axes(std::vector<int>{a}) {}
+  /// Several axes: {0, 2}.
   Axes(std::initializer_list<int> a) : axes(std::vector<int>(a)) {}
+  /// Several axes.
   Axes(std::vector<int> a) : axes(std::move(a)) {}
 };
 

@@ -11,10 +11,14 @@
 
 namespace kiln {
 
+/// A plain stack of layers (Keras's keras.Sequential). With an Input first the model
+/// is built at once; otherwise it builds from the first data it sees.
 class Sequential : public Model {
  public:
+  /// A model of `layers`, in order.
   explicit Sequential(std::vector<LayerPtr> layers = {}, LayerOptions options = {});
   std::string class_name() const override { return "Sequential"; }
+  /// Appends a layer (Keras's add()).
   void add(LayerPtr layer);
   /// Removes the last layer.
   void pop();
