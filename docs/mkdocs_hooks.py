@@ -16,6 +16,7 @@ docs/. These hooks make the same links work in the site, offline:
   where the api_reference CTest writes it), so build it first:
       KILN_API_OUT=build/docs/api doxygen docs/Doxyfile && mkdocs build
   mkdocs.yml's nav names api/html/index.html; it becomes a plain link.
+- lists nest by two spaces and may follow a paragraph line, as on GitHub;
 - docs/Doxyfile and this file stay out of the site.
 """
 import logging
@@ -23,6 +24,7 @@ import os
 import posixpath
 import re
 
+from markdown.extensions import Extension
 from mkdocs.structure.files import File
 from mkdocs.structure.nav import Link, Page, _add_previous_and_next_links
 
@@ -31,11 +33,27 @@ log = logging.getLogger("mkdocs.hooks.kiln")
 FENCE = re.compile(r"^\s*(```|~~~)")
 # [text](target "title") and ![alt](target): the target has no spaces.
 LINK = re.compile(r"(!?\[[^\]]*\]\()([^)\s]+)((?:\s+\"[^\"]*\")?\))")
+ITEM = re.compile(r"^\s*([-*+]|\d+[.)])\s+\S")
 API_PREFIX = "api/html/"
 
 _root = ""  # the repository root (mkdocs.yml's folder)
 _docs = ""  # its docs_dir, relative to the root
 _site_of_repo = {}  # repository path -> site path of every Markdown source
+
+
+class _TwoSpaceLists(Extension):
+    """Lists nest by two spaces, as on GitHub: Python-Markdown wants four, and would
+    end a list at a two-space-indented fenced block or second paragraph."""
+
+    def extendMarkdown(self, md):
+        md.tab_length = 2
+        for processor in md.parser.blockprocessors:  # each copied it when it was made
+            processor.tab_length = 2
+
+
+def on_config(config):
+    config["markdown_extensions"].insert(0, _TwoSpaceLists())  # before the others read tab_length
+    return config
 
 
 def _is_relative(target):
@@ -139,7 +157,8 @@ def on_nav(nav, config, files):
 
 
 def on_page_markdown(markdown, page, config, files):
-    """Rewrites the page's relative links from repository paths to site paths."""
+    """Rewrites the page's relative links from repository paths to site paths, and puts a
+    blank line between a paragraph and the list that follows it."""
     here = next((r for r, s in _site_of_repo.items() if s == page.file.src_uri), None)
     if here is None:
         return markdown
@@ -156,11 +175,17 @@ def on_page_markdown(markdown, page, config, files):
         new = posixpath.relpath(site_target, site_dir or ".") + ("#" + anchor if anchor else "")
         return m.group(1) + new + m.group(3)
 
-    out, fenced = [], False
+    out, fenced, block_is_list = [], False, False
     for line in markdown.split("\n"):
         if FENCE.match(line):
             fenced = not fenced
         elif not fenced:
             line = LINK.sub(fix, line)
+            if line.strip() and (not out or not out[-1].strip()):
+                block_is_list = bool(ITEM.match(line))
+            elif ITEM.match(line) and not block_is_list:
+                # GitHub lets a list interrupt a paragraph; Python-Markdown needs a blank line.
+                out.append("")
+                block_is_list = True
         out.append(line)
     return "\n".join(out)
