@@ -18,36 +18,44 @@
 
 namespace kiln::layers {
 
+/// Options of Dense (Keras's `Dense` constructor arguments after units).
 struct DenseOptions {
-  std::string activation = "linear";  // any name of kiln::activations::get
-  bool use_bias = true;
-  InitializerArg kernel_initializer = "glorot_uniform";
-  InitializerArg bias_initializer = "zeros";
-  regularizers::RegularizerPtr kernel_regularizer = nullptr;
-  regularizers::RegularizerPtr bias_regularizer = nullptr;
-  regularizers::RegularizerPtr activity_regularizer = nullptr;
-  constraints::ConstraintPtr kernel_constraint = nullptr;
-  constraints::ConstraintPtr bias_constraint = nullptr;
+  std::string activation = "linear";  ///< Activation of the output; any name of kiln::activations::get.
+  bool use_bias = true;  ///< Adds the learned bias (units,).
+  InitializerArg kernel_initializer = "glorot_uniform";  ///< Initializer of the kernel.
+  InitializerArg bias_initializer = "zeros";  ///< Initializer of the bias.
+  regularizers::RegularizerPtr kernel_regularizer = nullptr;  ///< Penalty on the kernel (none by default).
+  regularizers::RegularizerPtr bias_regularizer = nullptr;  ///< Penalty on the bias (none by default).
+  regularizers::RegularizerPtr activity_regularizer = nullptr;  ///< Penalty on the layer's output (none by default).
+  constraints::ConstraintPtr kernel_constraint = nullptr;  ///< Constraint on the kernel (none by default).
+  constraints::ConstraintPtr bias_constraint = nullptr;  ///< Constraint on the bias (none by default).
   KILN_LAYER_BASE_OPTIONS
   KILN_FIELDS(DenseOptions, activation, use_bias, kernel_initializer, bias_initializer, kernel_regularizer,
               bias_regularizer, activity_regularizer, kernel_constraint, bias_constraint)
 };
 
+/// Densely connected layer, output = activation(x · kernel + bias) (Keras's `Dense`):
+/// x (batch, ..., in) -> (batch, ..., units), kernel (in, units), bias (units,); inputs of
+/// rank > 2 are contracted over their last axis. Defaults: no activation, a bias,
+/// glorot_uniform kernel. Users create it through the handle `kiln::layers::Dense(units, {...})`,
+/// e.g. `Dense(64, {.activation = "relu"})`.
 class DenseImpl : public Layer {
  public:
-  using Options = DenseOptions;
+  using Options = DenseOptions;  ///< The options struct the constructor takes.
+  /// `units` is the output width.
   DenseImpl(int64_t units, DenseOptions options = {});
   std::string class_name() const override { return "Dense"; }
   Config get_config() const override;
   /// Keras 1's output_dim / input_dim / bias keys; Keras 3 drops a null activity_regularizer.
   static Config upgrade_entry(const Config& entry);
+  /// Drops a null activity_regularizer, as Keras 3's Dense.get_config leaves it out.
   static void to_keras3_config(Config& config);
   KILN_ARGS(DenseImpl, units_)
   Shape compute_output_shape(const Shape& input_shape) override;
   using Layer::compute_output_shape;
 
-  int64_t units() const { return units_; }
-  const DenseOptions& options() const { return o_; }
+  int64_t units() const { return units_; }  ///< The output width.
+  const DenseOptions& options() const { return o_; }  ///< The options this layer was created with.
   /// (in, units); undefined before build.
   Variable kernel() const { return kernel_; }
   /// (units,); undefined before build or without use_bias.

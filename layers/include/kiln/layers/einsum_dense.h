@@ -18,16 +18,17 @@
 
 namespace kiln::layers {
 
+/// Options of EinsumDense (Keras's `EinsumDense` constructor arguments after equation and output_shape).
 struct EinsumDenseOptions {
-  std::string activation = "linear";
-  std::optional<std::string> bias_axes;
-  InitializerArg kernel_initializer = "glorot_uniform";
-  InitializerArg bias_initializer = "zeros";
-  regularizers::RegularizerPtr kernel_regularizer = nullptr;
-  regularizers::RegularizerPtr bias_regularizer = nullptr;
-  regularizers::RegularizerPtr activity_regularizer = nullptr;
-  constraints::ConstraintPtr kernel_constraint = nullptr;
-  constraints::ConstraintPtr bias_constraint = nullptr;
+  std::string activation = "linear";  ///< Activation of the output; any name of kiln::activations::get.
+  std::optional<std::string> bias_axes;  ///< The output letters the bias spans (e.g. "de"); none: no bias.
+  InitializerArg kernel_initializer = "glorot_uniform";  ///< Initializer of the kernel.
+  InitializerArg bias_initializer = "zeros";  ///< Initializer of the bias.
+  regularizers::RegularizerPtr kernel_regularizer = nullptr;  ///< Penalty on the kernel (none by default).
+  regularizers::RegularizerPtr bias_regularizer = nullptr;  ///< Penalty on the bias (none by default).
+  regularizers::RegularizerPtr activity_regularizer = nullptr;  ///< Penalty on the layer's output (none by default).
+  constraints::ConstraintPtr kernel_constraint = nullptr;  ///< Constraint on the kernel (none by default).
+  constraints::ConstraintPtr bias_constraint = nullptr;  ///< Constraint on the bias (none by default).
   KILN_LAYER_BASE_OPTIONS
   KILN_FIELDS(EinsumDenseOptions, activation, bias_axes, kernel_initializer, bias_initializer, kernel_regularizer,
               bias_regularizer, activity_regularizer, kernel_constraint, bias_constraint)
@@ -35,17 +36,30 @@ struct EinsumDenseOptions {
 
 /// What an EinsumDense equation implies for one input shape (Keras's _analyze_einsum_string).
 struct EinsumDenseShapes {
-  Shape kernel;
-  std::optional<Shape> bias;
-  Shape output;  // batch axis included
+  Shape kernel;  ///< The kernel's shape.
+  std::optional<Shape> bias;  ///< The bias's shape; none without bias_axes.
+  Shape output;  ///< The output's shape, batch axis included.
+  /// The kernel axes contracted with the input, and those that appear in the output (for
+  /// the initializer's fan-in and fan-out).
+  /// @{
   std::vector<int> kernel_input_axes, kernel_output_axes;
+/// @}
 };
+/// Analyses `equation` for an input of `input_shape`, with the output sizes `output_shape`
+/// (batch axis excluded, None where they follow the input); throws on a malformed equation.
 EinsumDenseShapes analyze_einsum_dense(const std::string& equation, const std::optional<std::string>& bias_axes,
                                        const Shape& input_shape, const Shape& output_shape);
 
+/// A dense layer whose contraction is an einsum equation (Keras's `EinsumDense`): the
+/// equation names the input, kernel and output axes ("abc,cd->abd"), output_shape the output
+/// sizes without the batch axis (None where they follow the input), bias_axes the output
+/// letters the bias spans; then activation. E.g. "abc,cde->abde" with output_shape
+/// {None, 4, 16}: (batch, T, C) -> (batch, T, 4, 16). Users create it through the handle
+/// `kiln::layers::EinsumDense(equation, output_shape, {...})`.
 class EinsumDenseImpl : public Layer {
  public:
-  using Options = EinsumDenseOptions;
+  using Options = EinsumDenseOptions;  ///< The options struct the constructor takes.
+  /// `equation` "input,kernel->output"; `output_shape` the output sizes without the batch axis.
   EinsumDenseImpl(std::string equation, Shape output_shape, EinsumDenseOptions options = {});
   std::string class_name() const override { return "EinsumDense"; }
   Config get_config() const override;
@@ -55,9 +69,9 @@ class EinsumDenseImpl : public Layer {
   Shape compute_output_shape(const Shape& input_shape) override;
   using Layer::compute_output_shape;
 
-  const std::string& equation() const { return equation_; }
-  const EinsumDenseOptions& options() const { return o_; }
-  Variable kernel() const { return kernel_; }
+  const std::string& equation() const { return equation_; }  ///< The einsum equation.
+  const EinsumDenseOptions& options() const { return o_; }  ///< The options this layer was created with.
+  Variable kernel() const { return kernel_; }  ///< The kernel, shaped by the equation; undefined before build.
   /// Undefined without bias_axes.
   Variable bias() const { return bias_; }
 

@@ -15,30 +15,36 @@
 
 namespace kiln::layers {
 
+/// Options of Embedding (Keras's `Embedding` constructor arguments after input_dim and output_dim).
 struct EmbeddingOptions {
-  InitializerArg embeddings_initializer = "uniform";
-  regularizers::RegularizerPtr embeddings_regularizer = nullptr;
-  regularizers::RegularizerPtr activity_regularizer = nullptr;
-  constraints::ConstraintPtr embeddings_constraint = nullptr;
-  bool mask_zero = false;  // the output carries the mask x != 0
+  InitializerArg embeddings_initializer = "uniform";  ///< Initializer of the embeddings table.
+  regularizers::RegularizerPtr embeddings_regularizer = nullptr;  ///< Penalty on the table (none by default).
+  regularizers::RegularizerPtr activity_regularizer = nullptr;  ///< Penalty on the output (none by default).
+  constraints::ConstraintPtr embeddings_constraint = nullptr;  ///< Constraint on the table (none by default).
+  bool mask_zero = false;  ///< The output carries the mask x != 0 (index 0 is padding).
   KILN_LAYER_BASE_OPTIONS
   KILN_FIELDS(EmbeddingOptions, embeddings_initializer, embeddings_regularizer, activity_regularizer,
               embeddings_constraint, mask_zero)
 };
 
+/// Maps integer indices to dense vectors (Keras's `Embedding`): x (batch, ...) of indices in
+/// [0, input_dim) -> (batch, ..., output_dim), rows of the embeddings table (input_dim,
+/// output_dim). Defaults: "uniform" initializer, no mask. Users create it through the handle
+/// `kiln::layers::Embedding(input_dim, output_dim, {...})`.
 class EmbeddingImpl : public Layer {
  public:
+  /// `input_dim` is the vocabulary size, `output_dim` the vector width.
   EmbeddingImpl(int64_t input_dim, int64_t output_dim, EmbeddingOptions options = {});
   std::string class_name() const override { return "Embedding"; }
   Config get_config() const override;
-  using Options = EmbeddingOptions;
-  const EmbeddingOptions& options() const { return o_; }
+  using Options = EmbeddingOptions;  ///< The options struct the constructor takes.
+  const EmbeddingOptions& options() const { return o_; }  ///< The options this layer was created with.
   KILN_ARGS(EmbeddingImpl, input_dim_, output_dim_)
   /// tf.keras 2's input_length declares the input shape.
   static Config upgrade_entry(const Config& entry);
   Shape compute_output_shape(const Shape& input_shape) override;
   using Layer::compute_output_shape;
-  Variable embeddings() const { return embeddings_; }
+  Variable embeddings() const { return embeddings_; }  ///< The table (input_dim, output_dim); undefined before build.
   /// x != 0 with mask_zero, else none (Keras 3's Embedding.compute_mask).
   Tensor compute_mask(const Tensor& x, const Tensor& previous_mask) override;
 
