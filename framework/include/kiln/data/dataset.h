@@ -68,7 +68,7 @@ struct Element : std::vector<Tensor> {
 class Dataset {
  public:
   /// Cardinality of an endless dataset (tf.data.INFINITE_CARDINALITY).
-  static constexpr int64_t INFINITE = -1, UNKNOWN = -2;  ///< Cardinality that is not known (tf.data.UNKNOWN_CARDINALITY).
+  static constexpr int64_t INFINITE = -1, UNKNOWN = -2;  ///< Unknown cardinality (tf.data.UNKNOWN_CARDINALITY).
   /// For prefetch(): let Kiln pick the buffer size (tf.data.AUTOTUNE).
   static constexpr int64_t AUTOTUNE = -1;
   /// A pull iterator: returns the next element, or std::nullopt at the end
