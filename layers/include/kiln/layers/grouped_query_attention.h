@@ -22,28 +22,39 @@
 
 namespace kiln::layers {
 
+/// Options of GroupedQueryAttention (Keras's `GroupedQueryAttention` constructor arguments
+/// after head_dim, num_query_heads and num_key_value_heads).
 struct GroupedQueryAttentionOptions {
-  bool use_bias = true;
-  bool use_gate = false;
-  std::optional<int64_t> sliding_window;
-  double dropout = 0.0;
-  InitializerArg kernel_initializer = "glorot_uniform";
-  InitializerArg bias_initializer = "zeros";
-  regularizers::RegularizerPtr kernel_regularizer = nullptr;
-  regularizers::RegularizerPtr bias_regularizer = nullptr;
-  regularizers::RegularizerPtr activity_regularizer = nullptr;
-  constraints::ConstraintPtr kernel_constraint = nullptr;
-  constraints::ConstraintPtr bias_constraint = nullptr;
-  std::optional<uint64_t> seed;
+  bool use_bias = true;  ///< The projections have biases.
+  bool use_gate = false;  ///< A sigmoid gate projected from the query scales the attention output.
+  std::optional<int64_t> sliding_window;  ///< Query i attends only to keys j with |i - j| < sliding_window; none: all.
+  double dropout = 0.0;  ///< Dropout rate on the attention weights in training.
+  InitializerArg kernel_initializer = "glorot_uniform";  ///< Initializer of the projection kernels.
+  InitializerArg bias_initializer = "zeros";  ///< Initializer of the projection biases.
+  regularizers::RegularizerPtr kernel_regularizer = nullptr;  ///< Penalty on the projection kernels (none by default).
+  regularizers::RegularizerPtr bias_regularizer = nullptr;  ///< Penalty on the projection biases (none by default).
+  regularizers::RegularizerPtr activity_regularizer = nullptr;  ///< Penalty on the layer's output (none by default).
+  constraints::ConstraintPtr kernel_constraint = nullptr;  ///< Constraint on the projection kernels (none by default).
+  constraints::ConstraintPtr bias_constraint = nullptr;  ///< Constraint on the projection biases (none by default).
+  std::optional<uint64_t> seed;  ///< Seed of the dropout; none: nondeterministic.
   KILN_LAYER_BASE_OPTIONS
   KILN_FIELDS(GroupedQueryAttentionOptions, use_bias, use_gate, sliding_window, dropout, kernel_initializer,
               bias_initializer, kernel_regularizer, bias_regularizer, activity_regularizer, kernel_constraint,
               bias_constraint, seed)
 };
 
+/// Grouped-query attention (Keras's `GroupedQueryAttention`): num_query_heads query heads
+/// share num_key_value_heads key/value heads, each serving num_query_heads /
+/// num_key_value_heads query heads. Called on [query, value] or [query, value, key], each
+/// (batch, T, features); query and value have the same number of features, which is also
+/// the output's: (batch, Tq, features). Takes the call keywords of MultiHeadAttentionCall.
+/// Users create it through the handle
+/// `kiln::layers::GroupedQueryAttention(head_dim, num_query_heads, num_key_value_heads)`.
 class GroupedQueryAttentionImpl : public Layer {
  public:
-  using Options = GroupedQueryAttentionOptions;
+  using Options = GroupedQueryAttentionOptions;  ///< The options struct the constructor takes.
+  /// `head_dim` the width of each head; `num_query_heads` query heads share
+  /// `num_key_value_heads` key/value heads (which must divide it).
   GroupedQueryAttentionImpl(int64_t head_dim, int64_t num_query_heads, int64_t num_key_value_heads,
                             GroupedQueryAttentionOptions options = {});
   std::string class_name() const override { return "GroupedQueryAttention"; }
@@ -53,7 +64,7 @@ class GroupedQueryAttentionImpl : public Layer {
   bool positional_inputs() const override { return true; }
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& input_shapes) override;
   using Layer::compute_output_shape;
-  const GroupedQueryAttentionOptions& options() const { return o_; }
+  const GroupedQueryAttentionOptions& options() const { return o_; }  ///< The options this layer was created with.
 
   /// The output and the attention weights, (batch, num_query_heads, Tq, Tv)
   /// (undefined unless return_attention_scores).

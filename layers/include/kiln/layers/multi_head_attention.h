@@ -28,42 +28,56 @@ struct MultiHeadAttentionCall {
   Tensor key;
   /// Boolean (batch, Tq, Tv) (or broadcastable): true where a query may attend.
   Tensor attention_mask;
-  /// Boolean (batch, Tq), (batch, Tv) and (batch, Tv): false at padded steps.
+  /// query_mask, value_mask, key_mask: boolean (batch, Tq), (batch, Tv) and (batch, Tv),
+  /// false at padded steps.
   /// Each, when undefined, is the mask attached to its input (Keras fills
   /// value_mask and key_mask the same way).
+  /// @{
   Tensor query_mask;
   Tensor value_mask;
   Tensor key_mask;
-  bool return_attention_scores = false;
-  bool use_causal_mask = false;
-  bool training = false;
+  /// @}
+  bool return_attention_scores = false;  ///< Also return the attention weights.
+  bool use_causal_mask = false;  ///< Query i attends only to keys j <= i (decoder self-attention).
+  bool training = false;  ///< Runs in training mode (attention dropout on).
 };
 
+/// Options of MultiHeadAttention (Keras's `MultiHeadAttention` constructor arguments after
+/// num_heads and key_dim).
 struct MultiHeadAttentionOptions {
-  std::optional<int64_t> value_dim;  // defaults to key_dim
-  double dropout = 0.0;
-  bool use_bias = true;
-  bool use_gate = false;
-  std::optional<Shape> output_shape;  // defaults to the query's last axis
+  std::optional<int64_t> value_dim;  ///< Width of each value head; none: key_dim.
+  double dropout = 0.0;  ///< Dropout rate on the attention weights in training.
+  bool use_bias = true;  ///< The projections have biases.
+  bool use_gate = false;  ///< A sigmoid gate projected from the query scales the attention output.
+  /// Sizes of the output besides the batch and time axes; none: the query's last axis.
+  std::optional<Shape> output_shape;
+  /// The axes attention runs over; none: every axis between batch and features.
   std::optional<std::vector<int>> attention_axes;
-  std::optional<int64_t> sliding_window;
-  InitializerArg kernel_initializer = "glorot_uniform";
-  InitializerArg bias_initializer = "zeros";
-  regularizers::RegularizerPtr kernel_regularizer = nullptr;
-  regularizers::RegularizerPtr bias_regularizer = nullptr;
-  regularizers::RegularizerPtr activity_regularizer = nullptr;
-  constraints::ConstraintPtr kernel_constraint = nullptr;
-  constraints::ConstraintPtr bias_constraint = nullptr;
-  std::optional<uint64_t> seed;
+  std::optional<int64_t> sliding_window;  ///< Query i attends only to keys j with |i - j| < sliding_window; none: all.
+  InitializerArg kernel_initializer = "glorot_uniform";  ///< Initializer of the projection kernels.
+  InitializerArg bias_initializer = "zeros";  ///< Initializer of the projection biases.
+  regularizers::RegularizerPtr kernel_regularizer = nullptr;  ///< Penalty on the projection kernels (none by default).
+  regularizers::RegularizerPtr bias_regularizer = nullptr;  ///< Penalty on the projection biases (none by default).
+  regularizers::RegularizerPtr activity_regularizer = nullptr;  ///< Penalty on the layer's output (none by default).
+  constraints::ConstraintPtr kernel_constraint = nullptr;  ///< Constraint on the projection kernels (none by default).
+  constraints::ConstraintPtr bias_constraint = nullptr;  ///< Constraint on the projection biases (none by default).
+  std::optional<uint64_t> seed;  ///< Seed of the dropout; none: nondeterministic.
   KILN_LAYER_BASE_OPTIONS
   KILN_FIELDS(MultiHeadAttentionOptions, value_dim, dropout, use_bias, use_gate, output_shape, attention_axes,
               sliding_window, kernel_initializer, bias_initializer, kernel_regularizer, bias_regularizer,
               activity_regularizer, kernel_constraint, bias_constraint, seed)
 };
 
+/// Multi-head attention (Keras's `MultiHeadAttention`): query, key and value are projected
+/// by EinsumDense sublayers to (batch, T, num_heads, key_dim), attended over attention_axes
+/// (softmax(q · kᵀ / sqrt(key_dim)) · v per head) and projected back by "attention_output".
+/// Called on [query, value] or [query, value, key]: query (batch, Tq, dim) -> (batch, Tq,
+/// dim); masks attached to the inputs become query_mask / value_mask / key_mask. Users create
+/// it through the handle `kiln::layers::MultiHeadAttention(num_heads, key_dim, {...})`.
 class MultiHeadAttentionImpl : public Layer {
  public:
-  using Options = MultiHeadAttentionOptions;
+  using Options = MultiHeadAttentionOptions;  ///< The options struct the constructor takes.
+  /// `num_heads` attention heads, each with query and key width `key_dim`.
   MultiHeadAttentionImpl(int64_t num_heads, int64_t key_dim, MultiHeadAttentionOptions options = {});
   std::string class_name() const override { return "MultiHeadAttention"; }
   Config get_config() const override;
@@ -74,9 +88,9 @@ class MultiHeadAttentionImpl : public Layer {
   bool positional_inputs() const override { return true; }
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& input_shapes) override;
   using Layer::compute_output_shape;
-  const MultiHeadAttentionOptions& options() const { return o_; }
-  int64_t num_heads() const { return num_heads_; }
-  int64_t key_dim() const { return key_dim_; }
+  const MultiHeadAttentionOptions& options() const { return o_; }  ///< The options this layer was created with.
+  int64_t num_heads() const { return num_heads_; }  ///< The number of attention heads.
+  int64_t key_dim() const { return key_dim_; }  ///< The width of each query and key head.
 
   /// The output and the attention weights, (batch, num_heads, Tq, Tv) for
   /// rank-3 inputs (undefined unless return_attention_scores).
