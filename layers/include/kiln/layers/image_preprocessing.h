@@ -17,19 +17,24 @@
 
 namespace kiln::layers {
 
+/// Options of Rescaling (Keras's `Rescaling` constructor arguments after scale).
 struct RescalingOptions {
-  double offset = 0.0;
+  double offset = 0.0;  ///< Added after scaling.
   KILN_LAYER_BASE_OPTIONS
   KILN_FIELDS(RescalingOptions, offset)
 };
 
+/// Rescales values, y = x · scale + offset (Keras's `Rescaling`), e.g. 1/255 to map pixels
+/// to [0, 1]. The same in training and inference; output shape = input shape; no weights.
+/// Users create it through the handle `kiln::layers::Rescaling(scale, {...})`.
 class RescalingImpl : public Layer {
  public:
+  /// `scale` multiplies the input.
   explicit RescalingImpl(double scale, RescalingOptions options = {});
   std::string class_name() const override { return "Rescaling"; }
   Config get_config() const override;
-  using Options = RescalingOptions;
-  const RescalingOptions& options() const { return o_; }
+  using Options = RescalingOptions;  ///< The options struct the constructor takes.
+  const RescalingOptions& options() const { return o_; }  ///< The options this layer was created with.
   KILN_ARGS(RescalingImpl, scale_)
   Shape compute_output_shape(const Shape& input_shape) override { return input_shape; }
   using Layer::compute_output_shape;
@@ -45,29 +50,35 @@ class RescalingImpl : public Layer {
 
 KILN_LAYER_HANDLE(Rescaling);
 
+/// Options of Resizing (Keras's `Resizing` constructor arguments after height and width).
 struct ResizingOptions {
   /// "bilinear" or "nearest".
   std::string interpolation = "bilinear";
-  bool crop_to_aspect_ratio = false;
-  bool pad_to_aspect_ratio = false;
+  bool crop_to_aspect_ratio = false;  ///< First take the largest centred crop with the target's aspect ratio.
+  bool pad_to_aspect_ratio = false;  ///< First pad both sides with fill_value to the target's aspect ratio.
   /// Only "constant" (Keras's only mode too).
   std::string fill_mode = "constant";
-  double fill_value = 0.0;
+  double fill_value = 0.0;  ///< The padding value of pad_to_aspect_ratio.
   /// Only false.
   bool antialias = false;
-  std::string data_format = "channels_last";
+  std::string data_format = "channels_last";  ///< "channels_last" (batch, H, W, C) or "channels_first".
   KILN_LAYER_BASE_OPTIONS
   KILN_FIELDS(ResizingOptions, interpolation, crop_to_aspect_ratio, pad_to_aspect_ratio, fill_mode, fill_value,
               antialias, data_format)
 };
 
+/// Resizes images to (height, width) (Keras's `Resizing`): (batch, H, W, C) -> (batch,
+/// height, width, C), or one image of rank 3. Bilinear by default, with half-pixel centres
+/// and no antialiasing, as jax.image.resize. The same in training and inference.
+/// Users create it through the handle `kiln::layers::Resizing(height, width, {...})`.
 class ResizingImpl : public Layer {
  public:
+  /// The target `height` and `width`.
   ResizingImpl(int64_t height, int64_t width, ResizingOptions options = {});
   std::string class_name() const override { return "Resizing"; }
   Config get_config() const override;
-  using Options = ResizingOptions;
-  const ResizingOptions& options() const { return o_; }
+  using Options = ResizingOptions;  ///< The options struct the constructor takes.
+  const ResizingOptions& options() const { return o_; }  ///< The options this layer was created with.
   KILN_ARGS(ResizingImpl, height_, width_)
   Shape compute_output_shape(const Shape& input_shape) override;
   using Layer::compute_output_shape;
@@ -83,19 +94,25 @@ class ResizingImpl : public Layer {
 
 KILN_LAYER_HANDLE(Resizing);
 
+/// Options of CenterCrop (Keras's `CenterCrop` constructor arguments after height and width).
 struct CenterCropOptions {
-  std::string data_format = "channels_last";
+  std::string data_format = "channels_last";  ///< "channels_last" (batch, H, W, C) or "channels_first".
   KILN_LAYER_BASE_OPTIONS
   KILN_FIELDS(CenterCropOptions, data_format)
 };
 
+/// Crops the centred (height, width) window of images (Keras's `CenterCrop`): (batch, H,
+/// W, C) -> (batch, height, width, C); an input smaller than the target is cropped to the
+/// aspect ratio and resized. The same in training and inference.
+/// Users create it through the handle `kiln::layers::CenterCrop(height, width, {...})`.
 class CenterCropImpl : public Layer {
  public:
+  /// The target `height` and `width`.
   CenterCropImpl(int64_t height, int64_t width, CenterCropOptions options = {});
   std::string class_name() const override { return "CenterCrop"; }
   Config get_config() const override;
-  using Options = CenterCropOptions;
-  const CenterCropOptions& options() const { return o_; }
+  using Options = CenterCropOptions;  ///< The options struct the constructor takes.
+  const CenterCropOptions& options() const { return o_; }  ///< The options this layer was created with.
   KILN_ARGS(CenterCropImpl, height_, width_)
   Shape compute_output_shape(const Shape& input_shape) override;
   using Layer::compute_output_shape;

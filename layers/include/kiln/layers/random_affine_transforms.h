@@ -24,12 +24,13 @@
 
 namespace kiln::layers {
 
+/// Options of RandomRotation, RandomZoom and RandomTranslation (Keras's arguments after the factors).
 struct RandomAffineOptions {
-  std::string fill_mode = "reflect";
-  std::string interpolation = "bilinear";
-  std::optional<uint64_t> seed;
-  double fill_value = 0.0;
-  std::string data_format = "channels_last";
+  std::string fill_mode = "reflect";  ///< Samples outside the image: "reflect", "wrap", "constant" (fill_value) or "nearest".
+  std::string interpolation = "bilinear";  ///< "bilinear" or "nearest".
+  std::optional<uint64_t> seed;  ///< Seed of the draws; none: the global generator.
+  double fill_value = 0.0;  ///< The value of "constant" fill_mode.
+  std::string data_format = "channels_last";  ///< "channels_last" (batch, H, W, C) or "channels_first".
   KILN_LAYER_BASE_OPTIONS
   KILN_FIELDS(RandomAffineOptions, fill_mode, interpolation, seed, fill_value, data_format)
 };
@@ -37,20 +38,26 @@ struct RandomAffineOptions {
 /// The options check and the resampling call the three layers share.
 class RandomAffineLayer : public RandomImageLayer {
  public:
-  using Options = RandomAffineOptions;
-  const RandomAffineOptions& options() const { return o_; }
+  using Options = RandomAffineOptions;  ///< The options struct the constructor takes.
+  const RandomAffineOptions& options() const { return o_; }  ///< The options this layer was created with.
 
  protected:
+  /// `cls` names the layer in errors; checks the options.
   RandomAffineLayer(const std::string& cls, RandomAffineOptions options);
   /// Keras's [a0, a1, a2, b0, b1, b2, c0, c1] for each image of (B, H, W, C), from this call's draws.
   virtual std::vector<std::array<double, 8>> transforms(int64_t batch, int64_t height, int64_t width) = 0;
   Tensor call(const Tensor& x, bool training) override;
   using Layer::call;
-  RandomAffineOptions o_;
+  RandomAffineOptions o_;  ///< The layer's options.
 };
 
+/// Rotates each image by a random angle about its centre in training (Keras's
+/// `RandomRotation`): angle uniform in [lower, upper)·360 degrees, factor f giving
+/// [-f, f); the identity at inference. Output shape = input shape. Users create it through
+/// the handle `kiln::layers::RandomRotation(factor, {...})`.
 class RandomRotationImpl : public RandomAffineLayer {
  public:
+  /// `factor`: f (the range [-f, f)) or (lower, upper), in fractions of a full turn.
   explicit RandomRotationImpl(Factor factor, RandomAffineOptions options = {});
   std::string class_name() const override { return "RandomRotation"; }
   Config get_config() const override;
@@ -63,8 +70,14 @@ class RandomRotationImpl : public RandomAffineLayer {
   Factor factor_;  // (lower, upper), as Keras keeps it
 };
 
+/// Zooms each image at random in training (Keras's `RandomZoom`): the sampled input window
+/// is scaled by 1 + a draw from the factor's range (> 1 zooms out), the width with the same
+/// draw unless width_factor is given; the identity at inference. Output shape = input shape.
+/// Users create it through the handle `kiln::layers::RandomZoom(height_factor, width_factor, {...})`.
 class RandomZoomImpl : public RandomAffineLayer {
  public:
+  /// `height_factor`: f (the range [-f, f)) or (lower, upper); `width_factor` likewise,
+  /// none: the height's draw.
   explicit RandomZoomImpl(Factor height_factor, std::optional<Factor> width_factor = std::nullopt,
                           RandomAffineOptions options = {});
   std::string class_name() const override { return "RandomZoom"; }
@@ -80,8 +93,13 @@ class RandomZoomImpl : public RandomAffineLayer {
   std::pair<double, double> height_range_, width_range_;
 };
 
+/// Shifts each image at random in training (Keras's `RandomTranslation`): uniform in
+/// [-f, f)·H rows and [-g, g)·W columns for factors f and g (or their (lower, upper));
+/// the identity at inference. Output shape = input shape. Users create it through the
+/// handle `kiln::layers::RandomTranslation(height_factor, width_factor, {...})`.
 class RandomTranslationImpl : public RandomAffineLayer {
  public:
+  /// `height_factor` and `width_factor`: f (the range [-f, f)) or (lower, upper), as fractions.
   RandomTranslationImpl(Factor height_factor, Factor width_factor, RandomAffineOptions options = {});
   std::string class_name() const override { return "RandomTranslation"; }
   Config get_config() const override;

@@ -28,22 +28,28 @@
 
 namespace kiln::layers {
 
+/// Options of the colour augmentation layers (Keras's arguments after factor).
 struct RandomColorOptions {
-  std::vector<double> value_range = {0, 255};
-  std::optional<uint64_t> seed;
-  std::string data_format = "channels_last";
+  std::vector<double> value_range = {0, 255};  ///< The (low, high) range of pixel values; outputs are clipped to it.
+  std::optional<uint64_t> seed;  ///< Seed of the draws; none: the global generator.
+  std::string data_format = "channels_last";  ///< "channels_last" (batch, H, W, C) or "channels_first".
   KILN_LAYER_BASE_OPTIONS
   KILN_FIELDS(RandomColorOptions, value_range, seed, data_format)
 };
 
+/// Random contrast in training (Keras's `RandomContrast`): y = (x - mean) · f + mean, the
+/// mean per image and channel, f uniform in [1 - lower, 1 + upper), clipped to value_range;
+/// the identity at inference. Output shape = input shape. Users create it through the
+/// handle `kiln::layers::RandomContrast(factor, {...})`.
 class RandomContrastImpl : public RandomImageLayer {
  public:
-  using Options = RandomColorOptions;
+  using Options = RandomColorOptions;  ///< The options struct the constructor takes.
+  /// `factor` f0 gives (lower, upper) = (0, f0) (Keras 3.15's rule); a pair is taken as is.
   explicit RandomContrastImpl(Factor factor, RandomColorOptions options = {});
   std::string class_name() const override { return "RandomContrast"; }
   Config get_config() const override;
   KILN_ARGS(RandomContrastImpl, factor_)
-  const RandomColorOptions& options() const { return o_; }
+  const RandomColorOptions& options() const { return o_; }  ///< The options this layer was created with.
 
  protected:
   Tensor call(const Tensor& x, bool training) override;
@@ -54,14 +60,19 @@ class RandomContrastImpl : public RandomImageLayer {
   RandomColorOptions o_;
 };
 
+/// Random brightness in training (Keras's `RandomBrightness`): y = x + d · (value_range[1]
+/// - value_range[0]), d uniform in [-f, f) (a pair: [lower, upper)), clipped to value_range;
+/// the identity at inference. Output shape = input shape. Users create it through the
+/// handle `kiln::layers::RandomBrightness(factor, {...})`.
 class RandomBrightnessImpl : public RandomImageLayer {
  public:
-  using Options = RandomColorOptions;
+  using Options = RandomColorOptions;  ///< The options struct the constructor takes.
+  /// `factor` values lie in [-1, 1].
   explicit RandomBrightnessImpl(Factor factor, RandomColorOptions options = {});
   std::string class_name() const override { return "RandomBrightness"; }
   Config get_config() const override;
   KILN_ARGS(RandomBrightnessImpl, factor_)
-  const RandomColorOptions& options() const { return o_; }
+  const RandomColorOptions& options() const { return o_; }  ///< The options this layer was created with.
 
  protected:
   Tensor call(const Tensor& x, bool training) override;

@@ -22,21 +22,28 @@
 
 namespace kiln::layers {
 
+/// Options of RandomCrop (Keras's `RandomCrop` constructor arguments after height and width).
 struct RandomCropOptions {
-  std::optional<uint64_t> seed;
-  std::string data_format = "channels_last";
+  std::optional<uint64_t> seed;  ///< Seed of the draws; none: the global generator.
+  std::string data_format = "channels_last";  ///< "channels_last" (batch, H, W, C) or "channels_first".
   KILN_LAYER_BASE_OPTIONS
   KILN_FIELDS(RandomCropOptions, seed, data_format)
 };
 
+/// Crops images to (height, width) (Keras's `RandomCrop`): (batch, H, W, C) -> (batch,
+/// height, width, C). In training, when the image is larger on both axes, one random window
+/// for the whole batch; otherwise, and at inference, Keras's fixed centred window of the
+/// target aspect ratio, resized (bilinear) if the image was smaller.
+/// Users create it through the handle `kiln::layers::RandomCrop(height, width, {...})`.
 class RandomCropImpl : public RandomImageLayer {
  public:
-  using Options = RandomCropOptions;
+  using Options = RandomCropOptions;  ///< The options struct the constructor takes.
+  /// The target `height` and `width`.
   RandomCropImpl(int64_t height, int64_t width, RandomCropOptions options = {});
   std::string class_name() const override { return "RandomCrop"; }
   Config get_config() const override;
   KILN_ARGS(RandomCropImpl, height_, width_)
-  const RandomCropOptions& options() const { return o_; }
+  const RandomCropOptions& options() const { return o_; }  ///< The options this layer was created with.
   Shape compute_output_shape(const Shape& input_shape) override;
   using Layer::compute_output_shape;
 

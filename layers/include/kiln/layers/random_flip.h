@@ -16,21 +16,27 @@
 
 namespace kiln::layers {
 
+/// Options of RandomFlip (Keras's `RandomFlip` constructor arguments after mode).
 struct RandomFlipOptions {
-  std::optional<uint64_t> seed;
-  std::string data_format = "channels_last";
+  std::optional<uint64_t> seed;  ///< Seed of the draws; none: the global generator.
+  std::string data_format = "channels_last";  ///< "channels_last" (batch, H, W, C) or "channels_first".
   KILN_LAYER_BASE_OPTIONS
   KILN_FIELDS(RandomFlipOptions, seed, data_format)
 };
 
+/// Flips each image with probability 1/2 in training (Keras's `RandomFlip`): "horizontal"
+/// left-right, "vertical" upside down, "horizontal_and_vertical" (the default) both axes
+/// for a chosen image. The identity at inference; output shape = input shape.
+/// Users create it through the handle `kiln::layers::RandomFlip(mode, {...})`.
 class RandomFlipImpl : public RandomImageLayer {
  public:
-  using Options = RandomFlipOptions;
+  using Options = RandomFlipOptions;  ///< The options struct the constructor takes.
+  /// `mode`: "horizontal", "vertical" or "horizontal_and_vertical".
   explicit RandomFlipImpl(std::string mode = "horizontal_and_vertical", RandomFlipOptions options = {});
   std::string class_name() const override { return "RandomFlip"; }
   Config get_config() const override;
   KILN_ARGS(RandomFlipImpl, mode_)
-  const RandomFlipOptions& options() const { return o_; }
+  const RandomFlipOptions& options() const { return o_; }  ///< The options this layer was created with.
 
  protected:
   Tensor call(const Tensor& x, bool training) override;

@@ -18,16 +18,21 @@ namespace kiln::layers {
 
 /// A number or a (lower, upper) pair, written back to a config as it was given.
 struct Factor {
-  std::vector<double> values;
+  std::vector<double> values;  ///< One number, or (lower, upper).
+  /// An empty factor (not given).
   Factor() = default;
-  Factor(double v) : values{v} {}
-  Factor(int v) : values{static_cast<double>(v)} {}
-  Factor(double lower, double upper) : values{lower, upper} {}
-  Factor(std::initializer_list<double> v) : values(v) {}
-  bool is_pair() const { return values.size() == 2; }
-  bool operator==(const Factor&) const = default;
+  Factor(double v) : values{v} {}  ///< One number f: the range (-|f|, |f|), clipped to the layer's bounds.
+  Factor(int v) : values{static_cast<double>(v)} {}  ///< One number f, as an int.
+  Factor(double lower, double upper) : values{lower, upper} {}  ///< The range (lower, upper).
+  Factor(std::initializer_list<double> v) : values(v) {}  ///< One value or a pair, as a list.
+  bool is_pair() const { return values.size() == 2; }  ///< Whether a (lower, upper) pair was given.
+  bool operator==(const Factor&) const = default;  ///< Same values.
 };
 
+/// What Keras 3's image augmentation layers share (BaseImagePreprocessingLayer): images of
+/// rank 4, (batch, H, W, C), or rank 3, one image (channels_first: C before H and W); active
+/// only with training=true, the identity at inference. A seeded layer draws from its own
+/// reproducible sequence, an unseeded one from the global generator. Output shape = input shape.
 class RandomImageLayer : public Layer {
  public:
   using Layer::Layer;
