@@ -8,6 +8,7 @@
 
 namespace kiln {
 
+/// The library behind CPU convolutions (see set_conv_library()).
 enum class ConvLibrary {
   automatic,        ///< oneDNN where it measured faster (Winograd for the 3x3 layers where that was faster
                     ///< still), Kiln's kernels for the rest
@@ -25,7 +26,7 @@ enum class ConvLibrary {
 /// (tests/framework/test_conv_library.cpp).
 /// The reference kernels (set_cpu_kernels) take precedence over all of them.
 void set_conv_library(ConvLibrary library);
-ConvLibrary conv_library();
+ConvLibrary conv_library();  ///< The current convolution library.
 
 /// oneDNN's version ("2.6.3") when this build has it and its plugin
 /// (libkiln_onednn.so, beside libkiln) loads, else empty.

@@ -7,11 +7,12 @@
 
 namespace kiln {
 
+/// The CPU kernel set: the fast ones (default) or the plain reference ones.
 enum class CpuKernels { fast, reference };
 
 /// Selects the CPU kernels for every op that follows (process-wide; default fast).
 void set_cpu_kernels(CpuKernels kernels);
-CpuKernels cpu_kernels();
+CpuKernels cpu_kernels();  ///< The current CPU kernel set.
 
 /// The kernel set of the BLAS under the CPU's matmuls and convolutions, by
 /// OpenBLAS's name ("SkylakeX", "Haswell", ...); empty for a BLAS that does

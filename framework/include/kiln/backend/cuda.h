@@ -46,12 +46,12 @@ std::size_t memory_allocated(int index = 0);
 /// Ampere and Hopper). Off by default, so float32 results match the CPU within
 /// float32 rounding; the environment variable KILN_CUDA_TF32=1 turns it on.
 void set_allow_tf32(bool allow);
-bool allow_tf32();
+bool allow_tf32();  ///< Whether TensorFloat-32 is allowed (see set_allow_tf32()).
 /// Times every cuDNN convolution algorithm once per new shape and keeps the
 /// fastest (like torch.backends.cudnn.benchmark). On by default; off uses
 /// cuDNN's heuristics. Environment: KILN_CUDNN_BENCHMARK=0 turns it off.
 void set_cudnn_benchmark(bool enable);
-bool cudnn_benchmark();
+bool cudnn_benchmark();  ///< Whether cuDNN benchmarking is on (see set_cudnn_benchmark()).
 
 /// CUDA Graphs for traced functions (kiln::function, and compiled fit,
 /// evaluate and predict). From a trace's second replay on, each run of GPU
@@ -59,7 +59,7 @@ bool cudnn_benchmark();
 /// captured once and relaunched as one graph, instead of a launch per kernel.
 /// On by default; the environment variable KILN_CUDA_GRAPHS=0 turns it off.
 void set_graphs(bool enable);
-bool graphs_enabled();
+bool graphs_enabled();  ///< Whether CUDA Graphs are on (see set_graphs()).
 /// What CUDA Graphs did (see set_graphs()).
 struct GraphStats {
   int64_t captures = 0;  ///< graphs recorded (again when a run's buffers moved)

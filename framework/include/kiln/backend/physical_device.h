@@ -24,7 +24,7 @@ struct PhysicalDevice {
   std::string to_string() const;
 };
 
-std::ostream& operator<<(std::ostream& os, const PhysicalDevice& d);
+std::ostream& operator<<(std::ostream& os, const PhysicalDevice& d);  ///< Prints to_string().
 
 /// The CPU, then one entry per usable CUDA device; only those of `device_type`
 /// ("CPU" or "GPU", any case) when it is given. Asking for GPUs (or all devices)

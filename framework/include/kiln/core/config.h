@@ -6,6 +6,7 @@
 #include <string_view>
 
 namespace kiln {
+/// A config: a JSON value (nlohmann::json), as Keras's get_config() dicts.
 using Config = nlohmann::json;
 
 /// Parses JSON read from a file or a user string. Like Config::parse, but a

@@ -25,8 +25,10 @@ std::string dtype_name(DType d);
 std::ostream& operator<<(std::ostream& os, DType d);
 /// Inverse of dtype_name; throws ValueError for an unknown name.
 DType dtype_from_name(const std::string& name);
-std::size_t dtype_size(DType d);
+std::size_t dtype_size(DType d);  ///< Bytes per element.
+/// Whether d is float32 or float64.
 inline bool is_floating(DType d) { return d == DType::float32 || d == DType::float64; }
+/// Whether d is int32, int64 or uint8.
 inline bool is_integer(DType d) { return d == DType::int32 || d == DType::int64 || d == DType::uint8; }
 
 /// Maps a C++ element type to its DType: dtype_of<float>::value is float32; float,

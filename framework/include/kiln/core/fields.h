@@ -59,7 +59,7 @@ struct FieldSlots<std::index_sequence<I...>, F...> : FieldSlot<I, F>... {
 template <class... F>
 struct FieldTable : detail::FieldSlots<std::index_sequence_for<F...>, F...> {};
 template <class... F>
-FieldTable(F...) -> FieldTable<F...>;
+FieldTable(F...) -> FieldTable<F...>;  ///< Deduces a FieldTable's entry types from its fields.
 
 }  // namespace kiln
 

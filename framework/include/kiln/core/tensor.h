@@ -208,14 +208,14 @@ class Tensor {
 ///   "tf.Tensor(\n[[1 2]\n [3 4]], shape=(2, 2), dtype=int32)"
 ///   "tf.Tensor([0.5 1. ], shape=(2,), dtype=float32)"   "tf.Tensor(5.5, shape=(), dtype=float32)"
 std::ostream& operator<<(std::ostream& os, const Tensor& t);
-std::string to_string(const Tensor& t);
+std::string to_string(const Tensor& t);  ///< The text operator<< writes.
 
 // ---- creation ----
-Tensor zeros(const Shape& shape, DType dtype = DType::float32);
-Tensor ones(const Shape& shape, DType dtype = DType::float32);
-Tensor fill(const Shape& shape, double value, DType dtype = DType::float32);
-Tensor zeros_like(const Tensor& t);
-Tensor ones_like(const Tensor& t);
+Tensor zeros(const Shape& shape, DType dtype = DType::float32);  ///< A tensor of zeros.
+Tensor ones(const Shape& shape, DType dtype = DType::float32);  ///< A tensor of ones.
+Tensor fill(const Shape& shape, double value, DType dtype = DType::float32);  ///< A tensor filled with `value`.
+Tensor zeros_like(const Tensor& t);  ///< Zeros of t's shape, dtype and device.
+Tensor ones_like(const Tensor& t);  ///< Ones of t's shape, dtype and device.
 /// Identity matrix n x m (m defaults to n).
 Tensor eye(int64_t n, std::optional<int64_t> m = std::nullopt, DType dtype = DType::float32);
 /// [start, stop) with step, like tf.range, with the dtype given.
@@ -230,7 +230,7 @@ Tensor range(A start, B stop, C step = 1) {
   return range(static_cast<double>(start), static_cast<double>(stop), static_cast<double>(step),
                integral ? DType::int32 : DType::float32);
 }
-Tensor range(int64_t stop, DType dtype = DType::int32);
+Tensor range(int64_t stop, DType dtype = DType::int32);  ///< [0, stop) with step 1, as tf.range(stop).
 /// num evenly spaced values in [start, stop].
 Tensor linspace(double start, double stop, int64_t num, DType dtype = DType::float32);
 /// A scalar tensor of dtype `like`'s dtype (TF's weak typing of Python numbers).

@@ -111,6 +111,6 @@ Tensor all_reduce(const Tensor& x, ReduceOp op = ReduceOp::Sum);
 /// The weight of this rank's gradients in the global step: its share of the
 /// global batch (1 / ranks for equal shares). fit() sets it for each batch.
 void set_local_batch_share(double share);
-double local_batch_share();
+double local_batch_share();  ///< This rank's share of the global batch (see set_local_batch_share()).
 
 }  // namespace kiln::distribute

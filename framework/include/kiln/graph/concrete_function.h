@@ -68,6 +68,6 @@ class ConcreteFunction {
   std::vector<GraphOp> ops_, executed_;
 };
 
-std::ostream& operator<<(std::ostream& os, const ConcreteFunction& f);
+std::ostream& operator<<(std::ostream& os, const ConcreteFunction& f);  ///< Prints to_string().
 
 }  // namespace kiln

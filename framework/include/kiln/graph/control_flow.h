@@ -40,8 +40,10 @@ struct WhileOptions {
 };
 
 namespace graph {
-using BranchFn = std::function<std::vector<Tensor>()>;
+using BranchFn = std::function<std::vector<Tensor>()>;  ///< A branch of cond(): returns a list of tensors.
+/// A while_loop condition: loop values -> scalar bool.
 using LoopCondFn = std::function<Tensor(const std::vector<Tensor>&)>;
+/// A while_loop body: loop values -> new loop values.
 using LoopBodyFn = std::function<std::vector<Tensor>(const std::vector<Tensor>&)>;
 /// The untyped cond: both branches return lists of tensors.
 std::vector<Tensor> cond_list(const Tensor& pred, const BranchFn& true_fn, const BranchFn& false_fn);

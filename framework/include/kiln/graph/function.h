@@ -76,7 +76,7 @@ struct FunctionOptions {
 namespace config {
 /// Makes every kiln::function run its body eagerly (for debugging).
 void run_functions_eagerly(bool run_eagerly);
-bool functions_run_eagerly();
+bool functions_run_eagerly();  ///< Whether run_functions_eagerly(true) is in effect.
 }  // namespace config
 
 /// tf.executing_eagerly(): false while this thread traces a kiln::function's

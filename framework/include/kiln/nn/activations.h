@@ -21,6 +21,7 @@
 
 namespace kiln::activations {
 
+/// An activation function: tensor in, tensor out.
 using Activation = std::function<Tensor(const Tensor&)>;
 
 /// Throws NotFoundError naming the unknown activation and listing close matches.
@@ -35,7 +36,7 @@ Tensor linear(const Tensor& x);
 Tensor relu(const Tensor& x);
 /// 1 / (1 + exp(-x)).
 Tensor sigmoid(const Tensor& x);
-Tensor tanh(const Tensor& x);
+Tensor tanh(const Tensor& x);  ///< Hyperbolic tangent.
 /// exp(x) / sum(exp(x)) over `axis` (computed stably).
 Tensor softmax(const Tensor& x, int axis = -1);
 /// x - logsumexp(x) over `axis`.

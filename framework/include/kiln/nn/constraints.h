@@ -27,7 +27,7 @@ class Constraint {
   /// Constraint config as JSON (Keras's get_config()).
   virtual Config get_config() const = 0;
 };
-using ConstraintPtr = std::shared_ptr<Constraint>;
+using ConstraintPtr = std::shared_ptr<Constraint>;  ///< A shared constraint.
 
 /// w * clip(norms, 0, max_value) / (eps + norms); config {"max_value", "axis"}.
 ConstraintPtr MaxNorm(double max_value = 2.0, int axis = 0);
@@ -36,12 +36,13 @@ ConstraintPtr MaxNorm(double max_value, std::vector<int> axes);
 /// w * (rate * clip(norms, min_value, max_value) + (1 - rate) * norms) / (eps + norms);
 /// config {"min_value", "max_value", "rate", "axis"}.
 ConstraintPtr MinMaxNorm(double min_value = 0.0, double max_value = 1.0, double rate = 1.0, int axis = 0);
+/// MinMaxNorm over several axes.
 ConstraintPtr MinMaxNorm(double min_value, double max_value, double rate, std::vector<int> axes);
 /// max(w, 0); config {}.
 ConstraintPtr NonNeg();
 /// w / (eps + norms); config {"axis"}.
 ConstraintPtr UnitNorm(int axis = 0);
-ConstraintPtr UnitNorm(std::vector<int> axes);
+ConstraintPtr UnitNorm(std::vector<int> axes);  ///< UnitNorm over several axes.
 /// By name ("max_norm", "min_max_norm", "non_neg", "unit_norm") or class name ("MaxNorm", ...).
 /// Throws NotFoundError listing close matches for an unknown name.
 ConstraintPtr get(const std::string& name);

@@ -32,20 +32,28 @@ class Initializer {
   /// Initializer config as JSON (Keras's get_config()).
   virtual Config get_config() const;
 };
+/// A shared initializer.
 using InitializerPtr = std::shared_ptr<Initializer>;
 
 /// Resolves "glorot_uniform" / "GlorotUniform" / a {"class_name", "config"} object.
 /// Throws NotFoundError listing close matches for an unknown name.
 InitializerPtr get(const std::string& name);
+/// From {"class_name", "config"} (or Keras's serialize format, or a name).
 InitializerPtr from_config(const Config& c);
 /// {"module", "class_name", "config", "registered_name"} form used in Keras 3 configs.
 Config serialize(const Initializer& i);
 
+/// All zeros (keras.initializers.Zeros).
 InitializerPtr Zeros();
+/// All ones (keras.initializers.Ones).
 InitializerPtr Ones();
+/// Every value `value` (keras.initializers.Constant).
 InitializerPtr Constant(double value);
+/// Normal values (keras.initializers.RandomNormal).
 InitializerPtr RandomNormal(double mean = 0.0, double stddev = 0.05, std::optional<uint64_t> seed = std::nullopt);
+/// Uniform values in [minval, maxval) (keras.initializers.RandomUniform).
 InitializerPtr RandomUniform(double minval = -0.05, double maxval = 0.05, std::optional<uint64_t> seed = std::nullopt);
+/// Normal values within two standard deviations (keras.initializers.TruncatedNormal).
 InitializerPtr TruncatedNormal(double mean = 0.0, double stddev = 0.05, std::optional<uint64_t> seed = std::nullopt);
 /// The axes whose sizes make the fans (Keras 3.15's input_axes / output_axes):
 /// fan_in = prod(shape[input_axes]), fan_out = prod(shape[output_axes]) when
@@ -62,11 +70,17 @@ struct FanAxes {
 InitializerPtr VarianceScaling(double scale = 1.0, std::string mode = "fan_in",
                                std::string distribution = "truncated_normal", std::optional<uint64_t> seed = std::nullopt,
                                FanAxes axes = {});
+/// VarianceScaling(1, "fan_avg", "uniform") (keras.initializers.GlorotUniform).
 InitializerPtr GlorotUniform(std::optional<uint64_t> seed = std::nullopt, FanAxes axes = {});
+/// VarianceScaling(1, "fan_avg", "truncated_normal") (keras.initializers.GlorotNormal).
 InitializerPtr GlorotNormal(std::optional<uint64_t> seed = std::nullopt, FanAxes axes = {});
+/// VarianceScaling(2, "fan_in", "uniform") (keras.initializers.HeUniform).
 InitializerPtr HeUniform(std::optional<uint64_t> seed = std::nullopt, FanAxes axes = {});
+/// VarianceScaling(2, "fan_in", "truncated_normal") (keras.initializers.HeNormal).
 InitializerPtr HeNormal(std::optional<uint64_t> seed = std::nullopt, FanAxes axes = {});
+/// VarianceScaling(1, "fan_in", "uniform") (keras.initializers.LecunUniform).
 InitializerPtr LecunUniform(std::optional<uint64_t> seed = std::nullopt, FanAxes axes = {});
+/// VarianceScaling(1, "fan_in", "truncated_normal") (keras.initializers.LecunNormal).
 InitializerPtr LecunNormal(std::optional<uint64_t> seed = std::nullopt, FanAxes axes = {});
 /// gain * Q from the QR decomposition of a normal (max(r, c), min(r, c)) matrix, with
 /// r = prod(shape[:-1]) and c = shape[-1]: orthonormal columns (or rows when r < c).

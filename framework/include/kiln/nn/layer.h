@@ -286,7 +286,7 @@ class Layer : public std::enable_shared_from_this<Layer> {
   std::map<const Layer*, std::string> sublayer_attributes_;
 };
 
-using LayerPtr = std::shared_ptr<Layer>;
+using LayerPtr = std::shared_ptr<Layer>;  ///< A shared pointer to a layer.
 
 /// What every layer handle shares: the layer, and the calls, which are the
 /// same for every class. Not a template, so the calls are compiled once.

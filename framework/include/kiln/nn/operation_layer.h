@@ -64,6 +64,7 @@ class OperationLayer : public Layer {
 /// graph node, concrete ones compute. `args_json` defaults to the tensors in order.
 Tensor keras_op(const std::string& keras_class, const std::vector<Tensor>& tensors, const Config& config,
                 const std::string& args_json = "");
+/// keras_op() with an empty config.
 Tensor keras_op(const std::string& keras_class, const std::vector<Tensor>& tensors);
 
 }  // namespace kiln

@@ -24,7 +24,7 @@ class Regularizer {
   /// Regularizer config as JSON (Keras's get_config()).
   virtual Config get_config() const = 0;
 };
-using RegularizerPtr = std::shared_ptr<Regularizer>;
+using RegularizerPtr = std::shared_ptr<Regularizer>;  ///< A shared regularizer.
 
 /// l1 * sum(|w|); config {"l1"}.
 RegularizerPtr L1(double l1 = 0.01);

@@ -18,6 +18,7 @@
 
 namespace kiln {
 
+/// Einstein summation (keras.ops.einsum): einsum("ij,jk->ik", {a, b}) is a matmul.
 Tensor einsum(const std::string& equation, const std::vector<Tensor>& operands);
 
 }  // namespace kiln

@@ -10,9 +10,9 @@
 
 namespace kiln {
 
-Tensor add(const Tensor& a, const Tensor& b);
-Tensor subtract(const Tensor& a, const Tensor& b);
-Tensor multiply(const Tensor& a, const Tensor& b);
+Tensor add(const Tensor& a, const Tensor& b);  ///< a + b, element-wise with broadcasting (keras.ops.add).
+Tensor subtract(const Tensor& a, const Tensor& b);  ///< a - b, element-wise with broadcasting.
+Tensor multiply(const Tensor& a, const Tensor& b);  ///< a * b, element-wise with broadcasting.
 /// True division, as keras.ops.divide: integer (and bool) operands give float32.
 Tensor divide(const Tensor& a, const Tensor& b);
 /// floor(a / b), as keras.ops.floor_divide and Python's //: integers stay integers
@@ -28,79 +28,79 @@ Tensor floor_mod(const Tensor& a, const Tensor& b);
 Tensor add_n(const std::vector<Tensor>& inputs);
 /// a ** b, element-wise.
 Tensor pow(const Tensor& a, const Tensor& b);
-Tensor pow(const Tensor& a, double exponent);
-Tensor maximum(const Tensor& a, const Tensor& b);
-Tensor minimum(const Tensor& a, const Tensor& b);
+Tensor pow(const Tensor& a, double exponent);  ///< a ** exponent, element-wise.
+Tensor maximum(const Tensor& a, const Tensor& b);  ///< The larger of a and b, element-wise.
+Tensor minimum(const Tensor& a, const Tensor& b);  ///< The smaller of a and b, element-wise.
 /// min(max(x, lo), hi); the gradient passes where lo <= x <= hi.
 Tensor clip(const Tensor& x, double lo, double hi);
 
-Tensor neg(const Tensor& x);
-Tensor abs(const Tensor& x);
-Tensor sign(const Tensor& x);
-Tensor exp(const Tensor& x);
-Tensor log(const Tensor& x);
-Tensor log1p(const Tensor& x);
-Tensor expm1(const Tensor& x);
-Tensor sqrt(const Tensor& x);
-Tensor rsqrt(const Tensor& x);
-Tensor square(const Tensor& x);
-Tensor sin(const Tensor& x);
-Tensor cos(const Tensor& x);
-Tensor tanh(const Tensor& x);
-Tensor erf(const Tensor& x);
+Tensor neg(const Tensor& x);  ///< -x.
+Tensor abs(const Tensor& x);  ///< |x|.
+Tensor sign(const Tensor& x);  ///< -1, 0 or 1 by the sign of x.
+Tensor exp(const Tensor& x);  ///< e ** x.
+Tensor log(const Tensor& x);  ///< Natural logarithm.
+Tensor log1p(const Tensor& x);  ///< log(1 + x), accurate for small x.
+Tensor expm1(const Tensor& x);  ///< exp(x) - 1, accurate for small x.
+Tensor sqrt(const Tensor& x);  ///< Square root.
+Tensor rsqrt(const Tensor& x);  ///< 1 / sqrt(x).
+Tensor square(const Tensor& x);  ///< x * x.
+Tensor sin(const Tensor& x);  ///< Sine.
+Tensor cos(const Tensor& x);  ///< Cosine.
+Tensor tanh(const Tensor& x);  ///< Hyperbolic tangent.
+Tensor erf(const Tensor& x);  ///< The error function.
 /// 1 / (1 + exp(-x))
 Tensor sigmoid(const Tensor& x);
 /// max(x, 0)
 Tensor relu(const Tensor& x);
 /// log(1 + exp(x)), computed stably; its derivative is sigmoid(x).
 Tensor softplus(const Tensor& x);
-Tensor floor(const Tensor& x);
-Tensor round(const Tensor& x);
-/// x where finite: bool tensors.
+Tensor floor(const Tensor& x);  ///< Largest integer <= x.
+Tensor round(const Tensor& x);  ///< Nearest integer, halves to even (as tf.round).
+/// True where x is NaN (a bool tensor).
 Tensor isnan(const Tensor& x);
-Tensor isfinite(const Tensor& x);
+Tensor isfinite(const Tensor& x);  ///< True where x is finite (a bool tensor).
 
 // Comparisons return bool tensors and have no gradient.
-Tensor equal(const Tensor& a, const Tensor& b);
-Tensor not_equal(const Tensor& a, const Tensor& b);
-Tensor less(const Tensor& a, const Tensor& b);
-Tensor less_equal(const Tensor& a, const Tensor& b);
-Tensor greater(const Tensor& a, const Tensor& b);
-Tensor greater_equal(const Tensor& a, const Tensor& b);
-Tensor logical_and(const Tensor& a, const Tensor& b);
-Tensor logical_or(const Tensor& a, const Tensor& b);
-Tensor logical_not(const Tensor& x);
+Tensor equal(const Tensor& a, const Tensor& b);  ///< a == b.
+Tensor not_equal(const Tensor& a, const Tensor& b);  ///< a != b.
+Tensor less(const Tensor& a, const Tensor& b);  ///< a < b.
+Tensor less_equal(const Tensor& a, const Tensor& b);  ///< a <= b.
+Tensor greater(const Tensor& a, const Tensor& b);  ///< a > b.
+Tensor greater_equal(const Tensor& a, const Tensor& b);  ///< a >= b.
+Tensor logical_and(const Tensor& a, const Tensor& b);  ///< a AND b, on bool tensors.
+Tensor logical_or(const Tensor& a, const Tensor& b);  ///< a OR b, on bool tensors.
+Tensor logical_not(const Tensor& x);  ///< NOT x, on a bool tensor.
 
 /// Batched matrix product of the last two axes through BLAS (sgemm/dgemm).
 /// a: (..., M, K), b: (..., K, N) -> (..., M, N); batch axes broadcast.
 Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a = false, bool transpose_b = false);
 
-Tensor operator+(const Tensor& a, const Tensor& b);
-Tensor operator-(const Tensor& a, const Tensor& b);
-Tensor operator*(const Tensor& a, const Tensor& b);
-Tensor operator/(const Tensor& a, const Tensor& b);
-Tensor operator-(const Tensor& a);
-Tensor operator+(const Tensor& a, double b);
-Tensor operator-(const Tensor& a, double b);
-Tensor operator*(const Tensor& a, double b);
-Tensor operator/(const Tensor& a, double b);
-Tensor operator+(double a, const Tensor& b);
-Tensor operator-(double a, const Tensor& b);
-Tensor operator*(double a, const Tensor& b);
-Tensor operator/(double a, const Tensor& b);
+Tensor operator+(const Tensor& a, const Tensor& b);  ///< add(a, b).
+Tensor operator-(const Tensor& a, const Tensor& b);  ///< subtract(a, b).
+Tensor operator*(const Tensor& a, const Tensor& b);  ///< multiply(a, b).
+Tensor operator/(const Tensor& a, const Tensor& b);  ///< divide(a, b).
+Tensor operator-(const Tensor& a);  ///< neg(a).
+Tensor operator+(const Tensor& a, double b);  ///< a + b, b taking a's dtype.
+Tensor operator-(const Tensor& a, double b);  ///< a - b, b taking a's dtype.
+Tensor operator*(const Tensor& a, double b);  ///< a * b, b taking a's dtype.
+Tensor operator/(const Tensor& a, double b);  ///< a / b, b taking a's dtype.
+Tensor operator+(double a, const Tensor& b);  ///< a + b, a taking b's dtype.
+Tensor operator-(double a, const Tensor& b);  ///< a - b, a taking b's dtype.
+Tensor operator*(double a, const Tensor& b);  ///< a * b, a taking b's dtype.
+Tensor operator/(double a, const Tensor& b);  ///< a / b, a taking b's dtype.
 /// floor_mod: the result takes the divisor's sign (Python's %).
 Tensor operator%(const Tensor& a, const Tensor& b);
-Tensor operator%(const Tensor& a, double b);
-Tensor operator%(double a, const Tensor& b);
-Tensor operator==(const Tensor& a, const Tensor& b);
-Tensor operator!=(const Tensor& a, const Tensor& b);
-Tensor operator<(const Tensor& a, const Tensor& b);
-Tensor operator<=(const Tensor& a, const Tensor& b);
-Tensor operator>(const Tensor& a, const Tensor& b);
-Tensor operator>=(const Tensor& a, const Tensor& b);
-Tensor operator<(const Tensor& a, double b);
-Tensor operator>(const Tensor& a, double b);
-Tensor operator<=(const Tensor& a, double b);
-Tensor operator>=(const Tensor& a, double b);
+Tensor operator%(const Tensor& a, double b);  ///< floor_mod(a, b), b taking a's dtype.
+Tensor operator%(double a, const Tensor& b);  ///< floor_mod(a, b), a taking b's dtype.
+Tensor operator==(const Tensor& a, const Tensor& b);  ///< equal(a, b): a bool tensor.
+Tensor operator!=(const Tensor& a, const Tensor& b);  ///< not_equal(a, b).
+Tensor operator<(const Tensor& a, const Tensor& b);  ///< less(a, b).
+Tensor operator<=(const Tensor& a, const Tensor& b);  ///< less_equal(a, b).
+Tensor operator>(const Tensor& a, const Tensor& b);  ///< greater(a, b).
+Tensor operator>=(const Tensor& a, const Tensor& b);  ///< greater_equal(a, b).
+Tensor operator<(const Tensor& a, double b);  ///< less(a, b), b taking a's dtype.
+Tensor operator>(const Tensor& a, double b);  ///< greater(a, b), b taking a's dtype.
+Tensor operator<=(const Tensor& a, double b);  ///< less_equal(a, b), b taking a's dtype.
+Tensor operator>=(const Tensor& a, double b);  ///< greater_equal(a, b), b taking a's dtype.
 
 }  // namespace kiln

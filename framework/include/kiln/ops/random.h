@@ -19,6 +19,7 @@ uint64_t next_seed();
 std::string get_state();
 /// Restores a state from get_state(); throws ValueError if `state` is not one.
 void set_state(const std::string& state);
+/// Normal values with `mean` and `stddev`; a seed makes the draw reproducible.
 Tensor normal(const Shape& shape, double mean = 0.0, double stddev = 1.0, DType dtype = DType::float32,
               std::optional<uint64_t> seed = std::nullopt);
 /// Floats uniform in [minval, maxval); integer dtypes draw in [minval, maxval).

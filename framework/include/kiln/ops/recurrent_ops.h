@@ -37,6 +37,8 @@ struct RecurrenceOptions {
 /// Whether recurrence() knows this activation's derivative.
 bool recurrence_supports(const std::string& activation);
 
+/// A whole sequence of a built-in cell's recurrence as one op (see the top of this
+/// header): returns {outputs (batch, time, units), final states...}.
 std::vector<Tensor> recurrence(const Tensor& projected, const Tensor& recurrent_kernel, const Tensor& recurrent_bias,
                                const std::vector<Tensor>& states, const Tensor& mask, const RecurrenceOptions& options);
 

@@ -22,19 +22,19 @@ struct Axes {
   Axes(std::vector<int> a) : axes(std::move(a)) {}
 };
 
-Tensor sum(const Tensor& x, Axes axes = {}, bool keepdims = false);
+Tensor sum(const Tensor& x, Axes axes = {}, bool keepdims = false);  ///< Sum over `axes` (keras.ops.sum).
 /// Integer and bool inputs give float32; the mean over no elements is nan.
 Tensor mean(const Tensor& x, Axes axes = {}, bool keepdims = false);
-Tensor max(const Tensor& x, Axes axes = {}, bool keepdims = false);
-Tensor min(const Tensor& x, Axes axes = {}, bool keepdims = false);
-Tensor prod(const Tensor& x, Axes axes = {}, bool keepdims = false);
+Tensor max(const Tensor& x, Axes axes = {}, bool keepdims = false);  ///< Maximum over `axes`.
+Tensor min(const Tensor& x, Axes axes = {}, bool keepdims = false);  ///< Minimum over `axes`.
+Tensor prod(const Tensor& x, Axes axes = {}, bool keepdims = false);  ///< Product over `axes`.
 /// Population variance (divides by N), like keras.ops.var.
 Tensor var(const Tensor& x, Axes axes = {}, bool keepdims = false);
-Tensor std(const Tensor& x, Axes axes = {}, bool keepdims = false);
+Tensor std(const Tensor& x, Axes axes = {}, bool keepdims = false);  ///< Population standard deviation (divides by N).
 /// log(sum(exp(x))) computed stably.
 Tensor logsumexp(const Tensor& x, Axes axes = {}, bool keepdims = false);
 /// Index of the largest value along one axis (int64; first one on ties).
 Tensor argmax(const Tensor& x, int axis = -1);
-Tensor argmin(const Tensor& x, int axis = -1);
+Tensor argmin(const Tensor& x, int axis = -1);  ///< Index of the smallest value along `axis`.
 
 }  // namespace kiln

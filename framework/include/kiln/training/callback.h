@@ -73,7 +73,7 @@ class Callback {
   Model* model_ = nullptr;  ///< The model being trained (not owned); null before the run starts.
   CallbackParams params_;  ///< The run's parameters.
 };
-using CallbackPtr = std::shared_ptr<Callback>;
+using CallbackPtr = std::shared_ptr<Callback>;  ///< A shared callback.
 
 /// fit()'s callbacks: a callback object the caller keeps, a temporary, or a
 /// shared pointer. A named object is used in place, not copied, so what fit

@@ -57,7 +57,8 @@ class Loss {
   std::string name_;
   std::string reduction_;
 };
-using LossPtr = std::shared_ptr<Loss>;
+using LossPtr = std::shared_ptr<Loss>;  ///< A shared loss.
+/// A loss function: (y_true, y_pred) -> per-sample losses.
 using LossFn = std::function<Tensor(const Tensor& y_true, const Tensor& y_pred)>;
 
 /// Applies Keras's reduction to per-sample losses with optional sample weights.
@@ -83,7 +84,8 @@ std::string standardize_reduction(const std::string& reduction);
 namespace losses {
 /// By Keras name ("mse", "sparse_categorical_crossentropy", "huber", ...) or class name.
 LossPtr get(const std::string& name);
-LossPtr from_config(const Config& c);
+LossPtr from_config(const Config& c);  ///< From {"class_name", "config"} (or Keras's serialize format, or a name).
+/// Registers a loss factory under `name` (for get() and from_config()).
 void register_loss(const std::string& name, std::function<LossPtr(const Config&)> factory);
 /// Wraps a function (y_true, y_pred) -> per-sample loss as a Loss.
 LossPtr from_function(LossFn fn, const std::string& name = "custom_loss");

@@ -83,14 +83,16 @@ class Metric {
   std::vector<Variable> state_;
   std::vector<double> init_;
 };
-using MetricPtr = std::shared_ptr<Metric>;
+using MetricPtr = std::shared_ptr<Metric>;  ///< A shared metric.
+/// A metric function: (y_true, y_pred) -> per-sample values.
 using MetricFn = std::function<Tensor(const Tensor& y_true, const Tensor& y_pred)>;
 
 namespace metrics {
 /// By Keras name ("accuracy" is resolved by Model::compile from shapes; here
 /// "sparse_categorical_accuracy", "auc", "mae", ...) or class name.
 MetricPtr get(const std::string& name);
-MetricPtr from_config(const Config& c);
+MetricPtr from_config(const Config& c);  ///< From {"class_name", "config"} (or Keras's serialize format, or a name).
+/// Registers a metric factory under `name` (for get() and from_config()).
 void register_metric(const std::string& name, std::function<MetricPtr(const Config&)> factory);
 /// Wraps a per-sample function (or loss) as a mean metric (MeanMetricWrapper).
 /// Needs the metrics module (kiln::metrics::register_builtins(), which kiln::init calls).

@@ -305,6 +305,6 @@ class Model : public Layer {
   void forward_backward_update(const Batch& b, std::vector<Tensor>& y_pred, Tensor& loss);
 };
 
-using ModelPtr = std::shared_ptr<Model>;
+using ModelPtr = std::shared_ptr<Model>;  ///< A shared model.
 
 }  // namespace kiln

@@ -44,9 +44,10 @@ class LearningRateSchedule {
   /// Schedule config as JSON (Keras's get_config()).
   virtual Config get_config() const = 0;
 };
-using SchedulePtr = std::shared_ptr<LearningRateSchedule>;
+using SchedulePtr = std::shared_ptr<LearningRateSchedule>;  ///< A shared schedule.
 /// Rebuilds a schedule from {"class_name", "config"} (registered in optimizers/).
 SchedulePtr schedule_from_config(const Config& c);
+/// Registers a schedule factory under its class name.
 void register_schedule(const std::string& class_name, std::function<SchedulePtr(const Config&)> factory);
 }  // namespace optimizers
 
@@ -220,12 +221,13 @@ class Optimizer {
   std::size_t index_of(const Variable& v) const;
 };
 
-using OptimizerPtr = std::shared_ptr<Optimizer>;
+using OptimizerPtr = std::shared_ptr<Optimizer>;  ///< A shared optimizer.
 
 namespace optimizers {
 /// "adam", "sgd", "rmsprop", ... or a Keras class name; error lists close matches.
 OptimizerPtr get(const std::string& name);
-OptimizerPtr from_config(const Config& c);  // {"class_name", "config"}
+OptimizerPtr from_config(const Config& c);  ///< From {"class_name", "config"} (or Keras's serialize format).
+/// Registers an optimizer factory under `name` (for get() and from_config()).
 void register_optimizer(const std::string& name, std::function<OptimizerPtr(const Config&)> factory);
 /// {"module": "keras.optimizers", "class_name", "config", "registered_name": null}.
 Config serialize(const Optimizer& o);

@@ -29,8 +29,8 @@ struct PlotOptions {
 
 /// Draws one panel per metric: the train curve ("loss") and, when present, the
 /// validation curve ("val_loss") against the epoch (1-based), with axes, ticks,
-/// labels and a legend. Each curve is exactly one SVG <path> (class "curve",
-/// data-key = its history key); nothing else in the picture is a <path>.
+/// labels and a legend. Each curve is exactly one SVG path element (class "curve",
+/// data-key = its history key); nothing else in the picture is a path.
 /// Non-finite values leave a gap. Writes SVG, or PNG when `path` ends in ".png"
 /// (through `rsvg-convert` or `convert`; throws RuntimeError naming both when
 /// neither is installed). Throws ValueError for an empty history or an unknown metric.
