@@ -17,26 +17,32 @@
 
 namespace kiln::layers {
 
+/// Options of Dropout (Keras's `Dropout` constructor arguments after rate).
 struct DropoutOptions {
-  std::optional<Shape> noise_shape;
-  std::optional<uint64_t> seed;
+  std::optional<Shape> noise_shape;  ///< The mask's shape (None entries: the input's size); none: the input's.
+  std::optional<uint64_t> seed;  ///< Seed of the masks; none: the global generator.
   KILN_LAYER_BASE_OPTIONS
   KILN_FIELDS(DropoutOptions, noise_shape, seed)
 };
 
+/// Inverted dropout (Keras's `Dropout`): in training each element is zeroed with probability
+/// rate and the survivors scaled by 1 / (1 - rate), so the expected value is unchanged; the
+/// identity at inference. Output shape = input shape; no weights. Users create it through the
+/// handle `kiln::layers::Dropout(rate, {...})`, e.g. `Dropout(0.1)`.
 class DropoutImpl : public Layer {
  public:
+  /// `rate`: the fraction of elements dropped.
   explicit DropoutImpl(double rate, DropoutOptions options = {});
   std::string class_name() const override { return "Dropout"; }
   Config get_config() const override;
-  using Options = DropoutOptions;
-  const DropoutOptions& options() const { return o_; }
+  using Options = DropoutOptions;  ///< The options struct the constructor takes.
+  const DropoutOptions& options() const { return o_; }  ///< The options this layer was created with.
   KILN_ARGS(DropoutImpl, rate_)
   /// Keras 1 called the rate "p".
   static Config upgrade_entry(const Config& entry);
   Shape compute_output_shape(const Shape& input_shape) override { return input_shape; }
   using Layer::compute_output_shape;
-  double rate() const { return rate_; }
+  double rate() const { return rate_; }  ///< The fraction of elements dropped.
 
  protected:
   Tensor call(const Tensor& x, bool training) override;

@@ -13,23 +13,28 @@
 
 namespace kiln::layers {
 
+/// Options of the global pooling layers (Keras's constructor arguments).
 struct GlobalPoolingOptions {
-  std::string data_format = "channels_last";
-  bool keepdims = false;
+  std::string data_format = "channels_last";  ///< "channels_last" or "channels_first".
+  bool keepdims = false;  ///< Keep the pooled axes with size 1.
   KILN_LAYER_BASE_OPTIONS
   KILN_FIELDS(GlobalPoolingOptions, data_format, keepdims)
 };
 
-/// Shared by the four global pooling layers: `spatial_rank` is 1, 2 or 3.
+/// What the six global pooling layers (Keras's GlobalAveragePooling1D/2D/3D and
+/// GlobalMaxPooling1D/2D/3D) share: the mean or max over every spatial axis,
+/// (batch, *spatial, C) -> (batch, C), or (batch, 1, ..., 1, C) with keepdims. Users
+/// create them through their handles, e.g. `kiln::layers::GlobalAveragePooling2D()`.
 class GlobalPoolingImpl : public Layer {
  public:
+  /// `spatial_rank` is 1, 2 or 3; `is_max` picks max instead of mean pooling.
   GlobalPoolingImpl(int spatial_rank, bool is_max, GlobalPoolingOptions options);
   std::string class_name() const override;
   Config get_config() const override;
   Shape compute_output_shape(const Shape& input_shape) override;
   using Layer::compute_output_shape;
-  using Options = GlobalPoolingOptions;
-  const GlobalPoolingOptions& options() const { return o_; }
+  using Options = GlobalPoolingOptions;  ///< The options struct the constructor takes.
+  const GlobalPoolingOptions& options() const { return o_; }  ///< The options this layer was created with.
   KILN_ARGS(GlobalPoolingImpl)
 
  protected:
@@ -60,9 +65,9 @@ KILN_GLOBAL_POOLING(GlobalAveragePooling3D, 3, false)
 KILN_GLOBAL_POOLING(GlobalMaxPooling3D, 3, true)
 #undef KILN_GLOBAL_POOLING
 
-using GlobalAvgPool2D = GlobalAveragePooling2D;
-using GlobalMaxPool2D = GlobalMaxPooling2D;
-using GlobalAvgPool1D = GlobalAveragePooling1D;
-using GlobalMaxPool1D = GlobalMaxPooling1D;
+using GlobalAvgPool2D = GlobalAveragePooling2D;  ///< Keras's alias of GlobalAveragePooling2D.
+using GlobalMaxPool2D = GlobalMaxPooling2D;  ///< Keras's alias of GlobalMaxPooling2D.
+using GlobalAvgPool1D = GlobalAveragePooling1D;  ///< Keras's alias of GlobalAveragePooling1D.
+using GlobalMaxPool1D = GlobalMaxPooling1D;  ///< Keras's alias of GlobalMaxPooling1D.
 
 }  // namespace kiln::layers

@@ -16,8 +16,9 @@
 
 namespace kiln::layers {
 
+/// Options of GaussianNoise and GaussianDropout (Keras's arguments after stddev / rate).
 struct NoiseOptions {
-  std::optional<uint64_t> seed;
+  std::optional<uint64_t> seed;  ///< Seed of the noise; none: the global generator.
   KILN_LAYER_BASE_OPTIONS
   KILN_FIELDS(NoiseOptions, seed)
 };
@@ -37,13 +38,17 @@ class NoiseLayer : public Layer {
   uint64_t calls_ = 0;
 };
 
+/// Adds Gaussian noise in training, y = x + N(0, stddev) (Keras's `GaussianNoise`); the
+/// identity at inference. Output shape = input shape; no weights. Users create it through
+/// the handle `kiln::layers::GaussianNoise(stddev, {...})`.
 class GaussianNoiseImpl : public NoiseLayer {
  public:
+  /// `stddev` of the noise, in [0, 1].
   explicit GaussianNoiseImpl(double stddev, NoiseOptions options = {});
   std::string class_name() const override { return "GaussianNoise"; }
   Config get_config() const override;
-  using Options = NoiseOptions;
-  const NoiseOptions& options() const { return o_; }
+  using Options = NoiseOptions;  ///< The options struct the constructor takes.
+  const NoiseOptions& options() const { return o_; }  ///< The options this layer was created with.
   KILN_ARGS(GaussianNoiseImpl, stddev_)
 
  protected:
@@ -57,13 +62,17 @@ class GaussianNoiseImpl : public NoiseLayer {
 
 KILN_LAYER_HANDLE(GaussianNoise);
 
+/// Multiplies by Gaussian noise in training, y = x · N(1, sqrt(rate / (1 - rate)))
+/// (Keras's `GaussianDropout`); the identity at inference. Output shape = input shape.
+/// Users create it through the handle `kiln::layers::GaussianDropout(rate, {...})`.
 class GaussianDropoutImpl : public NoiseLayer {
  public:
+  /// `rate` in [0, 1].
   explicit GaussianDropoutImpl(double rate, NoiseOptions options = {});
   std::string class_name() const override { return "GaussianDropout"; }
   Config get_config() const override;
-  using Options = NoiseOptions;
-  const NoiseOptions& options() const { return o_; }
+  using Options = NoiseOptions;  ///< The options struct the constructor takes.
+  const NoiseOptions& options() const { return o_; }  ///< The options this layer was created with.
   KILN_ARGS(GaussianDropoutImpl, rate_)
 
  protected:
@@ -77,21 +86,27 @@ class GaussianDropoutImpl : public NoiseLayer {
 
 KILN_LAYER_HANDLE(GaussianDropout);
 
+/// Options of AlphaDropout (Keras's `AlphaDropout` constructor arguments after rate).
 struct AlphaDropoutOptions {
   /// The mask's shape; None entries take the input's size.
   std::optional<Shape> noise_shape;
-  std::optional<uint64_t> seed;
+  std::optional<uint64_t> seed;  ///< Seed of the mask; none: the global generator.
   KILN_LAYER_BASE_OPTIONS
   KILN_FIELDS(AlphaDropoutOptions, noise_shape, seed)
 };
 
+/// Dropout that keeps SELU's self-normalisation (Klambauer et al. 2017, Keras's
+/// `AlphaDropout`): in training dropped units are set to -alpha·scale, then a·x + b keeps
+/// mean 0 and variance 1; the identity at inference. Output shape = input shape.
+/// Users create it through the handle `kiln::layers::AlphaDropout(rate, {...})`.
 class AlphaDropoutImpl : public NoiseLayer {
  public:
+  /// `rate`: the fraction dropped, in [0, 1].
   explicit AlphaDropoutImpl(double rate, AlphaDropoutOptions options = {});
   std::string class_name() const override { return "AlphaDropout"; }
   Config get_config() const override;
-  using Options = AlphaDropoutOptions;
-  const AlphaDropoutOptions& options() const { return o_; }
+  using Options = AlphaDropoutOptions;  ///< The options struct the constructor takes.
+  const AlphaDropoutOptions& options() const { return o_; }  ///< The options this layer was created with.
   KILN_ARGS(AlphaDropoutImpl, rate_)
 
  protected:

@@ -26,7 +26,7 @@ namespace kiln::layers {
 
 /// Options of RandomRotation, RandomZoom and RandomTranslation (Keras's arguments after the factors).
 struct RandomAffineOptions {
-  std::string fill_mode = "reflect";  ///< Samples outside the image: "reflect", "wrap", "constant" (fill_value) or "nearest".
+  std::string fill_mode = "reflect";  ///< Outside the image: "reflect", "wrap", "constant" or "nearest".
   std::string interpolation = "bilinear";  ///< "bilinear" or "nearest".
   std::optional<uint64_t> seed;  ///< Seed of the draws; none: the global generator.
   double fill_value = 0.0;  ///< The value of "constant" fill_mode.
