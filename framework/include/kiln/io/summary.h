@@ -107,7 +107,7 @@ void trace_off();
 namespace experimental {
 /// This thread's default step for the writes above (nullopt: none).
 void set_step(std::optional<int64_t> step);
-std::optional<int64_t> get_step();
+std::optional<int64_t> get_step();  ///< The default step set_step() gave (tf.summary.experimental.get_step).
 }  // namespace experimental
 
 }  // namespace kiln::summary
