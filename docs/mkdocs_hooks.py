@@ -24,13 +24,14 @@ import os
 import posixpath
 import re
 
+from markdown.blockprocessors import build_block_parser
 from markdown.extensions import Extension
 from mkdocs.structure.files import File
 from mkdocs.structure.nav import Link, Page, _add_previous_and_next_links
 
 log = logging.getLogger("mkdocs.hooks.kiln")
 
-FENCE = re.compile(r"^\s*(```|~~~)")
+FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
 # [text](target "title") and ![alt](target): the target has no spaces.
 LINK = re.compile(r"(!?\[[^\]]*\]\()([^)\s]+)((?:\s+\"[^\"]*\")?\))")
 ITEM = re.compile(r"^\s*([-*+]|\d+[.)])\s+\S")
@@ -47,8 +48,9 @@ class _TwoSpaceLists(Extension):
 
     def extendMarkdown(self, md):
         md.tab_length = 2
-        for processor in md.parser.blockprocessors:  # each copied it when it was made
-            processor.tab_length = 2
+        # The block processors read tab_length when they are made: make them again. This
+        # extension comes first (on_config), so no other has added a processor yet.
+        md.parser = build_block_parser(md)
 
 
 def on_config(config):
@@ -67,15 +69,25 @@ def _site_path(repo_path):
     return "repo/" + repo_path
 
 
+def _fences(lines):
+    """(line, inside or on a fence of a code block) for each line of a Markdown text."""
+    fence = None
+    for line in lines:
+        m = FENCE.match(line)
+        if fence is None and m:
+            fence = m.group(1)
+            yield line, True
+        elif fence is not None:
+            if re.fullmatch(re.escape(fence[0]) + "{%d,}" % len(fence), line.strip()):
+                fence = None
+            yield line, True
+        else:
+            yield line, False
+
+
 def _outside_lines(text):
-    """The lines of a Markdown text that are not inside a fenced code block."""
-    fenced = False
-    for line in text.splitlines():
-        if FENCE.match(line):
-            fenced = not fenced
-            continue
-        if not fenced:
-            yield line
+    """The lines of a Markdown text that are not in a fenced code block."""
+    return (line for line, code in _fences(text.splitlines()) if not code)
 
 
 def _link_targets(repo_path):
@@ -175,11 +187,12 @@ def on_page_markdown(markdown, page, config, files):
         new = posixpath.relpath(site_target, site_dir or ".") + ("#" + anchor if anchor else "")
         return m.group(1) + new + m.group(3)
 
-    out, fenced, block_is_list = [], False, False
-    for line in markdown.split("\n"):
-        if FENCE.match(line):
-            fenced = not fenced
-        elif not fenced:
+    out, block_is_list, after_code = [], False, False
+    for line, code in _fences(markdown.split("\n")):
+        if after_code and not code and line.strip():
+            out.append("")  # GitHub ends a block at a closing fence; Python-Markdown needs a blank line
+        after_code = code
+        if not code:
             line = LINK.sub(fix, line)
             if line.strip() and (not out or not out[-1].strip()):
                 block_is_list = bool(ITEM.match(line))

@@ -8,6 +8,8 @@ and the Doxygen API reference) and checks it:
 2. every internal link (href or src that has no scheme and does not start with
    //) of every page MkDocs built resolves to a file of the site, and its
    #anchor is an id of that page (for the Doxygen pages, the file is enough);
+   and no page shows Markdown that rendered differently than on GitHub (a list
+   item outside a list, a list marker or a code fence left as paragraph text);
 3. three pages (the index, a guide, the API reference's index) open in
    headless Chromium: each screenshot is a PNG of more than one colour, and
    each page's <title> is the expected one.
@@ -20,6 +22,7 @@ Without mkdocs (or its Material theme), doxygen or chromium it exits 77
 import html.parser
 import os
 import pathlib
+import re
 import shutil
 import struct
 import subprocess
@@ -73,6 +76,35 @@ class Links(html.parser.HTMLParser):
                 self.links.append(value)
 
 
+class Structure(html.parser.HTMLParser):
+    """Markdown that rendered differently than on GitHub: a list item outside a list, or a
+    list marker or code fence left as the text of a paragraph."""
+    VOID = {"area", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+    TEXT_MARKUP = re.compile(r"\s*(([-*+]|\d+\.)\s+\S|```)")
+
+    def __init__(self):
+        super().__init__()
+        self.stack, self.problems = [], []
+
+    def handle_starttag(self, tag, attrs):
+        if tag in self.VOID:
+            return
+        if tag == "li" and self.stack[-1:] not in (["ul"], ["ol"]):
+            self.problems.append(f"line {self.getpos()[0]}: a list item outside a list")
+        self.stack.append(tag)
+
+    def handle_endtag(self, tag):
+        if tag in self.stack:
+            while self.stack.pop() != tag:
+                pass
+
+    def handle_data(self, data):
+        if self.stack[-1:] in (["p"], ["li"]):
+            for line in data.split("\n")[1:]:
+                if self.TEXT_MARKUP.match(line):
+                    self.problems.append(f"line {self.getpos()[0]}: Markdown left as text: {line.strip()[:60]!r}")
+
+
 def parse(path):
     p = Links()
     p.feed(path.read_text(encoding="utf-8", errors="replace"))
@@ -80,10 +112,13 @@ def parse(path):
 
 
 def check_links(site):
-    """Every internal link of the pages MkDocs built; returns (links checked, problems)."""
+    """Every internal link of the pages MkDocs built, and their structure; (pages, links checked, problems)."""
     pages = [p for p in site.rglob("*.html") if not p.relative_to(site).as_posix().startswith(("api/", "404.html"))]
     parsed, problems, checked = {}, [], 0
     for page in sorted(pages):
+        structure = Structure()
+        structure.feed(page.read_text(encoding="utf-8", errors="replace"))
+        problems += [f"{page.relative_to(site)}: {p}" for p in structure.problems]
         for link in parse(page).links:
             parts = urllib.parse.urlsplit(link)
             if parts.scheme or link.startswith("//") or link.startswith("data:"):
