@@ -18,21 +18,28 @@
 
 namespace kiln::layers {
 
+/// Options of CategoryEncoding (Keras's `CategoryEncoding` constructor arguments after num_tokens).
 struct CategoryEncodingOptions {
-  std::string output_mode = "multi_hot";
-  bool sparse = false;
+  std::string output_mode = "multi_hot";  ///< "multi_hot" (default; "binary" is its old name), "one_hot" or "count".
+  bool sparse = false;  ///< Only false: outputs are dense.
   KILN_LAYER_BASE_OPTIONS
   KILN_FIELDS(CategoryEncodingOptions, output_mode, sparse)
 };
 
+/// Encodes integer category indices in [0, num_tokens) as dense vectors (Keras's
+/// `CategoryEncoding`): "multi_hot" 1 at every index present in a sample, "one_hot" one
+/// vector per index, "count" how often each occurs; (batch, n) -> (batch, num_tokens).
+/// Indices outside the range encode as zeros. Not differentiable. Users create it through
+/// the handle `kiln::layers::CategoryEncoding(num_tokens, {...})`.
 class CategoryEncodingImpl : public Layer {
  public:
-  using Options = CategoryEncodingOptions;
+  using Options = CategoryEncodingOptions;  ///< The options struct the constructor takes.
+  /// `num_tokens`: the number of categories.
   explicit CategoryEncodingImpl(int64_t num_tokens, CategoryEncodingOptions options = {});
   std::string class_name() const override { return "CategoryEncoding"; }
   Config get_config() const override;
   KILN_ARGS(CategoryEncodingImpl, num_tokens_)
-  const CategoryEncodingOptions& options() const { return o_; }
+  const CategoryEncodingOptions& options() const { return o_; }  ///< The options this layer was created with.
   Shape compute_output_shape(const Shape& input_shape) override;
   using Layer::compute_output_shape;
 

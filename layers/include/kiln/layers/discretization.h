@@ -23,19 +23,26 @@
 
 namespace kiln::layers {
 
+/// Options of Discretization (Keras's `Discretization` constructor arguments).
 struct DiscretizationOptions {
-  std::optional<std::vector<double>> bin_boundaries;
-  std::optional<int64_t> num_bins;
-  double epsilon = 0.01;
-  std::string output_mode = "int";
-  bool sparse = false;
+  std::optional<std::vector<double>> bin_boundaries;  ///< The sorted bucket boundaries; none: adapt() computes them.
+  std::optional<int64_t> num_bins;  ///< The number of buckets adapt() aims at.
+  double epsilon = 0.01;  ///< Error tolerance of adapt()'s quantile summary (1 / epsilon buckets).
+  std::string output_mode = "int";  ///< "int", "one_hot", "multi_hot" or "count".
+  bool sparse = false;  ///< Only false: outputs are dense.
   KILN_LAYER_BASE_OPTIONS
   KILN_FIELDS(DiscretizationOptions, bin_boundaries, num_bins, epsilon, output_mode, sparse)
 };
 
+/// Buckets continuous values by bin boundaries (Keras's `Discretization`): the bucket of
+/// x is the number of boundaries b <= x (numpy.digitize), NaN the last. "int" (the default)
+/// gives int32 indices of the input's shape; "one_hot", "multi_hot" and "count" encode them
+/// over len(bin_boundaries) + 1 buckets. adapt(data) computes quantile boundaries as Keras.
+/// Not differentiable. Users create it through the handle `kiln::layers::Discretization({...})`.
 class DiscretizationImpl : public Layer {
  public:
-  using Options = DiscretizationOptions;
+  using Options = DiscretizationOptions;  ///< The options struct the constructor takes.
+  /// Creates the layer from its options; give bin_boundaries, or num_bins and then adapt().
   explicit DiscretizationImpl(DiscretizationOptions options = {});
   std::string class_name() const override { return "Discretization"; }
   /// Keras's keys: bin_boundaries, num_bins, epsilon, output_mode, sparse, name, dtype.
@@ -43,7 +50,7 @@ class DiscretizationImpl : public Layer {
   /// An adapted layer's config holds both num_bins and bin_boundaries (as Keras's).
   static std::shared_ptr<DiscretizationImpl> from_config(const Config& config);
   KILN_ARGS(DiscretizationImpl)
-  const DiscretizationOptions& options() const { return o_; }
+  const DiscretizationOptions& options() const { return o_; }  ///< The options this layer was created with.
   Shape compute_output_shape(const Shape& input_shape) override;
   using Layer::compute_output_shape;
   /// Sets bin_boundaries from the quantiles of all of `data`'s values (needs num_bins).

@@ -9,6 +9,9 @@
 
 namespace kiln::layers {
 
+/// The InputLayer as a layer handle (Keras's `Input` / `InputLayer`): an entry of a
+/// Sequential list, or the symbolic input tensor of a functional model. The batch axis is
+/// None unless batch_size is given, e.g. `kiln::layers::Input({28, 28, 1})` is (None, 28, 28, 1).
 class Input : public LayerHandle<InputLayerImpl> {
  public:
   using LayerHandle<InputLayerImpl>::LayerHandle;
@@ -19,8 +22,8 @@ class Input : public LayerHandle<InputLayerImpl> {
   }
   /// The symbolic tensor (batch_shape, dtype) this input produces.
   Tensor tensor() const { return get()->symbolic_output(); }
-  operator Tensor() const { return tensor(); }
-  const Shape& batch_shape() const { return get()->batch_shape(); }
+  operator Tensor() const { return tensor(); }  ///< Converts to tensor(), for use as a Tensor.
+  const Shape& batch_shape() const { return get()->batch_shape(); }  ///< The input's shape with the batch axis.
 };
 
 /// Keras also exports the layer class itself.

@@ -30,20 +30,21 @@
 
 namespace kiln::layers {
 
+/// Options of IntegerLookup (Keras's `IntegerLookup` constructor arguments).
 struct IntegerLookupOptions {
-  std::optional<int64_t> max_tokens;
-  int64_t num_oov_indices = 1;
-  std::optional<int64_t> mask_token;
-  std::optional<int64_t> oov_token = -1;
-  std::optional<std::vector<int64_t>> vocabulary;
-  std::string vocabulary_dtype = "int64";
-  std::optional<std::vector<double>> idf_weights;
-  bool invert = false;
-  std::string output_mode = "int";
-  bool sparse = false;
-  bool pad_to_max_tokens = false;
-  std::string oov_method = "floormod";
-  std::optional<int64_t> salt;
+  std::optional<int64_t> max_tokens;  ///< Most indices in all (mask, OOV and vocabulary); none: no limit.
+  int64_t num_oov_indices = 1;  ///< OOV indices: unknown t goes to floormod(t, num_oov_indices); 0: an error.
+  std::optional<int64_t> mask_token;  ///< The token that marks padding (index 0 with "int"); none: no mask index.
+  std::optional<int64_t> oov_token = -1;  ///< The token invert gives for OOV or unknown indices.
+  std::optional<std::vector<int64_t>> vocabulary;  ///< The tokens, in index order; none: set by adapt() or set_vocabulary().
+  std::string vocabulary_dtype = "int64";  ///< The token dtype Keras records ("int64").
+  std::optional<std::vector<double>> idf_weights;  ///< "tf_idf" weights, one per vocabulary token.
+  bool invert = false;  ///< Map indices back to tokens (only with "int").
+  std::string output_mode = "int";  ///< "int", "one_hot", "multi_hot", "count" or "tf_idf".
+  bool sparse = false;  ///< Only false: outputs are dense.
+  bool pad_to_max_tokens = false;  ///< Encode over max_tokens indices rather than vocabulary_size().
+  std::string oov_method = "floormod";  ///< Only "floormod" (Keras's "farmhash" is not supported).
+  std::optional<int64_t> salt;  ///< Keras's "farmhash" salt; must stay unset.
   /// The vocabulary size once known (Keras writes it to the config).
   std::optional<int64_t> vocabulary_size;
   KILN_LAYER_BASE_OPTIONS
@@ -51,14 +52,21 @@ struct IntegerLookupOptions {
               pad_to_max_tokens, vocabulary_dtype, idf_weights, vocabulary, vocabulary_size, oov_method, salt)
 };
 
+/// Maps integer tokens to vocabulary indices, or back with invert (Keras's `IntegerLookup`).
+/// Index layout: [mask] [OOV indices] [vocabulary tokens]; output_mode "int" gives int64
+/// indices of the input's shape, "one_hot", "multi_hot", "count" and "tf_idf" encode them
+/// as CategoryEncoding does. adapt(data) keeps the most frequent tokens, at most max_tokens
+/// indices. Not differentiable. Users create it through the handle
+/// `kiln::layers::IntegerLookup({.vocabulary = ...})`.
 class IntegerLookupImpl : public Layer {
  public:
-  using Options = IntegerLookupOptions;
+  using Options = IntegerLookupOptions;  ///< The options struct the constructor takes.
+  /// Creates the layer from its options (the vocabulary may come later, from adapt()).
   explicit IntegerLookupImpl(IntegerLookupOptions options = {});
   std::string class_name() const override { return "IntegerLookup"; }
   Config get_config() const override;
   KILN_ARGS(IntegerLookupImpl)
-  const IntegerLookupOptions& options() const { return o_; }
+  const IntegerLookupOptions& options() const { return o_; }  ///< The options this layer was created with.
   Shape compute_output_shape(const Shape& input_shape) override;
   using Layer::compute_output_shape;
   /// Replaces the vocabulary (and, for "tf_idf", the idf weights), with Keras's checks.

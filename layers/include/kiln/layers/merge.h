@@ -22,19 +22,24 @@
 
 namespace kiln::layers {
 
+/// Options of the element-wise merge layers: only the base-layer arguments.
 struct MergeOptions {
   KILN_LAYER_BASE_OPTIONS
   KILN_FIELDS(MergeOptions)
 };
 
-/// Base of the element-wise merge layers.
+/// Base of the element-wise merge layers (Keras's Merge): Add, Subtract (exactly 2 inputs:
+/// a - b), Multiply, Average, Maximum and Minimum combine a list of tensors element-wise,
+/// shapes broadcast NumPy-style. Users create them through their handles and call them on a
+/// list, e.g. `kiln::layers::Add()({a, b})`.
 class MergeImpl : public Layer {
  public:
+  /// Creates the layer from its options.
   explicit MergeImpl(MergeOptions options = {});
   bool takes_list() const override { return true; }
   Config get_config() const override;
-  using Options = MergeOptions;
-  const MergeOptions& options() const { return o_; }
+  using Options = MergeOptions;  ///< The options struct the constructor takes.
+  const MergeOptions& options() const { return o_; }  ///< The options this layer was created with.
   KILN_ARGS(MergeImpl)
   /// Keras 3's merge layers define build(), so their .keras entries carry a build_config.
   static constexpr bool records_build_config = true;
@@ -83,21 +88,27 @@ KILN_MERGE_LAYER(Maximum, 0)
 KILN_MERGE_LAYER(Minimum, 0)
 #undef KILN_MERGE_LAYER
 
+/// Options of Concatenate (Keras's `Concatenate` constructor arguments).
 struct ConcatenateOptions {
-  int axis = -1;
+  int axis = -1;  ///< The axis the inputs are joined along.
   KILN_LAYER_BASE_OPTIONS
   KILN_FIELDS(ConcatenateOptions, axis)
 };
 
+/// Joins a list of tensors along `axis` (Keras's `Concatenate`): shapes must match except
+/// on `axis`, whose sizes add up. No weights. Users create it through the handle
+/// `kiln::layers::Concatenate({.axis = ...})`, then call it on a list: `Concatenate()({a, b})`.
 class ConcatenateImpl : public Layer {
  public:
+  /// Creates the layer from its options.
   explicit ConcatenateImpl(ConcatenateOptions options = {});
   std::string class_name() const override { return "Concatenate"; }
   bool takes_list() const override { return true; }
   Config get_config() const override;
-  using Options = ConcatenateOptions;
-  const ConcatenateOptions& options() const { return o_; }
+  using Options = ConcatenateOptions;  ///< The options struct the constructor takes.
+  const ConcatenateOptions& options() const { return o_; }  ///< The options this layer was created with.
   KILN_ARGS(ConcatenateImpl)
+  /// Keras 3 writes a build_config for this class even without weights (Python's build()).
   static constexpr bool records_build_config = true;
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& input_shapes) override;
   Shape compute_output_shape(const Shape& input_shape) override;
@@ -118,12 +129,17 @@ class ConcatenateImpl : public Layer {
 
 KILN_LAYER_HANDLE(Concatenate);
 
+/// Options of Dot (Keras's `Dot` constructor arguments after axes).
 struct DotOptions {
-  bool normalize = false;
+  bool normalize = false;  ///< L2-normalise both inputs along their axes first (cosine proximity).
   KILN_LAYER_BASE_OPTIONS
   KILN_FIELDS(DotOptions, normalize)
 };
 
+/// Batch-wise dot product of two tensors (Keras's `Dot`): contracts axes[0] of the first
+/// input with axes[1] of the second, e.g. (b, n)·(b, n) -> (b, 1) and (b, n, m)·(b, m, k)
+/// with axes (2, 1) -> (b, n, k). No weights. Users create it through the handle
+/// `kiln::layers::Dot(axes, {...})`, then call it on a list: `Dot(1)({a, b})`.
 class DotImpl : public Layer {
  public:
   /// axes: one axis for both inputs, or {axis_of_first, axis_of_second}; never the batch axis.
@@ -131,9 +147,10 @@ class DotImpl : public Layer {
   std::string class_name() const override { return "Dot"; }
   bool takes_list() const override { return true; }
   Config get_config() const override;
-  using Options = DotOptions;
-  const DotOptions& options() const { return o_; }
+  using Options = DotOptions;  ///< The options struct the constructor takes.
+  const DotOptions& options() const { return o_; }  ///< The options this layer was created with.
   KILN_ARGS(DotImpl, axes_)
+  /// Keras 3 writes a build_config for this class even without weights (Python's build()).
   static constexpr bool records_build_config = true;
   std::vector<Shape> compute_output_shape(const std::vector<Shape>& input_shapes) override;
   Shape compute_output_shape(const Shape& input_shape) override;
