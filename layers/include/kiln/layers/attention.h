@@ -34,7 +34,7 @@ struct AttentionOptions {
   bool use_scale = false;  ///< Learns a scalar that scales the scores.
   std::string score_mode = "dot";  ///< How scores are computed: "dot" (query · key) or "concat" (tanh(query + key)).
   double dropout = 0.0;  ///< Dropout rate on the attention weights in training.
-  std::optional<uint64_t> seed;  ///< Seed of the dropout; none: nondeterministic.
+  std::optional<uint64_t> seed;  ///< Seed of the dropout; none: the global generator.
   KILN_LAYER_BASE_OPTIONS
   KILN_FIELDS(AttentionOptions, use_scale, score_mode, dropout, seed)
 };
@@ -92,7 +92,7 @@ KILN_LAYER_HANDLE(Attention);
 struct AdditiveAttentionOptions {
   bool use_scale = true;  ///< Learns the per-dimension scale (dim,) of the scores.
   double dropout = 0.0;  ///< Dropout rate on the attention weights in training.
-  std::optional<uint64_t> seed;  ///< Seed of the dropout; none: nondeterministic.
+  std::optional<uint64_t> seed;  ///< Seed of the dropout; none: the global generator.
   KILN_LAYER_BASE_OPTIONS
   KILN_FIELDS(AdditiveAttentionOptions, use_scale, dropout, seed)
 };

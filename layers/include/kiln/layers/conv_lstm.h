@@ -48,7 +48,7 @@ struct ConvLSTMOptions {
   constraints::ConstraintPtr bias_constraint = nullptr;  ///< Constraint on the bias (none by default).
   double dropout = 0.0;  ///< Fraction of the inputs dropped in training.
   double recurrent_dropout = 0.0;  ///< Fraction of the recurrent state dropped in training.
-  std::optional<uint64_t> seed;  ///< Seed of the random draws; none: nondeterministic.
+  std::optional<uint64_t> seed;  ///< Seed of the random draws; none: the global generator.
   bool return_sequences = false;  ///< Return the output of every timestep, not only the last.
   bool return_state = false;  ///< Also return the final states: {output, state...}.
   bool go_backwards = false;  ///< Process the sequence in reverse time order.

@@ -56,7 +56,7 @@ struct ConvLSTMCellOptions {
   constraints::ConstraintPtr bias_constraint = nullptr;  ///< Constraint on the bias (none by default).
   double dropout = 0.0;  ///< Fraction of the inputs dropped in training.
   double recurrent_dropout = 0.0;  ///< Fraction of the recurrent state dropped in training.
-  std::optional<uint64_t> seed;  ///< Seed of the random draws; none: nondeterministic.
+  std::optional<uint64_t> seed;  ///< Seed of the random draws; none: the global generator.
   KILN_LAYER_BASE_OPTIONS
   KILN_FIELDS(ConvLSTMCellOptions, strides, padding, data_format, dilation_rate, activation, recurrent_activation,
               use_bias, kernel_initializer, recurrent_initializer, bias_initializer, unit_forget_bias,

@@ -36,7 +36,7 @@ struct GroupedQueryAttentionOptions {
   regularizers::RegularizerPtr activity_regularizer = nullptr;  ///< Penalty on the layer's output (none by default).
   constraints::ConstraintPtr kernel_constraint = nullptr;  ///< Constraint on the projection kernels (none by default).
   constraints::ConstraintPtr bias_constraint = nullptr;  ///< Constraint on the projection biases (none by default).
-  std::optional<uint64_t> seed;  ///< Seed of the dropout; none: nondeterministic.
+  std::optional<uint64_t> seed;  ///< Seed of the dropout; none: the global generator.
   KILN_LAYER_BASE_OPTIONS
   KILN_FIELDS(GroupedQueryAttentionOptions, use_bias, use_gate, sliding_window, dropout, kernel_initializer,
               bias_initializer, kernel_regularizer, bias_regularizer, activity_regularizer, kernel_constraint,

@@ -35,7 +35,7 @@ struct LSTMCellOptions {
   constraints::ConstraintPtr bias_constraint = nullptr;  ///< Constraint on the bias (none by default).
   double dropout = 0.0;  ///< Fraction of the inputs dropped in training.
   double recurrent_dropout = 0.0;  ///< Fraction of the recurrent state dropped in training.
-  std::optional<uint64_t> seed;  ///< Seed of the random draws; none: nondeterministic.
+  std::optional<uint64_t> seed;  ///< Seed of the random draws; none: the global generator.
   KILN_LAYER_BASE_OPTIONS
   KILN_FIELDS(LSTMCellOptions, activation, recurrent_activation, use_bias, kernel_initializer, recurrent_initializer,
               bias_initializer, unit_forget_bias, kernel_regularizer, recurrent_regularizer, bias_regularizer,
@@ -96,7 +96,7 @@ struct LSTMOptions {
   constraints::ConstraintPtr bias_constraint = nullptr;  ///< Constraint on the bias (none by default).
   double dropout = 0.0;  ///< Fraction of the inputs dropped in training.
   double recurrent_dropout = 0.0;  ///< Fraction of the recurrent state dropped in training.
-  std::optional<uint64_t> seed;  ///< Seed of the random draws; none: nondeterministic.
+  std::optional<uint64_t> seed;  ///< Seed of the random draws; none: the global generator.
   bool return_sequences = false;  ///< Return the output of every timestep, not only the last.
   bool return_state = false;  ///< Also return the final states: {output, state...}.
   bool go_backwards = false;  ///< Process the sequence in reverse time order.

@@ -61,7 +61,7 @@ struct MultiHeadAttentionOptions {
   regularizers::RegularizerPtr activity_regularizer = nullptr;  ///< Penalty on the layer's output (none by default).
   constraints::ConstraintPtr kernel_constraint = nullptr;  ///< Constraint on the projection kernels (none by default).
   constraints::ConstraintPtr bias_constraint = nullptr;  ///< Constraint on the projection biases (none by default).
-  std::optional<uint64_t> seed;  ///< Seed of the dropout; none: nondeterministic.
+  std::optional<uint64_t> seed;  ///< Seed of the dropout; none: the global generator.
   KILN_LAYER_BASE_OPTIONS
   KILN_FIELDS(MultiHeadAttentionOptions, value_dim, dropout, use_bias, use_gate, output_shape, attention_axes,
               sliding_window, kernel_initializer, bias_initializer, kernel_regularizer, bias_regularizer,

@@ -101,7 +101,7 @@ class DropoutRNNCell : public RNNCell {
   /// @{
   double dropout_, recurrent_dropout_;
   /// @}
-  std::optional<uint64_t> seed_;  ///< The dropout seed; none: nondeterministic.
+  std::optional<uint64_t> seed_;  ///< The dropout seed; none: the global generator.
 
  private:
   Tensor dropout_mask(const Tensor& like, double rate);

@@ -17,7 +17,7 @@ namespace kiln::layers {
 
 /// Options of SpatialDropout1D (Keras's `SpatialDropout1D` constructor arguments after rate).
 struct SpatialDropout1DOptions {
-  std::optional<uint64_t> seed;  ///< Seed of the masks; none: nondeterministic.
+  std::optional<uint64_t> seed;  ///< Seed of the masks; none: the global generator.
   KILN_LAYER_BASE_OPTIONS
   KILN_FIELDS(SpatialDropout1DOptions, seed)
 };
@@ -25,7 +25,7 @@ struct SpatialDropout1DOptions {
 /// Options of SpatialDropout2D/3D (Keras's constructor arguments after rate).
 struct SpatialDropoutOptions {
   std::string data_format = "channels_last";  ///< "channels_last" or "channels_first".
-  std::optional<uint64_t> seed;  ///< Seed of the masks; none: nondeterministic.
+  std::optional<uint64_t> seed;  ///< Seed of the masks; none: the global generator.
   KILN_LAYER_BASE_OPTIONS
   KILN_FIELDS(SpatialDropoutOptions, data_format, seed)
 };
