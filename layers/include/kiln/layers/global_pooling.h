@@ -48,20 +48,37 @@ class GlobalPoolingImpl : public Layer {
   GlobalPoolingOptions o_;
 };
 
-#define KILN_GLOBAL_POOLING(NAME, RANK, IS_MAX)                          \
-  class NAME##Impl : public GlobalPoolingImpl {                          \
-   public:                                                               \
-    explicit NAME##Impl(GlobalPoolingOptions options = {})               \
-        : GlobalPoolingImpl(RANK, IS_MAX, std::move(options)) {}         \
-  };                                                                     \
+// The comment before each use documents NAME##Impl; the API reference expands
+// this macro (docs/Doxyfile, EXPAND_AS_DEFINED), so the comments inside it
+// document the constructor and the handle of every class.
+#define KILN_GLOBAL_POOLING(NAME, RANK, IS_MAX)                                   \
+  class NAME##Impl : public GlobalPoolingImpl {                                   \
+   public:                                                                        \
+    /** Creates the layer from its options. */                                    \
+    explicit NAME##Impl(GlobalPoolingOptions options = {})                        \
+        : GlobalPoolingImpl(RANK, IS_MAX, std::move(options)) {}                  \
+  };                                                                              \
+  /** The handle users create and call the layer through (a LayerHandle). */      \
   KILN_LAYER_HANDLE(NAME);
 
 // The classes differ only in rank and reduction.
+/// Mean over H and W (Keras's `GlobalAveragePooling2D`, alias GlobalAvgPool2D): (batch, H, W, C)
+/// -> (batch, C). Users create it through the handle `kiln::layers::GlobalAveragePooling2D()`.
 KILN_GLOBAL_POOLING(GlobalAveragePooling2D, 2, false)
+/// Max over H and W (Keras's `GlobalMaxPooling2D`, alias GlobalMaxPool2D): (batch, H, W, C)
+/// -> (batch, C). Users create it through the handle `kiln::layers::GlobalMaxPooling2D()`.
 KILN_GLOBAL_POOLING(GlobalMaxPooling2D, 2, true)
+/// Mean over the steps (Keras's `GlobalAveragePooling1D`, alias GlobalAvgPool1D): (batch, steps, C)
+/// -> (batch, C). Users create it through the handle `kiln::layers::GlobalAveragePooling1D()`.
 KILN_GLOBAL_POOLING(GlobalAveragePooling1D, 1, false)
+/// Max over the steps (Keras's `GlobalMaxPooling1D`, alias GlobalMaxPool1D): (batch, steps, C)
+/// -> (batch, C). Users create it through the handle `kiln::layers::GlobalMaxPooling1D()`.
 KILN_GLOBAL_POOLING(GlobalMaxPooling1D, 1, true)
+/// Mean over D, H and W (Keras's `GlobalAveragePooling3D`): (batch, D, H, W, C) -> (batch, C).
+/// Users create it through the handle `kiln::layers::GlobalAveragePooling3D()`.
 KILN_GLOBAL_POOLING(GlobalAveragePooling3D, 3, false)
+/// Max over D, H and W (Keras's `GlobalMaxPooling3D`): (batch, D, H, W, C) -> (batch, C).
+/// Users create it through the handle `kiln::layers::GlobalMaxPooling3D()`.
 KILN_GLOBAL_POOLING(GlobalMaxPooling3D, 3, true)
 #undef KILN_GLOBAL_POOLING
 

@@ -63,9 +63,13 @@ class MergeImpl : public Layer {
   MergeOptions o_;
 };
 
+// The comment before each use documents NAME##Impl; the API reference expands
+// this macro (docs/Doxyfile, EXPAND_AS_DEFINED), so the comments inside it
+// document the constructor and the handle of every class.
 #define KILN_MERGE_LAYER(NAME, EXACT)                                                \
   class NAME##Impl : public MergeImpl {                                              \
    public:                                                                           \
+    /** Creates the layer from its options. */                                       \
     explicit NAME##Impl(MergeOptions options = {}) : MergeImpl(std::move(options)) {} \
     std::string class_name() const override { return #NAME; }                        \
                                                                                      \
@@ -73,18 +77,26 @@ class MergeImpl : public Layer {
     Tensor merge(const std::vector<Tensor>& xs) const override;                      \
     std::size_t exact_inputs() const override { return EXACT; }                      \
   };                                                                                 \
+  /** The handle users create and call the layer through (a LayerHandle). */         \
   KILN_LAYER_HANDLE(NAME);
 
+/// The element-wise sum of one or more tensors (Keras's `Add`). Users create it through the
+/// handle `kiln::layers::Add()`, then call it on a list: `Add()({a, b})`.
 KILN_MERGE_LAYER(Add, 0)
-// inputs[0] - inputs[1]
+/// The element-wise difference inputs[0] - inputs[1] of exactly two tensors (Keras's `Subtract`).
+/// Users create it through the handle `kiln::layers::Subtract()`, then call it on a list.
 KILN_MERGE_LAYER(Subtract, 2)
-// product of the inputs
+/// The element-wise product of one or more tensors (Keras's `Multiply`). Users create it
+/// through the handle `kiln::layers::Multiply()`, then call it on a list.
 KILN_MERGE_LAYER(Multiply, 0)
-// mean of the inputs
+/// The element-wise mean of one or more tensors (Keras's `Average`). Users create it through
+/// the handle `kiln::layers::Average()`, then call it on a list.
 KILN_MERGE_LAYER(Average, 0)
-// element-wise maximum
+/// The element-wise maximum of one or more tensors (Keras's `Maximum`). Users create it
+/// through the handle `kiln::layers::Maximum()`, then call it on a list.
 KILN_MERGE_LAYER(Maximum, 0)
-// element-wise minimum
+/// The element-wise minimum of one or more tensors (Keras's `Minimum`). Users create it
+/// through the handle `kiln::layers::Minimum()`, then call it on a list.
 KILN_MERGE_LAYER(Minimum, 0)
 #undef KILN_MERGE_LAYER
 

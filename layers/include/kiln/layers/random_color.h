@@ -83,15 +83,21 @@ class RandomBrightnessImpl : public RandomImageLayer {
   RandomColorOptions o_;
 };
 
-/// RandomHue, RandomSaturation and RandomSharpness: one class each over the same options.
+// RandomHue, RandomSaturation and RandomSharpness: one class each over the same options.
+// The comment before each use documents Name##Impl; the API reference expands this
+// macro (docs/Doxyfile, EXPAND_AS_DEFINED), so the comments inside it document the
+// members of every class.
 #define KILN_RANDOM_COLOR_LAYER(Name)                                           \
   class Name##Impl : public RandomImageLayer {                                  \
    public:                                                                      \
-    using Options = RandomColorOptions;                                         \
+    using Options = RandomColorOptions; /**< The options struct it takes. */    \
+    /** Takes `factor`, a number or a (lower, upper) pair in the range the     \
+        class gives; throws ValueError outside it. */                           \
     explicit Name##Impl(Factor factor, RandomColorOptions options = {});        \
     std::string class_name() const override { return #Name; }                  \
     Config get_config() const override;                                        \
     KILN_ARGS(Name##Impl, factor_)                                              \
+    /** The options this layer was created with. */                             \
     const RandomColorOptions& options() const { return o_; }                    \
                                                                                 \
    protected:                                                                   \
@@ -103,15 +109,32 @@ class RandomBrightnessImpl : public RandomImageLayer {
     RandomColorOptions o_;                                                      \
   };
 
+/// Random hue shift in training (Keras's `RandomHue`): each RGB image's hue moves by ±f/2
+/// (f uniform in [lower, upper), the sign a coin flip), clipped to value_range; the identity
+/// at inference. Factor values lie in [0, 1]; a number f0 gives (0, f0). Users create it
+/// through the handle `kiln::layers::RandomHue(factor, {...})`.
 KILN_RANDOM_COLOR_LAYER(RandomHue)
+/// Random saturation in training (Keras's `RandomSaturation`): each RGB image's HSV
+/// saturation is scaled by f / (1 - f + 1e-7), f uniform in [lower, upper), and clipped to
+/// value_range; the identity at inference. Factor values lie in [-1, 1]. Users create it
+/// through the handle `kiln::layers::RandomSaturation(factor, {...})`.
 KILN_RANDOM_COLOR_LAYER(RandomSaturation)
+/// Random sharpness in training (Keras's `RandomSharpness`): y = x + (1 - 2f)(smooth - x),
+/// smooth the image's 3x3 smoothing (weights 1/13, centre 5/13), f uniform in [lower, upper),
+/// clipped to value_range; the identity at inference. Factor values lie in [0, 1]; a number
+/// f0 gives (0, f0). Users create it through the handle `kiln::layers::RandomSharpness(factor, {...})`.
 KILN_RANDOM_COLOR_LAYER(RandomSharpness)
 #undef KILN_RANDOM_COLOR_LAYER
 
+/// The handle users create and call RandomContrastImpl through.
 KILN_LAYER_HANDLE(RandomContrast);
+/// The handle users create and call RandomBrightnessImpl through.
 KILN_LAYER_HANDLE(RandomBrightness);
+/// The handle users create and call RandomHueImpl through.
 KILN_LAYER_HANDLE(RandomHue);
+/// The handle users create and call RandomSaturationImpl through.
 KILN_LAYER_HANDLE(RandomSaturation);
+/// The handle users create and call RandomSharpnessImpl through.
 KILN_LAYER_HANDLE(RandomSharpness);
 
 }  // namespace kiln::layers

@@ -62,18 +62,30 @@ class ConfusionMatrixConditionCount : public Metric {
   Variable accumulator_;
 };
 
+// The comment before each use documents the class; the API reference expands this
+// macro (docs/Doxyfile, EXPAND_AS_DEFINED), so the comment inside it documents
+// every class's constructor.
 #define KILN_CONFUSION_COUNT_CLASS(Cls, cond, default_name)                                               \
   class Cls : public ConfusionMatrixConditionCount {                                                        \
    public:                                                                                                  \
+    /** Creates the metric; throws ValueError for a threshold outside [0, 1]. */                            \
     explicit Cls(ConfusionCountOptions options = {})                                                        \
         : ConfusionMatrixConditionCount(Condition::cond, default_name, std::move(options)) {}               \
     std::string class_name() const override { return #Cls; }                                                \
     std::shared_ptr<Metric> clone() const override { return std::make_shared<Cls>(options()); }            \
   };
 
+/// The weighted count of true positives (y_true != 0, y_pred > threshold) at each threshold
+/// (Keras's `TruePositives`). Users create it directly, e.g. `kiln::metrics::TruePositives()`.
 KILN_CONFUSION_COUNT_CLASS(TruePositives, true_positives, "true_positives")
+/// The weighted count of false positives (y_true == 0, y_pred > threshold) at each threshold
+/// (Keras's `FalsePositives`). Users create it directly, e.g. `kiln::metrics::FalsePositives()`.
 KILN_CONFUSION_COUNT_CLASS(FalsePositives, false_positives, "false_positives")
+/// The weighted count of true negatives (y_true == 0, y_pred <= threshold) at each threshold
+/// (Keras's `TrueNegatives`). Users create it directly, e.g. `kiln::metrics::TrueNegatives()`.
 KILN_CONFUSION_COUNT_CLASS(TrueNegatives, true_negatives, "true_negatives")
+/// The weighted count of false negatives (y_true != 0, y_pred <= threshold) at each threshold
+/// (Keras's `FalseNegatives`). Users create it directly, e.g. `kiln::metrics::FalseNegatives()`.
 KILN_CONFUSION_COUNT_CLASS(FalseNegatives, false_negatives, "false_negatives")
 #undef KILN_CONFUSION_COUNT_CLASS
 
