@@ -8,8 +8,9 @@ and the Doxygen API reference) and checks it:
 2. every internal link (href or src that has no scheme and does not start with
    //) of every page MkDocs built resolves to a file of the site, and its
    #anchor is an id of that page (for the Doxygen pages, the file is enough);
-   and no page shows Markdown that rendered differently than on GitHub (a list
-   item outside a list, a list marker or a code fence left as paragraph text);
+   no page shows Markdown that rendered differently than on GitHub (a list
+   item outside a list, a list marker or a code fence left as paragraph text),
+   and none loads a script, style sheet or image from the network;
 3. three pages (the index, a guide, the API reference's index) open in
    headless Chromium: each screenshot is a PNG of more than one colour, and
    each page's <title> is the expected one.
@@ -66,7 +67,7 @@ class Links(html.parser.HTMLParser):
 
     def __init__(self):
         super().__init__()
-        self.ids, self.links = set(), []
+        self.ids, self.links, self.remote = set(), [], []
 
     def handle_starttag(self, tag, attrs):
         for key, value in attrs:
@@ -74,6 +75,8 @@ class Links(html.parser.HTMLParser):
                 self.ids.add(value)
             elif key in ("href", "src") and value is not None:
                 self.links.append(value)
+                if tag != "a" and re.match(r"^(https?:)?//", value):
+                    self.remote.append(f"<{tag} {key}={value}>")  # a resource the page loads
 
 
 class Structure(html.parser.HTMLParser):
@@ -119,7 +122,10 @@ def check_links(site):
         structure = Structure()
         structure.feed(page.read_text(encoding="utf-8", errors="replace"))
         problems += [f"{page.relative_to(site)}: {p}" for p in structure.problems]
-        for link in parse(page).links:
+        links = parse(page)
+        problems += [f"{page.relative_to(site)}: loads {r} from the network (the site must render offline)"
+                     for r in links.remote]
+        for link in links.links:
             parts = urllib.parse.urlsplit(link)
             if parts.scheme or link.startswith("//") or link.startswith("data:"):
                 continue
