@@ -12,10 +12,9 @@ docs/. These hooks make the same links work in the site, offline:
 - each page's relative links are rewritten from repository paths to site
   paths before MkDocs checks and converts them;
 - the Doxygen HTML of the API reference (docs/Doxyfile) joins the site as
-  api/html/; it is read from $KILN_API_OUT/html (default build/docs/api/html,
-  where the api_reference CTest writes it), so build it first:
-      KILN_API_OUT=build/docs/api doxygen docs/Doxyfile && mkdocs build
-  mkdocs.yml's nav names api/html/index.html; it becomes a plain link.
+  api/html/: doxygen runs into build/docs/api first, unless $KILN_API_OUT
+  names where it was built already ($KILN_API_OUT/html); mkdocs.yml's nav
+  names api/html/index.html, and it becomes a plain link;
 - lists nest by two spaces and may follow a paragraph line, as on GitHub;
 - docs/Doxyfile and this file stay out of the site.
 """
@@ -23,6 +22,8 @@ import logging
 import os
 import posixpath
 import re
+import shutil
+import subprocess
 
 from markdown.blockprocessors import build_block_parser
 from markdown.extensions import Extension
@@ -100,9 +101,22 @@ def _link_targets(repo_path):
                 yield posixpath.normpath(posixpath.join(posixpath.dirname(repo_path), target))
 
 
-def _api_html(config):
-    out = os.environ.get("KILN_API_OUT") or os.path.join(_root, "build", "docs", "api")
-    return os.path.join(out if os.path.isabs(out) else os.path.join(_root, out), "html")
+def _api_html():
+    """The Doxygen HTML: $KILN_API_OUT/html when the caller built it there (the docs_site
+    CTest does), else doxygen runs now into build/docs/api, as the api_reference CTest does."""
+    given = os.environ.get("KILN_API_OUT")
+    if given:
+        return os.path.join(given if os.path.isabs(given) else os.path.join(_root, given), "html")
+    out = os.path.join(_root, "build", "docs", "api")
+    if shutil.which("doxygen") is None:
+        log.warning("doxygen is not installed (Debian package doxygen): the site has no API reference")
+        return os.path.join(out, "html")
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(out)
+    log.info(f"Building the API reference (docs/Doxyfile) into {out}")
+    subprocess.run(["doxygen", "docs/Doxyfile"], cwd=_root, env={**os.environ, "KILN_API_OUT": out},
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # its warnings: the api_reference CTest
+    return os.path.join(out, "html")
 
 
 def on_files(files, config):
@@ -135,7 +149,7 @@ def on_files(files, config):
             f.abs_dest_path = os.path.normpath(os.path.join(config["site_dir"], f.dest_path))
             f.url = f._get_url(config["use_directory_urls"])
             files.append(f)
-    api = _api_html(config)
+    api = _api_html()
     if os.path.isfile(os.path.join(api, "index.html")):
         for folder, _, names in os.walk(api):
             for name in names:
@@ -145,8 +159,7 @@ def on_files(files, config):
                 f.abs_src_path = os.path.join(folder, name)
                 files.append(f)
     else:
-        log.warning(f"The API reference is not built ({api} is missing): run "
-                    "`KILN_API_OUT=build/docs/api doxygen docs/Doxyfile` before `mkdocs build`")
+        log.warning(f"The API reference is not built: {api}/index.html is missing")
     return files
 
 
