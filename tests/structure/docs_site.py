@@ -25,6 +25,7 @@ import os
 import pathlib
 import re
 import shutil
+import signal
 import struct
 import subprocess
 import sys
@@ -201,6 +202,17 @@ def title_of(dom):
     return dom[start + 7:end].strip() if start >= 0 and end > start else None
 
 
+def browse(cmd):
+    """Chromium's standard output; on a timeout its whole process group is killed."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, start_new_session=True)
+    try:
+        return proc.communicate(timeout=BROWSER_TIMEOUT_S)[0]
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        raise
+
+
 def check_in_browser(site, work):
     problems = []
     for page, title in PAGES:
@@ -209,10 +221,8 @@ def check_in_browser(site, work):
         base = ["chromium", "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                 "--no-first-run", "--hide-scrollbars", f"--user-data-dir={work / 'profile'}"]
         try:
-            subprocess.run(base + [f"--screenshot={shot}", "--window-size=1280,900", url],
-                           capture_output=True, timeout=BROWSER_TIMEOUT_S)
-            dom = subprocess.run(base + ["--dump-dom", url], capture_output=True, text=True,
-                                 timeout=BROWSER_TIMEOUT_S).stdout
+            browse(base + [f"--screenshot={shot}", "--window-size=1280,900", url])
+            dom = browse(base + ["--dump-dom", url])
         except subprocess.TimeoutExpired:
             problems.append(f"{page}: chromium took more than {BROWSER_TIMEOUT_S} s")
             continue
