@@ -12,8 +12,9 @@ target_include_directories(kiln_applications PUBLIC
   $<BUILD_INTERFACE:${CMAKE_CURRENT_SOURCE_DIR}/applications/include>
   $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
 target_link_libraries(kiln_applications PUBLIC kiln PRIVATE $<BUILD_INTERFACE:nlohmann_json::nlohmann_json>)
-set_target_properties(kiln_applications PROPERTIES POSITION_INDEPENDENT_CODE ON)
+set_target_properties(kiln_applications PROPERTIES POSITION_INDEPENDENT_CODE ON
+                      VERSION ${PROJECT_VERSION} SOVERSION ${PROJECT_VERSION_MAJOR})
 install(TARGETS kiln_applications EXPORT kilnTargets
-        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
-        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
-install(DIRECTORY applications/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+        ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT dev
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT runtime NAMELINK_COMPONENT dev)
+install(DIRECTORY applications/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT dev)

@@ -127,7 +127,7 @@ endif()
 # Installed beside libkiln.so ($ORIGIN), finding the CUDA libraries where the build found them.
 set_target_properties(kiln_cuda PROPERTIES PREFIX "lib" OUTPUT_NAME kiln_cuda
                       INSTALL_RPATH "$ORIGIN;${CUDAToolkit_LIBRARY_DIR};${_kiln_cudnn_dir}")
-install(TARGETS kiln_cuda LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(TARGETS kiln_cuda LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT cuda)
 # Only the loader knows the plugin exists; every other libkiln source compiles
 # the same with or without CUDA.
 set_property(SOURCE ${CMAKE_CURRENT_SOURCE_DIR}/framework/src/backend/cuda_loader.cpp APPEND PROPERTY

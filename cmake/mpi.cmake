@@ -42,5 +42,5 @@ set_target_properties(kiln_mpi PROPERTIES PREFIX "lib" OUTPUT_NAME "kiln_mpi")
 set_property(SOURCE ${CMAKE_CURRENT_SOURCE_DIR}/framework/src/distribute/communicator.cpp APPEND PROPERTY
              COMPILE_DEFINITIONS KILN_MPI_PLUGIN_FILE="libkiln_mpi.so")
 add_dependencies(kiln kiln_mpi)
-install(TARGETS kiln_mpi LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(TARGETS kiln_mpi LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT mpi)
 find_program(KILN_MPIEXEC NAMES mpirun mpiexec)

@@ -45,4 +45,4 @@ set_target_properties(kiln_onednn PROPERTIES PREFIX "lib" OUTPUT_NAME "kiln_oned
 set_property(SOURCE ${CMAKE_CURRENT_SOURCE_DIR}/framework/src/backend/cpu/conv2d_onednn.cpp APPEND PROPERTY
              COMPILE_DEFINITIONS KILN_ONEDNN_PLUGIN_FILE="libkiln_onednn.so")
 add_dependencies(kiln kiln_onednn)
-install(TARGETS kiln_onednn LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+install(TARGETS kiln_onednn LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT runtime)

@@ -11,8 +11,8 @@ CONSUMER=$(cd "$(dirname "$0")" && pwd)
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
-consume() {  # prefix label
-  cmake -S "$CONSUMER" -B "$WORK/consumer-$2" -DCMAKE_PREFIX_PATH="$1" -DCMAKE_BUILD_TYPE=Release >"$WORK/log" 2>&1 ||
+consume() {  # prefix label [cmake-option ...]
+  cmake -S "$CONSUMER" -B "$WORK/consumer-$2" -DCMAKE_PREFIX_PATH="$1" -DCMAKE_BUILD_TYPE=Release "${@:3}" >"$WORK/log" 2>&1 ||
     { cat "$WORK/log"; echo "consumer ($2): configure failed"; exit 1; }
   cmake --build "$WORK/consumer-$2" -j 2 >"$WORK/log" 2>&1 || { cat "$WORK/log"; echo "consumer ($2): build failed"; exit 1; }
   "$WORK/consumer-$2/consumer"
@@ -31,4 +31,7 @@ cmake --build "$WORK/static-build" -j 2 >"$WORK/log" 2>&1 || { tail -50 "$WORK/l
 cmake --install "$WORK/static-build" --prefix "$WORK/static" >/dev/null
 test -f "$WORK/static/lib/libkiln.a" || test -f "$WORK/static/lib64/libkiln.a" ||
   { echo "static kiln: no libkiln.a was installed"; exit 1; }
-consume "$WORK/static" static
+consume "$WORK/static" static -DKILN_CONSUMER_EXAMPLES_DIR="$SRC_DIR/examples"
+exe=$WORK/consumer-static/mnist_cnn
+strip -o "$WORK/mnist_cnn.stripped" "$exe"
+echo "a static, CPU-only mnist_cnn: $(($(stat -c %s "$exe") / 1024)) KB ($(($(stat -c %s "$WORK/mnist_cnn.stripped") / 1024)) KB stripped)"
