@@ -9,6 +9,9 @@
 #include "kiln/callbacks/early_stopping.h"
 #include "kiln/callbacks/lambda_callback.h"
 
+// The file's own namespace: the unity build compiles a suite's files together.
+namespace test_early_stopping {
+
 namespace cb = kiln::callbacks;
 using cbtest::get_w;
 using cbtest::set_wb;
@@ -188,3 +191,5 @@ TEST_CASE("EarlyStopping passed by name to fit() is the object fit used: stopped
   static_assert(std::is_constructible_v<kiln::CallbackArg, cb::EarlyStopping&&>);
   static_assert(!std::is_constructible_v<kiln::CallbackArg, const cb::EarlyStopping&>);
 }
+
+}  // namespace test_early_stopping

@@ -9,6 +9,9 @@
 #include "kiln/callbacks/reduce_lr_on_plateau.h"
 #include "kiln/core/error.h"
 
+// The file's own namespace: the unity build compiles a suite's files together.
+namespace test_learning_rate_callbacks {
+
 namespace cb = kiln::callbacks;
 
 namespace {
@@ -134,3 +137,5 @@ TEST_CASE("LearningRateScheduler inside fit(): the rate used each epoch follows 
   CHECK(h["learning_rate"][1] == doctest::Approx(0.2));
   CHECK(h["learning_rate"][2] == doctest::Approx(0.3));
 }
+
+}  // namespace test_learning_rate_callbacks

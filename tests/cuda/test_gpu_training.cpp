@@ -15,6 +15,9 @@
 #include "gpu_test_util.h"
 #include "guide_cnn.h"
 
+// The file's own namespace: the unity build compiles a suite's files together.
+namespace test_gpu_training {
+
 namespace k = kiln;
 namespace L = kiln::layers;
 using k::Tensor;
@@ -275,3 +278,5 @@ TEST_CASE("fit, evaluate and predict on the GPU follow the CPU, eager and compil
                 kF32);
   }
 }
+
+}  // namespace test_gpu_training

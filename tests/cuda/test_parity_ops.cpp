@@ -12,6 +12,9 @@
 #include "kiln/ops/ops.h"
 #include "kiln/ops/random.h"
 
+// The file's own namespace: the unity build compiles a suite's files together.
+namespace test_parity_ops {
+
 namespace k = kiln;
 using k::Tensor;
 using Ins = std::vector<Tensor>;
@@ -337,3 +340,5 @@ TEST_CASE("mixing devices in one op is a clear error") {
   CHECK_THROWS_AS(k::sparse_softmax_cross_entropy_with_logits(Tensor({0, 1, 2}), b.reshape({1, 3}).reshape({3, 1}) * 1.0),
                   k::ValueError);
 }
+
+}  // namespace test_parity_ops

@@ -26,6 +26,9 @@
 #include "kiln/core/error.h"
 #include "kiln/core/tensor.h"
 
+// The file's own namespace: the unity build compiles a suite's files together.
+namespace test_datasets {
+
 namespace fs = std::filesystem;
 using Bytes = std::vector<uint8_t>;
 
@@ -493,3 +496,5 @@ TEST_CASE("fashion_mnist: 60000 / 10000 images when Debian's dataset-fashion-mni
   CHECK(kiln::datasets::fashion_mnist::class_names().size() == 10);
   CHECK(kiln::datasets::fashion_mnist::class_names()[9] == "Ankle boot");
 }
+
+}  // namespace test_datasets

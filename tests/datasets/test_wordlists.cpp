@@ -18,6 +18,9 @@
 #include "kiln/core/error.h"
 #include "kiln/datasets/wordlists.h"
 
+// The file's own namespace: the unity build compiles a suite's files together.
+namespace test_wordlists {
+
 namespace fs = std::filesystem;
 namespace wl = kiln::datasets::wordlists;
 
@@ -154,3 +157,5 @@ TEST_CASE("wordlists: Debian's seven lists give the documented 112,000 / 28,000 
     CHECK(std::binary_search(chars.begin(), chars.end(), c));
   for (char32_t c : {U'A', U'Z', U'É', U'Ä', U'Ñ'}) CHECK_FALSE(std::binary_search(chars.begin(), chars.end(), c));
 }
+
+}  // namespace test_wordlists

@@ -14,6 +14,9 @@
 #include "kiln/autodiff/gradient_check.h"
 #include "kiln/ops/math_ops.h"
 
+// The file's own namespace: the unity build compiles a suite's files together.
+namespace test_activations {
+
 namespace k = kiln;
 namespace act = kiln::activations;
 
@@ -167,3 +170,5 @@ TEST_CASE("activations: an unknown name throws NotFoundError listing close match
     CHECK(std::string(e.what()).find("Did you mean 'gelu'") != std::string::npos);
   }
 }
+
+}  // namespace test_activations

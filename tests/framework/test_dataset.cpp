@@ -18,6 +18,9 @@
 #include <kiln/ops/random.h>
 #include <kiln/core/tensor.h>
 
+// The file's own namespace: the unity build compiles a suite's files together.
+namespace test_dataset {
+
 namespace k = kiln;
 using k::Dataset;
 using k::Element;
@@ -386,3 +389,5 @@ TEST_CASE("Dataset errors name the argument and the shapes") {
   // Batch of one never compares shapes.
   CHECK_NOTHROW(values(ragged.batch(1)));
 }
+
+}  // namespace test_dataset

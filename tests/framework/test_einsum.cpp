@@ -11,6 +11,9 @@
 #include "kiln/ops/einsum.h"
 #include "kiln/ops/ops.h"
 
+// The file's own namespace: the unity build compiles a suite's files together.
+namespace test_einsum {
+
 namespace k = kiln;
 
 namespace {
@@ -136,3 +139,5 @@ TEST_CASE("einsum: errors name the equation, the operand and the shapes") {
   CHECK_THROWS_WITH_AS(k::einsum("i1->i", {a}), doctest::Contains("'1' is not a subscript letter"), k::ValueError);
   CHECK_THROWS_AS(k::einsum("ij,jk->ik", {a, k::cast(b, k::float32)}), k::TypeError);
 }
+
+}  // namespace test_einsum

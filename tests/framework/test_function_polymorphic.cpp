@@ -8,6 +8,9 @@
 #include <sstream>
 #include <vector>
 
+// The file's own namespace: the unity build compiles a suite's files together.
+namespace test_function_polymorphic {
+
 namespace k = kiln;
 namespace L = kiln::layers;
 
@@ -183,3 +186,5 @@ TEST_CASE("polymorphic function: a metric updated inside accumulates over calls 
   CHECK(f.tracing_count() == 1);  // the metric's update is one logged call: its count is not frozen
   CHECK(warnings.empty());
 }
+
+}  // namespace test_function_polymorphic

@@ -8,6 +8,9 @@
 
 #include <vector>
 
+// The file's own namespace: the unity build compiles a suite's files together.
+namespace test_function_tape {
+
 namespace k = kiln;
 
 namespace {
@@ -94,3 +97,5 @@ TEST_CASE("function under a tape: a dropout's gradient uses the mask its forward
   }
   CHECK(f.tracing_count() == 1);
 }
+
+}  // namespace test_function_tape

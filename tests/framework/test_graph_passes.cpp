@@ -10,6 +10,9 @@
 #include <string>
 #include <vector>
 
+// The file's own namespace: the unity build compiles a suite's files together.
+namespace test_graph_passes {
+
 namespace k = kiln;
 
 namespace {
@@ -232,3 +235,5 @@ TEST_CASE("graph passes: the fused conv + pool of an inference graph equals eage
                      "Conv2DBiasReluMaxPool") == 1);
   }
 }
+
+}  // namespace test_graph_passes

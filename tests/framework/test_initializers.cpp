@@ -16,6 +16,9 @@
 #include "kiln/ops/random.h"
 #include "kiln/nn/regularizers.h"
 
+// The file's own namespace: the unity build compiles a suite's files together.
+namespace test_initializers {
+
 namespace k = kiln;
 namespace init = kiln::initializers;
 using Json = nlohmann::json;
@@ -390,3 +393,5 @@ TEST_CASE("VarianceScaling fan axes (Keras 3.15's input_axes / output_axes): fan
   const double n = static_cast<double>(w.size()), sd = std::sqrt(sq / n - (sum / n) * (sum / n));
   CHECK(sd == doctest::Approx(std::sqrt(2.0 / 6.0)).epsilon(0.03));
 }
+
+}  // namespace test_initializers

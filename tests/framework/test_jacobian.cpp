@@ -15,6 +15,9 @@
 #include "kiln/ops/ops.h"
 #include "test_util.h"
 
+// The file's own namespace: the unity build compiles a suite's files together.
+namespace test_jacobian {
+
 namespace k = kiln;
 using T = k::Tensor;
 
@@ -247,3 +250,5 @@ TEST_CASE("gradient of structured targets: the sum of the targets' gradients (gu
   CHECK(gs[0]->item<float>() == 7.0f);
   check_values(*gs[1], {2, 4});
 }
+
+}  // namespace test_jacobian

@@ -23,6 +23,9 @@
 #include "kiln/core/tensor.h"
 #include "kiln/autodiff/variable.h"
 
+// The file's own namespace: the unity build compiles a suite's files together.
+namespace test_kernels {
+
 namespace k = kiln;
 using T = k::Tensor;
 
@@ -275,3 +278,5 @@ TEST_CASE("BLAS: a CPU with AVX2 never runs OpenBLAS's generic SSE3 kernels, nor
   CHECK(c[0] == 1120.0f);   // sum_j j * 8j
   CHECK(c[63] == 16996.0f);  // sum_j (56 + j)(8j + 7)
 }
+
+}  // namespace test_kernels

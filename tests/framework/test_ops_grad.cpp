@@ -15,6 +15,9 @@
 #include "kiln/core/tensor.h"
 #include "kiln/autodiff/variable.h"
 
+// The file's own namespace: the unity build compiles a suite's files together.
+namespace test_ops_grad {
+
 namespace k = kiln;
 using k::Slice;
 using T = k::Tensor;
@@ -449,3 +452,5 @@ TEST_CASE("pooling values, hand-computed") {
   check_values(k::max_pool2d(xc), {4, -1});
   check_values(k::avg_pool2d(xc), {2.5, -2.5});
 }
+
+}  // namespace test_ops_grad

@@ -15,6 +15,9 @@
 #include "kiln/ops/ops.h"
 #include "kiln/core/tensor.h"
 
+// The file's own namespace: the unity build compiles a suite's files together.
+namespace test_reference {
+
 namespace k = kiln;
 using T = k::Tensor;
 
@@ -341,3 +344,5 @@ TEST_CASE("reference: divide is true division, floor_divide floors like Python's
   check_close(a / 2.5, {2.8, -2.8, 2.8, -2.8, 0.0}, 1e-6);
   check_close(10.0 / b, {5, 5, -5, -5, 10.0 / 3}, 1e-6);
 }
+
+}  // namespace test_reference

@@ -16,6 +16,9 @@
 #include "kiln/core/tensor.h"
 #include "kiln/autodiff/variable.h"
 
+// The file's own namespace: the unity build compiles a suite's files together.
+namespace test_tape {
+
 namespace k = kiln;
 
 namespace {
@@ -539,3 +542,5 @@ TEST_CASE("Variable: value() is a snapshot, as in TF; assigns after a read leave
   CHECK(gp->to_vector<float>() == std::vector<float>{2.f, -2.f});
   CHECK(p.value().to_vector<float>()[0] < 1.f);
 }
+
+}  // namespace test_tape

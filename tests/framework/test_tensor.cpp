@@ -12,6 +12,9 @@
 #include "kiln/ops/ops.h"
 #include "kiln/core/tensor.h"
 
+// The file's own namespace: the unity build compiles a suite's files together.
+namespace test_tensor {
+
 namespace k = kiln;
 using k::Slice;
 
@@ -554,3 +557,5 @@ TEST_CASE("reduction values") {
   CHECK(k::sum(xi).dtype() == k::int32);
   CHECK(k::sum(xi).item<int32_t>() == 10);
 }
+
+}  // namespace test_tensor

@@ -9,6 +9,9 @@
 #include "kiln/nn/masking.h"
 #include "kiln/ops/ops.h"
 
+// The file's own namespace: the unity build compiles a suite's files together.
+namespace test_conv_lstm_values {
+
 namespace k = kiln;
 namespace L = kiln::layers;
 
@@ -179,3 +182,5 @@ TEST_CASE("ConvLSTM: Keras's argument errors and clear shape errors") {
   L::ConvLSTM2D rank(2, 3);
   CHECK_THROWS_WITH_AS(rank(k::zeros({1, 2, 4, 4})), doctest::Contains("expected ndim=5, found ndim=4"), k::ValueError);
 }
+
+}  // namespace test_conv_lstm_values

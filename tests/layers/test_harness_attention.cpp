@@ -5,6 +5,9 @@
 #include "kiln/ops/ops.h"
 #include "layer_harness.h"
 
+// The file's own namespace: the unity build compiles a suite's files together.
+namespace test_harness_attention {
+
 namespace k = kiln;
 namespace L = kiln::layers;
 using k::testing::check_layer;
@@ -96,3 +99,5 @@ TEST_CASE("harness: GroupedQueryAttention") {
       [](k::DType dt) { return ptr(L::GroupedQueryAttention(2, 2, 2, {.use_bias = false, .use_gate = true, .dtype = dt})); },
       {{2, 3, 4}, {2, 3, 4}}, {"query/kernel", "key/kernel", "gate/kernel", "value/kernel", "attention_output/kernel"});
 }
+
+}  // namespace test_harness_attention

@@ -6,6 +6,9 @@
 #include "kiln/core/error.h"
 #include "layer_harness.h"
 
+// The file's own namespace: the unity build compiles a suite's files together.
+namespace test_harness_catalogue {
+
 namespace k = kiln;
 namespace L = kiln::layers;
 using k::testing::check_layer;
@@ -196,3 +199,5 @@ TEST_CASE("StochasticDepth in training keeps or drops each sample's whole path")
   CHECK(kept < 64);
   CHECK_THROWS_AS(L::LayerScale(1e-6, 8)(k::ones({2, 4})), k::ShapeError);
 }
+
+}  // namespace test_harness_catalogue

@@ -6,6 +6,9 @@
 #include "kiln/ops/ops.h"
 #include "layer_harness.h"
 
+// The file's own namespace: the unity build compiles a suite's files together.
+namespace test_harness_preprocessing {
+
 namespace k = kiln;
 namespace L = kiln::layers;
 using k::testing::check_layer;
@@ -156,3 +159,5 @@ TEST_CASE("harness: image augmentation layers") {
                .make = [](k::DType dt) { return ptr(L::RandomSharpness(0.5, {.data_format = "channels_first", .dtype = dt})); },
                .input_shapes = {{2, 3, 4, 4}}});
 }
+
+}  // namespace test_harness_preprocessing

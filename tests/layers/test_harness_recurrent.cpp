@@ -8,6 +8,9 @@
 #include "kiln/nn/regularizers.h"
 #include "layer_harness.h"
 
+// The file's own namespace: the unity build compiles a suite's files together.
+namespace test_harness_recurrent {
+
 namespace k = kiln;
 namespace L = kiln::layers;
 using k::testing::check_layer;
@@ -183,3 +186,5 @@ TEST_CASE("harness: ConvLSTM1D, ConvLSTM2D and ConvLSTM3D") {
                .input_shapes = {{1, 2, 2, 3, 2, 1}},
                .weight_names = names});
 }
+
+}  // namespace test_harness_recurrent

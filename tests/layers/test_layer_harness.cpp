@@ -6,6 +6,9 @@
 #include "kiln/nn/regularizers.h"
 #include "layer_harness.h"
 
+// The file's own namespace: the unity build compiles a suite's files together.
+namespace test_layer_harness {
+
 namespace k = kiln;
 namespace L = kiln::layers;
 using k::testing::check_layer;
@@ -177,3 +180,5 @@ TEST_CASE("harness: Embedding and Lambda") {
                .input_shapes = {{3, 4}},
                .config_round_trip = false});
 }
+
+}  // namespace test_layer_harness

@@ -9,6 +9,9 @@
 #include "kiln/ops/ops.h"
 #include "kiln/nn/regularizers.h"
 
+// The file's own namespace: the unity build compiles a suite's files together.
+namespace test_layer_values {
+
 namespace k = kiln;
 namespace L = kiln::layers;
 
@@ -371,3 +374,5 @@ TEST_CASE("generated from_config: a missing required argument or a wrong type na
   // Keras 1's key, upgraded by Dense's own hook.
   CHECK(L::from_config("Dense", {{"output_dim", 5}})->compute_output_shape(k::Shape{2, 3}) == k::Shape{2, 5});
 }
+
+}  // namespace test_layer_values

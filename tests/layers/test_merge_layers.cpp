@@ -10,6 +10,9 @@
 #include "kiln/layers.h"
 #include "kiln/ops/ops.h"
 
+// The file's own namespace: the unity build compiles a suite's files together.
+namespace test_merge_layers {
+
 namespace k = kiln;
 namespace L = kiln::layers;
 
@@ -92,3 +95,5 @@ TEST_CASE("Dot") {
   std::string msg = message_of([&] { L::Dot(1)({k::Input({3}), k::Input({4})}); });
   CHECK(msg.find("Incompatible input shapes: axis values 3 (at axis 1) != 4 (at axis 1)") != std::string::npos);
 }
+
+}  // namespace test_merge_layers

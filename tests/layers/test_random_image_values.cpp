@@ -14,6 +14,9 @@
 #include "kiln/ops/ops.h"
 #include "test_util.h"
 
+// The file's own namespace: the unity build compiles a suite's files together.
+namespace test_random_image_values {
+
 namespace k = kiln;
 namespace L = kiln::layers;
 
@@ -181,3 +184,5 @@ TEST_CASE("image augmentations in training are differentiable with respect to th
                           [] { return L::RandomBrightness(0.2, {.value_range = {-10, 10}, .seed = 7, .dtype = k::float64}).ptr(); },
                           {2, 3, 3, 1});
 }
+
+}  // namespace test_random_image_values

@@ -10,6 +10,9 @@
 #include "kiln/nn/masking.h"
 #include "kiln/ops/ops.h"
 
+// The file's own namespace: the unity build compiles a suite's files together.
+namespace test_recurrence_op {
+
 namespace k = kiln;
 namespace L = kiln::layers;
 
@@ -88,3 +91,5 @@ TEST_CASE("fused recurrence equals the step loop and its BPTT matches finite dif
                   o);
   }
 }
+
+}  // namespace test_recurrence_op

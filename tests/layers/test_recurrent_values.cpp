@@ -10,6 +10,9 @@
 #include "kiln/training/model.h"
 #include "kiln/training/sequential.h"
 
+// The file's own namespace: the unity build compiles a suite's files together.
+namespace test_recurrent_values {
+
 namespace k = kiln;
 namespace L = kiln::layers;
 
@@ -170,3 +173,5 @@ TEST_CASE("summary shows the wrappers with their output shapes and parameter cou
   CHECK(s.find("256") != std::string::npos);
   CHECK(model.count_params() == 256 + 18);
 }
+
+}  // namespace test_recurrent_values

@@ -14,6 +14,9 @@
 #include "kiln/ops/random.h"
 #include "kiln/ops/reduce_ops.h"
 
+// The file's own namespace: the unity build compiles a suite's files together.
+namespace test_loss_base {
+
 using namespace kiln;
 using doctest::Approx;
 
@@ -271,3 +274,5 @@ TEST_CASE("gradient check of every loss with respect to y_pred") {
   check_loss_gradient("mean_with_sample_weight", losses::MeanSquaredError({.reduction = "mean_with_sample_weight"}),
                       reg_t, reg_p, sw);
 }
+
+}  // namespace test_loss_base

@@ -7,6 +7,9 @@
 #include "kiln/losses/losses.h"
 #include "kiln/ops/reduce_ops.h"
 
+// The file's own namespace: the unity build compiles a suite's files together.
+namespace test_losses_keras {
+
 using namespace kiln;
 using doctest::Approx;
 
@@ -279,3 +282,5 @@ TEST_CASE("SparseCategoricalCrossentropy out-of-range label names the label") {
     CHECK_THROWS_AS(scce(Tensor({-1, 0}), yp), ValueError);
   }
 }
+
+}  // namespace test_losses_keras

@@ -11,6 +11,9 @@
 #include "kiln/metrics/metrics.h"
 #include "kiln/ops/reduce_ops.h"
 
+// The file's own namespace: the unity build compiles a suite's files together.
+namespace test_metric_base {
+
 using namespace kiln;
 using doctest::Approx;
 
@@ -254,3 +257,5 @@ TEST_CASE("reset_states is tf.keras 2's name for reset_state") {
   m.update_state(Tensor({5.f}));
   CHECK(v(m.result()) == 5.0);
 }
+
+}  // namespace test_metric_base

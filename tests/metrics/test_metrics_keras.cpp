@@ -7,6 +7,9 @@
 #include "kiln/core/error.h"
 #include "kiln/metrics/metrics.h"
 
+// The file's own namespace: the unity build compiles a suite's files together.
+namespace test_metrics_keras {
+
 using namespace kiln;
 using doctest::Approx;
 
@@ -359,3 +362,5 @@ TEST_CASE("MeanIoU docstring") {
   CHECK(v(dense.result()) == Approx(0.25));
   CHECK_THROWS_AS(m.update_state(Tensor({0, 3}), Tensor({0, 1})), ValueError);
 }
+
+}  // namespace test_metrics_keras

@@ -9,6 +9,9 @@
 #include <cmath>
 #include <vector>
 
+// The file's own namespace: the unity build compiles a suite's files together.
+namespace test_compiled_control_flow {
+
 namespace k = kiln;
 namespace L = kiln::layers;
 
@@ -75,3 +78,5 @@ TEST_CASE("compiled fit: layers with cond and while_loop on batch values train a
   CHECK(worst <= 1e-5);
   CHECK(eager.loss.back() < eager.loss.front());
 }
+
+}  // namespace test_compiled_control_flow

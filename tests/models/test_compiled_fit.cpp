@@ -10,6 +10,9 @@
 
 #include "guide_cnn.h"
 
+// The file's own namespace: the unity build compiles a suite's files together.
+namespace test_compiled_fit {
+
 namespace k = kiln;
 namespace L = kiln::layers;
 
@@ -226,3 +229,5 @@ TEST_CASE("compiled predict leaves the optimizer unbuilt; evaluate and fit build
   predicted->fit(x, y, {.epochs = 1, .verbose = 0});
   CHECK(predicted->optimizer()->built());
 }
+
+}  // namespace test_compiled_fit

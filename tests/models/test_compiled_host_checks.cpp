@@ -7,6 +7,9 @@
 #include <iostream>
 #include <sstream>
 
+// The file's own namespace: the unity build compiles a suite's files together.
+namespace test_compiled_host_checks {
+
 namespace k = kiln;
 namespace L = kiln::layers;
 
@@ -85,3 +88,5 @@ TEST_CASE("executing_eagerly is false only while a function traces") {
   CHECK_FALSE(inside);
   CHECK(k::executing_eagerly());
 }
+
+}  // namespace test_compiled_host_checks

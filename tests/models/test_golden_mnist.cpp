@@ -9,6 +9,9 @@
 #include <filesystem>
 #include "guide_cnn.h"
 
+// The file's own namespace: the unity build compiles a suite's files together.
+namespace test_golden_mnist {
+
 namespace k = kiln;
 namespace L = kiln::layers;
 
@@ -45,3 +48,5 @@ TEST_CASE("golden: the guide's CNN reaches >= 89% on Fashion-MNIST after 5 epoch
   MESSAGE("Fashion-MNIST test loss " << r[0] << ", accuracy " << r[1]);
   CHECK(r[1] >= 0.89f);
 }
+
+}  // namespace test_golden_mnist

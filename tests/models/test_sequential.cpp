@@ -7,6 +7,9 @@
 #include <sstream>
 #include "guide_cnn.h"
 
+// The file's own namespace: the unity build compiles a suite's files together.
+namespace test_sequential {
+
 namespace k = kiln;
 namespace L = kiln::layers;
 
@@ -212,3 +215,5 @@ TEST_CASE("fit with y of the wrong width names the loss and both shapes") {
   CHECK_MESSAGE(msg.find("y_true of shape (8, 5)") != std::string::npos, msg);
   CHECK_MESSAGE(msg.find("y_pred of shape (8, 3)") != std::string::npos, msg);
 }
+
+}  // namespace test_sequential

@@ -9,6 +9,9 @@
 
 #include "test_util.h"
 
+// The file's own namespace: the unity build compiles a suite's files together.
+namespace test_steps_per_execution {
+
 namespace k = kiln;
 namespace L = kiln::layers;
 
@@ -81,3 +84,5 @@ TEST_CASE("steps_per_execution: must be positive") {
   CHECK(kiln_test::message_of([&] { m.compile({.loss = "mse", .steps_per_execution = 0}); }) ==
         "compile(): steps_per_execution must be a positive integer, got 0");
 }
+
+}  // namespace test_steps_per_execution

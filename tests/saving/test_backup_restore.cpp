@@ -9,6 +9,9 @@
 #include "kiln/callbacks/backup_and_restore.h"
 #include "saving_util.h"
 
+// The file's own namespace: the unity build compiles a suite's files together.
+namespace test_backup_restore {
+
 using namespace kiln;
 namespace L = kiln::layers;
 namespace C = kiln::callbacks;
@@ -190,3 +193,5 @@ TEST_CASE("random::get_state / set_state: the generator goes on exactly where it
   CHECK_THROWS_AS(random::set_state("not a state"), ValueError);
   CHECK_THROWS_AS(random::set_state(state + " 5"), ValueError);
 }
+
+}  // namespace test_backup_restore

@@ -12,6 +12,9 @@
 #include "kiln/callbacks/model_checkpoint.h"
 #include "saving_util.h"
 
+// The file's own namespace: the unity build compiles a suite's files together.
+namespace test_callbacks {
+
 using namespace kiln;
 namespace L = kiln::layers;
 namespace C = kiln::callbacks;
@@ -169,3 +172,5 @@ TEST_CASE("BackupAndRestore: a run SIGKILLed mid-epoch resumes to the same weigh
   CHECK(m->optimizer()->iterations() == ref->optimizer()->iterations());
   CHECK(!fs::exists(backup));  // deleted after a normal end
 }
+
+}  // namespace test_callbacks

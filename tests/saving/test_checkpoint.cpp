@@ -8,6 +8,9 @@
 #include "kiln/io/checkpoint.h"
 #include "saving_util.h"
 
+// The file's own namespace: the unity build compiles a suite's files together.
+namespace test_checkpoint {
+
 using namespace kiln;
 namespace L = kiln::layers;
 using saving_test::tmp;
@@ -128,3 +131,5 @@ TEST_CASE("latest_checkpoint: an index entry the system cannot even look up (a 5
   CHECK(checkpoint::latest_checkpoint(dir).empty());
   CHECK(CheckpointManager(Checkpoint(std::map<std::string, CheckpointItem>{}), dir).latest_checkpoint().empty());
 }
+
+}  // namespace test_checkpoint

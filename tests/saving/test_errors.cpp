@@ -13,6 +13,9 @@
 
 #include "saving_util.h"
 
+// The file's own namespace: the unity build compiles a suite's files together.
+namespace test_errors {
+
 using namespace kiln;
 namespace L = kiln::layers;
 using saving_test::data;
@@ -201,3 +204,5 @@ TEST_CASE("a save killed half-way leaves the previous file intact and loadable")
     }
   }
 }
+
+}  // namespace test_errors

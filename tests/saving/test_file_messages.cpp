@@ -14,6 +14,9 @@
 #include "saving_util.h"
 #include "test_util.h"
 
+// The file's own namespace: the unity build compiles a suite's files together.
+namespace test_file_messages {
+
 using namespace kiln;
 namespace L = kiln::layers;
 using kiln_test::contains;
@@ -188,3 +191,5 @@ TEST_CASE("weights whose stored values are not finite are refused, naming the la
   m->load_weights(ok);
   for (double v : m->get_layer("hidden")->weights()[0].value().to_vector<double>()) CHECK(v == static_cast<double>(marker));
 }
+
+}  // namespace test_file_messages

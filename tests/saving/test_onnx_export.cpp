@@ -9,6 +9,9 @@
 #include "saving_util.h"
 #include "test_util.h"
 
+// The file's own namespace: the unity build compiles a suite's files together.
+namespace test_onnx_export {
+
 using namespace kiln;
 namespace L = kiln::layers;
 using kiln_test::contains;
@@ -129,3 +132,5 @@ TEST_CASE("onnx: kiln::cond becomes a select between its branches, unless a bran
   CHECK(contains(msg, "'If'"));
   CHECK(contains(msg, "assigns a variable"));
 }
+
+}  // namespace test_onnx_export

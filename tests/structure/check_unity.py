@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Keeps the unity build (CMake's UNITY_BUILD, batches of library sources
-compiled as one translation unit) safe: lists names that two library sources
+"""Keeps the unity build (CMake's UNITY_BUILD, batches of a target's sources
+compiled as one translation unit: the library's, and each test suite's) safe:
+lists names that two sources of one target
 both define in an anonymous namespace or as internal (static) functions
 inside the same named namespace. Such a pair compiles file by file but not
 when the two files land in one batch, and which files share a batch changes
@@ -56,21 +57,38 @@ def internal_names(text):
             head_start = i + 1
 
 
-def main():
-    root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else pathlib.Path(__file__).parents[2])
-    seen = collections.defaultdict(set)
+TEST_SUITES = ["framework", "layers", "models", "optimizers", "losses", "metrics", "callbacks", "datasets",
+               "saving", "cuda"]
+
+
+def groups(root):
+    """(label, sources) of each target built in unity batches: the library and each test executable."""
+    library = []
     for d in DEFAULT_DIRS:
         for path in sorted((root / d / "src").rglob("*.cpp")):
             if "/cuda/" in str(path) or "/mpi/" in str(path) or "/onednn/" in str(path):
                 continue  # plugins: not in the library's batches
+            library.append(path)
+    yield "the library", library
+    for suite in TEST_SUITES:
+        yield f"test_{suite}", sorted((root / "tests" / suite).glob("*.cpp"))
+
+
+def main():
+    root = pathlib.Path(sys.argv[1] if len(sys.argv) > 1 else pathlib.Path(__file__).parents[2])
+    found = 0
+    for label, sources in groups(root):
+        seen = collections.defaultdict(set)
+        for path in sources:
             for ns, name in set(internal_names(path.read_text(errors="replace"))):
                 seen[("::".join(ns), name)].add(str(path.relative_to(root)))
-    clashes = {k: v for k, v in seen.items() if len(v) > 1}
-    for (ns, name), files in sorted(clashes.items()):
-        print(f"{ns or '(global)'}::{name} is internal to {len(files)} files: {', '.join(sorted(files))}")
-    if clashes:
-        print(f"{len(clashes)} internal name(s) defined in more than one library source: give them one shared "
-              "definition in a private header, or distinct names (the unity build compiles sources together)")
+        clashes = {k: v for k, v in seen.items() if len(v) > 1}
+        for (ns, name), files in sorted(clashes.items()):
+            print(f"{label}: {ns or '(global)'}::{name} is internal to {len(files)} files: {', '.join(sorted(files))}")
+        found += len(clashes)
+    if found:
+        print(f"{found} internal name(s) defined in more than one source of one target: give them one shared "
+              "definition in a header, or distinct names (the unity build compiles a target's sources together)")
         return 1
     return 0
 
