@@ -1,4 +1,5 @@
-// The call context of errors raised inside a layer (call_context.h).
+// Keras's call context: `training` across nested layer calls, and the context
+// of errors raised inside a layer (call_context.h).
 #include "nn/call_context.h"
 
 #include <string>
@@ -10,7 +11,38 @@ namespace kiln::detail {
 
 namespace {
 constexpr std::string_view kCallContext = "Exception encountered when calling layer '";
+
+struct CallContext {
+  bool active = false;
+  std::optional<bool> training;
+};
+// One per thread, as Keras keeps it in its thread-local global state.
+thread_local CallContext t_context;
 }  // namespace
+
+CallContextScope::CallContextScope(const Layer& layer, std::optional<bool> training) {
+  if (!t_context.active) {
+    t_context = CallContext{true, std::nullopt};
+    entry_ = true;
+  }
+  resolved_ = training ? training : t_context.training ? t_context.training : layer.default_training();
+  t_context.training = resolved_;
+}
+
+CallContextScope::~CallContextScope() {
+  if (entry_) t_context = CallContext{};
+}
+
+std::optional<bool> own_training(bool training) {
+  if (t_context.active && t_context.training.value_or(false) == training) return t_context.training;
+  return training;
+}
+
+std::optional<bool> training_for_sublayer(std::optional<bool> own, std::optional<bool> recorded, const Layer& layer) {
+  if (own) return own;
+  if (recorded) return recorded;
+  return layer.default_training();
+}
 
 void rethrow_with_call_context(const Layer& l) {
   try {
@@ -52,3 +84,9 @@ std::shared_ptr<Layer> kept_for_rerun(Layer* layer) {
 }
 
 }  // namespace kiln::detail
+
+namespace kiln {
+
+std::optional<bool> Layer::context_training() { return detail::t_context.active ? detail::t_context.training : std::nullopt; }
+
+}  // namespace kiln

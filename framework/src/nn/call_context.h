@@ -1,8 +1,46 @@
 #pragma once
-// Keras's call context on errors raised inside a layer's call().
+// Keras's call context: the `training` value that flows from the outermost
+// layer call to the layers called inside it, and the context added to errors
+// raised inside a layer's call().
+#include <optional>
+
 #include "kiln/nn/layer.h"
 
 namespace kiln::detail {
+
+/// Enters a layer call: resolves its `training` as Keras's Layer.__call__ does
+/// (the explicit value; else the context's, when it has one; else the layer's
+/// default_training()) and stores the result in the context for the calls made
+/// inside it, and after it (Keras keeps the value until the outermost call
+/// returns, so a layer also sees its earlier sibling's). The outermost call
+/// creates the context on this thread and ends it.
+class CallContextScope {
+ public:
+  CallContextScope(const Layer& layer, std::optional<bool> training);
+  ~CallContextScope();
+  CallContextScope(const CallContextScope&) = delete;
+  CallContextScope& operator=(const CallContextScope&) = delete;
+  /// The resolved value, none meaning inference.
+  std::optional<bool> resolved() const { return resolved_; }
+  /// What call() receives.
+  bool training() const { return resolved_.value_or(false); }
+
+ private:
+  bool entry_ = false;
+  std::optional<bool> resolved_;
+};
+
+/// What a container (Sequential, a functional model) passes to one of its
+/// layers, as Keras's functional call does: its own resolved `training` when it
+/// has one; else what the node recorded at construction (`recorded`); else the
+/// layer's default_training(); else none, which lets the layer take the
+/// context's value.
+/// The resolved `training` of the container whose call(x, training) is running:
+/// the context's value when it agrees with `training` (call() entered through
+/// operator(), which resolved it), else `training` itself (call() run directly).
+std::optional<bool> own_training(bool training);
+
+std::optional<bool> training_for_sublayer(std::optional<bool> own, std::optional<bool> recorded, const Layer& layer);
 
 /// Rethrows the active kiln::Error with "Exception encountered when calling
 /// layer 'name' (type Class)." in front of its message, keeping its type. The

@@ -222,13 +222,15 @@ void Layer::maybe_build(const std::vector<Tensor>& xs, bool list_call) {
   }
 }
 
-Tensor Layer::operator()(const Tensor& x, bool training) {
+Tensor Layer::operator()(const Tensor& x, std::optional<bool> explicit_training) {
   if (oplog::logging())
-    return oplog::run_logged(name().c_str(), [l = detail::kept_for_rerun(this)](const Tensor& a, bool t) {
+    return oplog::run_logged(name().c_str(), [l = detail::kept_for_rerun(this)](const Tensor& a, std::optional<bool> t) {
       return (*l)(a, t);
-    }, x, training);
+    }, x, explicit_training);
   if (!x.defined()) throw ValueError("Layer '" + name() + "' was called on an undefined tensor");
-  if (x.is_symbolic()) return call_symbolic({x}, false, training)[0];
+  if (x.is_symbolic()) return call_symbolic({x}, false, explicit_training.value_or(false))[0];
+  detail::CallContextScope context(*this, explicit_training);
+  const bool training = context.training();
   check_input_spec({x});
   maybe_build({x}, false);
   call_losses_.clear();
@@ -246,11 +248,12 @@ Tensor Layer::operator()(const Tensor& x, bool training) {
   return y;
 }
 
-std::vector<Tensor> Layer::operator()(const std::vector<Tensor>& xs, bool training) {
+std::vector<Tensor> Layer::operator()(const std::vector<Tensor>& xs, std::optional<bool> explicit_training) {
   if (oplog::logging())
-    return oplog::run_logged(name().c_str(), [l = detail::kept_for_rerun(this)](const std::vector<Tensor>& a, bool t) {
+    return oplog::run_logged(name().c_str(), [l = detail::kept_for_rerun(this)](const std::vector<Tensor>& a,
+                                                                                std::optional<bool> t) {
       return (*l)(a, t);
-    }, xs, training);
+    }, xs, explicit_training);
   if (xs.empty()) throw ValueError("Layer '" + name() + "' was called with an empty list of inputs");
   bool any_sym = false, all_sym = true;
   for (const auto& x : xs) {
@@ -260,7 +263,9 @@ std::vector<Tensor> Layer::operator()(const std::vector<Tensor>& xs, bool traini
   }
   if (any_sym && !all_sym)
     throw ValueError("Layer '" + name() + "' was called on a mix of symbolic and concrete tensors");
-  if (any_sym) return call_symbolic(xs, true, training);
+  if (any_sym) return call_symbolic(xs, true, explicit_training.value_or(false));
+  detail::CallContextScope context(*this, explicit_training);
+  const bool training = context.training();
   check_input_spec(xs);
   maybe_build(xs, true);
   call_losses_.clear();

@@ -24,10 +24,12 @@ std::vector<Tensor> Layer::operator()(const std::vector<Tensor>& xs, const CallO
 }
 
 std::vector<Tensor> Layer::call_with_kwargs(const std::vector<Tensor>& xs, bool list_call, const CallKwargs& kwargs,
-                                            bool training) {
+                                            std::optional<bool> training) {
   if (oplog::logging()) {
     auto rerun = [self = detail::kept_for_rerun(this)](const std::vector<Tensor>& a, bool list, const CallKwargs& k,
-                                                       bool t) { return self->call_with_kwargs(a, list, k, t); };
+                                                       std::optional<bool> t) {
+      return self->call_with_kwargs(a, list, k, t);
+    };
     return oplog::run_logged(name().c_str(), rerun, xs, list_call, kwargs, training);
   }
   if (xs.empty()) throw ValueError("Layer '" + name() + "' was called with an empty list of inputs");
@@ -41,14 +43,14 @@ std::vector<Tensor> Layer::call_with_kwargs(const std::vector<Tensor>& xs, bool 
   for (const auto& t : kwargs.tensors()) note(t);
   if (any_sym && !all_sym)
     throw ValueError("Layer '" + name() + "' was called on a mix of symbolic and concrete tensors");
-  if (any_sym) return call_symbolic(xs, list_call, training, kwargs);
+  if (any_sym) return call_symbolic(xs, list_call, training.value_or(false), kwargs);
 
   CallKwargs rest = kwargs;
   if (const CallArg* t = kwargs.find("training")) {
     if (t->is_tensor() || (t->json != "true" && t->json != "false" && t->json != "null"))
       throw ValueError("Layer '" + name() + "' (" + class_name() + "): the call keyword training must be a bool, but "
                        "received " + (t->is_tensor() ? std::string("a tensor") : t->json));
-    training = kwargs.flag("training", training);
+    if (t->json != "null") training = kwargs.flag("training", false);
     rest.erase("training");
   }
   Tensor mask = get_keras_mask(xs[0]);
@@ -62,7 +64,8 @@ std::vector<Tensor> Layer::call_with_kwargs(const std::vector<Tensor>& xs, bool 
                        "but received " + m->json);
     rest.erase("mask");
   }
-  return run_with_kwargs(xs, list_call, rest, mask, training);
+  detail::CallContextScope context(*this, training);
+  return run_with_kwargs(xs, list_call, rest, mask, context.training());
 }
 
 std::vector<Tensor> Layer::run_with_kwargs(const std::vector<Tensor>& xs, bool list_call, const CallKwargs& rest,

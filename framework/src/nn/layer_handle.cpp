@@ -10,13 +10,13 @@ LayerPtr detail::named_layer(Layer* created) {
   return p;
 }
 
-Tensor LayerHandleBase::operator()(const Tensor& x, bool training) const { return (*layer_)(x, training); }
+Tensor LayerHandleBase::operator()(const Tensor& x, std::optional<bool> training) const { return (*layer_)(x, training); }
 
-Tensor LayerHandleBase::operator()(const std::vector<Tensor>& xs, bool training) const {
+Tensor LayerHandleBase::operator()(const std::vector<Tensor>& xs, std::optional<bool> training) const {
   return (*layer_)(xs, training).at(0);
 }
 
-std::vector<Tensor> LayerHandleBase::call_multi(const std::vector<Tensor>& xs, bool training) const {
+std::vector<Tensor> LayerHandleBase::call_multi(const std::vector<Tensor>& xs, std::optional<bool> training) const {
   return (*layer_)(xs, training);
 }
 

@@ -14,6 +14,7 @@
 #include "kiln/nn/operation_layer.h"
 #include "core/tensor_impl.h"
 #include "training/graph_order.h"
+#include "nn/call_context.h"
 
 namespace kiln {
 
@@ -128,6 +129,8 @@ std::vector<Tensor> Model::call(const std::vector<Tensor>& xs, bool training) {
     if (is_floating(inputs_[i].dtype()) && v.dtype() != inputs_[i].dtype() && !v.is_symbolic()) v = v.cast(inputs_[i].dtype());
     values[inputs_[i].id()] = v;
   }
+  // Captured before the layers run: each of them sets the context's value in turn.
+  const std::optional<bool> own = detail::own_training(training);
   for (const auto& n : nodes_) {
     if (n->inputs.empty()) continue;
     auto value_of = [&](const Tensor& in) {
@@ -139,18 +142,24 @@ std::vector<Tensor> Model::call(const std::vector<Tensor>& xs, bool training) {
     for (const auto& in : n->inputs) args.push_back(value_of(in));
     std::vector<Tensor> outs;
     if (n->kwargs.empty()) {
-      outs = n->list_call || n->layer->returns_list() ? (*n->layer)(args, training)
-                                                       : std::vector<Tensor>{(*n->layer)(args[0], training)};
+      const std::optional<bool> t = detail::training_for_sublayer(own, std::nullopt, *n->layer);
+      outs = n->list_call || n->layer->returns_list() ? (*n->layer)(args, t)
+                                                       : std::vector<Tensor>{(*n->layer)(args[0], t)};
     } else {
-      // The model's training argument wins over a node's, as in Keras's functional call.
+      // The model's training argument wins over the node's, which wins over the
+      // layer's default, as in Keras's functional call.
+      std::optional<bool> recorded;
       CallKwargs kw;
       for (const auto& [key, v] : n->kwargs.items()) {
-        if (key == "training") continue;
+        if (key == "training") {
+          if (v.json == "true" || v.json == "false") recorded = v.json == "true";
+          continue;
+        }
         CallArg a = v;
         for (auto& t : a.tensors) t = value_of(t);
         kw.set(key, a);
       }
-      outs = n->layer->call_with_kwargs(args, n->list_call, kw, training);
+      outs = n->layer->call_with_kwargs(args, n->list_call, kw, detail::training_for_sublayer(own, recorded, *n->layer));
     }
     auto ids = n->output_tensors();
     for (std::size_t k = 0; k < ids.size() && k < outs.size(); ++k)

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kiln/core/error.h"
+#include "nn/call_context.h"
 
 namespace kiln {
 
@@ -84,7 +85,9 @@ Tensor Sequential::call(const Tensor& x, bool training) {
   // naming that layer, as tf.keras does.
   Tensor h = x;
   if (is_floating(dtype()) && !is_floating(h.dtype())) h = h.cast(dtype());
-  for (auto& l : layers_) h = (*l)(h, training);
+  // As Keras's Sequential: its own resolved training when it has one, else each layer's default.
+  const std::optional<bool> own = detail::own_training(training);
+  for (auto& l : layers_) h = (*l)(h, detail::training_for_sublayer(own, std::nullopt, *l));
   return h;
 }
 

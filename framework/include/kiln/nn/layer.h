@@ -80,9 +80,13 @@ class Layer : public std::enable_shared_from_this<Layer> {
   Layer& operator=(const Layer&) = delete;
 
   /// Calls the layer: concrete tensors compute; symbolic tensors record a graph node.
-  Tensor operator()(const Tensor& x, bool training = false);
+  /// `training` resolves as Keras's call context does: a value given here wins;
+  /// otherwise the value of the layer call this one runs inside (so a Dropout in a
+  /// custom layer drops during fit without being passed `training`); otherwise
+  /// default_training(); otherwise inference.
+  Tensor operator()(const Tensor& x, std::optional<bool> training = std::nullopt);
   /// Multi-input form (merge layers, multi-input models).
-  std::vector<Tensor> operator()(const std::vector<Tensor>& xs, bool training = false);
+  std::vector<Tensor> operator()(const std::vector<Tensor>& xs, std::optional<bool> training = std::nullopt);
   /// Calls with Keras's call keywords (kiln/nn/call_kwargs.h): lstm(x, {.initial_state = {h, c}}).
   /// The first output; the list form gives all of them.
   Tensor operator()(const Tensor& x, const CallOptions& options);
@@ -91,7 +95,17 @@ class Layer : public std::enable_shared_from_this<Layer> {
   /// The keyword call by name, as a functional model replays a node. A
   /// `training` keyword overrides `training`; `mask` replaces the first input's mask.
   std::vector<Tensor> call_with_kwargs(const std::vector<Tensor>& xs, bool list_call, const CallKwargs& kwargs,
-                                       bool training = false);
+                                       std::optional<bool> training = std::nullopt);
+  /// The `training` a call of this layer takes when neither its caller nor an
+  /// enclosing layer call gives one: the default of `training` in the Keras
+  /// class's call() signature. True for the image preprocessing layers (called
+  /// directly, they augment), false for the dropout and noise layers and the
+  /// recurrent layers, none (inference, and no effect on the layers called after
+  /// it) for the rest.
+  virtual std::optional<bool> default_training() const { return std::nullopt; }
+  /// The `training` value of the layer call running on this thread (Keras's call
+  /// context), or none outside any call. A container passes it on to its layers.
+  static std::optional<bool> context_training();
 
   /// Keras-style unique name; auto names come from the class name (dense, dense_1).
   const std::string& name() const;
@@ -298,11 +312,11 @@ class LayerHandleBase {
   /// The wrapped layer.
   operator LayerPtr() const { return layer_; }
   /// Calls the layer on one input.
-  Tensor operator()(const Tensor& x, bool training = false) const;
+  Tensor operator()(const Tensor& x, std::optional<bool> training = std::nullopt) const;
   /// Merge layers and multi-input models take a list.
-  Tensor operator()(const std::vector<Tensor>& xs, bool training = false) const;
+  Tensor operator()(const std::vector<Tensor>& xs, std::optional<bool> training = std::nullopt) const;
   /// Every output of a list call.
-  std::vector<Tensor> call_multi(const std::vector<Tensor>& xs, bool training = false) const;
+  std::vector<Tensor> call_multi(const std::vector<Tensor>& xs, std::optional<bool> training = std::nullopt) const;
   /// Calls with Keras's call keywords: lstm(x, {.initial_state = {h, c}}), mha({q, v}, {.use_causal_mask = true}).
   Tensor operator()(const Tensor& x, const CallOptions& options) const;
   /// Calls a multi-input layer with call keywords.

@@ -31,6 +31,8 @@ struct DropoutOptions {
 /// handle `kiln::layers::Dropout(rate, {...})`, e.g. `Dropout(0.1)`.
 class DropoutImpl : public Layer {
  public:
+  /// Keras's call(..., training=False): outside training, and unless a caller says otherwise, it is the identity.
+  std::optional<bool> default_training() const override { return false; }
   /// `rate`: the fraction of elements dropped.
   explicit DropoutImpl(double rate, DropoutOptions options = {});
   std::string class_name() const override { return "Dropout"; }

@@ -73,6 +73,8 @@ struct ResizingOptions {
 /// Users create it through the handle `kiln::layers::Resizing(height, width, {...})`.
 class ResizingImpl : public Layer {
  public:
+  /// Keras's image preprocessing layers take call(..., training=True).
+  std::optional<bool> default_training() const override { return true; }
   /// The target `height` and `width`.
   ResizingImpl(int64_t height, int64_t width, ResizingOptions options = {});
   std::string class_name() const override { return "Resizing"; }
@@ -107,6 +109,8 @@ struct CenterCropOptions {
 /// Users create it through the handle `kiln::layers::CenterCrop(height, width, {...})`.
 class CenterCropImpl : public Layer {
  public:
+  /// Keras's image preprocessing layers take call(..., training=True).
+  std::optional<bool> default_training() const override { return true; }
   /// The target `height` and `width`.
   CenterCropImpl(int64_t height, int64_t width, CenterCropOptions options = {});
   std::string class_name() const override { return "CenterCrop"; }

@@ -26,6 +26,8 @@ struct NoiseOptions {
 /// The shared parts: the identity shape rule and the per-call seed sequence.
 class NoiseLayer : public Layer {
  public:
+  /// Keras's call(..., training=False): outside training, and unless a caller says otherwise, it is the identity.
+  std::optional<bool> default_training() const override { return false; }
   using Layer::Layer;
   Shape compute_output_shape(const Shape& input_shape) override { return input_shape; }
   using Layer::compute_output_shape;

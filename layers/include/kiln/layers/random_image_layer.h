@@ -35,6 +35,8 @@ struct Factor {
 /// reproducible sequence, an unseeded one from the global generator. Output shape = input shape.
 class RandomImageLayer : public Layer {
  public:
+  /// Keras's call(..., training=True): called directly, the layer augments.
+  std::optional<bool> default_training() const override { return true; }
   using Layer::Layer;
   Shape compute_output_shape(const Shape& input_shape) override { return input_shape; }
   using Layer::compute_output_shape;

@@ -43,6 +43,8 @@ struct RNNOptions {
 /// handle `kiln::layers::RNN(cell, {...})`; LSTM, GRU and SimpleRNN are RNNs over built-in cells.
 class RNNImpl : public Layer {
  public:
+  /// Keras's call(..., training=False): dropout on the inputs and states only when training.
+  std::optional<bool> default_training() const override { return false; }
   using Options = RNNOptions;  ///< The options struct the constructor takes.
   /// Runs `cell` over time with the given options.
   RNNImpl(std::shared_ptr<RNNCell> cell, RNNOptions options = {});

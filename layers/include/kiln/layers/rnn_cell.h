@@ -79,6 +79,8 @@ class RNNCell : public Layer {
 /// the projected-input mode that begin_sequence() switches on.
 class DropoutRNNCell : public RNNCell {
  public:
+  /// Keras's call(..., training=False): dropout on the inputs and states only when training.
+  std::optional<bool> default_training() const override { return false; }
   /// `base` holds the base-layer options; `dropout` and `recurrent_dropout` are the input and
   /// recurrent dropout rates, `seed` their seed (none: nondeterministic).
   DropoutRNNCell(LayerOptions base, double dropout, double recurrent_dropout, std::optional<uint64_t> seed);

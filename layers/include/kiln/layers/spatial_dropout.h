@@ -33,6 +33,8 @@ struct SpatialDropoutOptions {
 /// The shared rule; `spatial_rank` is 1, 2 or 3.
 class SpatialDropoutBase : public Layer {
  public:
+  /// Keras's call(..., training=False): outside training, and unless a caller says otherwise, it is the identity.
+  std::optional<bool> default_training() const override { return false; }
   Shape compute_output_shape(const Shape& input_shape) override { return input_shape; }
   using Layer::compute_output_shape;
   double rate() const { return rate_; }  ///< The fraction of channels dropped.
