@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "callback_utils.h"
 #include "core/json_int.h"
 #include "io/atomic_file.h"
 #include "kiln/core/error.h"
@@ -36,6 +37,11 @@ bool is_backup_weights_file(const std::string& name) {
 }
 
 }  // namespace
+
+BackupAndRestoreOptions BackupAndRestore::with_path(std::string path, BackupAndRestoreOptions options) {
+  return detail::with_positional("BackupAndRestore", "backup_dir", std::move(path), std::move(options),
+                                 &BackupAndRestoreOptions::backup_dir);
+}
 
 BackupAndRestore::BackupAndRestore(BackupAndRestoreOptions o) : options_(std::move(o)) {
   if (options_.backup_dir.empty()) throw ValueError("BackupAndRestore: empty `backup_dir` argument passed");

@@ -55,4 +55,10 @@ Optimizer& require_optimizer(Model* model, const char* who) {
   return *model->optimizer();
 }
 
+void throw_path_given_twice(const char* who, const char* name, const std::string& positional,
+                            const std::string& in_options) {
+  throw ValueError(std::string(who) + ": `" + name + "` was given twice, as the first argument ('" + positional +
+                   "') and in the options ('" + in_options + "')");
+}
+
 }  // namespace kiln::callbacks::detail

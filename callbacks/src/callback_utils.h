@@ -17,4 +17,20 @@ std::string python_float_repr(double v);
 /// The model's optimizer, or a ValueError naming `who` when there is none.
 Optimizer& require_optimizer(Model* model, const char* who);
 
+/// The error of with_positional().
+[[noreturn]] void throw_path_given_twice(const char* who, const char* name, const std::string& positional,
+                                         const std::string& in_options);
+
+/// A callback's options with its positional path (Keras's first argument) put in
+/// `field`: a ValueError naming the callback when the options already hold another.
+template <class Options>
+Options with_positional(const char* who, const char* name, std::string path, Options options,
+                        std::string Options::*field) {
+  std::string& in_options = options.*field;
+  if (!in_options.empty() && in_options != path)
+    throw_path_given_twice(who, name, path, in_options);
+  in_options = std::move(path);
+  return options;
+}
+
 }  // namespace kiln::callbacks::detail

@@ -169,6 +169,11 @@ std::string format_filepath(const std::string& pattern, const std::map<std::stri
   return out;
 }
 
+ModelCheckpointOptions ModelCheckpoint::with_path(std::string path, ModelCheckpointOptions options) {
+  return detail::with_positional("ModelCheckpoint", "filepath", std::move(path), std::move(options),
+                                 &ModelCheckpointOptions::filepath);
+}
+
 ModelCheckpoint::ModelCheckpoint(ModelCheckpointOptions o) : options_(std::move(o)) {
   if (options_.filepath.empty()) throw ValueError("ModelCheckpoint: filepath is empty");
   if (options_.save_weights_only) {

@@ -290,4 +290,30 @@ KILN_REGISTER_LAYER(MinimumImpl, "Minimum")
 KILN_REGISTER_LAYER(ConcatenateImpl, "Concatenate")
 KILN_REGISTER_LAYER(DotImpl, "Dot")
 
+Tensor add(const std::vector<Tensor>& inputs, MergeOptions options) { return Add(std::move(options))(inputs); }
+
+Tensor subtract(const std::vector<Tensor>& inputs, MergeOptions options) {
+  return Subtract(std::move(options))(inputs);
+}
+
+Tensor multiply(const std::vector<Tensor>& inputs, MergeOptions options) {
+  return Multiply(std::move(options))(inputs);
+}
+
+Tensor average(const std::vector<Tensor>& inputs, MergeOptions options) { return Average(std::move(options))(inputs); }
+
+Tensor maximum(const std::vector<Tensor>& inputs, MergeOptions options) { return Maximum(std::move(options))(inputs); }
+
+Tensor minimum(const std::vector<Tensor>& inputs, MergeOptions options) { return Minimum(std::move(options))(inputs); }
+
+Tensor concatenate(const std::vector<Tensor>& inputs, int axis, ConcatenateOptions options) {
+  options.axis = axis;
+  return Concatenate(std::move(options))(inputs);
+}
+
+Tensor dot(const std::vector<Tensor>& inputs, Size2 axes, bool normalize, DotOptions options) {
+  options.normalize = normalize;
+  return Dot(axes, std::move(options))(inputs);
+}
+
 }  // namespace kiln::layers

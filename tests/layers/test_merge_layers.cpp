@@ -9,6 +9,7 @@
 #include "kiln/core/error.h"
 #include "kiln/layers.h"
 #include "kiln/ops/ops.h"
+#include "kiln/training/model.h"
 
 // The file's own namespace: the unity build compiles a suite's files together.
 namespace test_merge_layers {
@@ -94,6 +95,27 @@ TEST_CASE("Dot") {
   CHECK(L::Dot(-1)({k::Input({3, 5}), k::Input({4, 5})}).shape() == k::Shape{k::None, 3, 4});
   std::string msg = message_of([&] { L::Dot(1)({k::Input({3}), k::Input({4})}); });
   CHECK(msg.find("Incompatible input shapes: axis values 3 (at axis 1) != 4 (at axis 1)") != std::string::npos);
+}
+
+TEST_CASE("functional merge helpers: keras.layers.add, concatenate, dot, ...") {
+  k::Tensor a({{1.f, 5.f}}), b({{3.f, 4.f}}), c({{2.f, 0.f}});
+  check_values(L::add({a, b, c}), {6, 9});
+  check_values(L::subtract({a, b}), {-2, 1});
+  check_values(L::multiply({a, b, c}), {6, 0});
+  check_values(L::average({a, b}), {2, 4.5});
+  check_values(L::maximum({a, b, c}), {3, 5});
+  check_values(L::minimum({a, b, c}), {1, 0});
+  check_values(L::concatenate({a, b}), {1, 5, 3, 4});
+  CHECK(L::concatenate({a, b}, 0).shape() == k::Shape{2, 2});
+  check_values(L::dot({a, b}, 1), {23});
+  check_values(L::dot({a, b}, 1, true), {23 / (std::sqrt(26.0) * 5.0)}, 1e-5);
+  // On symbolic tensors each helper adds a layer to the graph, as in Keras.
+  k::clear_session();
+  k::Tensor x = k::Input({2}), y = k::Input({2});
+  k::Model model({x, y}, L::concatenate({L::add({x, y}, {.name = "sum"}), L::multiply({x, y})}));
+  CHECK(model.get_layer("sum")->class_name() == "Add");
+  check_values(model(std::vector<k::Tensor>{a, b}).at(0), {4, 9, 3, 20});
+  CHECK_THROWS(L::subtract({a, b, c}));
 }
 
 }  // namespace test_merge_layers

@@ -11,6 +11,7 @@
 #include "kiln/callbacks/backup_and_restore.h"
 #include "kiln/callbacks/model_checkpoint.h"
 #include "saving_util.h"
+#include "test_util.h"
 
 // The file's own namespace: the unity build compiles a suite's files together.
 namespace test_callbacks {
@@ -112,6 +113,22 @@ TEST_CASE("ModelCheckpoint: every epoch, save_best_only, save_weights_only, save
   }
   CHECK_THROWS_AS(C::ModelCheckpoint({.filepath = "x.weights.h5"}), ValueError);  // not save_weights_only
   CHECK_THROWS_AS(C::ModelCheckpoint({.filepath = "x.keras", .save_weights_only = true}), ValueError);
+  {
+    // Keras's positional path: ModelCheckpoint("best.keras", save_best_only=True).
+    auto m = tiny();
+    auto cb = std::make_shared<C::ModelCheckpoint>(dir + "/positional.keras", C::ModelCheckpointOptions{.monitor = "loss"});
+    m->fit(d.x, d.y, {.batch_size = 10, .epochs = 1, .verbose = 0, .callbacks = {cb}});
+    CHECK(cb->saved == std::vector<std::string>{dir + "/positional.keras"});
+    CHECK(fs::exists(dir + "/positional.keras"));
+  }
+  CHECK_THROWS_AS(C::ModelCheckpoint("x.weights.h5"), ValueError);  // the same checks as the options form
+  CHECK_NOTHROW(C::ModelCheckpoint("same.keras", {.filepath = "same.keras"}));
+  const std::string twice = kiln_test::message_of([] { C::ModelCheckpoint("a.keras", {.filepath = "b.keras"}); });
+  CHECK(twice == "ModelCheckpoint: `filepath` was given twice, as the first argument ('a.keras') and in the options "
+                 "('b.keras')");
+  const std::string backup_twice = kiln_test::message_of([] { C::BackupAndRestore("a", {.backup_dir = "b"}); });
+  CHECK(backup_twice.find("BackupAndRestore: `backup_dir` was given twice") == 0);
+  CHECK(C::BackupAndRestore("some_dir").initial_epoch() == 0);
 }
 
 TEST_CASE("BackupAndRestore: a run SIGKILLed mid-epoch resumes to the same weights") {

@@ -30,6 +30,7 @@
 /// The model must be built before fit() (an Input layer, or build_for()).
 #include <optional>
 #include <string>
+#include <type_traits>
 
 #include "kiln/core/config.h"
 
@@ -51,6 +52,13 @@ class BackupAndRestore : public Callback {
  public:
   /// Takes every setting from options (Keras's defaults).
   explicit BackupAndRestore(BackupAndRestoreOptions options);
+  /// Keras's positional form, BackupAndRestore("backup", {...}); a backup_dir also set in
+  /// `options` must be the same.
+  /// (A template, so a braced list of options never reads as a path.)
+  template <class Path>
+    requires std::is_convertible_v<Path, std::string>
+  explicit BackupAndRestore(Path&& backup_dir, BackupAndRestoreOptions options = {})
+      : BackupAndRestore(with_path(std::string(std::forward<Path>(backup_dir)), std::move(options))) {}
   /// The epoch recorded by the last backup (0 if there is none): fit's initial_epoch.
   int initial_epoch() const;
   void on_train_begin(const Logs& logs) override;
@@ -67,6 +75,7 @@ class BackupAndRestore : public Callback {
   virtual void before_commit() {}
 
  private:
+  static BackupAndRestoreOptions with_path(std::string path, BackupAndRestoreOptions options);
   void save();
   std::optional<Config> read_metadata() const;
   std::string committed_weights_path(const Config& entry) const;

@@ -23,6 +23,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <variant>
 
 #include "kiln/training/callback.h"
@@ -47,6 +48,13 @@ class ModelCheckpoint : public Callback {
   bool chief_only() const override { return true; }
   /// Takes every setting from options (Keras's defaults).
   explicit ModelCheckpoint(ModelCheckpointOptions options);
+  /// Keras's positional form, ModelCheckpoint("best.keras", {.save_best_only = true}); a
+  /// filepath also set in `options` must be the same.
+  /// (A template, so a braced list of options never reads as a path.)
+  template <class Path>
+    requires std::is_convertible_v<Path, std::string>
+  explicit ModelCheckpoint(Path&& filepath, ModelCheckpointOptions options = {})
+      : ModelCheckpoint(with_path(std::string(std::forward<Path>(filepath)), std::move(options))) {}
   void on_epoch_begin(int epoch, const Logs& logs) override;
   void on_epoch_end(int epoch, Logs& logs) override;
   void on_train_batch_end(int batch, const Logs& logs) override;
@@ -59,6 +67,7 @@ class ModelCheckpoint : public Callback {
   const ModelCheckpointOptions& options() const { return options_; }
 
  private:
+  static ModelCheckpointOptions with_path(std::string path, ModelCheckpointOptions options);
   void save_model(int epoch, std::optional<int> batch, const Logs& logs);
   bool better(double current) const;
 

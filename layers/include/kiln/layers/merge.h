@@ -183,4 +183,27 @@ class DotImpl : public Layer {
 
 KILN_LAYER_HANDLE(Dot);
 
+/// @name Functional merge helpers
+/// Keras's keras.layers.add(inputs), concatenate(inputs, axis), ...: each makes the
+/// merge layer and calls it on `inputs` (concrete or symbolic), as
+/// `Add(options)(inputs)` does.
+//@{
+/// Element-wise sum of the inputs (keras.layers.add).
+Tensor add(const std::vector<Tensor>& inputs, MergeOptions options = {});
+/// The first input minus the second (keras.layers.subtract).
+Tensor subtract(const std::vector<Tensor>& inputs, MergeOptions options = {});
+/// Element-wise product (keras.layers.multiply).
+Tensor multiply(const std::vector<Tensor>& inputs, MergeOptions options = {});
+/// Element-wise mean (keras.layers.average).
+Tensor average(const std::vector<Tensor>& inputs, MergeOptions options = {});
+/// Element-wise maximum (keras.layers.maximum).
+Tensor maximum(const std::vector<Tensor>& inputs, MergeOptions options = {});
+/// Element-wise minimum (keras.layers.minimum).
+Tensor minimum(const std::vector<Tensor>& inputs, MergeOptions options = {});
+/// Joins the inputs along `axis` (keras.layers.concatenate(inputs, axis=-1)).
+Tensor concatenate(const std::vector<Tensor>& inputs, int axis = -1, ConcatenateOptions options = {});
+/// Batch-wise dot product of two inputs (keras.layers.dot(inputs, axes, normalize=False)).
+Tensor dot(const std::vector<Tensor>& inputs, Size2 axes, bool normalize = false, DotOptions options = {});
+//@}
+
 }  // namespace kiln::layers
