@@ -24,10 +24,13 @@ class ValidationBatchCounter : public k::Callback {
 };
 
 enum class Train { arrays, dataset };
-enum class Val { arrays, dataset, split };
+enum class Val { arrays, dataset, split, dataset_as_data };
 
 std::string name(Train t) { return t == Train::arrays ? "arrays" : "dataset"; }
-std::string name(Val v) { return v == Val::arrays ? "arrays" : v == Val::dataset ? "dataset" : "validation_split"; }
+std::string name(Val v) {
+  return v == Val::arrays ? "arrays" : v == Val::dataset ? "dataset" : v == Val::split ? "validation_split"
+                                                                                       : "a Dataset as validation_data";
+}
 
 /// Fits for two epochs with validation_steps = 2 on 40 samples in batches of 4,
 /// so every validation source holds more than 2 batches (10, 10 or 5).
@@ -46,6 +49,7 @@ std::string validation_runs(Train train, Val val) {
   if (val == Val::arrays) o.validation_data = k::ValidationData{x, y};
   if (val == Val::dataset) o.validation_dataset = std::make_shared<k::Dataset>(k::Dataset::from_tensor_slices({x, y}).batch(4));
   if (val == Val::split) o.validation_split = 0.5;
+  if (val == Val::dataset_as_data) o.validation_data = k::Dataset::from_tensor_slices({x, y}).batch(4);
 
   k::History h = train == Train::arrays ? model.fit(x, y, o) : model.fit(k::Dataset::from_tensor_slices({x, y}).batch(4), o);
   CHECK(h.history.count("val_loss") == 1);
@@ -58,7 +62,7 @@ std::string validation_runs(Train train, Val val) {
 
 TEST_CASE("validation_steps = 2 runs exactly 2 validation batches per epoch, whatever the data") {
   for (Train train : {Train::arrays, Train::dataset}) {
-    for (Val val : {Val::arrays, Val::dataset, Val::split}) {
+    for (Val val : {Val::arrays, Val::dataset, Val::split, Val::dataset_as_data}) {
       // fit() refuses this one: a Dataset cannot be split by samples (next test case).
       if (train == Train::dataset && val == Val::split) continue;
       INFO("training data: ", name(train), ", validation data: ", name(val));
@@ -84,6 +88,10 @@ TEST_CASE("fit() refuses validation it cannot honour") {
   auto vds = std::make_shared<k::Dataset>(ds);
   CHECK_THROWS_WITH_AS(model.fit(x, y, {.verbose = 0, .validation_data = k::ValidationData{x, y}, .validation_dataset = vds}),
                        doctest::Contains("not both"), k::ValueError);
+  CHECK_THROWS_WITH_AS(model.fit(x, y, {.verbose = 0, .validation_data = ds, .validation_dataset = vds}),
+                       doctest::Contains("not both"), k::ValueError);
+  // A Dataset given as validation_data also takes precedence over validation_split.
+  CHECK_NOTHROW(model.fit(x, y, {.verbose = 0, .validation_split = 0.5, .validation_data = ds}));
   auto endless = std::make_shared<k::Dataset>(ds.repeat());
   CHECK_THROWS_WITH_AS(model.fit(x, y, {.verbose = 0, .validation_dataset = endless}),
                        doctest::Contains("pass validation_steps"), k::ValueError);

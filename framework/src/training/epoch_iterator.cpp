@@ -58,16 +58,24 @@ int EpochIterator::run_epoch_in_groups(int k, const std::function<bool(int, int,
   return done;
 }
 
+namespace {
+
+/// The validation dataset of fit(): validation_data's, or validation_dataset.
+std::shared_ptr<Dataset> validation_dataset(const FitOptions& o) {
+  return o.validation_data && o.validation_data->dataset() ? o.validation_data->dataset() : o.validation_dataset;
+}
+
+}  // namespace
+
 std::optional<Arrays> take_validation_arrays(const Model& model, const FitOptions& o, Arrays* train) {
   if (o.validation_data && o.validation_dataset)
     throw ValueError("fit(): pass validation_data or validation_dataset, not both");
   if (train && (o.validation_split < 0 || o.validation_split >= 1))
     throw ValueError("fit(): validation_split must be in [0, 1), got " + std::to_string(o.validation_split));
-  if (o.validation_data)
-    return make_arrays(model, o.validation_data->x, o.validation_data->y, o.validation_data->sample_weight,
-                       "fit() validation_data");
+  if (const ValidationData* v = o.validation_data ? o.validation_data->arrays() : nullptr)
+    return make_arrays(model, v->x, v->y, v->sample_weight, "fit() validation_data");
   // As in Keras, validation data given outright takes precedence over validation_split.
-  if (o.validation_dataset || o.validation_split == 0) return std::nullopt;
+  if (validation_dataset(o) || o.validation_split == 0) return std::nullopt;
   if (!train)
     throw ValueError("fit(): validation_split is only supported for arrays, not for a Dataset; "
                      "pass validation_data or validation_dataset");
@@ -83,8 +91,8 @@ std::optional<EpochIterator> validation_iterator(const Model& model, const FitOp
     const int bs = checked_batch_size(o.validation_batch_size ? o.validation_batch_size : o.batch_size, "fit()",
                                       o.validation_batch_size ? "validation_batch_size" : "batch_size");
     adapter = std::make_shared<ArrayDataAdapter>(std::move(*arrays), bs, false);
-  } else if (o.validation_dataset) {
-    adapter = std::make_shared<DatasetAdapter>(*o.validation_dataset, model);
+  } else if (const auto dataset = validation_dataset(o)) {
+    adapter = std::make_shared<DatasetAdapter>(*dataset, model);
     require_finite(*adapter, o.validation_steps, "fit(): the validation dataset is infinite; pass validation_steps");
   } else {
     return std::nullopt;
@@ -97,3 +105,9 @@ void require_finite(const DataAdapter& adapter, const std::optional<int>& steps,
 }
 
 }  // namespace kiln::training
+
+namespace kiln {
+
+ValidationArg::ValidationArg(const Dataset& dataset) : dataset_(std::make_shared<Dataset>(dataset)) {}
+
+}  // namespace kiln

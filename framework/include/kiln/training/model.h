@@ -53,6 +53,27 @@ struct ValidationData {
   Tensor sample_weight;  ///< Optional per-sample weights.
 };
 
+/// fit()'s validation_data: arrays (a ValidationData) or a Dataset, as Keras's
+/// validation_data takes a tuple or a dataset: `.validation_data = ValidationData{x, y}`
+/// or `.validation_data = val_ds`.
+class ValidationArg {
+ public:
+  /// Validation arrays.
+  ValidationArg(ValidationData arrays) : arrays_(std::move(arrays)) {}
+  /// A validation dataset (copied: a Dataset is a cheap description of its pipeline).
+  ValidationArg(const Dataset& dataset);
+  /// A validation dataset, shared.
+  ValidationArg(std::shared_ptr<Dataset> dataset) : dataset_(std::move(dataset)) {}
+  /// The arrays, or nullptr for a dataset.
+  const ValidationData* arrays() const { return arrays_ ? &*arrays_ : nullptr; }
+  /// The dataset, or nullptr for arrays.
+  const std::shared_ptr<Dataset>& dataset() const { return dataset_; }
+
+ private:
+  std::optional<ValidationData> arrays_;
+  std::shared_ptr<Dataset> dataset_;
+};
+
 /// Arguments of Model::fit() (Keras's model.fit() keywords).
 struct FitOptions {
   std::optional<int> batch_size;  ///< 32 when unset (arrays only)
@@ -60,7 +81,7 @@ struct FitOptions {
   int verbose = 1;                 ///< 0 silent, 1 progress bar, 2 one line per epoch
   std::vector<CallbackArg> callbacks;  ///< Callbacks; History and ProgbarLogger are added automatically.
   double validation_split = 0.0;   ///< the LAST fraction, taken before shuffling
-  std::optional<ValidationData> validation_data;  ///< Validation arrays, evaluated at the end of each epoch.
+  std::optional<ValidationArg> validation_data;  ///< Validation arrays or a Dataset, evaluated after each epoch.
   std::shared_ptr<Dataset> validation_dataset;  ///< A validation dataset, evaluated at the end of each epoch.
   bool shuffle = true;  ///< Shuffles the arrays each epoch (ignored for datasets).
   std::map<int, double> class_weight;  ///< Class index -> weight, multiplied into the sample weights.
