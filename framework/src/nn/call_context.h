@@ -20,8 +20,6 @@ class CallContextScope {
   ~CallContextScope();
   CallContextScope(const CallContextScope&) = delete;
   CallContextScope& operator=(const CallContextScope&) = delete;
-  /// The resolved value, none meaning inference.
-  std::optional<bool> resolved() const { return resolved_; }
   /// What call() receives.
   bool training() const { return resolved_.value_or(false); }
 
@@ -30,16 +28,16 @@ class CallContextScope {
   std::optional<bool> resolved_;
 };
 
-/// What a container (Sequential, a functional model) passes to one of its
-/// layers, as Keras's functional call does: its own resolved `training` when it
-/// has one; else what the node recorded at construction (`recorded`); else the
-/// layer's default_training(); else none, which lets the layer take the
-/// context's value.
 /// The resolved `training` of the container whose call(x, training) is running:
 /// the context's value when it agrees with `training` (call() entered through
 /// operator(), which resolved it), else `training` itself (call() run directly).
 std::optional<bool> own_training(bool training);
 
+/// What a container (Sequential, a functional model) passes to one of its
+/// layers, as Keras's functional call does: its own resolved `training` when it
+/// has one; else what the node recorded at construction (`recorded`); else the
+/// layer's default_training(); else none, which lets the layer take the
+/// context's value.
 std::optional<bool> training_for_sublayer(std::optional<bool> own, std::optional<bool> recorded, const Layer& layer);
 
 /// Rethrows the active kiln::Error with "Exception encountered when calling
