@@ -43,10 +43,18 @@ struct ApplicationOptions {
   std::string classifier_activation = "softmax";
   /// The model's name; empty: Keras's default for the class ("resnet50").
   std::string name;
-  /// MobileNet width multiplier (MobileNetV2 only).
+  /// MobileNet width multiplier (MobileNet, MobileNetV2, MobileNetV3).
   double alpha = 1.0;
-  /// ConvNeXt: normalise RGB inputs in [0, 255] with ImageNet's mean and
-  /// variance inside the model (a Normalization layer), as Keras does by default.
+  /// MobileNet: the depthwise convolutions' depth multiplier.
+  int depth_multiplier = 1;
+  /// The rate of the Dropout before the classifier: MobileNet's `dropout`
+  /// (default 1e-3) and MobileNetV3's `dropout_rate` (default 0.2); empty
+  /// takes the class's default.
+  std::optional<double> dropout;
+  /// MobileNetV3: the minimalistic form (no squeeze-excite, ReLU, 3x3 kernels).
+  bool minimalistic = false;
+  /// ConvNeXt, EfficientNetV2 and MobileNetV3: take RGB inputs in [0, 255] and
+  /// rescale (and, for ConvNeXt, normalise) them inside the model, as Keras does by default.
   bool include_preprocessing = true;
 };
 
