@@ -20,7 +20,8 @@ const std::map<std::string, std::function<ModelPtr(const ApplicationOptions&)>>&
       {"ResNet50V2", ResNet50V2},   {"ResNet101V2", ResNet101V2}, {"ResNet152V2", ResNet152V2},
       {"VGG16", VGG16},             {"VGG19", VGG19},             {"MobileNetV2", MobileNetV2},
       {"DenseNet121", DenseNet121}, {"DenseNet169", DenseNet169}, {"DenseNet201", DenseNet201},
-      {"Xception", Xception},       {"InceptionV3", InceptionV3},
+      {"Xception", Xception},       {"InceptionV3", InceptionV3}, {"InceptionResNetV2", InceptionResNetV2},
+      {"MobileNet", MobileNet},     {"MobileNetV3Small", MobileNetV3Small}, {"MobileNetV3Large", MobileNetV3Large},
       {"ConvNeXtTiny", ConvNeXtTiny}, {"ConvNeXtSmall", ConvNeXtSmall}, {"ConvNeXtBase", ConvNeXtBase},
       {"ConvNeXtLarge", ConvNeXtLarge}, {"ConvNeXtXLarge", ConvNeXtXLarge}};
   return b;

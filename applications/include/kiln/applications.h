@@ -11,8 +11,9 @@
 //   auto top5 = A::decode_predictions(net->predict(x), "imagenet_class_index.json");
 //
 // Models: ResNet50, ResNet101, ResNet152, ResNet50V2, ResNet101V2, ResNet152V2,
-// VGG16, VGG19, MobileNetV2, DenseNet121, DenseNet169, DenseNet201, Xception,
-// InceptionV3, ConvNeXtTiny, ConvNeXtSmall, ConvNeXtBase, ConvNeXtLarge,
+// VGG16, VGG19, MobileNet, MobileNetV2, MobileNetV3Small, MobileNetV3Large,
+// DenseNet121, DenseNet169, DenseNet201, Xception, InceptionV3,
+// InceptionResNetV2, ConvNeXtTiny, ConvNeXtSmall, ConvNeXtBase, ConvNeXtLarge,
 // ConvNeXtXLarge. This header is not part of <kiln/kiln.h>.
 #include <memory>
 #include <optional>
@@ -66,7 +67,7 @@ using ModelPtr = std::shared_ptr<Model>;
 /// Builds keras.applications' model of the same name (ResNet50: keras.applications.ResNet50), loading
 /// options.weights when given. Throws ValueError for weights = "imagenet", an input_shape that is not
 /// three dimensions or is below the model's minimum size, a top without a static input_shape, or an
-/// unknown pooling (MobileNetV2 also for alpha <= 0).
+/// unknown pooling (the MobileNets also for alpha <= 0, MobileNet for depth_multiplier < 1).
 ModelPtr ResNet50(const ApplicationOptions& options = {});
 ModelPtr ResNet101(const ApplicationOptions& options = {});
 ModelPtr ResNet152(const ApplicationOptions& options = {});
@@ -75,12 +76,16 @@ ModelPtr ResNet101V2(const ApplicationOptions& options = {});
 ModelPtr ResNet152V2(const ApplicationOptions& options = {});
 ModelPtr VGG16(const ApplicationOptions& options = {});
 ModelPtr VGG19(const ApplicationOptions& options = {});
+ModelPtr MobileNet(const ApplicationOptions& options = {});
 ModelPtr MobileNetV2(const ApplicationOptions& options = {});
+ModelPtr MobileNetV3Small(const ApplicationOptions& options = {});
+ModelPtr MobileNetV3Large(const ApplicationOptions& options = {});
 ModelPtr DenseNet121(const ApplicationOptions& options = {});
 ModelPtr DenseNet169(const ApplicationOptions& options = {});
 ModelPtr DenseNet201(const ApplicationOptions& options = {});
 ModelPtr Xception(const ApplicationOptions& options = {});
 ModelPtr InceptionV3(const ApplicationOptions& options = {});
+ModelPtr InceptionResNetV2(const ApplicationOptions& options = {});
 ModelPtr ConvNeXtTiny(const ApplicationOptions& options = {});
 ModelPtr ConvNeXtSmall(const ApplicationOptions& options = {});
 ModelPtr ConvNeXtBase(const ApplicationOptions& options = {});

@@ -58,6 +58,10 @@ void build(const Group& g, const json& c) {
   o.classes = k.value("classes", int64_t{1000});
   o.alpha = k.value("alpha", 1.0);
   o.include_preprocessing = k.value("include_preprocessing", true);
+  o.depth_multiplier = k.value("depth_multiplier", 1);
+  o.minimalistic = k.value("minimalistic", false);
+  for (const char* rate : {"dropout", "dropout_rate"})
+    if (k.contains(rate)) o.dropout = k[rate].get<double>();
   if (k.contains("input_shape")) {
     std::vector<int64_t> dims;
     for (const auto& d : k["input_shape"]) dims.push_back(d.is_null() ? kiln::None : d.get<int64_t>());
