@@ -107,6 +107,10 @@ template <int N>
 Tensor BaseConvImpl<N>::grouped_conv2d(const Tensor& x, const Tensor& kernel, const std::string& padding) const {
   const ::kiln::Conv2DOptions co = conv2d_options(padding);
   if (o_.groups == 1) return conv2d(x, kernel, co);
+  const Shape ks = kernel.shape();
+  // One input channel per group is a depthwise convolution: group g's filters
+  // are output channels g·M .. g·M + M - 1, as depthwise_conv2d orders them.
+  if (ks[2] == 1) return depthwise_conv2d(x, reshape(kernel, {ks[0], ks[1], o_.groups, ks[3] / o_.groups}), co);
   auto xs = split(x, o_.groups, 3);
   auto ws = split(kernel, o_.groups, 3);
   std::vector<Tensor> ys;

@@ -1,5 +1,5 @@
-// DepthwiseConv1D/2D and SeparableConv1D/2D on kiln::conv2d: the depthwise part is one
-// conv per input channel (a channel-grouped convolution), 1D runs on a unit height axis.
+// DepthwiseConv1D/2D and SeparableConv1D/2D on kiln::depthwise_conv2d; 1D runs on a
+// unit height axis.
 #include "kiln/layers/depthwise_conv.h"
 
 #include "kiln/ops/array_ops.h"
@@ -63,11 +63,7 @@ Tensor DepthwiseBase<N>::depthwise(const Tensor& x, const Tensor& kernel) const 
   const int64_t c = ks[N], m = ks[N + 1];
   Tensor k4 = N == 1 ? reshape(kernel, {1, ks[0], c, m}) : kernel;
   const Conv2DOptions co{size_2d(strides_), padding_, size_2d(dilation_)};
-  std::vector<Tensor> ys;
-  auto xs = split(x4, c, 3);
-  auto kc = split(k4, c, 2);  // (kh, kw, 1, M) each
-  for (int64_t i = 0; i < c; ++i) ys.push_back(conv2d(xs[i], kc[i], co));
-  Tensor y = ys.size() == 1 ? ys[0] : concat(ys, 3);  // channel i's M outputs are i·M .. i·M + M - 1
+  Tensor y = depthwise_conv2d(x4, k4, co);
   return N == 1 ? squeeze(y, {1}) : y;
 }
 

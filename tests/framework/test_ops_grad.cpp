@@ -294,6 +294,45 @@ TEST_CASE("gradients: conv2d") {
   grad_ok("conv2d 1x1 stride (1,2)", conv({.strides = {1, 2}}), {rn({1, 3, 5, 3}), rn({1, 1, 3, 2})});
 }
 
+TEST_CASE("depthwise_conv2d: gradients, and values equal to one conv2d per channel") {
+  struct Case {
+    const char* name;
+    k::Conv2DOptions o;
+    k::Shape x, w;
+  };
+  const Case cases[] = {
+      {"valid", {}, {2, 5, 5, 3}, {3, 3, 3, 1}},
+      {"same, multiplier 2", {.padding = "same"}, {1, 5, 4, 2}, {3, 2, 2, 2}},
+      {"valid stride 2", {.strides = {2, 2}}, {1, 7, 6, 4}, {3, 3, 4, 1}},
+      {"same stride 2, multiplier 3", {.strides = {2, 2}, .padding = "same"}, {2, 6, 5, 2}, {3, 3, 2, 3}},
+      {"same dilation 2", {.padding = "same", .dilation = {2, 2}}, {1, 6, 6, 3}, {3, 3, 3, 1}},
+      {"stride (1, 2), 1x5", {.strides = {1, 2}, .padding = "same"}, {1, 3, 9, 2}, {1, 5, 2, 2}},
+  };
+  for (const Case& c : cases) {
+    const T x = rn(c.x), w = rn(c.w);
+    const int64_t channels = c.x[3];
+    auto per_channel = [&](const T& xs, const T& ws) {
+      std::vector<T> ys;
+      auto xc = k::split(xs, channels, 3);
+      auto wc = k::split(ws, channels, 2);
+      for (int64_t i = 0; i < channels; ++i) ys.push_back(k::conv2d(xc[i], wc[i], c.o));
+      return k::concat(ys, 3);
+    };
+    INFO(c.name);
+    const T want = per_channel(x, w);
+    const T got = k::depthwise_conv2d(x, w, c.o);
+    REQUIRE(got.shape() == want.shape());
+    check_values(got, want.to_vector<double>(), 1e-12);
+    // float32 runs the same kernel.
+    const T got32 = k::depthwise_conv2d(k::cast(x, k::float32), k::cast(w, k::float32), c.o);
+    check_values(got32, want.to_vector<double>(), 1e-4);
+    grad_ok(std::string("depthwise_conv2d ") + c.name,
+            [o = c.o](const Ins& in) { return k::depthwise_conv2d(in[0], in[1], o); }, {x, w});
+  }
+  CHECK_THROWS_WITH_AS(k::depthwise_conv2d(rn({1, 4, 4, 3}), rn({3, 3, 2, 1})),
+                       doctest::Contains("depthwise_conv2d: the input has 3 channels"), k::ShapeError);
+}
+
 TEST_CASE("gradients: conv2d_bias and bias_add, with and without the fused relu") {
   for (bool relu : {false, true}) {
     auto cb = [relu](k::Conv2DOptions o) {

@@ -3,8 +3,7 @@ smallest input each accepts, BatchNormalization statistics moved off their
 initial values), sent both ways through .keras, legacy .h5 and .weights.h5
 (model_roundtrip.py): Kiln's predictions to 1e-4 relative and its parameter
 counts must equal Keras's, and Keras must load and predict Kiln's files alike.
-Kiln's ONNX export of each runs in ONNX Runtime to 1e-4 of Keras, except for
-the classes with depthwise convolutions (NO_ONNX).
+Kiln's ONNX export of each runs in ONNX Runtime to 1e-4 of Keras.
 
 CI runs one model of each family whose layer order or layers are special
 (ResNet's shortcuts, InceptionV3's unscaled BatchNormalization, ConvNeXt's
@@ -40,11 +39,6 @@ ALL = {
     "ResNet50": 32, "ResNet101": 32, "ResNet152": 32, "ResNet50V2": 32, "ResNet101V2": 32, "ResNet152V2": 32,
     "VGG16": 32, "VGG19": 32, "Xception": 71,
 }
-# Depthwise convolutions export as one convolution per channel today, so these
-# graphs have tens of thousands of nodes and ONNX Runtime takes minutes to open them.
-NO_ONNX = {"MobileNet", "MobileNetV2", "MobileNetV3Small", "MobileNetV3Large", "Xception", "NASNetMobile",
-           "NASNetLarge", "ConvNeXtTiny", "ConvNeXtSmall", "ConvNeXtBase", "ConvNeXtLarge", "ConvNeXtXLarge"} | {
-    c for c in ALL if c.startswith("EfficientNet")}
 CI = ["ResNet50", "ResNet50V2", "InceptionV3", "ConvNeXtTiny", "InceptionResNetV2", "MobileNetV2", "DenseNet121"]
 
 
@@ -190,7 +184,7 @@ def run(o):
     r = Roundtrips(o, rtol=1e-4, atol=1e-6)
     names = selected()
     for cls in names:
-        r.add(cls, maker(cls), batch=2, train=False, onnx=cls not in NO_ONNX)
+        r.add(cls, maker(cls), batch=2, train=False, onnx=True)
     for cls in ALL:
         if cls not in names:
             o.uncovered.append((cls, "not in this run (KILN_ORACLE_APPS=all runs every class)"))

@@ -5,6 +5,7 @@
 // interface and return it from backend_for().
 #include <array>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -229,6 +230,28 @@ class Backend {
     Tensor dz = relu ? Tensor::empty(dy.shape(), dy.dtype(), dy.device()) : dy;
     bias_add_backward(dy, y, relu, dz, db);
     conv2d_backward_filter(x, dz, p, dw);
+  }
+
+  /// Depthwise 2-D convolution, NHWC: out[n, y, x, c·M + m] sums x[n, ., ., c] · w[i, j, c, m]
+  /// over the taps, with w (kh, kw, C, M), p.c_in = C and p.c_out = C·M. Called only where
+  /// has_depthwise_conv2d says so; elsewhere the op runs one conv2d per channel.
+  virtual bool has_depthwise_conv2d(DType dtype) const {
+    (void)dtype;
+    return false;
+  }
+  virtual void depthwise_conv2d(const Tensor& x, const Tensor& w, const Conv2DParams& p, Tensor& out) {
+    (void)x, (void)w, (void)p, (void)out;
+    throw std::logic_error("depthwise_conv2d: this backend has no depthwise kernel");
+  }
+  /// The input gradient of depthwise_conv2d (dx: the input's shape).
+  virtual void depthwise_conv2d_backward_input(const Tensor& dy, const Tensor& w, const Conv2DParams& p, Tensor& dx) {
+    (void)dy, (void)w, (void)p, (void)dx;
+    throw std::logic_error("depthwise_conv2d_backward_input: this backend has no depthwise kernel");
+  }
+  /// The kernel gradient of depthwise_conv2d (dw: (kh, kw, C, M)).
+  virtual void depthwise_conv2d_backward_filter(const Tensor& x, const Tensor& dy, const Conv2DParams& p, Tensor& dw) {
+    (void)x, (void)dy, (void)p, (void)dw;
+    throw std::logic_error("depthwise_conv2d_backward_filter: this backend has no depthwise kernel");
   }
 
   /// Starts recording, instead of running, the work this thread queues on the

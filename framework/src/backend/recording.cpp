@@ -144,6 +144,21 @@ class RecordingBackend final : public Backend {
     run("Conv2DBackpropFilter", {x, dy}, {dw},
         [&r = r_, x, dy, p, dw]() mutable { r.conv2d_backward_filter(x, dy, p, dw); });
   }
+  bool has_depthwise_conv2d(DType dtype) const override { return r_.has_depthwise_conv2d(dtype); }
+  void depthwise_conv2d(const Tensor& x, const Tensor& w, const Conv2DParams& p, Tensor& out) override {
+    run("DepthwiseConv2dNative", {x, w}, {out}, [&r = r_, x, w, p, out]() mutable { r.depthwise_conv2d(x, w, p, out); })
+        .params.conv = p;
+  }
+  void depthwise_conv2d_backward_input(const Tensor& dy, const Tensor& w, const Conv2DParams& p, Tensor& dx) override {
+    run("DepthwiseConv2dNativeBackpropInput", {dy, w}, {dx},
+        [&r = r_, dy, w, p, dx]() mutable { r.depthwise_conv2d_backward_input(dy, w, p, dx); })
+        .params.conv = p;
+  }
+  void depthwise_conv2d_backward_filter(const Tensor& x, const Tensor& dy, const Conv2DParams& p, Tensor& dw) override {
+    run("DepthwiseConv2dNativeBackpropFilter", {x, dy}, {dw},
+        [&r = r_, x, dy, p, dw]() mutable { r.depthwise_conv2d_backward_filter(x, dy, p, dw); })
+        .params.conv = p;
+  }
   void max_pool2d(const Tensor& x, const Pool2DParams& p, Tensor& out, Tensor& argmax) override {
     run("MaxPoolWithArgmax", {x}, {out, argmax}, [&r = r_, x, p, out, argmax]() mutable { r.max_pool2d(x, p, out, argmax); })
         .params.pool = p;

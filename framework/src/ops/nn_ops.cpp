@@ -171,6 +171,39 @@ Tensor conv2d_bias(const Tensor& x, const Tensor& kernel, const Tensor& bias, Co
   return y;
 }
 
+Tensor depthwise_conv2d(const Tensor& x, const Tensor& kernel, Conv2DOptions o) {
+  KILN_LOG_OP(depthwise_conv2d, x, kernel, o);
+  backend::Conv2DParams p = conv_params("depthwise_conv2d", x, kernel, o);
+  const int64_t c = p.c_in, m = p.c_out;
+  if (!be(x).has_depthwise_conv2d(x.dtype())) {
+    // One convolution per channel; channel c's M outputs land at c·M .. c·M + M - 1.
+    auto xs = split(x, c, 3);
+    auto ks = split(kernel, c, 2);
+    std::vector<Tensor> ys;
+    for (int64_t i = 0; i < c; ++i) ys.push_back(conv2d(xs[i], ks[i], o));
+    return ys.size() == 1 ? ys[0] : concat(ys, 3);
+  }
+  p.c_out = c * m;
+  Tensor y = Tensor::empty(Shape{p.n, p.oh, p.ow, p.c_out}, x.dtype(), x.device());
+  be(x).depthwise_conv2d(x, kernel, p, y);
+  if (autodiff::active())
+    autodiff::record("DepthwiseConv2dNative", {x, kernel}, {y}, [x, kernel, p](const Grads& dy, const Needs& n) {
+      Tensor dx, dw;
+      if (n[0]) {
+        dx = Tensor::empty(x.shape(), dy[0].dtype(), dy[0].device());
+        be(dy[0]).depthwise_conv2d_backward_input(dy[0], kernel, p, dx);
+        autodiff::record_no_gradient("DepthwiseConv2dNativeBackpropInput", {dy[0], kernel}, {dx});
+      }
+      if (n[1]) {
+        dw = Tensor::empty(kernel.shape(), dy[0].dtype(), dy[0].device());
+        be(dy[0]).depthwise_conv2d_backward_filter(x, dy[0], p, dw);
+        autodiff::record_no_gradient("DepthwiseConv2dNativeBackpropFilter", {x, dy[0]}, {dw});
+      }
+      return Grads{dx, dw};
+    });
+  return y;
+}
+
 namespace {
 backend::Pool2DParams pool_params(const Tensor& x, const Pool2DOptions& o, const char* op) {
   check_concrete(op, x);

@@ -28,6 +28,11 @@ Tensor conv2d(const Tensor& x, const Tensor& kernel, Conv2DOptions options = {})
 /// applied in the convolution's output pass (Conv2D uses it). bias: (C_out,).
 Tensor conv2d_bias(const Tensor& x, const Tensor& kernel, const Tensor& bias, Conv2DOptions options = {},
                    bool relu = false);
+/// Depthwise convolution (TensorFlow's depthwise_conv2d): x (N, H, W, C), kernel
+/// (KH, KW, C, M) -> (N, OH, OW, C·M), where output channel c·M + m convolves input
+/// channel c with kernel[..., c, m]. DepthwiseConv2D, SeparableConv2D and a Conv2D
+/// with one input channel per group run on it.
+Tensor depthwise_conv2d(const Tensor& x, const Tensor& kernel, Conv2DOptions options = {});
 
 /// Options of max_pool2d() and avg_pool2d().
 struct Pool2DOptions {

@@ -27,6 +27,12 @@ class CpuBackend : public backend::Backend {
   void conv2d(const Tensor& x, const Tensor& w, const backend::Conv2DParams& p, Tensor& out) override;
   void conv2d_backward_input(const Tensor& dy, const Tensor& w, const backend::Conv2DParams& p, Tensor& dx) override;
   void conv2d_backward_filter(const Tensor& x, const Tensor& dy, const backend::Conv2DParams& p, Tensor& dw) override;
+  bool has_depthwise_conv2d(DType dtype) const override;
+  void depthwise_conv2d(const Tensor& x, const Tensor& w, const backend::Conv2DParams& p, Tensor& out) override;
+  void depthwise_conv2d_backward_input(const Tensor& dy, const Tensor& w, const backend::Conv2DParams& p,
+                                       Tensor& dx) override;
+  void depthwise_conv2d_backward_filter(const Tensor& x, const Tensor& dy, const backend::Conv2DParams& p,
+                                        Tensor& dw) override;
   void max_pool2d(const Tensor& x, const backend::Pool2DParams& p, Tensor& out, Tensor& argmax) override;
   void max_pool2d_backward(const Tensor& dy, const Tensor& argmax, const backend::Pool2DParams& p, Tensor& dx) override;
   void avg_pool2d(const Tensor& x, const backend::Pool2DParams& p, Tensor& out) override;

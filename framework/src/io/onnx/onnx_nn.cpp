@@ -43,8 +43,13 @@ void emit_conv2d(GraphWriter& w, const Pair& p) {
   const auto& c2 = p.b.params.conv;
   for (auto [x, y] : {std::pair{c.h, c2.h}, {c.w, c2.w}, {c.c_in, c2.c_in}, {c.oh, c2.oh}, {c.ow, c2.ow}})
     w.fixed(x, y, "a convolution's spatial size");
+  // A depthwise kernel (kh, kw, C, M) is ONNX's grouped convolution with C groups
+  // of one input channel: as HWIO, (kh, kw, 1, C·M).
+  const bool depthwise = p.a.type == "DepthwiseConv2dNative";
   const std::string x = w.node1("Transpose", {w.in(p, 0)}, {ints_attr("perm", kToNchw)});
-  const std::string k = w.node1("Transpose", {w.in(p, 1)}, {ints_attr("perm", {3, 2, 0, 1})});  // HWIO -> OIHW
+  std::string kernel = w.in(p, 1);
+  if (depthwise) kernel = w.node1("Reshape", {kernel, w.ints({c.kh, c.kw, 1, c.c_out})});
+  const std::string k = w.node1("Transpose", {kernel}, {ints_attr("perm", {3, 2, 0, 1})});  // HWIO -> OIHW
   std::vector<std::string> ins{x, k};
   if (p.a.inputs.size() > 2) ins.push_back(w.in(p, 2));
   std::string y = w.node1("Conv", ins,
@@ -52,7 +57,7 @@ void emit_conv2d(GraphWriter& w, const Pair& p) {
                            ints_attr("dilations", {c.dil_h, c.dil_w}),
                            ints_attr("pads", pads(c.h, c.w, c.oh, c.ow, c.kh, c.kw, c.stride_h, c.stride_w, c.dil_h,
                                                   c.dil_w, c.pad_top, c.pad_left)),
-                           int_attr("group", 1)});
+                           int_attr("group", depthwise ? c.c_in : 1)});
   if (p.a.inputs.size() > 2 && p.a.params.flag_a) y = w.node1("Relu", {y});
   w.set(p, 0, w.node1("Transpose", {y}, {ints_attr("perm", kToNhwc)}), p.a.outputs[0].dtype());
 }

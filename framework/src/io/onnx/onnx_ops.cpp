@@ -163,6 +163,7 @@ const std::map<std::string, Emitter>& emitters() {
          w.set(p, 0, w.node1(p.a.type, {w.in(p, 0)}, {int_attr("axis", p.a.params.axis)}), p.a.outputs[0].dtype());
        }},
       {"Conv2D", emit_conv2d}, {"Conv2DBias", emit_conv2d}, {"Conv2DBiasRelu", emit_conv2d},
+      {"DepthwiseConv2dNative", emit_conv2d},
       {"MaxPoolWithArgmax", emit_pool2d}, {"AvgPool", emit_pool2d},
       {"FusedBatchNormV3Inference", emit_batch_norm},
       // A copy (a variable's read among them) is the same value under the destination's name.

@@ -141,15 +141,29 @@ std::vector<int64_t> pair_attr(const OpContext& c, const std::string& name) {
 Out conv_op(const OpContext& c) {
   const bool nhwc = c.attr_int(kNhwcAttribute, 0) != 0;
   const Tensor& x = c.tensor(0);
-  if (x.rank() != 4 || c.attr_int("group", 1) != 1) c.fail("only 2-D convolutions with group 1 are supported");
   const Shape nchw = nhwc ? Shape{x.shape()[0], x.shape()[3], x.shape()[1], x.shape()[2]} : x.shape();
-  const Tensor w = transpose(c.tensor(1), {2, 3, 1, 0});  // OIHW -> HWIO
+  const int64_t group = c.attr_int("group", 1);
+  // One input channel per group is the depthwise convolution Kiln exports.
+  const bool depthwise = group > 1 && x.rank() == 4 && group == nchw[1] && c.tensor(1).shape()[1] == 1;
+  if (x.rank() != 4 || (group != 1 && !depthwise))
+    c.fail("only 2-D convolutions with group 1, or one input channel per group, are supported; received group " +
+           std::to_string(group) + " for an input of shape " + x.shape().to_string());
+  Tensor w = transpose(c.tensor(1), {2, 3, 1, 0});  // OIHW -> HWIO
+  if (depthwise) w = reshape(w, {w.shape()[0], w.shape()[1], group, w.shape()[3] / group});
   const auto s = pair_attr(c, "strides"), d = pair_attr(c, "dilations");
   Conv2DOptions o{{int(s[0]), int(s[1])}, padding_of(c, nchw, {w.shape()[0], w.shape()[1]}, s, d), {int(d[0]), int(d[1])}};
   const Tensor in = nhwc ? x : transpose(x, {0, 2, 3, 1});
   const bool relu_after = c.attr_int(kReluAttribute, 0) != 0;
-  const Tensor y = c.in.size() > 2 && c.in[2] ? conv2d_bias(in, w, c.tensor(2), o, relu_after)
-                                              : (relu_after ? relu(conv2d(in, w, o)) : conv2d(in, w, o));
+  const bool has_bias = c.in.size() > 2 && c.in[2];
+  Tensor y;
+  if (depthwise) {
+    y = depthwise_conv2d(in, w, o);
+    if (has_bias) y = add(y, c.tensor(2));
+    if (relu_after) y = relu(y);
+  } else {
+    y = has_bias ? conv2d_bias(in, w, c.tensor(2), o, relu_after)
+                 : (relu_after ? relu(conv2d(in, w, o)) : conv2d(in, w, o));
+  }
   return one(nhwc ? y : transpose(y, {0, 3, 1, 2}));
 }
 
