@@ -22,7 +22,8 @@ const std::map<std::string, std::function<ModelPtr(const ApplicationOptions&)>>&
       {"DenseNet121", DenseNet121}, {"DenseNet169", DenseNet169}, {"DenseNet201", DenseNet201},
       {"Xception", Xception},       {"InceptionV3", InceptionV3},
       {"ConvNeXtTiny", ConvNeXtTiny}, {"ConvNeXtSmall", ConvNeXtSmall}, {"ConvNeXtBase", ConvNeXtBase},
-      {"ConvNeXtLarge", ConvNeXtLarge}, {"ConvNeXtXLarge", ConvNeXtXLarge}};
+      {"ConvNeXtLarge", ConvNeXtLarge}, {"ConvNeXtXLarge", ConvNeXtXLarge},
+      {"NASNetMobile", NASNetMobile},   {"NASNetLarge", NASNetLarge}};
   return b;
 }
 
@@ -30,7 +31,8 @@ std::string mode_of(const std::string& m) {
   static const std::map<std::string, std::string> family = {
       {"resnet", "caffe"}, {"resnet50", "caffe"},        {"vgg16", "caffe"},   {"vgg19", "caffe"},
       {"resnet_v2", "tf"}, {"mobilenet_v2", "tf"},       {"mobilenet", "tf"},  {"xception", "tf"},
-      {"inception_v3", "tf"}, {"inception_resnet_v2", "tf"}, {"densenet", "torch"}};
+      {"inception_v3", "tf"}, {"inception_resnet_v2", "tf"}, {"nasnet", "tf"},
+      {"densenet", "torch"}};
   if (m == "caffe" || m == "tf" || m == "torch") return m;
   auto it = family.find(m);
   if (it == family.end())
