@@ -23,7 +23,8 @@ const std::map<std::string, std::function<ModelPtr(const ApplicationOptions&)>>&
       {"Xception", Xception},       {"InceptionV3", InceptionV3}, {"InceptionResNetV2", InceptionResNetV2},
       {"MobileNet", MobileNet},     {"MobileNetV3Small", MobileNetV3Small}, {"MobileNetV3Large", MobileNetV3Large},
       {"ConvNeXtTiny", ConvNeXtTiny}, {"ConvNeXtSmall", ConvNeXtSmall}, {"ConvNeXtBase", ConvNeXtBase},
-      {"ConvNeXtLarge", ConvNeXtLarge}, {"ConvNeXtXLarge", ConvNeXtXLarge}};
+      {"ConvNeXtLarge", ConvNeXtLarge}, {"ConvNeXtXLarge", ConvNeXtXLarge},
+      {"NASNetMobile", NASNetMobile},   {"NASNetLarge", NASNetLarge}};
   return b;
 }
 
@@ -31,7 +32,8 @@ std::string mode_of(const std::string& m) {
   static const std::map<std::string, std::string> family = {
       {"resnet", "caffe"}, {"resnet50", "caffe"},        {"vgg16", "caffe"},   {"vgg19", "caffe"},
       {"resnet_v2", "tf"}, {"mobilenet_v2", "tf"},       {"mobilenet", "tf"},  {"xception", "tf"},
-      {"inception_v3", "tf"}, {"inception_resnet_v2", "tf"}, {"densenet", "torch"}};
+      {"inception_v3", "tf"}, {"inception_resnet_v2", "tf"}, {"nasnet", "tf"},
+      {"densenet", "torch"}};
   if (m == "caffe" || m == "tf" || m == "torch") return m;
   auto it = family.find(m);
   if (it == family.end())

@@ -99,6 +99,8 @@ BUILT = [
     ("ConvNeXtLarge", {"include_top": False, "input_shape": [32, 32, 3], "pooling": "max",
                        "include_preprocessing": False}),
     ("ConvNeXtXLarge", {"include_top": False, "input_shape": [32, 32, 3], "pooling": "avg"}),
+    ("NASNetMobile", {"input_shape": [32, 32, 3], "classes": 10}),
+    ("NASNetLarge", {"include_top": False, "input_shape": [32, 32, 3], "pooling": "avg"}),
 ]
 BUILT_CI = {"ResNet50", "ResNet50V2", "VGG16", "MobileNetV2", "DenseNet121", "ConvNeXtTiny"}
 

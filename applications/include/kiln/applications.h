@@ -14,7 +14,7 @@
 // VGG16, VGG19, MobileNet, MobileNetV2, MobileNetV3Small, MobileNetV3Large,
 // DenseNet121, DenseNet169, DenseNet201, Xception, InceptionV3,
 // InceptionResNetV2, ConvNeXtTiny, ConvNeXtSmall, ConvNeXtBase, ConvNeXtLarge,
-// ConvNeXtXLarge. This header is not part of <kiln/kiln.h>.
+// ConvNeXtXLarge, NASNetMobile, NASNetLarge. This header is not part of <kiln/kiln.h>.
 #include <memory>
 #include <optional>
 #include <string>
@@ -91,6 +91,10 @@ ModelPtr ConvNeXtSmall(const ApplicationOptions& options = {});
 ModelPtr ConvNeXtBase(const ApplicationOptions& options = {});
 ModelPtr ConvNeXtLarge(const ApplicationOptions& options = {});
 ModelPtr ConvNeXtXLarge(const ApplicationOptions& options = {});
+/// NASNet's top needs 224x224 (Mobile) or 331x331 (Large) unless input_shape says
+/// otherwise; NASNetMobile without the top and an input_shape takes 224x224 too.
+ModelPtr NASNetMobile(const ApplicationOptions& options = {});
+ModelPtr NASNetLarge(const ApplicationOptions& options = {});
 //@}
 
 /// Builds a model by its Keras class name ("ResNet50", "MobileNetV2", ...);
@@ -102,7 +106,7 @@ std::vector<std::string> names();
 /// keras.applications' preprocess_input for a family's mode, on RGB images
 /// in [0, 255], channels last:
 ///   "caffe" (ResNet, VGG): RGB -> BGR, minus the ImageNet mean per channel;
-///   "tf" (ResNetV2, MobileNet, Xception, Inception): x / 127.5 - 1;
+///   "tf" (ResNetV2, MobileNet, Xception, Inception, NASNet): x / 127.5 - 1;
 ///   "torch" (DenseNet): x / 255, minus the mean, divided by the std per channel.
 /// A family name ("resnet", "resnet_v2", "vgg16", "vgg19", "mobilenet_v2")
 /// stands for its mode.
