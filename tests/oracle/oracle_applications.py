@@ -95,8 +95,27 @@ BUILT = [
     ("ConvNeXtLarge", {"include_top": False, "input_shape": [32, 32, 3], "pooling": "max",
                        "include_preprocessing": False}),
     ("ConvNeXtXLarge", {"include_top": False, "input_shape": [32, 32, 3], "pooling": "avg"}),
+    ("EfficientNetB0", {"input_shape": [32, 32, 3], "classes": 10}),
+    ("EfficientNetB0", {"include_top": False, "input_shape": [33, 35, 3], "pooling": "avg"}),
+    ("EfficientNetB1", {"include_top": False, "input_shape": [32, 32, 3], "pooling": "max"}),
+    ("EfficientNetB2", {"input_shape": [32, 32, 3], "classes": 5}),
+    ("EfficientNetB3", {"include_top": False, "input_shape": [32, 32, 3]}),
+    ("EfficientNetB4", {"include_top": False, "input_shape": [32, 32, 3], "pooling": "avg"}),
+    ("EfficientNetB5", {"input_shape": [32, 32, 3], "classes": 10}),
+    ("EfficientNetB6", {"include_top": False, "input_shape": [32, 32, 3], "pooling": "max"}),
+    ("EfficientNetB7", {"include_top": False, "input_shape": [32, 32, 3], "pooling": "avg"}),
+    ("EfficientNetV2B0", {"input_shape": [32, 32, 3], "classes": 10}),
+    ("EfficientNetV2B0", {"include_top": False, "input_shape": [32, 32, 3], "pooling": "avg",
+                          "include_preprocessing": False}),
+    ("EfficientNetV2B1", {"include_top": False, "input_shape": [32, 32, 1], "pooling": "avg"}),
+    ("EfficientNetV2B2", {"include_top": False, "input_shape": [35, 33, 3]}),
+    ("EfficientNetV2B3", {"input_shape": [32, 32, 3], "classes": 5}),
+    ("EfficientNetV2S", {"include_top": False, "input_shape": [32, 32, 3], "pooling": "max"}),
+    ("EfficientNetV2M", {"include_top": False, "input_shape": [32, 32, 3], "pooling": "avg"}),
+    ("EfficientNetV2L", {"input_shape": [32, 32, 3], "classes": 10}),
 ]
-BUILT_CI = {"ResNet50", "ResNet50V2", "VGG16", "MobileNetV2", "DenseNet121", "ConvNeXtTiny"}
+BUILT_CI = {"ResNet50", "ResNet50V2", "VGG16", "MobileNetV2", "DenseNet121", "ConvNeXtTiny", "EfficientNetB0",
+            "EfficientNetV2B0"}
 
 
 def normalized(v):

@@ -13,7 +13,8 @@
 // Models: ResNet50, ResNet101, ResNet152, ResNet50V2, ResNet101V2, ResNet152V2,
 // VGG16, VGG19, MobileNetV2, DenseNet121, DenseNet169, DenseNet201, Xception,
 // InceptionV3, ConvNeXtTiny, ConvNeXtSmall, ConvNeXtBase, ConvNeXtLarge,
-// ConvNeXtXLarge. This header is not part of <kiln/kiln.h>.
+// ConvNeXtXLarge, EfficientNetB0 to EfficientNetB7, EfficientNetV2B0 to
+// EfficientNetV2B3, EfficientNetV2S, EfficientNetV2M, EfficientNetV2L. This header is not part of <kiln/kiln.h>.
 #include <memory>
 #include <optional>
 #include <string>
@@ -86,6 +87,21 @@ ModelPtr ConvNeXtSmall(const ApplicationOptions& options = {});
 ModelPtr ConvNeXtBase(const ApplicationOptions& options = {});
 ModelPtr ConvNeXtLarge(const ApplicationOptions& options = {});
 ModelPtr ConvNeXtXLarge(const ApplicationOptions& options = {});
+ModelPtr EfficientNetB0(const ApplicationOptions& options = {});
+ModelPtr EfficientNetB1(const ApplicationOptions& options = {});
+ModelPtr EfficientNetB2(const ApplicationOptions& options = {});
+ModelPtr EfficientNetB3(const ApplicationOptions& options = {});
+ModelPtr EfficientNetB4(const ApplicationOptions& options = {});
+ModelPtr EfficientNetB5(const ApplicationOptions& options = {});
+ModelPtr EfficientNetB6(const ApplicationOptions& options = {});
+ModelPtr EfficientNetB7(const ApplicationOptions& options = {});
+ModelPtr EfficientNetV2B0(const ApplicationOptions& options = {});
+ModelPtr EfficientNetV2B1(const ApplicationOptions& options = {});
+ModelPtr EfficientNetV2B2(const ApplicationOptions& options = {});
+ModelPtr EfficientNetV2B3(const ApplicationOptions& options = {});
+ModelPtr EfficientNetV2S(const ApplicationOptions& options = {});
+ModelPtr EfficientNetV2M(const ApplicationOptions& options = {});
+ModelPtr EfficientNetV2L(const ApplicationOptions& options = {});
 //@}
 
 /// Builds a model by its Keras class name ("ResNet50", "MobileNetV2", ...);
@@ -98,9 +114,11 @@ std::vector<std::string> names();
 /// in [0, 255], channels last:
 ///   "caffe" (ResNet, VGG): RGB -> BGR, minus the ImageNet mean per channel;
 ///   "tf" (ResNetV2, MobileNet, Xception, Inception): x / 127.5 - 1;
-///   "torch" (DenseNet): x / 255, minus the mean, divided by the std per channel.
-/// A family name ("resnet", "resnet_v2", "vgg16", "vgg19", "mobilenet_v2")
-/// stands for its mode.
+///   "torch" (DenseNet): x / 255, minus the mean, divided by the std per channel;
+///   "none" (EfficientNet, EfficientNetV2, whose models rescale inside): the
+///   images unchanged, of any shape.
+/// A family name ("resnet", "resnet_v2", "vgg16", "vgg19", "mobilenet_v2",
+/// "efficientnet", "efficientnet_v2") stands for its mode.
 Tensor preprocess_input(const Tensor& images, const std::string& mode_or_family);
 
 /// One entry of decode_predictions(): Keras's (class_id, class_name, score) tuple.
