@@ -55,8 +55,9 @@ ModelPtr finish(const Tensor& input, Tensor x, const ApplicationOptions& o, cons
 
 std::pair<L::Size2, L::Size2> correct_pad(const Tensor& x, int kernel) {
   const Shape& s = x.shape();
+  // Keras looks at the height alone to tell an unknown size: then both sides take the extra row or column.
   const int adjust_h = s[1] < 0 ? 1 : 1 - static_cast<int>(s[1] % 2);
-  const int adjust_w = s[2] < 0 ? 1 : 1 - static_cast<int>(s[2] % 2);
+  const int adjust_w = s[1] < 0 || s[2] < 0 ? 1 : 1 - static_cast<int>(s[2] % 2);
   const int correct = kernel / 2;
   return {L::Size2(correct - adjust_h, correct), L::Size2(correct - adjust_w, correct)};
 }

@@ -24,7 +24,13 @@ const std::map<std::string, std::function<ModelPtr(const ApplicationOptions&)>>&
       {"MobileNet", MobileNet},     {"MobileNetV3Small", MobileNetV3Small}, {"MobileNetV3Large", MobileNetV3Large},
       {"ConvNeXtTiny", ConvNeXtTiny}, {"ConvNeXtSmall", ConvNeXtSmall}, {"ConvNeXtBase", ConvNeXtBase},
       {"ConvNeXtLarge", ConvNeXtLarge}, {"ConvNeXtXLarge", ConvNeXtXLarge},
-      {"NASNetMobile", NASNetMobile},   {"NASNetLarge", NASNetLarge}};
+      {"NASNetMobile", NASNetMobile},   {"NASNetLarge", NASNetLarge},
+      {"EfficientNetB0", EfficientNetB0}, {"EfficientNetB1", EfficientNetB1}, {"EfficientNetB2", EfficientNetB2},
+      {"EfficientNetB3", EfficientNetB3}, {"EfficientNetB4", EfficientNetB4}, {"EfficientNetB5", EfficientNetB5},
+      {"EfficientNetB6", EfficientNetB6}, {"EfficientNetB7", EfficientNetB7},
+      {"EfficientNetV2B0", EfficientNetV2B0}, {"EfficientNetV2B1", EfficientNetV2B1},
+      {"EfficientNetV2B2", EfficientNetV2B2}, {"EfficientNetV2B3", EfficientNetV2B3},
+      {"EfficientNetV2S", EfficientNetV2S}, {"EfficientNetV2M", EfficientNetV2M}, {"EfficientNetV2L", EfficientNetV2L}};
   return b;
 }
 
@@ -33,12 +39,13 @@ std::string mode_of(const std::string& m) {
       {"resnet", "caffe"}, {"resnet50", "caffe"},        {"vgg16", "caffe"},   {"vgg19", "caffe"},
       {"resnet_v2", "tf"}, {"mobilenet_v2", "tf"},       {"mobilenet", "tf"},  {"xception", "tf"},
       {"inception_v3", "tf"}, {"inception_resnet_v2", "tf"}, {"nasnet", "tf"},
-      {"densenet", "torch"}};
-  if (m == "caffe" || m == "tf" || m == "torch") return m;
+      {"densenet", "torch"}, {"efficientnet", "none"}, {"efficientnet_v2", "none"}, {"mobilenet_v3", "none"}};
+  if (m == "caffe" || m == "tf" || m == "torch" || m == "none") return m;
   auto it = family.find(m);
   if (it == family.end())
     throw ValueError("preprocess_input: unknown mode or family '" + m +
-                     "'; expected \"caffe\", \"tf\", \"torch\" or a family such as \"resnet\" or \"mobilenet_v2\"");
+                     "'; expected \"caffe\", \"tf\", \"torch\", \"none\" or a family such as \"resnet\" or "
+                     "\"mobilenet_v2\"");
   return it->second;
 }
 }  // namespace
@@ -61,6 +68,7 @@ std::vector<std::string> names() {
 
 Tensor preprocess_input(const Tensor& images, const std::string& mode_or_family) {
   const std::string mode = mode_of(mode_or_family);
+  if (mode == "none") return images;
   if (images.rank() < 1 || images.shape()[-1] != 3)
     throw ShapeError("preprocess_input: expected RGB images with 3 channels last, but received shape " +
                      images.shape().to_string());

@@ -19,14 +19,15 @@ def as_list(x):
     return list(x) if isinstance(x, (list, tuple)) else [x]
 
 
-def perturb_statistics(model, rng):
+def perturb_statistics(model, rng, variance=(0.5, 1.5)):
     """Moves every BatchNormalization's moving statistics off 0 and 1, so that
-    loading them into the wrong layer, or not at all, shows in the prediction."""
+    loading them into the wrong layer, or not at all, shows in the prediction;
+    the variances are drawn uniformly from the `variance` range."""
     for layer in model._flatten_layers(include_self=False):
         if isinstance(layer, keras.layers.BatchNormalization):
             mean, var = layer.moving_mean, layer.moving_variance
             mean.assign(rng.normal(0, 0.1, mean.shape).astype(np.float32))
-            var.assign(rng.uniform(0.5, 1.5, var.shape).astype(np.float32))
+            var.assign(rng.uniform(*variance, var.shape).astype(np.float32))
 
 
 def inputs_for(model, rng, batch):

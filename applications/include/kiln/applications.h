@@ -14,7 +14,9 @@
 // VGG16, VGG19, MobileNet, MobileNetV2, MobileNetV3Small, MobileNetV3Large,
 // DenseNet121, DenseNet169, DenseNet201, Xception, InceptionV3,
 // InceptionResNetV2, ConvNeXtTiny, ConvNeXtSmall, ConvNeXtBase, ConvNeXtLarge,
-// ConvNeXtXLarge, NASNetMobile, NASNetLarge. This header is not part of <kiln/kiln.h>.
+// ConvNeXtXLarge, NASNetMobile, NASNetLarge, EfficientNetB0 to EfficientNetB7,
+// EfficientNetV2B0 to EfficientNetV2B3, EfficientNetV2S, EfficientNetV2M,
+// EfficientNetV2L. This header is not part of <kiln/kiln.h>.
 #include <memory>
 #include <optional>
 #include <string>
@@ -95,6 +97,21 @@ ModelPtr ConvNeXtXLarge(const ApplicationOptions& options = {});
 /// otherwise; NASNetMobile without the top and an input_shape takes 224x224 too.
 ModelPtr NASNetMobile(const ApplicationOptions& options = {});
 ModelPtr NASNetLarge(const ApplicationOptions& options = {});
+ModelPtr EfficientNetB0(const ApplicationOptions& options = {});
+ModelPtr EfficientNetB1(const ApplicationOptions& options = {});
+ModelPtr EfficientNetB2(const ApplicationOptions& options = {});
+ModelPtr EfficientNetB3(const ApplicationOptions& options = {});
+ModelPtr EfficientNetB4(const ApplicationOptions& options = {});
+ModelPtr EfficientNetB5(const ApplicationOptions& options = {});
+ModelPtr EfficientNetB6(const ApplicationOptions& options = {});
+ModelPtr EfficientNetB7(const ApplicationOptions& options = {});
+ModelPtr EfficientNetV2B0(const ApplicationOptions& options = {});
+ModelPtr EfficientNetV2B1(const ApplicationOptions& options = {});
+ModelPtr EfficientNetV2B2(const ApplicationOptions& options = {});
+ModelPtr EfficientNetV2B3(const ApplicationOptions& options = {});
+ModelPtr EfficientNetV2S(const ApplicationOptions& options = {});
+ModelPtr EfficientNetV2M(const ApplicationOptions& options = {});
+ModelPtr EfficientNetV2L(const ApplicationOptions& options = {});
 //@}
 
 /// Builds a model by its Keras class name ("ResNet50", "MobileNetV2", ...);
@@ -107,9 +124,11 @@ std::vector<std::string> names();
 /// in [0, 255], channels last:
 ///   "caffe" (ResNet, VGG): RGB -> BGR, minus the ImageNet mean per channel;
 ///   "tf" (ResNetV2, MobileNet, Xception, Inception, NASNet): x / 127.5 - 1;
-///   "torch" (DenseNet): x / 255, minus the mean, divided by the std per channel.
-/// A family name ("resnet", "resnet_v2", "vgg16", "vgg19", "mobilenet_v2")
-/// stands for its mode.
+///   "torch" (DenseNet): x / 255, minus the mean, divided by the std per channel;
+///   "none" (EfficientNet, EfficientNetV2, MobileNetV3, whose models rescale
+///   inside): the images unchanged, of any shape.
+/// A family name ("resnet", "resnet_v2", "vgg16", "vgg19", "mobilenet_v2",
+/// "efficientnet", "efficientnet_v2", "mobilenet_v3") stands for its mode.
 Tensor preprocess_input(const Tensor& images, const std::string& mode_or_family);
 
 /// One entry of decode_predictions(): Keras's (class_id, class_name, score) tuple.
