@@ -41,11 +41,11 @@ def inputs_for(model, rng, batch):
     return xs
 
 
-def keras_model(make, seed, rng):
+def keras_model(make, seed, rng, variance=(0.5, 1.5)):
     keras.backend.clear_session()
     keras.utils.set_random_seed(seed)
     m = make()
-    perturb_statistics(m, rng)
+    perturb_statistics(m, rng, variance)
     return m
 
 
@@ -58,9 +58,11 @@ class Roundtrips:
     def path(self, name):
         return os.path.join(self.o.work, name)
 
-    def add(self, name, make, batch=2, train=True, formats=("keras", "h5", "weights"), onnx=False):
+    def add(self, name, make, batch=2, train=True, formats=("keras", "h5", "weights"), onnx=False,
+            variance=(0.5, 1.5)):
+        """`variance`: the range the BatchNormalization moving variances are drawn from."""
         o = self.o
-        model = keras_model(make, 3, o.rng)
+        model = keras_model(make, 3, o.rng, variance)
         xs = inputs_for(model, o.rng, batch)
         xnames = [o.arr(x) for x in xs]
         expected = {}
@@ -82,7 +84,7 @@ class Roundtrips:
             expected[name + "_h5"] = expected[name + "_keras"]
             o.add({"id": name + "_h5", "op": "roundtrip", "path": name + ".h5", "x": xnames})
         if "weights" in formats:
-            other = keras_model(make, 4, o.rng)
+            other = keras_model(make, 4, o.rng, variance)
             other.save_weights(self.path(name + ".weights.h5"))
             expected[name + "_weights"] = as_list(other.predict(xs, verbose=0))
             o.add({"id": name + "_weights", "op": "roundtrip", "path": name + ".keras",

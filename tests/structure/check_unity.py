@@ -58,7 +58,7 @@ def internal_names(text):
 
 
 TEST_SUITES = ["framework", "layers", "models", "optimizers", "losses", "metrics", "callbacks", "datasets",
-               "saving", "cuda"]
+               "saving", "applications", "cuda"]
 
 
 def groups(root):
