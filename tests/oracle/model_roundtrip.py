@@ -16,7 +16,26 @@ import numpy as np
 
 
 def as_list(x):
-    return list(x) if isinstance(x, (list, tuple)) else [x]
+    """A prediction's arrays in Keras's flat order (nested lists in order, dicts by sorted key)."""
+    return keras.tree.flatten(x)
+
+
+def nesting(model):
+    """The nesting of a functional model's inputs and outputs (leaves 0), or None
+    when both are a single tensor or a flat list, which Kiln writes as a list."""
+    if not hasattr(model, "_inputs_struct"):
+        return None
+    def flat(s):
+        return not isinstance(s, (list, tuple, dict)) or (
+            isinstance(s, (list, tuple)) and not any(isinstance(x, (list, tuple, dict)) for x in s))
+    if flat(model._inputs_struct) and flat(model._outputs_struct):
+        return None
+    return keras.tree.map_structure(lambda _: 0, (model._inputs_struct, model._outputs_struct))
+
+
+def packed(model, xs):
+    """Flat input arrays in the nesting the model was built with (a dict of inputs, say)."""
+    return keras.tree.pack_sequence_as(model._inputs_struct, xs) if hasattr(model, "_inputs_struct") else xs
 
 
 def perturb_statistics(model, rng, variance=(0.5, 1.5)):
@@ -54,6 +73,7 @@ class Roundtrips:
         self.o, self.rtol, self.atol, self.train_steps = o, rtol, atol, train_steps
         self.models = []  # (name, make, model, xs, expected per case id)
         self.onnx = []  # (name, xs, Keras's predictions): Kiln's ONNX export run in ONNX Runtime
+        self.nestings = {}  # name -> nesting() of Keras's model
 
     def path(self, name):
         return os.path.join(self.o.work, name)
@@ -67,7 +87,8 @@ class Roundtrips:
         xnames = [o.arr(x) for x in xs]
         expected = {}
         model.save(self.path(name + ".keras"))
-        expected[name + "_keras"] = as_list(model.predict(xs, verbose=0))
+        raw = model.predict(packed(model, xs), verbose=0)
+        expected[name + "_keras"] = as_list(raw)
         saves = ["kiln_%s.keras" % name, "kiln_%s.h5" % name, "kiln_%s.weights.h5" % name]
         case = {"id": name + "_keras", "op": "roundtrip", "path": name + ".keras", "x": xnames, "save": saves}
         if onnx:
@@ -75,8 +96,9 @@ class Roundtrips:
         ys = None
         if train:
             # Shapes from a prediction: Keras's symbolic shape of attention scores is wrong.
-            ys = [o.rng.normal(0, 1, p.shape).astype(np.float32) for p in expected[name + "_keras"]]
-            case["train"] = {"y": [o.arr(y) for y in ys], "steps": self.train_steps, "optimizer": "sgd",
+            ys = keras.tree.pack_sequence_as(
+                raw, [o.rng.normal(0, 1, p.shape).astype(np.float32) for p in expected[name + "_keras"]])
+            case["train"] = {"y": [o.arr(y) for y in as_list(ys)], "steps": self.train_steps, "optimizer": "sgd",
                              "loss": "mse"}
         o.add(case)
         if "h5" in formats:
@@ -86,10 +108,11 @@ class Roundtrips:
         if "weights" in formats:
             other = keras_model(make, 4, o.rng, variance)
             other.save_weights(self.path(name + ".weights.h5"))
-            expected[name + "_weights"] = as_list(other.predict(xs, verbose=0))
+            expected[name + "_weights"] = as_list(other.predict(packed(other, xs), verbose=0))
             o.add({"id": name + "_weights", "op": "roundtrip", "path": name + ".keras",
                    "weights": name + ".weights.h5", "x": xnames})
         counts = (model.count_params(), sum(int(np.prod(w.shape)) for w in model.trainable_weights))
+        self.nestings[name] = nesting(model)
         self.models.append((name, make, xs, ys, expected, counts, saves))
         if onnx:
             self.onnx.append((name, xs, expected[name + "_keras"]))
@@ -133,10 +156,11 @@ class Roundtrips:
         o = self.o
         model = keras.models.load_model(self.path(name + ".keras"), compile=False)
         model.compile(optimizer="sgd", loss="mse")
-        losses = [model.train_on_batch(xs, ys, return_dict=True)["loss"] for _ in range(self.train_steps)]
+        losses = [model.train_on_batch(packed(model, xs), ys, return_dict=True)["loss"]
+                  for _ in range(self.train_steps)]
         o.compare("%s: %d SGD steps from the .keras file, losses" % (name, self.train_steps),
                   o.out(name + "_keras", "losses"), np.array(losses), rtol=1e-4, atol=1e-6)
-        trained = as_list(model.predict(xs, verbose=0))
+        trained = as_list(model.predict(packed(model, xs), verbose=0))
         kiln = [o.out(name + "_keras", "trained%d" % i) for i in range(len(trained))]
         for i, t in enumerate(trained):
             o.compare("%s: after training, output %d" % (name, i), kiln[i], t, rtol=1e-4, atol=1e-5)
@@ -152,10 +176,13 @@ class Roundtrips:
                     model.load_weights(full)
                 else:
                     model = keras.models.load_model(full, compile=False, custom_objects=custom_objects())
+                    if self.nestings.get(name) is not None and nesting(model) != self.nestings[name]:
+                        o.fail("%s: Keras reads inputs and outputs nested as %s, but the original has %s" % (
+                            path, nesting(model), self.nestings[name]))
             except Exception as e:  # noqa: BLE001 - any failure to read Kiln's file is the finding
                 o.fail("Keras cannot load Kiln's %s: %s: %s" % (path, type(e).__name__, str(e)[:400]))
                 continue
-            for i, p in enumerate(as_list(model.predict(xs, verbose=0))):
+            for i, p in enumerate(as_list(model.predict(packed(model, xs), verbose=0))):
                 o.compare("%s -> Keras, output %d" % (path, i), kiln_preds[i], p, rtol=self.rtol, atol=self.atol)
 
 

@@ -4,7 +4,8 @@ an RNN whose states feed a decoder (seq2seq), nested models used as layers
 (an autoencoder's encoder and decoder), a sub-model shared by two branches,
 residual blocks whose shortcut is created after the main branch, attention
 scores as a second output, a multi-output model used as a layer, merge layers
-over inputs of different rank, and Keras activations applied as raw ops.
+over inputs of different rank, Keras activations applied as raw ops, and
+inputs and outputs given as a dict or nested lists.
 Predictions and 5 SGD steps must match Keras."""
 import keras
 from keras import layers, ops
@@ -102,6 +103,19 @@ def activation_ops():
     return keras.Model(x, layers.Concatenate()(outs))
 
 
+def dict_io():
+    a, b = keras.Input((3,), name="a"), keras.Input((2,), name="b")
+    h = layers.Dense(4, activation="relu")(layers.Concatenate()([b, a]))
+    return keras.Model({"text": a, "extra": b},
+                       {"score": layers.Dense(1)(h), "class": layers.Dense(3, activation="softmax")(h)})
+
+
+def nested_outputs():
+    x = keras.Input((4,))
+    h = layers.Dense(5, activation="tanh")(x)
+    return keras.Model(x, [layers.Dense(2)(h), [layers.Dense(3)(h), layers.Dense(1)(h)]])
+
+
 def run(o):
     r = Roundtrips(o)
     r.add("seq2seq", seq2seq)
@@ -113,4 +127,6 @@ def run(o):
     r.add("multi_output_submodel", multi_output_submodel)
     r.add("merge_ranks", merge_ranks)
     r.add("activation_ops", activation_ops)
+    r.add("dict_io", dict_io)
+    r.add("nested_outputs", nested_outputs)
     r.check()

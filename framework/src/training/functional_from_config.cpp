@@ -2,6 +2,7 @@
 // (layers, keras.ops operation nodes, and call keywords) rebuilt by calling
 // each layer on the tensors its inbound nodes name.
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -276,13 +277,25 @@ void call_pending_layers(const std::vector<std::pair<LayerPtr, Config>>& pending
   }
 }
 
-/// The tensors named by input_layers/output_layers: a single [name, i, j] or a list of them.
+bool is_leaf_ref(const Config& x) { return x.is_array() && x.size() == 3 && x[0].is_string(); }
+
+/// The tensors named by input_layers/output_layers, flattened as Keras flattens
+/// them: a single [name, i, j]; a list in order; a dict by sorted key, as optree
+/// does (nlohmann's objects iterate sorted). The result's `structure` is the
+/// nesting with each leaf replaced by its flat index (a bare 0 for a single
+/// tensor, which Keras writes unwrapped), or null for a flat list, which is how
+/// Kiln writes inputs and outputs anyway.
 /// Keras counts a nested functional model's construction as its node 0 here
 /// (functional.py, get_config's node_reindexing_map), though not in inbound
 /// nodes, and takes one off again when it reads them.
-std::vector<Tensor> resolve_refs(const Config& refs, const NodeOutputs& outputs, const char* key,
-                                 const std::map<std::string, LayerPtr>& by_name) {
-  std::vector<Tensor> ts;
+struct FlatRefs {
+  std::vector<Tensor> tensors;
+  Config structure;
+};
+
+FlatRefs resolve_refs(const Config& refs, const NodeOutputs& outputs, const char* key,
+                      const std::map<std::string, LayerPtr>& by_name) {
+  FlatRefs out;
   auto resolve = [&](const Config& x) {
     Ref r = parse_ref(x);
     auto layer = by_name.find(r.layer);
@@ -293,12 +306,27 @@ std::vector<Tensor> resolve_refs(const Config& refs, const NodeOutputs& outputs,
     auto it = outputs.find(r.layer);
     if (it == outputs.end())
       throw ValueError(std::string("Model config: ") + key + " names layer '" + r.layer + "', which was never reached");
-    ts.push_back(lookup_ref(r, it->second, key));
+    out.tensors.push_back(lookup_ref(r, it->second, key));
+    return Config(out.tensors.size() - 1);
   };
-  if (refs.is_array() && refs.size() == 3 && refs[0].is_string()) resolve(refs);
-  else if (refs.is_array()) for (const auto& x : refs) resolve(x);
-  else throw ValueError(std::string("Model config: ") + key + " must be a list, but received " + refs.dump().substr(0, 200));
-  return ts;
+  std::function<Config(const Config&, int)> walk = [&](const Config& x, int depth) -> Config {
+    if (depth > 32) throw ValueError(std::string("Model config: ") + key + " is nested more than 32 deep");
+    if (is_leaf_ref(x)) return resolve(x);
+    Config s = x.is_object() ? Config::object() : Config::array();
+    if (x.is_object())
+      for (const auto& [k, v] : x.items()) s[k] = walk(v, depth + 1);
+    else if (x.is_array())
+      for (const auto& v : x) s.push_back(walk(v, depth + 1));
+    else
+      throw ValueError(std::string("Model config: ") + key + " must be a [layer, node, tensor] reference, a list or "
+                       "a dict of them, but received " + x.dump().substr(0, 200));
+    return s;
+  };
+  Config s = walk(refs, 0);
+  const bool flat_list =
+      refs.is_array() && !is_leaf_ref(refs) && std::all_of(refs.begin(), refs.end(), [](const Config& x) { return is_leaf_ref(x); });
+  out.structure = flat_list ? Config(nullptr) : s;
+  return out;
 }
 
 }  // namespace
@@ -360,8 +388,12 @@ std::shared_ptr<Model> Model::from_config(const Config& full) {
     by_name[e.contains("name") ? e["name"].get<std::string>() : l->name()] = l;
   }
   call_pending_layers(pending, outputs);
-  return std::make_shared<Model>(resolve_refs(c.at("input_layers"), outputs, "input_layers", by_name),
-                                 resolve_refs(c.at("output_layers"), outputs, "output_layers", by_name), lo);
+  FlatRefs in = resolve_refs(c.at("input_layers"), outputs, "input_layers", by_name);
+  FlatRefs out = resolve_refs(c.at("output_layers"), outputs, "output_layers", by_name);
+  auto model = std::make_shared<Model>(in.tensors, out.tensors, lo);
+  if (!in.structure.is_null()) model->inputs_structure_ = in.structure.dump();
+  if (!out.structure.is_null()) model->outputs_structure_ = out.structure.dump();
+  return model;
 }
 
 }  // namespace kiln

@@ -1,5 +1,6 @@
 // Model configs: Sequential and functional get_config() in Keras's layout,
 // and compile arguments as Keras's training_config.
+#include <functional>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -148,8 +149,20 @@ Config Model::get_config() const {
     for (const auto& t : ts) a.push_back(history_of(t, in_graph, true));
     return a;
   };
-  c["input_layers"] = refs(inputs_);
-  c["output_layers"] = refs(outputs_);
+  // A loaded dict or nested list is written back with its leaves in flat order.
+  std::function<Config(const Config&, const Config&)> nest = [&](const Config& s, const Config& flat) -> Config {
+    if (s.is_number_integer()) return flat.at(s.get<std::size_t>());
+    Config r = s.is_object() ? Config::object() : Config::array();
+    for (auto it = s.begin(); it != s.end(); ++it)
+      if (s.is_object()) r[it.key()] = nest(it.value(), flat);
+      else r.push_back(nest(it.value(), flat));
+    return r;
+  };
+  auto structured = [&](const std::vector<Tensor>& ts, const std::string& structure) {
+    return structure.empty() ? refs(ts) : nest(Config::parse(structure), refs(ts));
+  };
+  c["input_layers"] = structured(inputs_, inputs_structure_);
+  c["output_layers"] = structured(outputs_, outputs_structure_);
   return c;
 }
 

@@ -294,6 +294,11 @@ class Model : public Layer {
 
   /// Functional: the symbolic inputs.
   std::vector<Tensor> inputs_, outputs_;  ///< Functional: the symbolic outputs.
+  /// Functional, loaded from a config whose input_layers or output_layers nest
+  /// (a dict, nested lists): that nesting as JSON, each tensor replaced by its
+  /// index in inputs_ or outputs_ (Keras's flat order, dicts by sorted key), so
+  /// that saving writes it back. Empty for a plain list.
+  std::string inputs_structure_, outputs_structure_;
   std::vector<std::shared_ptr<Node>> nodes_;  ///< functional: execution order
   std::vector<LayerPtr> graph_layers_;        ///< functional: topological order
 
