@@ -149,6 +149,14 @@ TEST_CASE("harness: image augmentation layers") {
   check_layer({.label = "RandomBrightness",
                .make = [](k::DType dt) { return ptr(L::RandomBrightness({-0.1, 0.2}, {.seed = 9, .dtype = dt})); },
                .input_shapes = {{2, 3, 3, 1}}});
+  check_layer({.label = "Pipeline",
+               .make = [](k::DType dt) {
+                 return ptr(L::Pipeline({L::Rescaling(0.5, {.offset = 1.0, .dtype = dt}),
+                                         L::Dense(3, {.name = "proj", .dtype = dt}),
+                                         L::RandomFlip("horizontal", {.dtype = dt})}));
+               },
+               .input_shapes = {{2, 4, 3, 2}},
+               .weight_names = {"proj/kernel", "proj/bias"}});
   check_layer({.label = "RandomHue",
                .make = [](k::DType dt) { return ptr(L::RandomHue(0.3, {.value_range = {0, 1}, .dtype = dt})); },
                .input_shapes = {{2, 3, 3, 3}}});

@@ -5,6 +5,8 @@ class name, kwargs, inputs as [(dtype, shape without batch)], list_input).
 The random layers with a nonzero rate or stddev compare in inference only
 (inference_only below); their training-mode statistics are checked in
 tests/layers/test_catalogue_values.cpp."""
+import keras
+
 F = "float"
 
 VARIANTS = [
@@ -109,6 +111,8 @@ VARIANTS = [
     ("Discretization", {"bin_boundaries": [0.0], "output_mode": "count"}, [(F, (6,))], False),
     # Image augmentations. Random draws compare at inference only; a range of one value
     # ([a, a]) draws a, so those cases compare in training too (outputs and gradients).
+    ("Pipeline", {"layers": [keras.layers.Rescaling(0.5, offset=1.0), keras.layers.Dense(3),
+                             keras.layers.RandomFlip("vertical")]}, [(F, (4, 3, 2))], False),
     ("RandomFlip", {}, [(F, (4, 3, 2))], False),
     ("RandomFlip", {"mode": "vertical", "seed": 3, "data_format": "channels_first"}, [(F, (2, 3, 4))], False),
     ("RandomRotation", {"factor": 0.2}, [(F, (5, 4, 2))], False),
@@ -151,6 +155,8 @@ def _one_value(f):
 
 def inference_only(cls, kwargs):
     """A random layer that really draws noise: its training output is random."""
+    if cls == "Pipeline":  # random when any of its layers is
+        return any(inference_only(l.__class__.__name__, l.get_config()) for l in kwargs["layers"])
     if cls in IMAGE_AUGMENTATIONS:
         factors = [kwargs.get(k) for k in ("factor", "height_factor", "width_factor") if k in kwargs]
         if cls == "RandomContrast":  # Keras 3.15 draws in [1 - lower, 1 + upper)
