@@ -86,6 +86,9 @@
 #include "kiln/layers/random_flip.h"
 #include "kiln/layers/random_crop.h"
 #include "kiln/layers/random_color.h"
+#include "kiln/layers/color_adjust.h"
+#include "kiln/layers/color_augment.h"
+#include "kiln/layers/random_color_jitter.h"
 
 namespace kiln::layers::detail {
 // Registers the built-ins in every program that includes this header (a static
