@@ -33,9 +33,9 @@ Tensor conv3d_by_taps(Tensor x, const Tensor& kernel, const std::vector<int64_t>
     if (parts.size() > 1) x = concat(parts, 1);
   }
   const Shape s = x.shape();  // (b, D, H, W, C)
-  const Conv2DOptions co{{static_cast<int>(strides[1]), static_cast<int>(strides[2])},
-                         padding,
-                         {static_cast<int>(dilation[1]), static_cast<int>(dilation[2])}};
+  const ::kiln::Conv2DOptions co{{static_cast<int>(strides[1]), static_cast<int>(strides[2])},
+                                 padding,
+                                 {static_cast<int>(dilation[1]), static_cast<int>(dilation[2])}};
   const Shape tap_shape = kernel.shape().slice(1);  // (kh, kw, C_in, C_out)
   std::vector<Tensor> taps = split(kernel, kd, 0);
   Tensor y;

@@ -166,6 +166,33 @@ TEST_CASE("harness: image augmentation layers") {
   check_layer({.label = "RandomSharpness",
                .make = [](k::DType dt) { return ptr(L::RandomSharpness(0.5, {.data_format = "channels_first", .dtype = dt})); },
                .input_shapes = {{2, 3, 4, 4}}});
+  check_layer({.label = "AutoContrast (active at inference)",
+               .make = [](k::DType dt) { return ptr(L::AutoContrast({.value_range = {-3, 3}, .dtype = dt})); },
+               .input_shapes = {{2, 3, 3, 2}}});
+  check_layer({.label = "Equalization",
+               .make = [](k::DType dt) { return ptr(L::Equalization({.value_range = {-3, 3}, .bins = 16, .dtype = dt})); },
+               .input_shapes = {{2, 3, 3, 2}}});
+  check_layer({.label = "Solarization",
+               .make = [](k::DType dt) { return ptr(L::Solarization({.threshold_factor = 0.5, .value_range = {-3, 3}, .dtype = dt})); },
+               .input_shapes = {{2, 3, 3, 1}}});
+  check_layer({.label = "RandomInvert",
+               .make = [](k::DType dt) { return ptr(L::RandomInvert(0.5, {.seed = 2, .dtype = dt})); },
+               .input_shapes = {{2, 3, 3, 2}}});
+  check_layer({.label = "RandomPosterization",
+               .make = [](k::DType dt) { return ptr(L::RandomPosterization(4, {.value_range = {-3, 3}, .dtype = dt})); },
+               .input_shapes = {{2, 3, 3, 1}}});
+  check_layer({.label = "RandomGrayscale",
+               .make = [](k::DType dt) { return ptr(L::RandomGrayscale(0.5, {.data_format = "channels_first", .dtype = dt})); },
+               .input_shapes = {{2, 3, 2, 2}}});
+  check_layer({.label = "RandomColorDegeneration",
+               .make = [](k::DType dt) { return ptr(L::RandomColorDegeneration(0.4, {.value_range = {-3, 3}, .dtype = dt})); },
+               .input_shapes = {{2, 2, 2, 3}}});
+  check_layer({.label = "RandomColorJitter",
+               .make = [](k::DType dt) {
+                 return ptr(L::RandomColorJitter({.value_range = {0, 1}, .brightness_factor = 0.2, .contrast_factor = 0.3,
+                                                  .saturation_factor = L::Factor(0.4, 0.6), .hue_factor = 0.1, .dtype = dt}));
+               },
+               .input_shapes = {{2, 2, 2, 3}}});
 }
 
 }  // namespace test_harness_preprocessing

@@ -16,7 +16,7 @@ import onnxruntime as ort
 
 from oracle_layer_files import EXTRA, make_model, predict, randomize
 from oracle_layers import VARIANTS, random_input
-from variants_catalogue import training_only
+from variants_catalogue import keras_model_limit, training_only
 
 jax.config.update("jax_disable_most_optimizations", True)
 
@@ -34,6 +34,9 @@ def run(o):
     registered = set(o.kiln_list("layers"))
     table = [v for v in VARIANTS if v[0] in registered and not training_only(v[0], v[1], v[2])
              and not v[1].get("return_state")] + EXTRA
+    for cls in sorted({v[0] for v in table if keras_model_limit(v[0])}):
+        o.uncovered.append((cls, keras_model_limit(cls)))
+    table = [v for v in table if not keras_model_limit(v[0])]
     only = os.environ.get("KILN_ORACLE_CLASSES")
     if only:
         table = [v for v in table if v[0] in only.split(",")]

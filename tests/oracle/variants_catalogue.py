@@ -139,6 +139,26 @@ VARIANTS = [
     ("RandomContrast", {"factor": [-0.5, 0.5], "value_range": [-2, 2]}, [(F, (4, 3, 2))], False),
     ("RandomBrightness", {"factor": 0.3}, [(F, (4, 3, 1))], False),
     ("RandomBrightness", {"factor": [0.1, 0.1], "value_range": [-1, 1]}, [(F, (4, 3, 2))], False),
+    # The colour layers. AutoContrast and Equalization draw nothing; the random ones compare in
+    # training where their draws cannot matter (_color_draws_fixed).
+    ("AutoContrast", {}, [(F, (4, 3, 2))], False),
+    ("AutoContrast", {"value_range": [2, -2], "data_format": "channels_first"}, [(F, (2, 4, 3))], False),
+    ("Equalization", {"value_range": [-2, 2]}, [(F, (5, 4, 3))], False),
+    ("Equalization", {"value_range": [-3, 3], "bins": 16, "data_format": "channels_first"}, [(F, (2, 5, 4))], False),
+    ("Solarization", {"value_range": [-2, 2]}, [(F, (4, 3, 2))], False),
+    ("Solarization", {"addition_factor": 0.3, "threshold_factor": [0.2, 0.6]}, [(F, (4, 3, 1))], False),
+    ("RandomInvert", {"factor": [1.0, 1.0], "value_range": [-1, 1]}, [(F, (4, 3, 2))], False),
+    ("RandomInvert", {}, [(F, (4, 3, 1))], False),
+    ("RandomPosterization", {"factor": [3, 3], "value_range": [-2, 2]}, [(F, (4, 3, 2))], False),
+    ("RandomPosterization", {"factor": 6}, [(F, (4, 3, 1))], False),
+    ("RandomGrayscale", {"factor": 1.0}, [(F, (4, 3, 3))], False),
+    ("RandomGrayscale", {"factor": 1.0, "data_format": "channels_first"}, [(F, (3, 4, 2))], False),
+    ("RandomGrayscale", {}, [(F, (4, 3, 3))], False),
+    ("RandomColorDegeneration", {"factor": [0.4, 0.4], "value_range": [-2, 2]}, [(F, (4, 3, 3))], False),
+    ("RandomColorDegeneration", {"factor": 0.5}, [(F, (4, 3, 3))], False),
+    ("RandomColorJitter", {"value_range": [-3, 3], "brightness_factor": [0.1, 0.1], "contrast_factor": [-0.5, 0.5],
+                           "saturation_factor": [0.3, 0.3]}, [(F, (4, 3, 3))], False),
+    ("RandomColorJitter", {"brightness_factor": 0.2, "hue_factor": 0.3}, [(F, (4, 3, 3))], False),
 ]
 
 RANDOM_CLASSES = {"SpatialDropout1D", "SpatialDropout2D", "SpatialDropout3D", "GaussianDropout", "GaussianNoise",
@@ -153,6 +173,26 @@ def _one_value(f):
     return isinstance(f, list) and len(f) == 2 and f[0] == f[1]
 
 
+COLOR_AUGMENTATIONS = {"Solarization", "RandomInvert", "RandomPosterization", "RandomGrayscale",
+                       "RandomColorDegeneration", "RandomColorJitter"}
+
+
+def _color_draws_fixed(cls, kwargs):
+    """Whether a colour layer's training output is the same for every draw."""
+    if cls == "Solarization":  # draws in [lower, 255 upper): fixed only at 0
+        return all(kwargs.get(k, 0) in (0, [0, 0]) for k in ("addition_factor", "threshold_factor"))
+    if cls == "RandomInvert":
+        return kwargs.get("factor", 1.0) in ([1.0, 1.0], [0, 0], 0)
+    if cls == "RandomGrayscale":
+        return kwargs.get("factor", 0.5) in (0, 1)
+    if cls == "RandomColorJitter":  # RandomContrast draws in [1 - lower, 1 + upper); hue flips a coin
+        c = kwargs.get("contrast_factor")
+        return ("hue_factor" not in kwargs and all(_one_value(kwargs[k]) for k in ("brightness_factor", "saturation_factor")
+                                                    if k in kwargs)
+                and (c is None or isinstance(c, list) and c[0] == -c[1]))
+    return _one_value(kwargs["factor"])
+
+
 def inference_only(cls, kwargs):
     """A random layer that really draws noise: its training output is random."""
     if cls == "Pipeline":  # random when any of its layers is
@@ -162,6 +202,8 @@ def inference_only(cls, kwargs):
         if cls == "RandomContrast":  # Keras 3.15 draws in [1 - lower, 1 + upper)
             return not (isinstance(factors[0], list) and factors[0][0] == -factors[0][1])
         return cls == "RandomFlip" or not all(_one_value(f) for f in factors)
+    if cls in COLOR_AUGMENTATIONS:
+        return not _color_draws_fixed(cls, kwargs)
     return cls in RANDOM_CLASSES and (kwargs.get("rate", 0) > 0 or kwargs.get("stddev", 0) > 0)
 
 
@@ -173,6 +215,14 @@ def training_only(cls, kwargs, specs):
         return False
     h, w = specs[0][1][0], specs[0][1][1]
     return (h, w) != (kwargs["height"], kwargs["width"])
+
+
+def keras_model_limit(cls):
+    """Why Keras 3.15 cannot hold this class in a model, so has no files of it (None when it can)."""
+    if cls == "Equalization":
+        return ("Keras 3.15's Equalization.compute_output_spec returns its input tensor, so Keras refuses any "
+                "Sequential or functional model holding it (\"is part of a cycle\")")
+    return None
 
 
 def keras_h5_limit(desc):

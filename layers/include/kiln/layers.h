@@ -87,6 +87,9 @@
 #include "kiln/layers/random_flip.h"
 #include "kiln/layers/random_crop.h"
 #include "kiln/layers/random_color.h"
+#include "kiln/layers/color_adjust.h"
+#include "kiln/layers/color_augment.h"
+#include "kiln/layers/random_color_jitter.h"
 #include "kiln/layers/pipeline.h"
 
 namespace kiln::layers::detail {
