@@ -16,7 +16,9 @@
 //   L::Masking, L::SimpleRNN, L::LSTM, L::GRU (and their cells), L::RNN, L::StackedRNNCells, L::Bidirectional, L::TimeDistributed.
 //   L::LayerScale, L::StochasticDepth, L::CustomScaleLayer (keras.applications' own layers).
 //   L::Conv3DTranspose, L::CategoryEncoding, L::Discretization, L::IntegerLookup, L::RandomFlip,
-//   L::RandomRotation, L::RandomZoom, L::RandomTranslation, L::RandomCrop, L::RandomContrast, L::RandomBrightness.
+//   L::RandomRotation, L::RandomZoom, L::RandomTranslation, L::RandomCrop, L::RandomContrast, L::RandomBrightness,
+//   L::RandomErasing, L::RandomGaussianBlur, L::RandomShear, L::RandomPerspective, L::RandomElasticTransform,
+//   L::MixUp, L::CutMix.
 //
 // To add a layer Foo:
 //   1. layers/include/kiln/layers/foo.h: `FooOptions` with its keys in
@@ -86,6 +88,10 @@
 #include "kiln/layers/random_flip.h"
 #include "kiln/layers/random_crop.h"
 #include "kiln/layers/random_color.h"
+#include "kiln/layers/random_erasing.h"
+#include "kiln/layers/random_gaussian_blur.h"
+#include "kiln/layers/random_warps.h"
+#include "kiln/layers/image_mixing.h"
 
 namespace kiln::layers::detail {
 // Registers the built-ins in every program that includes this header (a static
