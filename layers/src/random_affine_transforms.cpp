@@ -1,7 +1,8 @@
-// RandomRotation, RandomZoom and RandomTranslation: Keras 3's random draws and
+// RandomRotation, RandomZoom, RandomTranslation and RandomShear: Keras 3's random draws and
 // transform matrices, resampled by affine_transform (image_sampler.cpp).
 #include "kiln/layers/random_affine_transforms.h"
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 
@@ -90,7 +91,44 @@ std::vector<std::array<double, 8>> RandomTranslationImpl::transforms(int64_t bat
 
 Config RandomTranslationImpl::get_config() const { return layer_config(*this); }
 
+// ---- RandomShear ----
+namespace {
+// RandomShear._set_factor_with_name. A number lies in [0, 1]; the values of a pair may
+// also be negative, as the pair Keras writes for a number f is (-f, f).
+Factor shear_factor(const Factor& f, const std::string& arg) {
+  const std::string head = "RandomShear: the `factor` argument should be a number (or a list of two numbers) in the range [0, 1.0]. ";
+  if (f.values.size() == 2) {
+    for (double v : f.values)
+      if (v > 1.0 || v < -1.0) throw ValueError(head + "Received: input_number=" + number_text(v));
+    return Factor(std::min(f.values[0], f.values[1]), std::max(f.values[0], f.values[1]));
+  }
+  if (f.values.size() != 1) throw ValueError(head + "Received: " + arg + "=" + factor_text(f));
+  if (f.values[0] > 1.0 || f.values[0] < 0.0) throw ValueError(head + "Received: input_number=" + number_text(f.values[0]));
+  return Factor(-f.values[0], f.values[0]);
+}
+}  // namespace
+
+RandomShearImpl::RandomShearImpl(Factor x_factor, Factor y_factor, RandomAffineOptions o)
+    : RandomAffineLayer("RandomShear", std::move(o)), x_factor_(shear_factor(x_factor, "x_factor")),
+      y_factor_(shear_factor(y_factor, "y_factor")) {}
+
+// RandomShear._get_shear_matrix: [1, sx, 0, sy, 1, 0, 0, 0], one sign flip for both.
+std::vector<std::array<double, 8>> RandomShearImpl::transforms(int64_t batch, int64_t, int64_t) {
+  const auto invert = uniform_draws(batch, 0.0, 1.0, next_seed(o_.seed));
+  const auto sy = uniform_draws(batch, y_factor_.values[0], y_factor_.values[1], next_seed(o_.seed));
+  const auto sx = uniform_draws(batch, x_factor_.values[0], x_factor_.values[1], next_seed(o_.seed));
+  std::vector<std::array<double, 8>> t;
+  for (std::size_t i = 0; i < sx.size(); ++i) {
+    const double sign = invert[i] > 0.5 ? -1.0 : 1.0;
+    t.push_back({1, sign * sx[i], 0, sign * sy[i], 1, 0, 0, 0});
+  }
+  return t;
+}
+
+Config RandomShearImpl::get_config() const { return layer_config(*this); }
+
 KILN_REGISTER_LAYER(RandomRotationImpl, "RandomRotation")
+KILN_REGISTER_LAYER(RandomShearImpl, "RandomShear")
 KILN_REGISTER_LAYER(RandomZoomImpl, "RandomZoom")
 KILN_REGISTER_LAYER(RandomTranslationImpl, "RandomTranslation")
 

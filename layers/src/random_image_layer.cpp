@@ -52,7 +52,6 @@ void read_value(const config_io::ConfigReader& r, const char* key, Factor& f) {
 
 namespace kiln::layers::detail {
 
-namespace {
 std::string number_text(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%g", v);
@@ -64,10 +63,11 @@ std::string factor_text(const Factor& f) {
   for (std::size_t i = 0; i < f.values.size(); ++i) s += (i ? ", " : "") + number_text(f.values[i]);
   return s + "]";
 }
-}  // namespace
 
-std::pair<double, double> base_factor_range(const std::string& cls, const Factor& f, double lo, double hi) {
-  const std::string msg = cls + ": the `factor` argument should be a number (or a list of two numbers) in the range [" +
+std::pair<double, double> base_factor_range(const std::string& cls, const Factor& f, double lo, double hi,
+                                            const std::string& arg) {
+  // Keras's text names the argument but reports it as `factor=` (its _set_factor_by_name).
+  const std::string msg = cls + ": the `" + arg + "` argument should be a number (or a list of two numbers) in the range [" +
                           number_text(lo) + ", " + number_text(hi) + "]. Received: factor=" + factor_text(f);
   if (f.values.size() == 2) {
     if (f.values[0] > hi || f.values[1] < lo) throw ValueError(msg);

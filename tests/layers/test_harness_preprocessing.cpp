@@ -193,6 +193,27 @@ TEST_CASE("harness: image augmentation layers") {
                                                   .saturation_factor = L::Factor(0.4, 0.6), .hue_factor = 0.1, .dtype = dt}));
                },
                .input_shapes = {{2, 2, 2, 3}}});
+  check_layer({.label = "RandomErasing",
+               .make = [](k::DType dt) { return ptr(L::RandomErasing(0.5, {.scale = L::Factor(0.1, 0.3), .fill_value = std::vector<double>{2}, .dtype = dt})); },
+               .input_shapes = {{2, 4, 5, 2}}});
+  check_layer({.label = "RandomGaussianBlur",
+               .make = [](k::DType dt) { return ptr(L::RandomGaussianBlur(0.8, {.kernel_size = {3, 5}, .sigma = L::Factor(0.2, 0.7), .data_format = "channels_first", .seed = 2, .dtype = dt})); },
+               .input_shapes = {{2, 2, 5, 4}}});
+  check_layer({.label = "RandomShear",
+               .make = [](k::DType dt) { return ptr(L::RandomShear(0.2, {0.1, 0.3}, {.fill_mode = "nearest", .seed = 4, .dtype = dt})); },
+               .input_shapes = {{2, 4, 5, 1}}});
+  check_layer({.label = "RandomPerspective",
+               .make = [](k::DType dt) { return ptr(L::RandomPerspective({0.2, 0.9}, {.scale = 0.5, .interpolation = "nearest", .fill_value = 1.0, .dtype = dt})); },
+               .input_shapes = {{2, 4, 5, 3}}});
+  check_layer({.label = "MixUp",
+               .make = [](k::DType dt) { return ptr(L::MixUp(0.4, {.seed = 5, .dtype = dt})); },
+               .input_shapes = {{3, 4, 4, 2}}});
+  check_layer({.label = "CutMix",
+               .make = [](k::DType dt) { return ptr(L::CutMix({0.2, 0.6}, {.data_format = "channels_first", .dtype = dt})); },
+               .input_shapes = {{3, 2, 4, 4}}});
+  check_layer({.label = "RandomElasticTransform",
+               .make = [](k::DType dt) { return ptr(L::RandomElasticTransform(0.7, {.scale = L::Factor(0.5), .fill_mode = "mirror", .value_range = {0, 1}, .dtype = dt})); },
+               .input_shapes = {{2, 6, 5, 1}}});
 }
 
 }  // namespace test_harness_preprocessing

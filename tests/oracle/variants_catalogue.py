@@ -159,6 +159,19 @@ VARIANTS = [
     ("RandomColorJitter", {"value_range": [-3, 3], "brightness_factor": [0.1, 0.1], "contrast_factor": [-0.5, 0.5],
                            "saturation_factor": [0.3, 0.3]}, [(F, (4, 3, 3))], False),
     ("RandomColorJitter", {"brightness_factor": 0.2, "hue_factor": 0.3}, [(F, (4, 3, 3))], False),
+    ("RandomErasing", {}, [(F, (4, 5, 2))], False),
+    ("RandomErasing", {"factor": [1, 1], "scale": [1, 1], "fill_value": 3.0, "value_range": [-2, 2]}, [(F, (4, 5, 2))], False),
+    ("RandomGaussianBlur", {"factor": 0.5, "kernel_size": 5}, [(F, (5, 4, 2))], False),
+    ("RandomGaussianBlur", {"factor": [1, 1], "sigma": [0.6, 0.6]}, [(F, (4, 5, 2))], False),
+    ("RandomGaussianBlur", {"factor": [1, 1], "kernel_size": [3, 5], "sigma": [0.8, 0.8], "value_range": [-1, 1],
+                            "data_format": "channels_first"}, [(F, (2, 5, 4))], False),
+    ("RandomShear", {"x_factor": [0.2, 0.3], "y_factor": [0.1, 0.1], "fill_mode": "constant"}, [(F, (4, 5, 1))], False),
+    ("RandomPerspective", {"scale": 0.5}, [(F, (5, 4, 2))], False),
+    ("RandomPerspective", {"factor": [1, 1], "scale": 0.0, "interpolation": "nearest"}, [(F, (5, 4, 2))], False),
+    ("MixUp", {"alpha": 0.3}, [(F, (4, 3, 2))], False),
+    ("CutMix", {"factor": 0.5, "data_format": "channels_first"}, [(F, (2, 4, 3))], False),
+    ("RandomElasticTransform", {"scale": 0.5}, [(F, (6, 5, 1))], False),
+    ("RandomElasticTransform", {"factor": [0, 0], "value_range": [0, 1]}, [(F, (6, 5, 1))], False),
 ]
 
 RANDOM_CLASSES = {"SpatialDropout1D", "SpatialDropout2D", "SpatialDropout3D", "GaussianDropout", "GaussianNoise",
@@ -167,6 +180,25 @@ RANDOM_CLASSES = {"SpatialDropout1D", "SpatialDropout2D", "SpatialDropout3D", "G
 
 IMAGE_AUGMENTATIONS = {"RandomFlip", "RandomRotation", "RandomZoom", "RandomTranslation", "RandomContrast",
                        "RandomBrightness"}
+
+# Augmentations whose factor is a probability: their training outputs are fixed only when
+# every draw is (probability 0 or 1, the other ranges of one value or without effect).
+# RandomShear's sign, MixUp's and CutMix's Beta draws and permutations never are.
+PROBABILITY_AUGMENTATIONS = {"RandomErasing", "RandomGaussianBlur", "RandomShear", "RandomPerspective", "MixUp",
+                             "CutMix", "RandomElasticTransform"}
+
+
+def _pinned_probability_case(cls, kwargs):
+    f = kwargs.get("factor")
+    if not (_one_value(f) and f[0] in (0, 1)):
+        return False
+    if cls == "RandomErasing":
+        return f[0] == 0 or (kwargs.get("scale") == [1, 1] and kwargs.get("fill_value") is not None)
+    if cls == "RandomGaussianBlur":
+        return f[0] == 0 or _one_value(kwargs.get("sigma"))
+    if cls == "RandomPerspective":
+        return f[0] == 0 or kwargs.get("scale") == 0.0
+    return cls == "RandomElasticTransform" and f[0] == 0
 
 
 def _one_value(f):
@@ -197,6 +229,8 @@ def inference_only(cls, kwargs):
     """A random layer that really draws noise: its training output is random."""
     if cls == "Pipeline":  # random when any of its layers is
         return any(inference_only(l.__class__.__name__, l.get_config()) for l in kwargs["layers"])
+    if cls in PROBABILITY_AUGMENTATIONS:
+        return not _pinned_probability_case(cls, kwargs)
     if cls in IMAGE_AUGMENTATIONS:
         factors = [kwargs.get(k) for k in ("factor", "height_factor", "width_factor") if k in kwargs]
         if cls == "RandomContrast":  # Keras 3.15 draws in [1 - lower, 1 + upper)

@@ -17,7 +17,8 @@
 //   L::LayerScale, L::StochasticDepth, L::CustomScaleLayer (keras.applications' own layers).
 //   L::Conv3DTranspose, L::CategoryEncoding, L::Discretization, L::IntegerLookup, L::RandomFlip,
 //   L::RandomRotation, L::RandomZoom, L::RandomTranslation, L::RandomCrop, L::RandomContrast, L::RandomBrightness,
-//   L::Pipeline.
+//   L::RandomErasing, L::RandomGaussianBlur, L::RandomShear, L::RandomPerspective, L::RandomElasticTransform,
+//   L::MixUp, L::CutMix, L::Pipeline.
 //
 // To add a layer Foo:
 //   1. layers/include/kiln/layers/foo.h: `FooOptions` with its keys in
@@ -91,6 +92,10 @@
 #include "kiln/layers/color_augment.h"
 #include "kiln/layers/random_color_jitter.h"
 #include "kiln/layers/pipeline.h"
+#include "kiln/layers/random_erasing.h"
+#include "kiln/layers/random_gaussian_blur.h"
+#include "kiln/layers/random_warps.h"
+#include "kiln/layers/image_mixing.h"
 
 namespace kiln::layers::detail {
 // Registers the built-ins in every program that includes this header (a static

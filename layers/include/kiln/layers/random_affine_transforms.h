@@ -1,12 +1,15 @@
 #pragma once
-// RandomRotation, RandomZoom and RandomTranslation: in training, each image is
-// resampled through a random affine map (Keras 3's matrices); the identity at inference.
+// RandomRotation, RandomZoom, RandomTranslation and RandomShear: in training, each image
+// is resampled through a random affine map (Keras 3's matrices); the identity at inference.
 //   L::RandomRotation(0.1)          angle uniform in [-0.1, 0.1)·360 degrees about the centre
 //   L::RandomRotation({-0.2, 0.3})  angle in [-0.2, 0.3)·360 degrees
 //   L::RandomZoom(0.2)              height scale uniform in [0.8, 1.2) (the sampled input
 //                                   window; > 1 zooms out), width scale the same draw
 //   L::RandomZoom(0.2, {0.1})       width scale drawn on its own in [0.9, 1.1)
 //   L::RandomTranslation(0.1, 0.2)  shifts uniform in [-0.1, 0.1)·H rows, [-0.2, 0.2)·W columns
+//   L::RandomShear(0.3, {0.1, 0.2}) output (x, y) samples input (x + sx·y, y + sy·x), sx uniform
+//                                   in [-0.3, 0.3), sy in [0.1, 0.2), both negated together on a
+//                                   coin flip (Keras 3.15's draws; no centring)
 // fill_mode, for samples outside the image: "reflect" (the default; d c b a | a b c d |
 // d c b a), "wrap", "constant" (fill_value) or "nearest"; interpolation "bilinear" (the
 // default) or "nearest". Images (batch, H, W, C) or one (H, W, C) (channels_first: C
@@ -113,8 +116,29 @@ class RandomTranslationImpl : public RandomAffineLayer {
   std::pair<double, double> height_range_, width_range_;
 };
 
+/// Shears each image at random in training (Keras's `RandomShear`): output (x, y) samples
+/// the input at (x + sx·y, y + sy·x), sx and sy uniform in the x and y factors' ranges and
+/// negated together with probability 1/2; the identity at inference. Output shape = input
+/// shape. Users create it through the handle `kiln::layers::RandomShear(x_factor, y_factor, {...})`.
+class RandomShearImpl : public RandomAffineLayer {
+ public:
+  /// `x_factor` and `y_factor`: f in [0, 1] (the range [-f, f)) or (lower, upper), each value
+  /// in [-1, 1] (Keras takes [0, 1] there, so that it cannot read back its own configs).
+  explicit RandomShearImpl(Factor x_factor = 0.0, Factor y_factor = 0.0, RandomAffineOptions options = {});
+  std::string class_name() const override { return "RandomShear"; }
+  Config get_config() const override;
+  KILN_ARGS(RandomShearImpl, x_factor_, y_factor_)
+
+ protected:
+  std::vector<std::array<double, 8>> transforms(int64_t batch, int64_t height, int64_t width) override;
+
+ private:
+  Factor x_factor_, y_factor_;  // (lower, upper), as Keras keeps them
+};
+
 KILN_LAYER_HANDLE(RandomRotation);
 KILN_LAYER_HANDLE(RandomZoom);
 KILN_LAYER_HANDLE(RandomTranslation);
+KILN_LAYER_HANDLE(RandomShear);
 
 }  // namespace kiln::layers
