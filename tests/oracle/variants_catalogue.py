@@ -265,6 +265,9 @@ def keras_h5_limit(desc):
     if desc.startswith("SpatialDropout"):
         return ("Keras 3.15's legacy loader turns the first layer's batch_input_shape (tf.keras 2 files carry it) into "
                 "an input_shape argument, and SpatialDropout's constructors take no **kwargs")
+    if desc.startswith("Pipeline"):
+        return ("Keras 3.15's legacy loader turns the first layer's batch_input_shape (tf.keras 2 files carry it) into "
+                "an input_shape argument, and Pipeline's constructor takes no **kwargs")
     if desc.startswith("Discretization"):
         return ("Keras 3.15's legacy loader turns the first layer's batch_input_shape (tf.keras 2 files carry it) into "
                 "an input_shape argument, and Discretization's constructor takes no **kwargs")

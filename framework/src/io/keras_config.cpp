@@ -179,6 +179,8 @@ const std::set<std::string>& keras3_only_keys() {
   return s;
 }
 
+Config strip_pipeline_config(const Config& c);
+
 /// Keras 3 nested objects -> tf.keras 2: drop module/registered_name/build_config,
 /// DTypePolicy -> its name. A layer inside a layer's config (Bidirectional's
 /// layer, RNN's cell) keeps its module: Keras 3 finds the class by it when it
@@ -193,20 +195,29 @@ Config strip_keras3(const Config& v, bool layer_entry = false) {
   if (v.value("class_name", "") == "DTypePolicy" && v.contains("config") && v["config"].contains("name"))
     return v["config"]["name"];
   Config o = Config::object();
+  const bool pipeline = v.value("class_name", "") == "Pipeline";
   for (auto it = v.begin(); it != v.end(); ++it) {
     const std::string& k = it.key();
     if (layer_entry && (k == "module" || k == "registered_name")) o[k] = it.value();
     if (k == "module" || k == "registered_name" || k == "build_config" || k == "shared_object_id") continue;
     const bool nested_layer = k == "layer" || k == "backward_layer" || k == "cell" || k == "cells";
-    o[k] = strip_keras3(it.value(), nested_layer);
+    o[k] = pipeline && k == "config" ? strip_pipeline_config(it.value()) : strip_keras3(it.value(), nested_layer);
   }
+  return o;
+}
+
+/// A Pipeline's config: Keras 3 serializes its layers whole even in a .h5
+/// (serialize_keras_object), and finds their classes by module when it reads them.
+Config strip_pipeline_config(const Config& c) {
+  Config o = strip_keras3(c);
+  if (c.is_object() && c.contains("layers")) o["layers"] = c["layers"];
   return o;
 }
 
 Config keras2_layer_entry(const Config& e3, bool first_layer, const std::optional<Shape>& input_shape) {
   Config e = Config::object();
   e["class_name"] = e3.at("class_name");
-  Config c = strip_keras3(e3.at("config"));
+  Config c = e3["class_name"] == "Pipeline" ? strip_pipeline_config(e3.at("config")) : strip_keras3(e3.at("config"));
   for (const auto& k : keras3_only_keys()) c.erase(k);
   if (e3["class_name"] == "InputLayer") {
     if (c.contains("batch_shape")) {

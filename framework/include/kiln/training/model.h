@@ -294,11 +294,15 @@ class Model : public Layer {
 
   /// Functional: the symbolic inputs.
   std::vector<Tensor> inputs_, outputs_;  ///< Functional: the symbolic outputs.
+  /// @name Nesting of the inputs and outputs
   /// Functional, loaded from a config whose input_layers or output_layers nest
-  /// (a dict, nested lists): that nesting as JSON, each tensor replaced by its
-  /// index in inputs_ or outputs_ (Keras's flat order, dicts by sorted key), so
-  /// that saving writes it back. Empty for a plain list.
-  std::string inputs_structure_, outputs_structure_;
+  /// (a dict, nested lists, a bare reference): that nesting as JSON, each tensor
+  /// replaced by its index in inputs_ or outputs_ (Keras's flat order, dicts by
+  /// sorted key), so that saving writes it back. Empty for a flat list.
+  //@{
+  std::string inputs_structure_;
+  std::string outputs_structure_;
+  //@}
   std::vector<std::shared_ptr<Node>> nodes_;  ///< functional: execution order
   std::vector<LayerPtr> graph_layers_;        ///< functional: topological order
 

@@ -41,14 +41,16 @@ class ImageMixingLayer : public RandomImageLayer {
                                              std::optional<bool> training = std::nullopt);
 
  protected:
+  /// `cls`: the Keras class name ("MixUp", "CutMix"), for error messages.
   ImageMixingLayer(const std::string& cls, ImageMixingOptions options);
   /// This call's draws for (B, H, W, C) images: the per-image mix of the images (B, H, W, C)
   /// and the per-image label weights.
   struct Mix {
-    std::vector<int64_t> permutation;
-    Tensor images;  // the mixed images
-    std::vector<double> label_weight;  // labels: w·labels + (1 - w)·labels[permutation]
+    std::vector<int64_t> permutation;  ///< Image i is mixed with image permutation[i].
+    Tensor images;  ///< The mixed images.
+    std::vector<double> label_weight;  ///< Labels: w·labels + (1 - w)·labels[permutation].
   };
+  /// Draws this call's mix of `images` (channels last).
   virtual Mix mix(const Tensor& images) = 0;
   Tensor call(const Tensor& x, bool training) override;
   using Layer::call;
@@ -67,6 +69,7 @@ class MixUpImpl : public ImageMixingLayer {
   KILN_ARGS(MixUpImpl, alpha_)
 
  protected:
+  /// λ ~ Beta(alpha, alpha) per image, the partner a random permutation of the batch.
   Mix mix(const Tensor& images) override;
 
  private:
@@ -85,6 +88,7 @@ class CutMixImpl : public ImageMixingLayer {
   KILN_ARGS(CutMixImpl, factor_)
 
  protected:
+  /// A box of area (1 - λ) of the image per image, λ ~ Beta(f, f) with f drawn from the factor range.
   Mix mix(const Tensor& images) override;
 
  private:
