@@ -124,10 +124,17 @@ def random_weight(rng, w):
 
 
 def keras_run(layer, xs, list_input, training, rng):
-    """Builds, sets random weights; returns (config, weights, out, cotangent, grads_x, grads_w, weights_after)."""
+    """Builds, sets random weights; returns (weights, out, cotangent, grads_x, grads_w, weights_after).
+
+    The layer is built on symbolic inputs and its forward and backward passes
+    run as one jitted program: eager JAX compiles every primitive separately,
+    which made XLA compilation most of this group's time."""
     positional = type(layer).__name__ in _positional
-    arg = xs if list_input else xs[0]
-    layer(*xs) if positional else layer(arg)
+    symbolic = [keras.KerasTensor(x.shape, dtype=str(x.dtype)) for x in xs]
+    try:
+        layer(*symbolic) if positional else layer(symbolic if list_input else symbolic[0])
+    except Exception:  # a layer whose build needs concrete values
+        layer(*xs) if positional else layer(xs if list_input else xs[0])
     weights = [random_weight(rng, w) for w in layer.weights]
     layer.set_weights(weights)
     tv = [v.value for v in layer.trainable_variables]
@@ -148,14 +155,19 @@ def keras_run(layer, xs, list_input, training, rng):
             y = jnp.concatenate([jnp.ravel(t) for t in y])
         return y, new_ntv
 
-    out, _ = call(tv, [xs[i] for i in float_idx])
-    cot = rng.normal(0, 1, out.shape).astype(np.float32)
+    fx = [jnp.asarray(xs[i]) for i in float_idx]
+    out_spec = jax.eval_shape(lambda a, b: call(a, b)[0], tv, fx)
+    cot = rng.normal(0, 1, out_spec.shape).astype(np.float32)
 
-    def target(tv_, fx):
-        y, new_ntv = call(tv_, fx)
-        return jnp.sum(y * cot), new_ntv
+    def target(tv_, fx_):
+        y, new_ntv = call(tv_, fx_)
+        return jnp.sum(y * cot), (y, new_ntv)
 
-    (g_w, g_x), new_ntv = jax.grad(target, argnums=(0, 1), has_aux=True)(tv, [jnp.asarray(xs[i]) for i in float_idx])
+    step = jax.value_and_grad(target, argnums=(0, 1), has_aux=True)
+    try:
+        (_, (out, new_ntv)), (g_w, g_x) = jax.jit(step)(tv, fx)
+    except Exception:  # Python control flow on values: eager, as Keras runs it outside fit
+        (_, (out, new_ntv)), (g_w, g_x) = step(tv, fx)
     trainable = {id(v): i for i, v in enumerate(layer.trainable_variables)}
     non_trainable = {id(v): i for i, v in enumerate(layer.non_trainable_variables)}
     after = [np.asarray(tv[trainable[id(w)]]) if id(w) in trainable else np.asarray(new_ntv[non_trainable[id(w)]])
