@@ -58,6 +58,7 @@
 #include "kiln/data/data.h"
 #include "kiln/data/dataset.h"
 
+#include "kiln/utils/numerical.h"
 #include "kiln/utils/plot.h"
 
 // The catalogue. Its classes register their names when the library loads, so

@@ -346,9 +346,32 @@ Tensor operator<(const Tensor& a, const Tensor& b) { return less(a, b); }
 Tensor operator<=(const Tensor& a, const Tensor& b) { return less_equal(a, b); }
 Tensor operator>(const Tensor& a, const Tensor& b) { return greater(a, b); }
 Tensor operator>=(const Tensor& a, const Tensor& b) { return greater_equal(a, b); }
-Tensor operator<(const Tensor& a, double b) { return less(a, scalar_like(b, a)); }
-Tensor operator>(const Tensor& a, double b) { return greater(a, scalar_like(b, a)); }
-Tensor operator<=(const Tensor& a, double b) { return less_equal(a, scalar_like(b, a)); }
-Tensor operator>=(const Tensor& a, double b) { return greater_equal(a, scalar_like(b, a)); }
+namespace {
+// The tensor a number is compared with: an integer (or bool) tensor against a
+// number it cannot hold exactly compares in float64, as NumPy does.
+Tensor comparable(const Tensor& t, double v) {
+  if (is_floating(t.dtype())) return t;
+  if (v == std::floor(v) && std::abs(v) < 9.0e15) return t;
+  return cast(t, DType::float64);
+}
+template <class Cmp>
+Tensor compare_number(Cmp cmp, const Tensor& t, double v, bool number_first) {
+  Tensor c = comparable(t, v);
+  Tensor s = scalar_like(v, c);
+  return number_first ? cmp(s, c) : cmp(c, s);
+}
+}  // namespace
+Tensor operator<(const Tensor& a, double b) { return compare_number(less, a, b, false); }
+Tensor operator>(const Tensor& a, double b) { return compare_number(greater, a, b, false); }
+Tensor operator<=(const Tensor& a, double b) { return compare_number(less_equal, a, b, false); }
+Tensor operator>=(const Tensor& a, double b) { return compare_number(greater_equal, a, b, false); }
+Tensor operator==(const Tensor& a, double b) { return compare_number(equal, a, b, false); }
+Tensor operator!=(const Tensor& a, double b) { return compare_number(not_equal, a, b, false); }
+Tensor operator==(double a, const Tensor& b) { return compare_number(equal, b, a, true); }
+Tensor operator!=(double a, const Tensor& b) { return compare_number(not_equal, b, a, true); }
+Tensor operator<(double a, const Tensor& b) { return compare_number(less, b, a, true); }
+Tensor operator>(double a, const Tensor& b) { return compare_number(greater, b, a, true); }
+Tensor operator<=(double a, const Tensor& b) { return compare_number(less_equal, b, a, true); }
+Tensor operator>=(double a, const Tensor& b) { return compare_number(greater_equal, b, a, true); }
 
 }  // namespace kiln

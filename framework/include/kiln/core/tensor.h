@@ -15,6 +15,7 @@
 // int literal becomes int32. A number combined with a tensor in an op
 // (x + 2.0, 2 * x, pow(x, 3)) takes the tensor's dtype, so float64 and
 // integer tensors stay what they are.
+#include <concepts>
 #include <cstdint>
 #include <initializer_list>
 #include <iosfwd>
@@ -32,6 +33,7 @@
 namespace kiln {
 
 struct TensorImpl;  // private: framework/src/core/tensor_impl.h
+class IndexUpdate;  // kiln/ops/array_ops.h
 
 /// Python-style slice start:stop:step; an empty bound means "to the end".
 struct Slice {
@@ -192,6 +194,15 @@ class Tensor {
   Tensor operator[](const std::vector<Index>& idx) const;
   /// t[i]: the i-th slice along the first axis (negative counts from the end).
   Tensor operator[](int64_t i) const;
+  /// NumPy's advanced indexing: t[mask] with a bool tensor (boolean_mask), t[indices]
+  /// with an integer tensor (gather along axis 0).
+  /// (A template only so that a braced list, t[{1, 2}], stays NumPy subscripts.)
+  template <std::same_as<Tensor> T>
+  Tensor operator[](const T& index) const;
+  /// JAX's t.at[index]: t.at(mask).set(0) returns t with the masked entries replaced (kiln/ops/array_ops.h).
+  template <std::same_as<Tensor> T>
+  IndexUpdate at(const T& index) const;
+  IndexUpdate at(const std::vector<Index>& index) const;  ///< t.at({Slice(1, 3)}).add(1), NumPy subscripts.
 
   /// The backend storage (for ops and backends).
   const std::shared_ptr<TensorImpl>& impl() const { return impl_; }
@@ -207,6 +218,12 @@ class Tensor {
 /// past 1000 elements), on its own lines when it spans several:
 ///   "tf.Tensor(\n[[1 2]\n [3 4]], shape=(2, 2), dtype=int32)"
 ///   "tf.Tensor([0.5 1. ], shape=(2,), dtype=float32)"   "tf.Tensor(5.5, shape=(), dtype=float32)"
+/// \cond
+// Defined once, in the library.
+extern template Tensor Tensor::operator[]<Tensor>(const Tensor&) const;
+extern template IndexUpdate Tensor::at<Tensor>(const Tensor&) const;
+/// \endcond
+
 std::ostream& operator<<(std::ostream& os, const Tensor& t);
 std::string to_string(const Tensor& t);  ///< The text operator<< writes.
 

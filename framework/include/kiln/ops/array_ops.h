@@ -1,5 +1,6 @@
 #pragma once
 // Shape and indexing ops. Reshape shares storage; the rest copy.
+#include <optional>
 #include <vector>
 
 #include "kiln/core/tensor.h"
@@ -36,6 +37,61 @@ Tensor where(const Tensor& cond, const Tensor& x, const Tensor& y);
 /// One-hot encode integer indices into a new last axis of size depth.
 Tensor one_hot(const Tensor& indices, int64_t depth, DType dtype = DType::float32);
 Tensor cast(const Tensor& x, DType dtype);  ///< The values converted to `dtype` (keras.ops.cast).
+
+// ---- index tensors (ops read the indices on the host, so a trace of them
+// falls back to eager; out-of-range indices are errors, never dropped) ----
+
+/// keras.ops.nonzero: the indices of the non-zero entries, one int64 tensor per axis, in row-major order.
+std::vector<Tensor> nonzero(const Tensor& x);
+/// NumPy's x[mask]: `mask` is a bool tensor whose shape equals x's leading axes; the selected
+/// entries stack along a new first axis in row-major order. Differentiable in x.
+Tensor boolean_mask(const Tensor& x, const Tensor& mask);
+/// keras.ops.scatter: zeros of `shape` with values[i] added at indices[i] (indices (N, k), values
+/// (N,) + shape[k:]); duplicate indices sum. Differentiable in values.
+Tensor scatter(const Tensor& indices, const Tensor& values, const Shape& shape);
+/// keras.ops.scatter_update: inputs with inputs[indices[i]] = updates[i] (indices (N, k), updates
+/// (N,) + inputs.shape[k:]); of duplicate indices the last update wins. Differentiable in both.
+Tensor scatter_update(const Tensor& inputs, const Tensor& indices, const Tensor& updates);
+
+/// keras.ops.unique's options (jnp.unique's, which Keras's JAX backend calls).
+struct UniqueOptions {
+  bool sorted = true;  ///< Accepted as Keras does; the values come sorted either way, as on JAX.
+  std::optional<int> axis;  ///< Unique slices along this axis; none: over the flattened values.
+  std::optional<int64_t> size;  ///< Pad (with fill_value) or cut the result to this length.
+  std::optional<double> fill_value;  ///< Padding; none: the smallest unique value, as JAX.
+};
+/// keras.ops.unique's results: the unique values, the index of each one's first
+/// occurrence, for every input entry (or slice) the index of its unique value
+/// (x's shape with no axis), and the counts. Indices and counts are int32 as on Keras's JAX backend.
+struct UniqueResult {
+  Tensor values;  ///< The unique values (or slices along the axis), sorted.
+  Tensor indices;  ///< Where each unique value first occurs (return_index).
+  Tensor inverse;  ///< Each entry's (or slice's) index into values (return_inverse).
+  Tensor counts;  ///< How often each unique value occurs (return_counts).
+};
+Tensor unique(const Tensor& x);  ///< keras.ops.unique(x): the sorted unique values.
+UniqueResult unique(const Tensor& x, const UniqueOptions& options);  ///< keras.ops.unique with every return_*.
+
+/// JAX's x.at[index]: a functional update of the entries `index` selects, returning a
+/// new tensor (x is unchanged). `index` is a bool mask (x[mask]), an integer tensor
+/// (rows along axis 0) or NumPy subscripts; the value broadcasts to x[index]'s shape:
+///   y = y.at(y == -1).set(0);      x = x.at({Slice(1, 3), 0}).add(x[{Slice(1, 3), 0}]);
+class IndexUpdate {
+ public:
+  IndexUpdate(Tensor x, Tensor index);  ///< x.at(mask) or x.at(indices).
+  IndexUpdate(Tensor x, std::vector<Index> index);  ///< x.at({Slice(...), ...}).
+  Tensor get() const;  ///< x[index].
+  Tensor set(const Tensor& value) const;  ///< x with x[index] = value (the last of duplicate indices wins).
+  Tensor set(double value) const;  ///< set() with the number in x's dtype.
+  Tensor add(const Tensor& value) const;  ///< x with x[index] += value (duplicate indices accumulate).
+  Tensor add(double value) const;  ///< add() with the number in x's dtype.
+
+ private:
+  Tensor positions() const;  // the flat positions x[index] reads, in x[index]'s shape
+  Tensor x_, index_;
+  std::vector<Index> subscripts_;
+};
+
 /// Identity in the forward pass; blocks gradients.
 Tensor stop_gradient(const Tensor& x);
 /// A new tensor handle (new id) over the same values, differentiable.

@@ -102,5 +102,16 @@ Tensor operator<(const Tensor& a, double b);  ///< less(a, b), b taking a's dtyp
 Tensor operator>(const Tensor& a, double b);  ///< greater(a, b), b taking a's dtype.
 Tensor operator<=(const Tensor& a, double b);  ///< less_equal(a, b), b taking a's dtype.
 Tensor operator>=(const Tensor& a, double b);  ///< greater_equal(a, b), b taking a's dtype.
+// Comparisons with a number follow NumPy: an integer tensor meets a
+// fractional number in float64, so `labels == 0.5` is all false, never a
+// comparison with a truncated 0.
+Tensor operator==(const Tensor& a, double b);  ///< equal(a, b).
+Tensor operator!=(const Tensor& a, double b);  ///< not_equal(a, b).
+Tensor operator==(double a, const Tensor& b);  ///< equal(a, b).
+Tensor operator!=(double a, const Tensor& b);  ///< not_equal(a, b).
+Tensor operator<(double a, const Tensor& b);  ///< less(a, b).
+Tensor operator>(double a, const Tensor& b);  ///< greater(a, b).
+Tensor operator<=(double a, const Tensor& b);  ///< less_equal(a, b).
+Tensor operator>=(double a, const Tensor& b);  ///< greater_equal(a, b).
 
 }  // namespace kiln

@@ -3,6 +3,7 @@
 // fused softmax cross-entropy. Layouts are channels_last: NHWC inputs and
 // HWIO kernels, as Keras stores them.
 #include <array>
+#include <optional>
 #include <string>
 
 #include "kiln/core/tensor.h"
@@ -13,6 +14,10 @@ namespace kiln {
 Tensor softmax(const Tensor& x, int axis = -1);
 /// x - logsumexp(x) over `axis`.
 Tensor log_softmax(const Tensor& x, int axis = -1);
+/// keras.ops.normalize: x / max(norm(x), epsilon) along `axis`, the norm of
+/// integer `order` >= 1; epsilon defaults to Keras's backend epsilon (1e-7).
+/// Order 2 computes x * min(rsqrt(sum(x²)), 1 / epsilon), as Keras does.
+Tensor normalize(const Tensor& x, int axis = -1, int order = 2, std::optional<double> epsilon = std::nullopt);
 
 /// Options of conv2d().
 struct Conv2DOptions {
