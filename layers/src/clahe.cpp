@@ -119,8 +119,9 @@ Tensor clahe(const Tensor& images, int64_t grid_h, int64_t grid_w, double clip_l
   Tensor padded = images;
   if (padded_h != height) padded = gather(padded, symmetric_index(height, padded_h), 1);
   if (padded_w != width) padded = gather(padded, symmetric_index(width, padded_w), 2);
-  // The bin of each pixel: its integer part in [0, 255]; (B, C, Hp, Wp, 256).
-  const Tensor bins = one_hot(cast(clip(transpose(padded, {0, 3, 1, 2}), 0.0, 255.0), DType::int32), 256);
+  // The bin of each pixel: its integer part in [0, 255]; (B, C, Hp, Wp, 256). Keras casts
+  // to int32; int64 holds the same values, and ONNX Runtime's OneHot takes int64 indices.
+  const Tensor bins = one_hot(cast(clip(transpose(padded, {0, 3, 1, 2}), 0.0, 255.0), DType::int64), 256);
   Tensor hists = sum(reshape(bins, {batch, channels, grid_h, tile_h, grid_w, tile_w, 256}), {3, 5});
   Tensor maps = tile_mappings(hists, clip_limit, tile_h * tile_w);  // (B, C, gh, gw, 256)
   maps = gather(gather(maps, edge_padded_index(grid_h), 2), edge_padded_index(grid_w), 3);
