@@ -192,6 +192,8 @@ VARIANTS = [
                                                       "tile_grid_size": [2, 3]}, [(F, (7, 8, 3))], False),
     ("ContrastLimitedAdaptiveHistogramEqualization", {"value_range": [-3, 3], "clip_limit": 0.0, "tile_grid_size": [3, 2],
                                                       "data_format": "channels_first"}, [(F, (1, 9, 4))], False),
+    # 8 x 8 tiles over 3 x 2 pixels: the symmetric padding is longer than the image.
+    ("ContrastLimitedAdaptiveHistogramEqualization", {"value_range": [-2, 2], "clip_limit": 8.0}, [(F, (3, 2, 1))], False),
     # MaxNumBoundingBoxes on images alone returns them as they are (the boxes path: test_image_policy_values.cpp).
     ("MaxNumBoundingBoxes", {"max_number": 3}, [(F, (4, 3, 2))], False),
     ("MaxNumBoundingBoxes", {"max_number": 1, "fill_value": 0, "data_format": "channels_first"}, [(F, (2, 3, 4))], False),
