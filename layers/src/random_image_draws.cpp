@@ -1,5 +1,5 @@
 // The random draws and masks that RandomErasing, MixUp, CutMix and the
-// probability-gated augmentations share: boxes, Beta weights, permutations.
+// probability-gated augmentations share: boxes, Beta and Dirichlet weights, permutations.
 #include <algorithm>
 #include <cmath>
 #include <random>
@@ -63,6 +63,17 @@ std::vector<double> beta_draws(int64_t n, double a, double b, std::optional<uint
     out.push_back(ga / (ga + gb));
   }
   return out;
+}
+
+std::vector<double> dirichlet_draw(int64_t k, double alpha, std::optional<uint64_t> seed) {
+  auto g = generator(seed);
+  std::vector<double> logs;
+  for (int64_t i = 0; i < k; ++i) logs.push_back(log_gamma_draw(alpha, g));
+  const double top = *std::max_element(logs.begin(), logs.end());
+  double total = 0.0;
+  for (double& l : logs) total += (l = std::exp(l - top));
+  for (double& l : logs) l /= total;
+  return logs;
 }
 
 std::vector<bool> apply_draws(int64_t n, double lower, double upper, std::optional<uint64_t> p_seed,

@@ -70,6 +70,9 @@ Tensor box_mask(const std::vector<Box>& boxes, int64_t height, int64_t width);
 /// Beta(a, b) draws, one per image (keras.random.beta), from Gamma draws in log space
 /// so that small concentrations do not round both to zero.
 std::vector<double> beta_draws(int64_t n, double a, double b, std::optional<uint64_t> seed);
+/// One Dirichlet(alpha, ..., alpha) draw of `k` weights summing to 1: Gamma(alpha) draws
+/// over their sum (AugMix's _sample_from_dirichlet), taken in log space as beta_draws.
+std::vector<double> dirichlet_draw(int64_t k, double alpha, std::optional<uint64_t> seed);
 /// Bernoulli choices, one per image: u < p with p uniform in [lower, upper) and u in [0, 1)
 /// (the "apply with probability factor" draws of RandomErasing and others).
 std::vector<bool> apply_draws(int64_t n, double lower, double upper, std::optional<uint64_t> p_seed,

@@ -216,4 +216,19 @@ TEST_CASE("harness: image augmentation layers") {
                .input_shapes = {{2, 6, 5, 1}}});
 }
 
+TEST_CASE("harness: RandAugment, AugMix, CLAHE and MaxNumBoundingBoxes") {
+  check_layer({.label = "RandAugment",
+               .make = [](k::DType dt) { return ptr(L::RandAugment({.value_range = {-3, 3}, .num_ops = 3, .factor = 0.4, .seed = 2, .dtype = dt})); },
+               .input_shapes = {{2, 4, 5, 3}}});
+  check_layer({.label = "AugMix",
+               .make = [](k::DType dt) { return ptr(L::AugMix({.value_range = {-3, 3}, .all_ops = false, .interpolation = "nearest", .data_format = "channels_first", .dtype = dt})); },
+               .input_shapes = {{2, 3, 4, 5}}});
+  check_layer({.label = "ContrastLimitedAdaptiveHistogramEqualization (active at inference)",
+               .make = [](k::DType dt) { return ptr(L::ContrastLimitedAdaptiveHistogramEqualization({.value_range = {-3, 3}, .clip_limit = 2.0, .tile_grid_size = {2, 3}, .dtype = dt})); },
+               .input_shapes = {{2, 5, 4, 2}}});
+  check_layer({.label = "MaxNumBoundingBoxes (images unchanged)",
+               .make = [](k::DType dt) { return ptr(L::MaxNumBoundingBoxes(4, {.fill_value = 0, .dtype = dt})); },
+               .input_shapes = {{2, 3, 4, 1}}});
+}
+
 }  // namespace test_harness_preprocessing

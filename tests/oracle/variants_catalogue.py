@@ -172,6 +172,31 @@ VARIANTS = [
     ("CutMix", {"factor": 0.5, "data_format": "channels_first"}, [(F, (2, 4, 3))], False),
     ("RandomElasticTransform", {"scale": 0.5}, [(F, (6, 5, 1))], False),
     ("RandomElasticTransform", {"factor": [0, 0], "value_range": [0, 1]}, [(F, (6, 5, 1))], False),
+    # RandAugment and AugMix draw their ops (AugMix through Python's own random module), weights and the
+    # ops' values: in training they compare where nothing is applied (num_ops 0, chain_depth 0, so AugMix
+    # gives clip(m x + (1 - m) Σ w x) whatever m and w); tests/layers/test_image_policy_values.cpp checks
+    # their fixed-draw values and the draws' statistics.
+    ("RandAugment", {}, [(F, (5, 4, 3))], False),
+    ("RandAugment", {"value_range": [-1, 1], "num_ops": 3, "factor": [0.2, 0.7], "interpolation": "nearest",
+                     "data_format": "channels_first"}, [(F, (3, 5, 4))], False),
+    ("RandAugment", {"value_range": [-2, 2], "num_ops": 0}, [(F, (4, 3, 3))], False),
+    ("AugMix", {}, [(F, (5, 4, 3))], False),
+    ("AugMix", {"value_range": [-1, 1], "all_ops": False, "alpha": 0.5, "data_format": "channels_first"},
+     [(F, (3, 5, 4))], False),
+    ("AugMix", {"value_range": [-1, 1], "chain_depth": 0}, [(F, (4, 3, 2))], False),
+    ("AugMix", {"value_range": [-2, 1.5], "num_chains": 1, "chain_depth": 0, "data_format": "channels_first"},
+     [(F, (2, 4, 3))], False),
+    # CLAHE draws nothing: compared in training and at inference (tiles of one pixel, padded tiles, clip 0).
+    ("ContrastLimitedAdaptiveHistogramEqualization", {"value_range": [-2, 2]}, [(F, (5, 6, 2))], False),
+    ("ContrastLimitedAdaptiveHistogramEqualization", {"value_range": [-2.5, 2.5], "clip_limit": 2.0,
+                                                      "tile_grid_size": [2, 3]}, [(F, (7, 8, 3))], False),
+    ("ContrastLimitedAdaptiveHistogramEqualization", {"value_range": [-3, 3], "clip_limit": 0.0, "tile_grid_size": [3, 2],
+                                                      "data_format": "channels_first"}, [(F, (1, 9, 4))], False),
+    # 8 x 8 tiles over 3 x 2 pixels: the symmetric padding is longer than the image.
+    ("ContrastLimitedAdaptiveHistogramEqualization", {"value_range": [-2, 2], "clip_limit": 8.0}, [(F, (3, 2, 1))], False),
+    # MaxNumBoundingBoxes on images alone returns them as they are (the boxes path: test_image_policy_values.cpp).
+    ("MaxNumBoundingBoxes", {"max_number": 3}, [(F, (4, 3, 2))], False),
+    ("MaxNumBoundingBoxes", {"max_number": 1, "fill_value": 0, "data_format": "channels_first"}, [(F, (2, 3, 4))], False),
 ]
 
 RANDOM_CLASSES = {"SpatialDropout1D", "SpatialDropout2D", "SpatialDropout3D", "GaussianDropout", "GaussianNoise",
@@ -238,6 +263,10 @@ def inference_only(cls, kwargs):
         return cls == "RandomFlip" or not all(_one_value(f) for f in factors)
     if cls in COLOR_AUGMENTATIONS:
         return not _color_draws_fixed(cls, kwargs)
+    if cls == "RandAugment":
+        return kwargs.get("num_ops", 2) != 0
+    if cls == "AugMix":
+        return kwargs.get("chain_depth", 3) != 0
     return cls in RANDOM_CLASSES and (kwargs.get("rate", 0) > 0 or kwargs.get("stddev", 0) > 0)
 
 

@@ -96,6 +96,10 @@
 #include "kiln/layers/random_gaussian_blur.h"
 #include "kiln/layers/random_warps.h"
 #include "kiln/layers/image_mixing.h"
+#include "kiln/layers/rand_augment.h"
+#include "kiln/layers/aug_mix.h"
+#include "kiln/layers/clahe.h"
+#include "kiln/layers/max_num_bounding_boxes.h"
 
 namespace kiln::layers::detail {
 // Registers the built-ins in every program that includes this header (a static
