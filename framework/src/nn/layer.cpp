@@ -173,6 +173,12 @@ void Layer::track_layer(std::shared_ptr<Layer> layer) {
   sublayers_.push_back(std::move(layer));
 }
 
+void Layer::track_variable(const Variable& v) {
+  for (const auto& own : variables_)
+    if (own.same_as(v)) return;
+  variables_.push_back(v);
+}
+
 void Layer::build(const Shape&) {}
 void Layer::build(const std::vector<Shape>& shapes) {
   if (shapes.size() == 1) build(shapes[0]);

@@ -96,6 +96,10 @@
 #include "kiln/layers/random_gaussian_blur.h"
 #include "kiln/layers/random_warps.h"
 #include "kiln/layers/image_mixing.h"
+#include "kiln/layers/hashing.h"
+#include "kiln/layers/hashed_crossing.h"
+#include "kiln/layers/reversible_embedding.h"
+#include "kiln/layers/spectral_normalization.h"
 
 namespace kiln::layers::detail {
 // Registers the built-ins in every program that includes this header (a static

@@ -54,10 +54,12 @@ class EmbeddingImpl : public Layer {
   using Layer::build;
   using Layer::call;
 
- private:
+  // Protected for ReversibleEmbedding, which extends this layer.
   int64_t input_dim_, output_dim_;
-  EmbeddingOptions o_;
   Variable embeddings_;
+
+ private:
+  EmbeddingOptions o_;
 };
 
 KILN_LAYER_HANDLE(Embedding);
