@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "kiln/layers.h"
+#include "kiln/autodiff/gradient_tape.h"
 #include "kiln/nn/masking.h"
 #include "kiln/ops/ops.h"
 #include "kiln/core/error.h"
@@ -232,6 +233,23 @@ TEST_CASE("ReversibleEmbedding: the reverse call, its mask and its errors; Spect
                        k::ValueError);
   CHECK_THROWS_WITH_AS(L::SpectralNormalization(L::Flatten())(k::ones({2, 3})),
                        doctest::Contains("Flatten object has no attribute 'kernel' nor 'embeddings'"), k::ValueError);
+}
+
+TEST_CASE("VariableValueScope: reads give the mapped tensor, and gradients reach the variable through it") {
+  k::Variable w(k::Tensor(std::vector<double>{1.0, 2.0}, k::Shape{2}));
+  k::GradientTape tape;
+  const k::Tensor tripled = w.value() * 3.0;
+  k::Tensor y;
+  {
+    k::VariableValueScope scope(w, tripled);
+    y = k::sum(w.value() * w.value());  // sum((3w)^2): dy/dw = 18 w
+  }
+  const auto g = tape.gradient(y, std::vector<k::Variable>{w});
+  REQUIRE(g[0].has_value());
+  CHECK(g[0]->to_vector<double>() == std::vector<double>{18.0, 36.0});
+  CHECK(w.value().to_vector<double>() == std::vector<double>{1.0, 2.0});  // the variable is not written
+  CHECK_THROWS_WITH_AS(k::VariableValueScope(w, k::ones({3}, k::float64)), doctest::Contains("holds float64 (2,)"),
+                       k::ValueError);
 }
 
 TEST_CASE("StochasticDepth in training keeps or drops each sample's whole path") {

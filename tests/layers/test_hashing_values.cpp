@@ -196,7 +196,7 @@ TEST_CASE("Hashing and HashedCrossing: Keras's errors for bad arguments and inpu
   CHECK_THROWS_WITH_AS(L::Hashing(3, {.output_mode = "count", .sparse = true}), doctest::Contains("sparse=True"),
                        k::ValueError);
   CHECK_THROWS_WITH_AS(L::Hashing(3, {.mask_value = "x"})(k::Tensor(std::vector<int64_t>{1, 2}, k::Shape{2})),
-                       doctest::Contains("mask_value 'x' is a string, but the input has dtype int64 and shape (2)"),
+                       doctest::Contains("mask_value 'x' is a string, but the input has dtype int64 and shape (2,)"),
                        k::ValueError);
   CHECK_THROWS_WITH_AS(L::Hashing(3, {.output_mode = "one_hot"})(k::Tensor(std::vector<int64_t>{4}, k::Shape{})),
                        doctest::Contains("needs an input of rank 1 or more"), k::ValueError);
@@ -208,7 +208,7 @@ TEST_CASE("Hashing and HashedCrossing: Keras's errors for bad arguments and inpu
   CHECK_THROWS_WITH_AS(cross(std::vector<k::Tensor>{a}), doctest::Contains("should be called on at least two inputs"),
                        k::ValueError);
   CHECK_THROWS_WITH_AS(cross(std::vector<k::Tensor>{a, k::Tensor(std::vector<int64_t>{1, 2, 3}, k::Shape{3})}),
-                       doctest::Contains("should have equal shape. Received: inputs of shapes [(2), (3)]"), k::ValueError);
+                       doctest::Contains("should have equal shape. Received: inputs of shapes [(2,), (3,)]"), k::ValueError);
   CHECK_THROWS_WITH_AS(cross(std::vector<k::Tensor>{k::Tensor(std::vector<int64_t>{1, 2}, k::Shape{1, 2}),
                                                     k::Tensor(std::vector<int64_t>{1, 2}, k::Shape{1, 2})}),
                        doctest::Contains("should have shape `()`, `(batch_size)` or `(batch_size, 1)`"), k::ValueError);

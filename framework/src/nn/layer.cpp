@@ -177,6 +177,8 @@ void Layer::track_variable(const Variable& v) {
   for (const auto& own : variables_)
     if (own.same_as(v)) return;
   variables_.push_back(v);
+  var_trainable_.push_back(v.trainable());
+  var_regularizers_.push_back(nullptr);  // its penalty, if any, is its owner's
 }
 
 void Layer::build(const Shape&) {}
