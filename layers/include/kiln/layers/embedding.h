@@ -55,8 +55,9 @@ class EmbeddingImpl : public Layer {
   using Layer::call;
 
   // Protected for ReversibleEmbedding, which extends this layer.
-  int64_t input_dim_, output_dim_;
-  Variable embeddings_;
+  int64_t input_dim_;  ///< The vocabulary size.
+  int64_t output_dim_;  ///< The vector width.
+  Variable embeddings_;  ///< The table (input_dim, output_dim), created by build().
 
  private:
   EmbeddingOptions o_;
