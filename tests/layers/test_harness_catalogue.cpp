@@ -228,6 +228,13 @@ TEST_CASE("ReversibleEmbedding: the reverse call, its mask and its errors; Spect
   REQUIRE(untied->weights().size() == 2);
   CHECK(untied->weights()[1].path() == untied->name() + "/reverse_embeddings");
   CHECK(untied->weights()[1].shape() == k::Shape{3, 4});
+  // Keras leaves an all-zero kernel, and vector_u, as they are (ops.cond): no division by sigma = 0.
+  L::SpectralNormalization zero(L::Dense(2, {.kernel_initializer = "zeros"}));
+  const k::Tensor x = k::ones({3, 4});
+  zero(x, false);
+  const auto u0 = zero->vector_u().value().to_vector<float>();
+  for (float v : zero(x, true).to_vector<float>()) CHECK(v == 0.0f);
+  CHECK(zero->vector_u().value().to_vector<float>() == u0);
   CHECK_THROWS_WITH_AS(L::SpectralNormalization(L::Dense(2), {.power_iterations = 0}),
                        doctest::Contains("`power_iterations` should be greater than zero. Received: `power_iterations=0`"),
                        k::ValueError);
