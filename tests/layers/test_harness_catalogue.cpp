@@ -1,7 +1,11 @@
 // The normalization, noise, shape and image layers through the one harness (layer_harness.h).
 #include <doctest/doctest.h>
 
+#include <cmath>
+
 #include "kiln/layers.h"
+#include "kiln/autodiff/gradient_tape.h"
+#include "kiln/nn/masking.h"
 #include "kiln/ops/ops.h"
 #include "kiln/core/error.h"
 #include "layer_harness.h"
@@ -180,6 +184,79 @@ TEST_CASE("harness: keras.applications' own layers") {
                .make = [](k::DType dt) { return ptr(L::CustomScaleLayer(0.17, {.dtype = dt})); },
                .input_shapes = {{2, 3}, {2, 3}},
                .list_input = true});
+}
+
+TEST_CASE("harness: ReversibleEmbedding and SpectralNormalization (at inference; the oracle compares training)") {
+  check_layer({.label = "ReversibleEmbedding (forward)",
+               .make = [](k::DType dt) { return ptr(L::ReversibleEmbedding(6, 3, {.dtype = dt})); },
+               .input_shapes = {{2, 5}},
+               .weight_names = {"embeddings"},
+               .integer_input = true,
+               .int_high = 6});
+  check_layer({.label = "SpectralNormalization(Dense)",
+               .make = [](k::DType dt) {
+                 return ptr(L::SpectralNormalization(L::Dense(3, {.name = "d", .dtype = dt}), {.dtype = dt}));
+               },
+               .input_shapes = {{2, 4}},
+               .weight_names = {"d/kernel", "vector_u", "d/bias"}});
+  check_layer({.label = "SpectralNormalization(Conv2D), 3 iterations",
+               .make = [](k::DType dt) {
+                 return ptr(L::SpectralNormalization(L::Conv2D(2, 2, {.name = "c", .dtype = dt}),
+                                                     {.power_iterations = 3, .dtype = dt}));
+               },
+               .input_shapes = {{2, 4, 3, 2}},
+               .weight_names = {"c/kernel", "vector_u", "c/bias"}});
+}
+
+TEST_CASE("ReversibleEmbedding: the reverse call, its mask and its errors; SpectralNormalization's errors") {
+  L::ReversibleEmbedding emb(5, 2, {.embeddings_initializer = "ones", .mask_zero = true, .logit_soft_cap = 1.5});
+  const k::Tensor ids(std::vector<int64_t>{0, 3, 4}, k::Shape{1, 3});
+  const k::Tensor h = emb(ids);
+  CHECK(k::get_keras_mask(h).defined());  // the forward call is Embedding's, mask included
+  const k::Tensor logits = emb(h, L::reverse_call());
+  CHECK(logits.shape() == k::Shape{1, 3, 5});
+  CHECK_FALSE(k::get_keras_mask(logits).defined());  // Keras sets no mask on a reverse call
+  // Tied ones: every logit is tanh(2 / 1.5) * 1.5.
+  for (float v : logits.to_vector<float>()) CHECK(v == doctest::Approx(std::tanh(2.0 / 1.5) * 1.5));
+  CHECK_THROWS_WITH_AS(emb(k::ones({1, 3}), L::reverse_call()), doctest::Contains("received shape (1, 3)"),
+                       k::ValueError);
+  k::CallOptions bad;
+  bad.kwargs.set("reverse", k::CallArg::value_json("3"));
+  CHECK_THROWS_WITH_AS(emb(h, bad), doctest::Contains("reverse must be a bool"), k::ValueError);
+  L::ReversibleEmbedding untied(4, 3, {.tie_weights = false});
+  untied(k::Tensor(std::vector<int64_t>{0, 3, 1}, k::Shape{1, 3}));
+  REQUIRE(untied->weights().size() == 2);
+  CHECK(untied->weights()[1].path() == untied->name() + "/reverse_embeddings");
+  CHECK(untied->weights()[1].shape() == k::Shape{3, 4});
+  // Keras leaves an all-zero kernel, and vector_u, as they are (ops.cond): no division by sigma = 0.
+  L::SpectralNormalization zero(L::Dense(2, {.kernel_initializer = "zeros"}));
+  const k::Tensor x = k::ones({3, 4});
+  zero(x, false);
+  const auto u0 = zero->vector_u().value().to_vector<float>();
+  for (float v : zero(x, true).to_vector<float>()) CHECK(v == 0.0f);
+  CHECK(zero->vector_u().value().to_vector<float>() == u0);
+  CHECK_THROWS_WITH_AS(L::SpectralNormalization(L::Dense(2), {.power_iterations = 0}),
+                       doctest::Contains("`power_iterations` should be greater than zero. Received: `power_iterations=0`"),
+                       k::ValueError);
+  CHECK_THROWS_WITH_AS(L::SpectralNormalization(L::Flatten())(k::ones({2, 3})),
+                       doctest::Contains("Flatten object has no attribute 'kernel' nor 'embeddings'"), k::ValueError);
+}
+
+TEST_CASE("VariableValueScope: reads give the mapped tensor, and gradients reach the variable through it") {
+  k::Variable w(k::Tensor(std::vector<double>{1.0, 2.0}, k::Shape{2}));
+  k::GradientTape tape;
+  const k::Tensor tripled = w.value() * 3.0;
+  k::Tensor y;
+  {
+    k::VariableValueScope scope(w, tripled);
+    y = k::sum(w.value() * w.value());  // sum((3w)^2): dy/dw = 18 w
+  }
+  const auto g = tape.gradient(y, std::vector<k::Variable>{w});
+  REQUIRE(g[0].has_value());
+  CHECK(g[0]->to_vector<double>() == std::vector<double>{18.0, 36.0});
+  CHECK(w.value().to_vector<double>() == std::vector<double>{1.0, 2.0});  // the variable is not written
+  CHECK_THROWS_WITH_AS(k::VariableValueScope(w, k::ones({3}, k::float64)), doctest::Contains("holds float64 (2,)"),
+                       k::ValueError);
 }
 
 TEST_CASE("StochasticDepth in training keeps or drops each sample's whole path") {

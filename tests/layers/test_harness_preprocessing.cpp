@@ -120,6 +120,29 @@ TEST_CASE("harness: IntegerLookup (integer outputs: no gradients)") {
                .float_output = false});
 }
 
+TEST_CASE("harness: Hashing and HashedCrossing (integer outputs: no gradients)") {
+  check_layer({.label = "Hashing int, salted, masked",
+               .make = [](k::DType) { return ptr(L::Hashing(7, {.salt = std::vector<int64_t>{3, 5}, .mask_value = 0})); },
+               .input_shapes = {{3, 4}},
+               .integer_input = true,
+               .float_output = false});
+  check_layer({.label = "Hashing count",
+               .make = [](k::DType dt) { return ptr(L::Hashing(5, {.output_mode = "count", .dtype = dt})); },
+               .input_shapes = {{3, 4}},
+               .integer_input = true});
+  check_layer({.label = "HashedCrossing int",
+               .make = [](k::DType) { return ptr(L::HashedCrossing(9)); },
+               .input_shapes = {{4}, {4}},
+               .list_input = true,
+               .integer_input = true,
+               .float_output = false});
+  check_layer({.label = "HashedCrossing one_hot",
+               .make = [](k::DType dt) { return ptr(L::HashedCrossing(6, {.output_mode = "one_hot", .dtype = dt})); },
+               .input_shapes = {{3, 1}, {3, 1}, {3, 1}},
+               .list_input = true,
+               .integer_input = true});
+}
+
 // The image augmentations at inference (the identity; RandomCrop's fixed window):
 // shapes, configs, .keras/.h5 round trips and gradients. Training-mode gradients are
 // checked in test_random_image_values.cpp with a fresh seeded layer per evaluation.

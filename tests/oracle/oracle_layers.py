@@ -24,6 +24,12 @@ NOT_COVERED = {
     "Lambda": "wraps a Python function (Keras) or a C++ one (Kiln); no config can carry it across",
     "IntegerLookup": ("Keras 3.15's IntegerLookup needs TensorFlow (its lookup tables), which this JAX venv does not "
                       "have; tests/layers/test_preprocessing_values.cpp checks Keras's documented values"),
+    "Hashing": ("Keras 3.15's Hashing runs TensorFlow's string hashes, which this JAX venv does not have; "
+                "tests/layers/test_hashing_values.cpp compares Kiln with Keras's outputs on TensorFlow "
+                "(tests/fixtures/hashing, made by its make_fixture.py) and Keras's docstring values"),
+    "HashedCrossing": ("Keras 3.15's HashedCrossing runs tf.sparse.cross_hashed, which this JAX venv does not have; "
+                       "tests/layers/test_hashing_values.cpp compares Kiln with Keras's outputs on TensorFlow "
+                       "(tests/fixtures/hashing) and Keras's docstring values"),
 }
 
 F = "float"
@@ -33,7 +39,7 @@ def merge(n):
     return [(F, (4,))] * n
 
 
-# (class name, kwargs, inputs as [(dtype, shape without batch)], list_input).
+# (class name, kwargs, inputs as [(dtype, shape without batch)], list_input[, call keywords]).
 # Shapes are odd where it matters (7x5 images, length-9 sequences).
 VARIANTS = [
     ("Dense", {"units": 3}, [(F, (4,))], False),
@@ -102,6 +108,7 @@ VARIANTS = [
 ]
 from variants_catalogue import VARIANTS as _cat, inference_only as _cat_inference_only; VARIANTS += _cat  # noqa: E402
 from variants_catalogue import training_only as _cat_training_only  # noqa: E402
+from variants_catalogue import CALL_VARIANTS as _call_variants  # noqa: E402
 from variants_recurrent import VARIANTS as _rnn, NOT_COVERED as _rnn_nc; VARIANTS += _rnn; NOT_COVERED.update(_rnn_nc)  # noqa: E402,E702
 from variants_attention import VARIANTS as _att, POSITIONAL as _positional, inference_only as _att_inference_only; VARIANTS += _att  # noqa: E402,E702,E501
 
@@ -123,7 +130,7 @@ def random_weight(rng, w):
     return rng.normal(0, 0.5, shape).astype(np.float32)
 
 
-def keras_run(layer, xs, list_input, training, rng):
+def keras_run(layer, xs, list_input, training, rng, call_kw=None):
     """Builds, sets random weights; returns (weights, out, cotangent, grads_x, grads_w, weights_after).
 
     The layer is built on symbolic inputs and its forward and backward passes
@@ -131,17 +138,18 @@ def keras_run(layer, xs, list_input, training, rng):
     which made XLA compilation most of this group's time."""
     positional = type(layer).__name__ in _positional
     symbolic = [keras.KerasTensor(x.shape, dtype=str(x.dtype)) for x in xs]
+    call_kw = call_kw or {}
     try:
-        layer(*symbolic) if positional else layer(symbolic if list_input else symbolic[0])
+        layer(*symbolic) if positional else layer(symbolic if list_input else symbolic[0], **call_kw)
     except Exception:  # a layer whose build needs concrete values
-        layer(*xs) if positional else layer(xs if list_input else xs[0])
+        layer(*xs) if positional else layer(xs if list_input else xs[0], **call_kw)
     weights = [random_weight(rng, w) for w in layer.weights]
     layer.set_weights(weights)
     tv = [v.value for v in layer.trainable_variables]
     ntv = [v.value for v in layer.non_trainable_variables]
     float_idx = [i for i, x in enumerate(xs) if x.dtype == np.float32]
     takes_training = "training" in inspect.signature(layer.call).parameters
-    call_kwargs = {"training": training} if takes_training else {}
+    call_kwargs = dict(call_kw, **({"training": training} if takes_training else {}))
 
     def call(tv_, fx):
         full = list(xs)
@@ -184,7 +192,7 @@ def variants(o):
     """VARIANTS, plus one Activation case per activation both sides have."""
     kiln_acts = set(o.kiln_list("activations"))
     keras_acts = {a for a in dir(keras.activations) if not a.startswith("_")} - {"get", "serialize", "deserialize"}
-    out = list(VARIANTS)
+    out = list(VARIANTS) + _call_variants
     only = os.environ.get("KILN_ORACLE_CLASSES")  # a comma-separated list, to run a few classes while developing
     if only:
         return [v for v in out if v[0] in only.split(",")]
@@ -209,7 +217,9 @@ def run(o):
             aliases.setdefault(cls.__name__, []).append(name)
     alias_done = set()
     config_names = set()  # Keras's class names, where they differ from the keras.layers name
-    for vi, (cls, kwargs, specs, list_input) in enumerate(all_variants):
+    for vi, variant in enumerate(all_variants):
+        cls, kwargs, specs, list_input = variant[:4]
+        call_kw = variant[4] if len(variant) > 4 else {}
         for batch in BATCHES:
             for training in (False, True):
                 if training and (cls == "Dropout" and kwargs["rate"] > 0 or _cat_inference_only(cls, kwargs) or _att_inference_only(cls, kwargs)):
@@ -218,7 +228,7 @@ def run(o):
                     continue
                 xs = [random_input(o.rng, dt, (batch,) + shape) for dt, shape in specs]
                 layer = getattr(keras.layers, cls)(**kwargs)
-                weights, out, cot, gx, gw, after = keras_run(layer, xs, list_input, training, o.rng)
+                weights, out, cot, gx, gw, after = keras_run(layer, xs, list_input, training, o.rng, call_kw)
                 config = keras.layers.serialize(layer)
                 class_name = config["class_name"]
                 config_names.add(class_name)
@@ -230,8 +240,9 @@ def run(o):
                 cid = "%s%d_b%d_%s" % (cls, vi, batch, "train" if training else "infer")
                 o.add({"id": cid, "layer": dict(config, class_name=class_name), "inputs": [o.arr(x) for x in xs],
                        "list_input": list_input, "multi_output": bool(kwargs.get("return_state")), "weights": [o.arr(w) for w in weights], "training": training,
-                       "cotangent": o.arr(cot)})
-                label = "%s%s batch %d %s" % (desc(cls, kwargs), " as " + class_name if class_name != cls else "",
+                       "cotangent": o.arr(cot), "call_kwargs": call_kw})
+                label = "%s%s%s batch %d %s" % (desc(cls, kwargs), " as " + class_name if class_name != cls else "",
+                                                " called with %s" % call_kw if call_kw else "",
                                               batch, "training" if training else "inference")
                 expected.append((cid, label, out, gx, gw, after))
     o.run_kiln()

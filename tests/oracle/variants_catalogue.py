@@ -197,6 +197,31 @@ VARIANTS = [
     # MaxNumBoundingBoxes on images alone returns them as they are (the boxes path: test_image_policy_values.cpp).
     ("MaxNumBoundingBoxes", {"max_number": 3}, [(F, (4, 3, 2))], False),
     ("MaxNumBoundingBoxes", {"max_number": 1, "fill_value": 0, "data_format": "channels_first"}, [(F, (2, 3, 4))], False),
+    ("ReversibleEmbedding", {"input_dim": 10, "output_dim": 4}, [("int", (5,))], False),
+    ("ReversibleEmbedding", {"input_dim": 12, "output_dim": 3, "tie_weights": False, "mask_zero": True},
+     [("int", (2, 3))], False),
+    # SpectralNormalization normalizes in training: the gradients flow through sigma and
+    # vector_u is compared after the call (Keras's JAX training step keeps the kernel).
+    ("SpectralNormalization", {"layer": keras.layers.Dense(3)}, [(F, (4,))], False),
+    ("SpectralNormalization", {"layer": keras.layers.Dense(2, activation="tanh", use_bias=False),
+                               "power_iterations": 3}, [(F, (3, 5))], False),
+    ("SpectralNormalization", {"layer": keras.layers.Conv2D(2, 3), "power_iterations": 2}, [(F, (5, 4, 2))], False),
+    ("SpectralNormalization", {"layer": keras.layers.Conv1D(3, 2, padding="same")}, [(F, (5, 2))], False),
+]
+
+# Cases called with keywords (Keras's layer(x, **keywords)), as (class name, kwargs, inputs,
+# list_input, keywords), and cases for the layers group only; files hold models, not calls.
+CALL_VARIANTS = [
+    ("ReversibleEmbedding", {"input_dim": 10, "output_dim": 4}, [(F, (3, 4))], False, {"reverse": True}),
+    ("ReversibleEmbedding", {"input_dim": 7, "output_dim": 4, "tie_weights": False, "logit_soft_cap": 2.0},
+     [(F, (3, 4))], False, {"reverse": True}),
+    ("ReversibleEmbedding", {"input_dim": 6, "output_dim": 5, "reverse_dtype": "float32", "logit_soft_cap": 0.5},
+     [(F, (5,))], False, {"reverse": True}),
+    ("ReversibleEmbedding", {"input_dim": 10, "output_dim": 3, "tie_weights": False}, [("int", (4,))], False,
+     {"reverse": False}),
+    # Keras casts SpectralNormalization's output to the input's dtype, so around an Embedding
+    # it gives the embeddings truncated to int32; compared here, not in files (see the report).
+    ("SpectralNormalization", {"layer": keras.layers.Embedding(10, 3)}, [("int", (4,))], False, {}),
 ]
 
 RANDOM_CLASSES = {"SpatialDropout1D", "SpatialDropout2D", "SpatialDropout3D", "GaussianDropout", "GaussianNoise",

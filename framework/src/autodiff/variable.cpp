@@ -52,7 +52,31 @@ DType Variable::dtype() const { return need(impl_).value.dtype(); }
 Device Variable::device() const { return need(impl_).value.device(); }
 uint64_t Variable::id() const { return need(impl_).value.id(); }
 
+namespace {
+// The VariableValueScopes alive on this thread, innermost last.
+thread_local std::vector<std::pair<const VariableImpl*, Tensor>> value_scopes;
+
+const Tensor* scoped_value(const VariableImpl* v) {
+  for (auto it = value_scopes.rbegin(); it != value_scopes.rend(); ++it)
+    if (it->first == v) return &it->second;
+  return nullptr;
+}
+}  // namespace
+
+VariableValueScope::VariableValueScope(const Variable& variable, const Tensor& value) {
+  const VariableImpl& v = need(variable.impl());
+  if (!(value.shape() == v.value.shape()) || value.dtype() != v.value.dtype())
+    throw ValueError("VariableValueScope: variable '" + v.path + "' holds " + dtype_name(v.value.dtype()) + " " +
+                     v.value.shape().to_string() + ", but the value is " + dtype_name(value.dtype()) + " " +
+                     value.shape().to_string());
+  value_scopes.emplace_back(&v, value);
+}
+
+VariableValueScope::~VariableValueScope() { value_scopes.pop_back(); }
+
 Tensor Variable::value() const {
+  if (!value_scopes.empty())
+    if (const Tensor* t = scoped_value(impl_.get())) return *t;
   if (oplog::logging()) {
     // The snapshot is a new handle with the variable's id, so it is marked as this read's own output.
     Tensor out;

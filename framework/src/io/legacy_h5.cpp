@@ -18,10 +18,19 @@ namespace kiln::io {
 
 namespace {
 
+/// Keras's _legacy_weights: the trainable weights, then the non-trainable ones. Equal to
+/// weights() except where Keras's layer.weights orders otherwise (SpectralNormalization
+/// lists vector_u before its inner layer's bias; its .h5 files do not).
+std::vector<Variable> legacy_weights(const Layer& l) {
+  std::vector<Variable> ws = l.trainable_weights();
+  for (const Variable& v : l.non_trainable_weights()) ws.push_back(v);
+  return ws;
+}
+
 std::vector<LayerPtr> weighted(const std::vector<LayerPtr>& ls) {
   std::vector<LayerPtr> out;
   for (const auto& l : ls)
-    if (!l->weights().empty()) out.push_back(l);
+    if (!legacy_weights(*l).empty()) out.push_back(l);
   return out;
 }
 
@@ -29,7 +38,7 @@ std::vector<LayerPtr> weighted(const std::vector<LayerPtr>& ls) {
 std::vector<std::string> weight_names(const Layer& l) {
   std::vector<std::string> names;
   std::set<std::string> seen;
-  for (const auto& v : l.weights()) {
+  for (const auto& v : legacy_weights(l)) {
     std::string base = v.path();
     std::string n = base + ":0";
     for (int k = 1; seen.count(n); ++k) n = base + "_" + std::to_string(k) + ":0";
@@ -41,7 +50,7 @@ std::vector<std::string> weight_names(const Layer& l) {
 
 /// Weights in a Keras 1 or Theano layout, brought into the layer's own by its class's hook.
 std::vector<Tensor> preprocess(const Layer& l, std::vector<Tensor> ws, const std::string& version, bool theano) {
-  if (ws.empty() || l.weights().empty()) return ws;
+  if (ws.empty() || legacy_weights(l).empty()) return ws;
   const LayerClassHooks* hooks = layer_class_hooks(l.class_name());
   if (!hooks || !hooks->upgrade_legacy_weights) return ws;
   return hooks->upgrade_legacy_weights(l, std::move(ws), LegacyWeightsSource{version, theano});
@@ -55,7 +64,7 @@ struct Assignment {
 /// Reads one layer's weights from its group (by @weight_names) and checks them.
 bool read_layer(const Layer& l, const H5Group& lg, const std::vector<std::string>& names, const std::string& version,
                 bool theano, bool skip_mismatch, std::vector<Assignment>& out) {
-  const std::vector<Variable> vars = l.weights();
+  const std::vector<Variable> vars = legacy_weights(l);
   const std::string who = lg.where() + ": layer '" + l.name() + "' (" + l.class_name() + ")";
   if (names.size() != vars.size()) {
     std::string msg = who + " expects " + std::to_string(vars.size()) + " weights, but the file has " +
@@ -106,7 +115,7 @@ void save_legacy_weights(const Model& m, H5Group g) {
     H5Group lg = g.require_group(l->name());
     const auto wn = weight_names(*l);
     lg.set_attr_strings("weight_names", wn);
-    const auto vs = l->weights();
+    const auto vs = legacy_weights(*l);
     for (std::size_t i = 0; i < vs.size(); ++i) lg.write(wn[i], vs[i].read_value_untracked());
   }
 }

@@ -173,6 +173,14 @@ void Layer::track_layer(std::shared_ptr<Layer> layer) {
   sublayers_.push_back(std::move(layer));
 }
 
+void Layer::track_variable(const Variable& v) {
+  for (const auto& own : variables_)
+    if (own.same_as(v)) return;
+  variables_.push_back(v);
+  var_trainable_.push_back(v.trainable());
+  var_regularizers_.push_back(nullptr);  // its penalty, if any, is its owner's
+}
+
 void Layer::build(const Shape&) {}
 void Layer::build(const std::vector<Shape>& shapes) {
   if (shapes.size() == 1) build(shapes[0]);

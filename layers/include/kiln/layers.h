@@ -100,6 +100,10 @@
 #include "kiln/layers/aug_mix.h"
 #include "kiln/layers/clahe.h"
 #include "kiln/layers/max_num_bounding_boxes.h"
+#include "kiln/layers/hashing.h"
+#include "kiln/layers/hashed_crossing.h"
+#include "kiln/layers/reversible_embedding.h"
+#include "kiln/layers/spectral_normalization.h"
 
 namespace kiln::layers::detail {
 // Registers the built-ins in every program that includes this header (a static

@@ -17,7 +17,8 @@ bool is_float(const kiln::Tensor& t) {
 /// One output, or (multi_output: return_state) every output flattened and
 /// concatenated in order, as the driver compares them.
 kiln::Tensor call_layer(kiln::Layer& layer, const std::vector<kiln::Tensor>& xs, bool list_input, bool multi_output,
-                        bool training) {
+                        bool training, const kiln::CallKwargs& kwargs) {
+  if (!kwargs.empty()) return layer.call_with_kwargs(xs, list_input, kwargs, training).at(0);
   if (multi_output) {
     std::vector<kiln::Tensor> flat;
     for (const kiln::Tensor& y : layer(xs, training)) flat.push_back(kiln::reshape(y, kiln::Shape{y.size()}));
@@ -27,11 +28,19 @@ kiln::Tensor call_layer(kiln::Layer& layer, const std::vector<kiln::Tensor>& xs,
   return layer(xs.at(0), training);
 }
 
+/// The case's call keywords (Keras's layer(x, reverse=True)), each a plain JSON value.
+kiln::CallKwargs call_kwargs_of(const json& c) {
+  kiln::CallKwargs kw;
+  if (c.contains("call_kwargs"))
+    for (const auto& [key, value] : c.at("call_kwargs").items()) kw.set(key, kiln::CallArg::value_json(value.dump()));
+  return kw;
+}
+
 }  // namespace
 
 // {"layer": keras.layers.serialize(...), "inputs": [npy...], "list_input", "multi_output"?,
 //  "weights": [npy...] (Keras's layer.weights order), "training",
-//  "cotangent": npy}. The layer is built by a first call, given the weights,
+//  "cotangent": npy, "call_kwargs"?: {keyword: value}}. The layer is built by a first call, given the weights,
 // then called under a tape. Writes out, grad_x_<i> for each float input,
 // grad_w_<j> for each trainable weight of d sum(out * cotangent), and
 // weight_<j> (every weight after the call, so moving statistics compare too).
@@ -42,7 +51,8 @@ int run_layers(const Group& g) {
     const bool list_input = c.at("list_input").get<bool>();
     const bool training = c.at("training").get<bool>();
     const bool multi_output = c.value("multi_output", false);
-    call_layer(*layer, xs, list_input, multi_output, false);
+    const kiln::CallKwargs kwargs = call_kwargs_of(c);
+    call_layer(*layer, xs, list_input, multi_output, false, kwargs);
     const std::vector<kiln::Tensor> weights = g.arrays(c.at("weights"));
     if (layer->weights().size() != weights.size())
       throw std::runtime_error("Kiln's layer has " + std::to_string(layer->weights().size()) + " weights, Keras's " +
@@ -51,7 +61,7 @@ int run_layers(const Group& g) {
     kiln::GradientTape tape({.persistent = true});
     for (const kiln::Tensor& x : xs)
       if (is_float(x)) tape.watch(x);
-    const kiln::Tensor out = call_layer(*layer, xs, list_input, multi_output, training);
+    const kiln::Tensor out = call_layer(*layer, xs, list_input, multi_output, training, kwargs);
     g.save(c, "out", out);
     // An integer output (Discretization's "int" mode) carries no gradient: its d/d input is zeros, as JAX's.
     const kiln::Tensor cot = g.array(c.at("cotangent"));

@@ -103,4 +103,18 @@ class Variable {
   std::shared_ptr<VariableImpl> impl_;
 };
 
+/// While alive, reads of `variable` (value()) on this thread return `value` itself,
+/// with its tape identity, as Keras's StatelessScope maps a variable to a value. A
+/// wrapper can so run a layer on a function of its weights (SpectralNormalization's
+/// kernel / sigma) and gradients flow through that function to the variable. Scopes
+/// nest; the innermost wins. The variable itself is not written.
+class VariableValueScope {
+ public:
+  /// Maps `variable` to `value` (same shape and dtype) until destruction.
+  VariableValueScope(const Variable& variable, const Tensor& value);
+  ~VariableValueScope();  ///< Ends the mapping.
+  VariableValueScope(const VariableValueScope&) = delete;  ///< Not copyable: a scope is a stack entry.
+  VariableValueScope& operator=(const VariableValueScope&) = delete;  ///< Not copy-assignable.
+};
+
 }  // namespace kiln

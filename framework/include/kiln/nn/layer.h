@@ -124,8 +124,10 @@ class Layer : public std::enable_shared_from_this<Layer> {
   std::vector<Variable> trainable_variables() const;
   /// Weights not updated by training (e.g. BatchNormalization's moving statistics).
   std::vector<Variable> non_trainable_variables() const;
-  /// trainable then non-trainable, as Keras's layer.weights for saving.
-  std::vector<Variable> weights() const;
+  /// trainable then non-trainable, as Keras's layer.weights for saving. Virtual for
+  /// the layers whose Keras order differs (SpectralNormalization lists its own
+  /// variables before its inner layer's).
+  virtual std::vector<Variable> weights() const;
   /// Keras's name for trainable_variables().
   std::vector<Variable> trainable_weights() const { return trainable_variables(); }
   /// Keras's name for non_trainable_variables().
@@ -246,6 +248,10 @@ class Layer : public std::enable_shared_from_this<Layer> {
   }
   /// Registers a sublayer so its variables and losses are collected.
   void track_layer(std::shared_ptr<Layer> layer);
+  /// Adds an existing variable (a sublayer's) to this layer's own variables, as Keras
+  /// tracks a variable assigned to a layer attribute (SpectralNormalization's
+  /// `self.kernel = self.layer.kernel`): Keras saves it with this layer's own.
+  void track_variable(const Variable& v);
   /// Tracks a sublayer that Keras saves under an attribute name (RNN's "cell").
   void track_layer(std::shared_ptr<Layer> layer, const std::string& attribute);
   /// Sets the input specs checked before build() and call(), one per input.

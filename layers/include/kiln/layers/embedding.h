@@ -54,10 +54,13 @@ class EmbeddingImpl : public Layer {
   using Layer::build;
   using Layer::call;
 
+  // Protected for ReversibleEmbedding, which extends this layer.
+  int64_t input_dim_;  ///< The vocabulary size.
+  int64_t output_dim_;  ///< The vector width.
+  Variable embeddings_;  ///< The table (input_dim, output_dim), created by build().
+
  private:
-  int64_t input_dim_, output_dim_;
   EmbeddingOptions o_;
-  Variable embeddings_;
 };
 
 KILN_LAYER_HANDLE(Embedding);
