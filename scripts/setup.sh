@@ -11,6 +11,10 @@ PKGS=(
   # headers and libraries Kiln compiles and links against
   libxtensor-dev xtl-dev libopenblas-dev libopenblas-pthread-dev libhdf5-dev
   nlohmann-json3-dev zlib1g-dev doctest-dev
+  # FFTW's single- and double-precision transforms under the CPU backend's FFT ops: Kiln
+  # links libfftw3-single3 and libfftw3-double3, named here; libfftw3-dev's other Depends
+  # (libfftw3-bin, -long3, -quad3) come with it, and it recommends nothing
+  libfftw3-dev libfftw3-single3 libfftw3-double3
   # oneDNN's JIT convolutions under the CPU backend (libdnnl2 brings libgomp1 and
   # ocl-icd-libopencl1 as Depends; its Recommends, ocl-icd-opencl-dev, is not needed)
   libdnnl-dev

@@ -80,6 +80,15 @@ TEST_CASE("GPU parity: pooling, resizing and reshaping variants") {
   layer_parity("Rescaling", [] { return L::Rescaling(0.5, {.offset = -1}); }, {2, 4, 3});
 }
 
+TEST_CASE("GPU parity: audio layers") {
+  KILN_REQUIRE_GPU("audio layer parity");
+  layer_parity("STFTSpectrogram", [] { return L::STFTSpectrogram({.mode = "psd", .frame_length = 8, .frame_step = 3}); },
+               {2, 23, 2});
+  layer_parity("MelSpectrogram",
+               [] { return L::MelSpectrogram({.fft_length = 16, .sequence_stride = 5, .sampling_rate = 8000, .num_mel_bins = 6}); },
+               {2, 41});
+}
+
 TEST_CASE("GPU parity: normalization and regularization layers") {
   KILN_REQUIRE_GPU("normalization parity");
   layer_parity("GroupNormalization", [] { return L::GroupNormalization({.groups = 2}); }, {3, 4, 6});

@@ -342,3 +342,22 @@ TEST_CASE("mixing devices in one op is a clear error") {
 }
 
 }  // namespace test_parity_ops
+
+namespace test_parity_ops {
+
+TEST_CASE("GPU parity: the Fourier transforms (the CPU's FFT behind a device without one)") {
+  KILN_REQUIRE_GPU("fft parity");
+  for (k::DType d : {k::float32, k::float64}) {
+    const std::string t = " " + k::dtype_name(d);
+    auto both = [](const k::ComplexPair& p) { return k::concat({p.first, p.second}, -1); };
+    parity("fft" + t, [&](const Ins& v) { return both(k::fft(v[0], v[1])); }, {rn({3, 7}, d), rn({3, 7}, d)});
+    parity("ifft2" + t, [&](const Ins& v) { return both(k::ifft2(v[0], v[1])); }, {rn({2, 3, 5}, d), rn({2, 3, 5}, d)});
+    parity("rfft" + t, [&](const Ins& v) { return both(k::rfft(v[0], 12)); }, {rn({3, 9}, d)});
+    parity("irfft" + t, [](const Ins& v) { return k::irfft(v[0], v[1], 9); }, {rn({3, 5}, d), rn({3, 5}, d)});
+    parity("stft" + t, [&](const Ins& v) { return both(k::stft(v[0], 7, 3, 8)); }, {rn({2, 30}, d)});
+    parity("istft" + t, [](const Ins& v) { return k::istft(v[0], v[1], 8, 3, 8); }, {rn({2, 6, 5}, d), rn({2, 6, 5}, d)});
+    parity("arctan2" + t, [](const Ins& v) { return k::arctan2(v[0], v[1]); }, {rn({4, 5}, d), away({4, 5}, d)});
+  }
+}
+
+}  // namespace test_parity_ops

@@ -255,3 +255,69 @@ TEST_CASE("harness: RandAugment, AugMix, CLAHE and MaxNumBoundingBoxes") {
 }
 
 }  // namespace test_harness_preprocessing
+
+namespace test_harness_preprocessing {
+
+TEST_CASE("harness: STFTSpectrogram and MelSpectrogram") {
+  check_layer({.label = "STFTSpectrogram log",
+               .make = [](k::DType dt) { return ptr(L::STFTSpectrogram({.frame_length = 8, .frame_step = 3, .dtype = dt})); },
+               .input_shapes = {{2, 19, 1}},
+               .weight_names = {"real_kernel", "imag_kernel"}});
+  check_layer({.label = "STFTSpectrogram magnitude, same, hamming, odd fft_length",
+               .make = [](k::DType dt) {
+                 return ptr(L::STFTSpectrogram({.mode = "magnitude", .frame_length = 7, .frame_step = 2, .fft_length = 9,
+                                                .window = "hamming", .padding = "same", .dtype = dt}));
+               },
+               .input_shapes = {{2, 15, 2}},
+               .weight_names = {"real_kernel", "imag_kernel"}});
+  check_layer({.label = "STFTSpectrogram psd, spectrum scaling, periodic",
+               .make = [](k::DType dt) {
+                 return ptr(L::STFTSpectrogram({.mode = "psd", .frame_length = 6, .window = "blackman", .periodic = true,
+                                                .scaling = std::string("spectrum"), .dtype = dt}));
+               },
+               .input_shapes = {{1, 17, 2}},
+               .weight_names = {"real_kernel", "imag_kernel"}});
+  check_layer({.label = "STFTSpectrogram real, no window",
+               .make = [](k::DType dt) {
+                 return ptr(L::STFTSpectrogram({.mode = "real", .frame_length = 5, .frame_step = 2, .window = std::nullopt, .dtype = dt}));
+               },
+               .input_shapes = {{2, 13, 3}},
+               .weight_names = {"real_kernel"}});
+  check_layer({.label = "STFTSpectrogram imag, channels_first",
+               .make = [](k::DType dt) {
+                 return ptr(L::STFTSpectrogram({.mode = "imag", .frame_length = 8, .frame_step = 4, .data_format = "channels_first", .dtype = dt}));
+               },
+               .input_shapes = {{2, 2, 21}},
+               .weight_names = {"imag_kernel"}});
+  // Mode "angle" has no harness line: with the initial DFT kernels the zero-frequency bin's imaginary part is
+  // exactly 0, so a negative real part puts arctan2 on its branch cut, where central differences jump by 2π.
+  // The layers oracle checks that mode's values and gradients against Keras's with random kernels.
+  check_layer({.label = "STFTSpectrogram stft, expand_dims, channels_first",
+               .make = [](k::DType dt) {
+                 return ptr(L::STFTSpectrogram({.mode = "stft", .frame_length = 5, .frame_step = 2, .fft_length = 8,
+                                                .expand_dims = true, .data_format = "channels_first", .dtype = dt}));
+               },
+               .input_shapes = {{2, 2, 15}},
+               .weight_names = {"real_kernel", "imag_kernel"}});
+  check_layer({.label = "MelSpectrogram dB",
+               .make = [](k::DType dt) {
+                 return ptr(L::MelSpectrogram({.fft_length = 16, .sequence_stride = 5, .sampling_rate = 8000, .num_mel_bins = 6, .dtype = dt}));
+               },
+               .input_shapes = {{2, 41}}});
+  check_layer({.label = "MelSpectrogram odd fft_length, hamming, magnitude, ref_power",
+               .make = [](k::DType dt) {
+                 return ptr(L::MelSpectrogram({.fft_length = 15, .sequence_stride = 4, .sequence_length = 11,
+                                               .window = "hamming", .sampling_rate = 4000, .num_mel_bins = 5,
+                                               .min_freq = 100.0, .max_freq = 1500.0, .top_db = 40.0, .mag_exp = 1.0,
+                                               .ref_power = 2.0, .dtype = dt}));
+               },
+               .input_shapes = {{3, 37}}});
+  check_layer({.label = "MelSpectrogram power, no window",
+               .make = [](k::DType dt) {
+                 return ptr(L::MelSpectrogram({.fft_length = 32, .sequence_stride = 7, .window = std::nullopt, .num_mel_bins = 8,
+                                               .power_to_db = false, .dtype = dt}));
+               },
+               .input_shapes = {{2, 45}}});
+}
+
+}  // namespace test_harness_preprocessing

@@ -23,7 +23,10 @@ jax.config.update("jax_disable_most_optimizations", True)
 RTOL = 1e-5
 BATCH = 3
 # Layers whose inference call has no ONNX form in Kiln's exporter yet, with why.
-NOT_EXPORTED = {}
+NOT_EXPORTED = {
+    "MelSpectrogram": ("its stft runs Kiln's FFT primitive, which the ONNX writer has no node for yet (ONNX's DFT "
+                       "and STFT need opset 17; Kiln writes from 13)"),
+}
 
 
 def tol(ref):

@@ -11,7 +11,7 @@ Inside framework/ the folders are ordered, lowest first:
 and a file may include its own folder and lower ones. The catalogue folders
 include the framework and themselves, never each other; the framework includes
 no catalogue header (but the umbrella kiln/kiln.h). Heavy third-party headers
-stay where they belong: xtensor and BLAS in the CPU backend, HDF5 in io, CUDA
+stay where they belong: xtensor, BLAS and FFTW in the CPU backend, HDF5 in io, CUDA
 in the CUDA backend, MPI in the MPI transport plugin. Public headers include only the standard library, other
 Kiln headers and nlohmann/json_fwd.hpp.
 
@@ -42,6 +42,7 @@ HEAVY = [  # (pattern on the include path, folder prefix where it may appear, wh
     (re.compile(r"^(xtensor|xtl|xtensor-blas)/|^(cblas|openblas_config|f77blas)\.h$"), "framework/src/backend/cpu/",
      "xtensor/BLAS"),
     (re.compile(r"^(hdf5|H5[A-Za-z]*)\.h$"), "framework/src/io/", "HDF5"),
+    (re.compile(r"^fftw3\.h$"), "framework/src/backend/cpu/", "FFTW"),
     (re.compile(r"^(cuda_runtime(_api)?|cuda|cublas(Lt)?(_v2)?|cudnn(_[a-z_]+)?|curand[a-z_]*|cuda_fp16|cuda_bf16|nccl)\.h$"
                 r"|^(thrust|cub|cuda)/"), "framework/src/backend/cuda/", "CUDA"),
     (re.compile(r"^mpi\.h$"), "framework/src/distribute/mpi/", "MPI"),
@@ -129,6 +130,8 @@ SELF_TEST = [  # (file, include line, must be flagged)
     ("framework/src/training/model.cpp", "#include <hdf5.h>", True),
     ("framework/src/io/hdf5_file.cpp", "#include <hdf5.h>", False),
     ("framework/src/backend/cpu/matmul.cpp", "#include <cudnn.h>", True),
+    ("framework/src/backend/cpu/fft.cpp", "#include <fftw3.h>", False),
+    ("framework/src/ops/fft_ops.cpp", "#include <fftw3.h>", True),
     ("framework/src/backend/cuda/cuda_nn.cpp", "#include <cudnn.h>", False),
     ("framework/src/backend/cuda_loader.cpp", '#include "kiln/backend/cuda.h"', False),
     ("framework/include/kiln/core/tensor.h", "#include <nlohmann/json.hpp>", True),

@@ -23,7 +23,9 @@ enum class BinaryOp {
   // Gradient helpers: relu_grad(x, dy) = dy * (x > 0), etc. Fused to save passes.
   relu_grad,
   // x - floor(x / y) * y with the sign of y (Python's %), computed from fmod so it is exact.
-  floor_mod
+  floor_mod,
+  // atan2(a, b): the angle of the point (b, a); floating dtypes only.
+  atan2
 };
 enum class ReduceOp { sum, max, min, prod };
 
@@ -252,6 +254,19 @@ class Backend {
   virtual void depthwise_conv2d_backward_filter(const Tensor& x, const Tensor& dy, const Conv2DParams& p, Tensor& dw) {
     (void)x, (void)dy, (void)p, (void)dw;
     throw std::logic_error("depthwise_conv2d_backward_filter: this backend has no depthwise kernel");
+  }
+
+  /// A complex discrete Fourier transform along the last axis of split real and imaginary
+  /// parts (all four of one shape and a float dtype), unnormalised, forward (e^-2πi·jk/n) or
+  /// inverse (e^+2πi·jk/n). Called only where has_fft says so; elsewhere the op runs it on
+  /// the CPU.
+  virtual bool has_fft(DType dtype) const {
+    (void)dtype;
+    return false;
+  }
+  virtual void fft(const Tensor& re, const Tensor& im, bool inverse, Tensor& out_re, Tensor& out_im) {
+    (void)re, (void)im, (void)inverse, (void)out_re, (void)out_im;
+    throw std::logic_error("fft: this backend has no FFT kernel");
   }
 
   /// Starts recording, instead of running, the work this thread queues on the

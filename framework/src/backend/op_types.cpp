@@ -13,9 +13,9 @@ const char* op_type(UnaryOp op) {
 }
 
 const char* op_type(BinaryOp op) {
-  static constexpr std::array<const char*, 17> names{
+  static constexpr std::array<const char*, 18> names{
       "AddV2", "Sub",       "Mul",     "RealDiv",      "Pow",        "Maximum",   "Minimum",  "Equal",   "NotEqual",
-      "Less",  "LessEqual", "Greater", "GreaterEqual", "LogicalAnd", "LogicalOr", "ReluGrad", "FloorMod"};
+      "Less",  "LessEqual", "Greater", "GreaterEqual", "LogicalAnd", "LogicalOr", "ReluGrad", "FloorMod", "Atan2"};
   const auto i = static_cast<std::size_t>(op);
   return i < names.size() ? names[i] : "Binary";
 }

@@ -159,6 +159,11 @@ class RecordingBackend final : public Backend {
         [&r = r_, x, dy, p, dw]() mutable { r.depthwise_conv2d_backward_filter(x, dy, p, dw); })
         .params.conv = p;
   }
+  bool has_fft(DType dtype) const override { return r_.has_fft(dtype); }
+  void fft(const Tensor& re, const Tensor& im, bool inverse, Tensor& out_re, Tensor& out_im) override {
+    run(inverse ? "IFFT" : "FFT", {re, im}, {out_re, out_im},
+        [&r = r_, re, im, inverse, out_re, out_im]() mutable { r.fft(re, im, inverse, out_re, out_im); });
+  }
   void max_pool2d(const Tensor& x, const Pool2DParams& p, Tensor& out, Tensor& argmax) override {
     run("MaxPoolWithArgmax", {x}, {out, argmax}, [&r = r_, x, p, out, argmax]() mutable { r.max_pool2d(x, p, out, argmax); })
         .params.pool = p;

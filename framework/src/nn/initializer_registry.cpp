@@ -8,6 +8,7 @@
 #include "kiln/core/error.h"
 #include "kiln/core/registry.h"
 #include "kiln/nn/initializers.h"
+#include "nn/window_config.h"
 
 namespace kiln::initializers {
 namespace {
@@ -126,7 +127,16 @@ const Registry<Factory>& registry() {
       Args a("Orthogonal", c, {"gain", "seed"});
       return Orthogonal(a.num("gain", 1.0), a.seed());
     });
+    add("STFT", [](const Config& c) {
+      Args a("STFT", c, {"side", "window", "scaling", "periodic"});
+      Window w = c.is_object() && c.contains("window") ? window_from_config(c["window"], "STFT") : Window("hann");
+      std::optional<std::string> scaling = "density";
+      if (c.is_object() && c.contains("scaling")) scaling = c["scaling"].is_null() ? std::nullopt : std::optional(a.str("scaling", ""));
+      const bool periodic = c.is_object() && c.contains("periodic") && c["periodic"].is_boolean() && c["periodic"].get<bool>();
+      return STFT(a.str("side", "real"), w, scaling, periodic);
+    });
     // Aliases Keras accepts as well.
+    add("STFTInitializer", *t.find("STFT"));
     add("OrthogonalInitializer", *t.find("Orthogonal"));
     add("IdentityInitializer", *t.find("Identity"));
     t.add("uniform", *t.find("RandomUniform"));

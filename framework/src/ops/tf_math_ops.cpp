@@ -1,9 +1,10 @@
-// The TensorFlow-named element-wise ops of math_ops.h: floor_mod (and %) and
+// The TensorFlow-named element-wise ops of math_ops.h: floor_mod (and %), arctan2 and
 // add_n. Each op: check, compute, record its rule.
 #include <string>
 
 #include "kiln/ops/array_ops.h"
 #include "kiln/ops/math_ops.h"
+#include "core/check.h"
 #include "ops/op_util.h"
 #include "core/op_log.h"
 
@@ -26,6 +27,25 @@ Tensor floor_mod(const Tensor& a, const Tensor& b) {
       return Grads{dy[0], n[1] ? multiply(dy[0], neg(floor_divide(a, b))) : Tensor()};
     });
   return y;
+}
+
+Tensor arctan2(const Tensor& y, const Tensor& x) {
+  KILN_LOG_OP(arctan2, y, x);
+  check_concrete("arctan2", y);
+  check_concrete("arctan2", x);
+  common_device("arctan2", {y, x});
+  check_same_dtype("arctan2", y, x);
+  KILN_CHECK(is_floating(y.dtype()), TypeError,
+             "arctan2: expected float32 or float64 tensors, but received " << describe(y) << " and " << describe(x));
+  Tensor out = Tensor::empty(broadcast_shapes(y.shape(), x.shape(), "arctan2"), y.dtype(), y.device());
+  be(y).binary(backend::BinaryOp::atan2, y, x, out);
+  if (autodiff::active())
+    autodiff::record("Atan2", {y, x}, {out}, [y, x](const Grads& dy, const Needs& n) {
+      // d/dy = x / (x² + y²), d/dx = −y / (x² + y²) (TF's _Atan2Grad).
+      Tensor scale = dy[0] / (square(x) + square(y));
+      return Grads{n[0] ? multiply(scale, x) : Tensor(), n[1] ? multiply(scale, neg(y)) : Tensor()};
+    });
+  return out;
 }
 
 Tensor operator%(const Tensor& a, const Tensor& b) { return floor_mod(a, b); }

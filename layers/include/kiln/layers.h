@@ -18,7 +18,7 @@
 //   L::Conv3DTranspose, L::CategoryEncoding, L::Discretization, L::IntegerLookup, L::RandomFlip,
 //   L::RandomRotation, L::RandomZoom, L::RandomTranslation, L::RandomCrop, L::RandomContrast, L::RandomBrightness,
 //   L::RandomErasing, L::RandomGaussianBlur, L::RandomShear, L::RandomPerspective, L::RandomElasticTransform,
-//   L::MixUp, L::CutMix, L::Pipeline.
+//   L::MixUp, L::CutMix, L::Pipeline, L::STFTSpectrogram, L::MelSpectrogram.
 //
 // To add a layer Foo:
 //   1. layers/include/kiln/layers/foo.h: `FooOptions` with its keys in
@@ -78,6 +78,9 @@
 #include "kiln/layers/pooling3d.h"
 #include "kiln/layers/rms_normalization.h"
 #include "kiln/layers/spatial_dropout.h"
+// Audio.
+#include "kiln/layers/mel_spectrogram.h"
+#include "kiln/layers/stft_spectrogram.h"
 #include "kiln/layers/up_sampling.h"
 // Preprocessing and 3D transposed convolution.
 #include "kiln/layers/conv3d_transpose.h"

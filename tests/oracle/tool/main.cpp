@@ -52,6 +52,7 @@ int main(int argc, char** argv) {
       {"layers", oracle::run_layers},         {"tensorboard", oracle::run_tensorboard},
       {"files", oracle::run_files},           {"models", oracle::run_models},
       {"layer_files", oracle::run_layer_files}, {"activations", oracle::run_activations},
+      {"fft", oracle::run_fft},
       {"recurrent", oracle::run_recurrent},   {"onnx", oracle::run_onnx},
       {"functional", oracle::run_model_files}, {"applications", oracle::run_model_files}};
   if (argc >= 3 && std::string(argv[1]) == "known") {

@@ -51,6 +51,7 @@ int run_files(const Group& g);
 int run_models(const Group& g);
 int run_layer_files(const Group& g);
 int run_activations(const Group& g);
+int run_fft(const Group& g);
 int run_recurrent(const Group& g);
 int run_onnx(const Group& g);
 int run_model_files(const Group& g);

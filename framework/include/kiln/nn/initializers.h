@@ -18,6 +18,7 @@
 
 #include "kiln/core/config.h"
 #include "kiln/core/tensor.h"
+#include "kiln/ops/fft_ops.h"
 
 namespace kiln::initializers {
 
@@ -89,6 +90,12 @@ InitializerPtr Orthogonal(double gain = 1.0, std::optional<uint64_t> seed = std:
 /// gain * eye(shape[0], shape[1]); 2D shapes only.
 InitializerPtr Identity(double gain = 1.0);
 
+/// keras.initializers.STFT: the kernel of a short-time Fourier transform as a convolution,
+/// shape (T, 1, F): kernel[t, 0, f] = cos (side "real") or sin ("imag") of −2π·t·f/(2·(F − 1)),
+/// times the window of T samples (symmetric, or periodic when `periodic`) and divided by its
+/// L2 norm (scaling "density"), its L1 norm ("spectrum") or nothing (nullopt).
+InitializerPtr STFT(std::string side = "real", Window window = Window("hann"),
+                    std::optional<std::string> scaling = std::string("density"), bool periodic = false);
 /// Keras fan computation: dense (in, out); conv (k..., in, out) -> receptive field × channels.
 std::pair<double, double> compute_fans(const Shape& shape);
 /// The fans over the given axes when both lists are set, else compute_fans(shape).

@@ -47,6 +47,8 @@ Tensor square(const Tensor& x);  ///< x * x.
 Tensor sin(const Tensor& x);  ///< Sine.
 Tensor cos(const Tensor& x);  ///< Cosine.
 Tensor tanh(const Tensor& x);  ///< Hyperbolic tangent.
+/// The angle of the point (x, y) in radians, in [-pi, pi] (keras.ops.arctan2, std::atan2).
+Tensor arctan2(const Tensor& y, const Tensor& x);
 Tensor erf(const Tensor& x);  ///< The error function.
 /// 1 / (1 + exp(-x))
 Tensor sigmoid(const Tensor& x);

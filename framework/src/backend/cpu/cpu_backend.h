@@ -33,6 +33,8 @@ class CpuBackend : public backend::Backend {
                                        Tensor& dx) override;
   void depthwise_conv2d_backward_filter(const Tensor& x, const Tensor& dy, const backend::Conv2DParams& p,
                                         Tensor& dw) override;
+  bool has_fft(DType dtype) const override;
+  void fft(const Tensor& re, const Tensor& im, bool inverse, Tensor& out_re, Tensor& out_im) override;
   void max_pool2d(const Tensor& x, const backend::Pool2DParams& p, Tensor& out, Tensor& argmax) override;
   void max_pool2d_backward(const Tensor& dy, const Tensor& argmax, const backend::Pool2DParams& p, Tensor& dx) override;
   void avg_pool2d(const Tensor& x, const backend::Pool2DParams& p, Tensor& out) override;

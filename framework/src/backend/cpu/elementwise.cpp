@@ -286,6 +286,10 @@ void CpuBackend::binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& o
           binary_loop(ap, bp, o, os, sa, sb, so, [](T x, T dy) { return x > T(0) ? dy : T(0); });
           break;
         case BinaryOp::floor_mod: binary_loop(ap, bp, o, os, sa, sb, so, [](T x, T y) { return floor_mod_of(x, y); }); break;
+        case BinaryOp::atan2:
+          if constexpr (std::is_floating_point_v<T>)
+            binary_loop(ap, bp, o, os, sa, sb, so, [](T y, T x) { return static_cast<T>(std::atan2(y, x)); });
+          break;
         default: break;
       }
     }

@@ -27,6 +27,7 @@ static_assert(static_cast<int>(k::Un::logical_not) == static_cast<int>(UnaryOp::
 static_assert(static_cast<int>(k::Un::sigmoid) == static_cast<int>(UnaryOp::sigmoid));
 static_assert(static_cast<int>(k::Bin::relu_grad) == static_cast<int>(BinaryOp::relu_grad));
 static_assert(static_cast<int>(k::Bin::floor_mod) == static_cast<int>(BinaryOp::floor_mod));
+static_assert(static_cast<int>(k::Bin::atan2) == static_cast<int>(BinaryOp::atan2));
 static_assert(static_cast<int>(k::Bin::eq) == static_cast<int>(BinaryOp::eq));
 static_assert(static_cast<int>(k::Red::prod) == static_cast<int>(ReduceOp::prod));
 

@@ -97,6 +97,10 @@ __device__ __forceinline__ T arith(Bin op, T x, T y) {
     case Bin::maximum: return (x >= y || x != x) ? x : y;
     case Bin::minimum: return (x <= y || x != x) ? x : y;
     case Bin::relu_grad: return x > T(0) ? y : T(0);  // a = forward input, b = dy
+    case Bin::atan2:
+      if constexpr (std::is_same_v<T, float>) return atan2f(x, y);
+      else if constexpr (std::is_same_v<T, double>) return atan2(x, y);
+      else return T(0);  // the op takes floating dtypes only
     case Bin::floor_mod:
       // The remainder takes the divisor's sign (Python's %); an integer zero divisor gives 0 (kernels cannot throw).
       if constexpr (std::is_floating_point_v<T>) {

@@ -16,7 +16,7 @@ enum class Un : int {
 };
 /// Same order as backend::BinaryOp.
 enum class Bin : int {
-  add, sub, mul, div, pow, maximum, minimum, eq, ne, lt, le, gt, ge, logical_and, logical_or, relu_grad, floor_mod
+  add, sub, mul, div, pow, maximum, minimum, eq, ne, lt, le, gt, ge, logical_and, logical_or, relu_grad, floor_mod, atan2
 };
 /// Same order as backend::ReduceOp.
 enum class Red : int { sum, max, min, prod };

@@ -70,6 +70,13 @@ void binary(GraphWriter& w, const Pair& p) {
     case BinaryOp::floor_mod:
       if (!is_float(dt)) return w.set(p, 0, w.node1("Mod", {a, b}, {int_attr("fmod", 0)}), dt);
       return w.set(p, 0, w.node1("Sub", {a, w.node1("Mul", {w.node1("Floor", {w.node1("Div", {a, b})}), b})}), dt);
+    case BinaryOp::atan2: {  // ONNX has no Atan2: atan(a / b), shifted by ±π where b < 0
+      const std::string pi = w.scalar(3.141592653589793, dt), minus_pi = w.scalar(-3.141592653589793, dt);
+      const std::string zero = w.scalar(0, dt);
+      const std::string shift = w.node1("Where", {w.node1("GreaterOrEqual", {a, zero}), pi, minus_pi});
+      const std::string fix = w.node1("Where", {w.node1("Less", {b, zero}), shift, zero});
+      return w.set(p, 0, w.node1("Add", {w.node1("Atan", {w.node1("Div", {a, b})}), fix}), dt);
+    }
     case BinaryOp::relu_grad: {
       const std::string live = w.node1("Greater", {a, w.scalar(0, dt)});
       return w.set(p, 0, w.node1("Where", {live, b, w.scalar(0, p.a.inputs[1].dtype())}), p.a.inputs[1].dtype());
