@@ -10,7 +10,7 @@ Kiln to Keras: Kiln loads the .keras file, loads the .weights.h5 weights and
 saves the model in the three formats; Keras loads the first two with
 load_model and the third with load_weights into a fresh Keras model of the same
 architecture, and predicts. Every prediction must agree to 1e-6 (rtol and atol;
-for MelSpectrogram atol is 1e-6 of the largest value, see FFT_CLASSES).
+MelSpectrogram to the layers group's 1e-5, see FFT_CLASSES).
 
 A subclassed model registered in both frameworks under one name
 (kiln_oracle>TwoBranchModel, tool/run_layer_files.cpp) goes both ways as .keras
@@ -33,15 +33,16 @@ jax.config.update("jax_disable_most_optimizations", True)
 TOL = dict(rtol=1e-6, atol=1e-6)
 # Classes whose float32 outputs go through a Fourier transform and a logarithm: XLA's FFT
 # (ducc) and Kiln's (FFTW) round differently, and decibels turn the relative rounding of a
-# small power into an absolute one (about 1e-5 dB on values of tens of dB). Their absolute
-# tolerance is 1e-6 of the largest value (the layers group scales its own the same way).
+# small power into an absolute one (up to 5e-5 dB on values of tens of dB, depending on
+# the random input). They compare with the layers group's tolerance: 1e-5 relative, and
+# 1e-5 of the largest value absolute.
 FFT_CLASSES = {"MelSpectrogram"}
 
 
 def tol(cls, ref):
     if cls not in FFT_CLASSES or ref is None or not np.size(ref):
         return TOL
-    return dict(rtol=1e-6, atol=max(1e-6, 1e-6 * float(np.max(np.abs(ref)))))
+    return dict(rtol=1e-5, atol=max(1e-6, 1e-5 * float(np.max(np.abs(ref)))))
 FORMATS = ("keras", "h5", "weights.h5")
 BATCH = 3
 # Activation has no row in VARIANTS (the layers group adds one per activation);
