@@ -238,7 +238,7 @@ TEST_CASE("ReversibleEmbedding: the reverse call, its mask and its errors; Spect
   CHECK_THROWS_WITH_AS(L::SpectralNormalization(L::Dense(2), {.power_iterations = 0}),
                        doctest::Contains("`power_iterations` should be greater than zero. Received: `power_iterations=0`"),
                        k::ValueError);
-  CHECK_THROWS_WITH_AS(L::SpectralNormalization(L::Flatten())(k::ones({2, 3})),
+  CHECK_THROWS_WITH_AS(L::SpectralNormalization(L::Flatten{})(k::ones({2, 3})),
                        doctest::Contains("Flatten object has no attribute 'kernel' nor 'embeddings'"), k::ValueError);
 }
 
