@@ -173,9 +173,7 @@ class TracedStep : public k::Sequential {
     }
     optimizer()->apply(grads, vars);
     tracker_->update_state(loss);
-    k::Logs logs;
-    logs.set("loss", tracker_->result());
-    return logs;
+    return {{"loss", tracker_->result()}};  // Keras's {"loss": self.tracker.result()}
   }
   std::vector<k::MetricPtr> metrics() const override { return {tracker_}; }
 
@@ -183,6 +181,13 @@ class TracedStep : public k::Sequential {
   std::shared_ptr<k::metrics::Mean> tracker_ = std::make_shared<k::metrics::Mean>(k::MetricOptions{.name = "loss"});
 };
 }  // namespace
+
+TEST_CASE("Logs from pairs: numbers and one-element tensors mixed, kept in the order given") {
+  const k::Logs logs{{"loss", k::Tensor(0.25f)}, {"accuracy", 0.75}, {"lr", k::Tensor(0.125)}, {"epoch", 3}};
+  const std::vector<std::pair<std::string, double>> want{{"loss", 0.25}, {"accuracy", 0.75}, {"lr", 0.125}, {"epoch", 3}};
+  CHECK(logs.items() == want);
+  CHECK(logs.tensor_values().size() == 2u);  // the tensors stay tensors until read, so a trace can return them
+}
 
 TEST_CASE("compiled fit: an overridden train_step is traced once per batch shape and equals eager") {
   k::Tensor x = k::random::normal({20, 3}, 0, 1, k::DType::float32, 8);

@@ -60,6 +60,7 @@
 
 #include "kiln/utils/numerical.h"
 #include "kiln/utils/plot.h"
+#include "kiln/utils/sequence.h"
 
 // The catalogue. Its classes register their names when the library loads, so
 // compile("adam"), Dense(64, "relu") and load_model find them.

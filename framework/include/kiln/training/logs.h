@@ -20,11 +20,27 @@ namespace kiln {
 /// a one-element tensor (a metric's result()), read when the logs are.
 class Logs {
  public:
+  /// One value of a Logs list: a number, or a one-element tensor read when the logs are.
+  struct Value {
+    /// A number.
+    Value(double v) : number(v) {}
+    /// A one-element tensor (a metric's result()).
+    Value(const Tensor& v) : tensor(v) {}
+    double number = 0;  ///< The number, when tensor is undefined.
+    Tensor tensor;      ///< The tensor, when defined.
+  };
   /// No entries.
   Logs() = default;
-  /// {{"loss", 0.5}, {"accuracy", 0.9}}.
-  Logs(std::initializer_list<std::pair<std::string, double>> items) {
-    for (const auto& [k, v] : items) set(k, v);
+  /// Keras's returned dict, in its order: {{"loss", loss}, {"mae", mae->result()}, {"lr", 0.01}},
+  /// numbers and one-element tensors mixed.
+  Logs(std::initializer_list<std::pair<std::string, Value>> items) {
+    for (const auto& [k, v] : items) {
+      if (v.tensor.defined()) {
+        set(k, v.tensor);
+      } else {
+        set(k, v.number);
+      }
+    }
   }
   /// Sets (or replaces) a value.
   void set(const std::string& key, double v);
