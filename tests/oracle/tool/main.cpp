@@ -70,6 +70,7 @@ int main(int argc, char** argv) {
   try {
     const std::string what = argv[1];
     if (what == "list") return list(argv[2]);
+    if (what.rfind("ops_", 0) == 0) return oracle::run_ops(oracle::Group(argv[2]));
     auto it = groups.find(what);
     if (it == groups.end()) throw std::runtime_error("unknown group '" + what + "'");
     return it->second(oracle::Group(argv[2]));
