@@ -1,6 +1,7 @@
 // Shape and indexing ops. All of them reduce to a strided copy in the backend.
 #include "kiln/ops/array_ops.h"
 
+#include <algorithm>
 #include <numeric>
 
 #include "kiln/ops/math_ops.h"
@@ -221,16 +222,22 @@ Tensor broadcast_to(const Tensor& x, const Shape& shape) {
 
 Tensor tile(const Tensor& x, const std::vector<int64_t>& reps) {
   KILN_LOG_OP(tile, x, reps);
-  if (static_cast<int64_t>(reps.size()) != x.rank())
-    throw ValueError("tile: expected " + std::to_string(x.rank()) + " repetitions for shape " + x.shape().to_string() +
-                     ", but received " + std::to_string(reps.size()));
+  for (int64_t r : reps)
+    if (r < 0)
+      throw ValueError("tile: repetitions must be 0 or more, but received " + Shape(reps).to_string() +
+                       " for shape " + x.shape().to_string());
+  // As NumPy: the shorter of the shape and the repetitions is padded with leading 1s.
+  const std::size_t rank = std::max(reps.size(), static_cast<std::size_t>(x.rank()));
+  std::vector<int64_t> dims(rank - static_cast<std::size_t>(x.rank()), 1), r(rank - reps.size(), 1);
+  dims.insert(dims.end(), x.shape().dims().begin(), x.shape().dims().end());
+  r.insert(r.end(), reps.begin(), reps.end());
   Shape inter, target, final_;
-  for (int64_t i = 0; i < x.rank(); ++i) {
+  for (std::size_t i = 0; i < rank; ++i) {
     inter.push_back(1);
-    inter.push_back(x.shape()[i]);
-    target.push_back(reps[i]);
-    target.push_back(x.shape()[i]);
-    final_.push_back(reps[i] * x.shape()[i]);
+    inter.push_back(dims[i]);
+    target.push_back(r[i]);
+    target.push_back(dims[i]);
+    final_.push_back(r[i] * dims[i]);
   }
   return reshape(broadcast_to(reshape(x, inter), target), final_);
 }

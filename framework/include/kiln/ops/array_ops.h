@@ -30,7 +30,8 @@ std::vector<Tensor> split(const Tensor& x, int64_t num, int axis = 0);
 /// Split into parts of the given sizes along axis.
 std::vector<Tensor> split(const Tensor& x, const std::vector<int64_t>& sizes, int axis = 0);
 Tensor broadcast_to(const Tensor& x, const Shape& shape);  ///< Broadcasts x to `shape` (NumPy rules).
-/// Repeat the tensor `reps[i]` times along axis i.
+/// Repeats the tensor `reps[i]` times along axis i (keras.ops.tile): as NumPy, the shorter of
+/// the shape and `reps` is padded with leading 1s, so tile(x of (2, 3), {2, 1, 3}) is (2, 2, 9).
 Tensor tile(const Tensor& x, const std::vector<int64_t>& reps);
 /// Element-wise select with broadcasting: cond ? x : y.
 Tensor where(const Tensor& cond, const Tensor& x, const Tensor& y);
