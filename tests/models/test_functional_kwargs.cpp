@@ -217,3 +217,18 @@ TEST_CASE("a Keras 3 legacy .h5 config without modules: ops are told from layers
   CHECK(max_abs_diff(loaded->operator()(xs), xs * xs * 0.5) < 1e-6);
   CHECK(loaded->layers().size() == 2);  // x and product; the op is no layer
 }
+
+TEST_CASE("keras.ops GetItem nodes: Keras's serialized subscripts (Ellipsis, None, slices, negative ints)") {
+  k::Tensor x = k::reshape(k::cast(k::range(24, k::int64), k::float32), {2, 3, 4});
+  auto get = [&](const char* key) { return k::keras_op("GetItem", {x}, nlohmann::json::object(), key); };
+  const auto all = R"({"class_name": "__slice__", "config": {"start": null, "stop": null, "step": null}})";
+  CHECK(max_abs_diff(get(R"([{"__kiln_tensor__": 0}, [{"class_name": "__ellipsis__", "config": {}},
+                             {"class_name": "__slice__", "config": {"start": 1, "stop": 3, "step": null}}]])"),
+                     x[{k::ellipsis, k::Slice(1, 3)}]) == 0);
+  CHECK(max_abs_diff(get((std::string(R"([{"__kiln_tensor__": 0}, [)") + all + R"(, null, -1]])").c_str()),
+                     x[{k::Slice(), k::newaxis, -1}]) == 0);
+  CHECK(get(R"([{"__kiln_tensor__": 0}, 1])").shape() == k::Shape({3, 4}));
+  CHECK_THROWS_WITH_AS(get(R"([{"__kiln_tensor__": 0}, "a"])"),
+                       doctest::Contains("Operation 'GetItem': supports int, slice, None and Ellipsis subscripts"),
+                       k::ValueError);
+}

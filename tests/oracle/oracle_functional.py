@@ -103,6 +103,26 @@ def activation_ops():
     return keras.Model(x, layers.Concatenate()(outs))
 
 
+def numpy_ops():
+    """keras.ops array, reduction and comparison calls recorded as operation nodes."""
+    x, y = keras.Input((3, 4)), keras.Input((4,))
+    h = layers.Dense(4)(x)
+    v = layers.Dense(4)(y)
+    as_float = lambda t: ops.cast(t, "float32")
+    outs = [ops.clip(h, -0.5, 0.5), ops.prod(h, axis=1), as_float(ops.argmax(h, axis=-1)),
+            as_float(ops.argmin(h, axis=1, keepdims=True))[:, 0, :], h[:, :, 1:3], h[:, None, ::2, -1], ops.tile(v, (1, 2)),
+            ops.reshape(ops.stack([h, h], axis=1), (-1, 24)), ops.where(ops.greater(h, 0.0), h, ops.expand_dims(v, 1)),
+            ops.einsum("bij,bj->bi", h, v), ops.round(h), ops.round(h, 1), ops.matmul(h, ops.expand_dims(v, -1))[:, :, 0],
+            ops.logsumexp(h, axis=1), ops.one_hot(ops.argmax(v, -1), 4), ops.normalize(v), ops.var(h, axis=1),
+            ops.std(h, axis=-1), ops.arctan2(h, ops.expand_dims(v, 1)), ops.floor_divide(h, 0.3), ops.mod(h, 0.7),
+            ops.power(ops.abs(h), 1.5), as_float(ops.less(h, 0.1)), as_float(ops.less_equal(h, 0.1)),
+            as_float(ops.greater_equal(v, 0.0)), as_float(ops.logical_not(ops.greater(v, 0.0))),
+            as_float(ops.isnan(v)), as_float(ops.isfinite(v)), ops.zeros_like(v), ops.ones_like(v, dtype="float32"),
+            ops.stop_gradient(v)]
+    flat = [o if len(o.shape) == 2 else layers.Flatten()(o) for o in outs]
+    return keras.Model([x, y], layers.Concatenate()(flat))
+
+
 def dict_io():
     a, b = keras.Input((3,), name="a"), keras.Input((2,), name="b")
     h = layers.Dense(4, activation="relu")(layers.Concatenate()([b, a]))
@@ -127,6 +147,7 @@ def run(o):
     r.add("multi_output_submodel", multi_output_submodel)
     r.add("merge_ranks", merge_ranks)
     r.add("activation_ops", activation_ops)
+    r.add("numpy_ops", numpy_ops)
     r.add("dict_io", dict_io)
     r.add("nested_outputs", nested_outputs)
     r.check()

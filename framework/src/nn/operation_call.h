@@ -99,5 +99,9 @@ using OpFn = std::function<Tensor(const OpCall&)>;
 /// Activations and element-wise maths of keras.ops, by Keras op class
 /// (operation_elementwise.cpp).
 std::map<std::string, OpFn> elementwise_operations();
+/// Array, reduction and other keras.ops classes (operation_numpy.cpp).
+std::map<std::string, OpFn> numpy_operations();
+/// The Keras module of each class numpy_operations() has outside keras.src.ops.numpy.
+const std::map<std::string, std::string>& numpy_operation_modules();
 
 }  // namespace kiln::detail

@@ -27,6 +27,7 @@ Tensor as_bool(const Tensor& x) { return x.dtype() == DType::bool_ ? x : not_equ
 const std::map<std::string, OpFn>& op_table() {
   static const std::map<std::string, OpFn> table = [] {
     std::map<std::string, OpFn> t = detail::elementwise_operations();
+    t.merge(detail::numpy_operations());
     t.merge(std::map<std::string, OpFn>{
       {"Add", [](const OpCall& c) { return c.operand(0) + c.operand(1); }},
       {"Subtract", [](const OpCall& c) { return c.operand(0) - c.operand(1); }},
@@ -140,6 +141,8 @@ std::string OperationLayer::keras_module() const {
       "LogSoftmax"};
   if (nn.count(keras_class_)) return "keras.src.ops.nn";
   if (keras_class_ == "ReLU") return "keras.src.activations.activations";
+  if (auto it = detail::numpy_operation_modules().find(keras_class_); it != detail::numpy_operation_modules().end())
+    return it->second;
   if (keras_class_ == "Erf" || keras_class_ == "Rsqrt") return "keras.src.ops.math";
   return keras_class_ == "Cast" ? "keras.src.ops.core" : "keras.src.ops.numpy";
 }

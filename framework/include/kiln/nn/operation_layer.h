@@ -14,9 +14,13 @@
 // NotEqual, LogicalAnd, LogicalOr, Any, All, Sum, Mean, Max, Min, Cast,
 // ExpandDims, Squeeze, Reshape, Transpose, Concatenate; the element-wise Exp,
 // Log, Log1p, Expm1, Sqrt, Rsqrt, Square, Absolute, Negative, Sign, Sin, Cos,
-// Tanh, Erf, Floor; and every activation op of keras.ops.nn (Relu, Relu6,
-// Sigmoid, Softmax, Gelu, Celu, Elu, Threshold, ...) with keras.activations'
-// ReLU.
+// Tanh, Erf, Floor; FloorDivide, Mod, Power, Arctan2, Matmul, Less, LessEqual,
+// Greater, GreaterEqual, LogicalNot, Round, Isnan, Isfinite, Clip, Prod, Var,
+// Std, Logsumexp, Argmax, Argmin, Tile, Stack, Where, Einsum, ZerosLike,
+// OnesLike, StopGradient, OneHot, Normalize, GetItem (int, slice, None and
+// Ellipsis subscripts); and every activation op of
+// keras.ops.nn (Relu, Relu6, Sigmoid, Softmax, Gelu, Celu, Elu, Threshold, ...)
+// with keras.activations' ReLU.
 #include <string>
 #include <vector>
 
