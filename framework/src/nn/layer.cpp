@@ -16,6 +16,7 @@
 #include "core/tracing.h"
 #include "core/placement_scope.h"
 #include "nn/call_context.h"
+#include "nn/layer_owner.h"
 #include "kiln/ops/array_ops.h"
 #include "kiln/ops/math_ops.h"
 #include "kiln/core/error.h"
@@ -27,7 +28,8 @@
 namespace kiln {
 
 // ---- Layer ----
-Layer::Layer(LayerOptions o) : name_(o.name), trainable_(o.trainable), dtype_(o.dtype) {}
+Layer::Layer(LayerOptions o)
+    : name_(o.name), trainable_(o.trainable), dtype_(o.dtype), serial_(detail::next_layer_serial()) {}
 Layer::~Layer() = default;
 
 std::string Layer::class_name() const {
@@ -195,12 +197,14 @@ std::vector<Tensor> Layer::call(const std::vector<Tensor>& xs, bool training) {
 
 void Layer::build_for(const Shape& s) {
   if (built_) return;
+  detail::OwnerScope owner(*this);
   build_shape_ = s;
   build(s);
   mark_built();
 }
 void Layer::build_for(const std::vector<Shape>& s) {
   if (built_) return;
+  detail::OwnerScope owner(*this);
   build_shapes_ = s;
   if (s.size() == 1 && !takes_list()) build_shape_ = s[0];
   build(s);
@@ -238,6 +242,7 @@ Tensor Layer::operator()(const Tensor& x, std::optional<bool> explicit_training)
   if (!x.defined()) throw ValueError("Layer '" + name() + "' was called on an undefined tensor");
   if (x.is_symbolic()) return call_symbolic({x}, false, explicit_training.value_or(false))[0];
   detail::CallContextScope context(*this, explicit_training);
+  detail::OwnerScope owner(*this);
   const bool training = context.training();
   check_input_spec({x});
   maybe_build({x}, false);
@@ -273,12 +278,14 @@ std::vector<Tensor> Layer::operator()(const std::vector<Tensor>& xs, std::option
     throw ValueError("Layer '" + name() + "' was called on a mix of symbolic and concrete tensors");
   if (any_sym) return call_symbolic(xs, true, explicit_training.value_or(false));
   detail::CallContextScope context(*this, explicit_training);
+  detail::OwnerScope owner(*this);
   const bool training = context.training();
   check_input_spec(xs);
   maybe_build(xs, true);
   call_losses_.clear();
   const Tensor mask = get_keras_mask(xs[0]);
-  const bool list = takes_list() || returns_list();
+  // Several inputs always reach the list call(), so a two-input layer needs no takes_list().
+  const bool list = takes_list() || returns_list() || xs.size() > 1;
   PlacementScope on_input_device(xs[0].device());
   tracing::LayerScope in_layer(name());
   std::vector<Tensor> ys;
@@ -321,6 +328,7 @@ std::vector<Shape> Layer::compute_output_shape(const std::vector<Shape>& input_s
     dummies.push_back(zeros(c, dtype_));
   }
   autodiff::Pause pause;
+  detail::OwnerScope owner(*this);
   std::vector<Tensor> outs;
   const bool list = takes_list() || input_shapes.size() > 1;
   maybe_build(dummies, list);

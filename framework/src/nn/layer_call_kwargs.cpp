@@ -12,6 +12,7 @@
 #include "core/op_log.h"
 #include "core/placement_scope.h"
 #include "nn/call_context.h"
+#include "nn/layer_owner.h"
 
 namespace kiln {
 
@@ -65,6 +66,7 @@ std::vector<Tensor> Layer::call_with_kwargs(const std::vector<Tensor>& xs, bool 
     rest.erase("mask");
   }
   detail::CallContextScope context(*this, training);
+  detail::OwnerScope owner(*this);
   return run_with_kwargs(xs, list_call, rest, mask, context.training());
 }
 

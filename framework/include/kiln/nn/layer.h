@@ -29,6 +29,9 @@
 namespace kiln {
 
 class Node;
+namespace detail {
+class OwnerScope;
+}  // namespace detail
 
 /// Options of add_weight().
 struct WeightOptions {
@@ -265,6 +268,7 @@ class Layer : public std::enable_shared_from_this<Layer> {
 
   friend class Model;
   friend class Sequential;
+  friend class detail::OwnerScope;
 
  private:
   void check_input_spec(const std::vector<Tensor>& xs) const;
@@ -283,6 +287,8 @@ class Layer : public std::enable_shared_from_this<Layer> {
   std::vector<Tensor> symbolic_outputs_of_kwargs_call(const std::vector<Tensor>& xs, bool list_call,
                                                        const CallKwargs& kwargs);
   void maybe_build(const std::vector<Tensor>& xs, bool list_call);
+  /// Tracks `callee`, called inside this layer's call() or build(), as a sublayer.
+  void adopt_called_layer(Layer& callee);
 
   std::string name_;
   bool trainable_ = true;
@@ -304,6 +310,7 @@ class Layer : public std::enable_shared_from_this<Layer> {
   bool supports_masking_ = false;
   bool warned_mask_dropped_ = false;
   std::map<const Layer*, std::string> sublayer_attributes_;
+  uint64_t serial_;  // when the layer was made, against when an owner's call began
 };
 
 using LayerPtr = std::shared_ptr<Layer>;  ///< A shared pointer to a layer.
