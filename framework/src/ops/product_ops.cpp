@@ -25,7 +25,7 @@ Tensor contract_2d(const Tensor& a, const Tensor& b) {
   return sum(reshape(a, Shape({f, k, 1})) * reshape(b, Shape({1, k, g})), 1);
 }
 
-Tensor product(const Tensor& a, const Tensor& b) {
+Tensor elementwise_product(const Tensor& a, const Tensor& b) {
   return a.dtype() == DType::bool_ ? logical_and(a, b) : multiply(a, b);
 }
 
@@ -71,13 +71,13 @@ Tensor tensordot(const Tensor& x1, const Tensor& x2, int axes) {
 
 Tensor outer(const Tensor& x1, const Tensor& x2) {
   auto [a, b] = ops::promote_pair(x1, x2);
-  return product(reshape(a, Shape({a.size(), 1})), reshape(b, Shape({1, b.size()})));
+  return elementwise_product(reshape(a, Shape({a.size(), 1})), reshape(b, Shape({1, b.size()})));
 }
 
 Tensor inner(const Tensor& x1, const Tensor& x2) {
   if (x1.rank() == 0 || x2.rank() == 0) {
     auto [a, b] = ops::promote_pair(x1, x2);
-    return product(a, b);
+    return elementwise_product(a, b);
   }
   return tensordot(x1, x2, {-1}, {-1});
 }
@@ -104,7 +104,7 @@ Tensor kron(const Tensor& x1, const Tensor& x2) {
     db.insert(db.end(), {1, b.shape()[i]});
     out.push_back(a.shape()[i] * b.shape()[i]);
   }
-  return reshape(product(reshape(a, Shape(da)), reshape(b, Shape(db))), Shape(out));
+  return reshape(elementwise_product(reshape(a, Shape(da)), reshape(b, Shape(db))), Shape(out));
 }
 
 namespace {
