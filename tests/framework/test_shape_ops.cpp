@@ -83,7 +83,7 @@ TEST_CASE("pad: constant, reflect, symmetric, edge and wrap") {
   const k::Tensor x = iota({3});
   check_values(k::pad(x, {{2, 1}}, "constant", 9), {9, 9, 0, 1, 2, 9});
   check_values(k::pad(x, {{3, 3}}, "reflect"), {1, 2, 1, 0, 1, 2, 1, 0, 1});
-  check_values(k::pad(x, {{4, 2}}, "symmetric"), {1, 2, 2, 1, 0, 1, 2, 2, 1});
+  check_values(k::pad(x, {{4, 2}}, "symmetric"), {2, 2, 1, 0, 0, 1, 2, 2, 1});
   check_values(k::pad(x, {{1, 2}}, "edge"), {0, 0, 1, 2, 2, 2});
   check_values(k::pad(x, {{2, 2}}, "wrap"), {1, 2, 0, 1, 2, 0, 1});
   CHECK(k::pad(iota({2, 3}), {{1, 0}, {0, 2}}).shape() == k::Shape({3, 5}));
