@@ -115,6 +115,11 @@ SHAPE = [
      {"keras": lambda x, u: ops.slice_update(x, [0, 2, 1], u)}),
     ("slice_update", {"start_indices": [2, 3]}, [I32, I32 | {"shape": (1, 1)}],
      {"keras": lambda x, u: ops.slice_update(x, [2, 3], u)}),
+    ("depth_to_space", {"block_size": 2}, [(2, 2, 3, 8)]),
+    ("depth_to_space", {"block_size": 2, "data_format": "channels_first"}, [(1, 8, 2, 3)]),
+    ("depth_to_space", {"block_size": 3}, [I32 | {"shape": (1, 1, 2, 9)}]),
+    ("space_to_depth", {"block_size": 2}, [(2, 4, 6, 3)]),
+    ("space_to_depth", {"block_size": 2, "data_format": "channels_first"}, [(1, 3, 4, 2)]),
 ]
 
 MATRIX = [

@@ -136,6 +136,16 @@ const oracle::OpEntries shape_entries{
      [](const Inputs& x, const json& p) {
        return Outputs{k::slice_update(x[0], array_ints(p.at("start_indices")), x[1])};
      }},
+    {"depth_to_space",
+     [](const Inputs& x, const json& p) {
+       return Outputs{k::depth_to_space(x[0], p.at("block_size").get<int64_t>(),
+                                        oracle::param<std::string>(p, "data_format", "channels_last"))};
+     }},
+    {"space_to_depth",
+     [](const Inputs& x, const json& p) {
+       return Outputs{k::space_to_depth(x[0], p.at("block_size").get<int64_t>(),
+                                        oracle::param<std::string>(p, "data_format", "channels_last"))};
+     }},
 };
 
 const oracle::OpEntries matrix_entries{

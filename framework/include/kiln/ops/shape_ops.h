@@ -83,4 +83,10 @@ Tensor select(const std::vector<Tensor>& condlist, const std::vector<Tensor>& ch
 /// (starts are clamped so that the block fits, as lax.dynamic_update_slice).
 Tensor slice_update(const Tensor& inputs, const std::vector<int64_t>& start_indices, const Tensor& updates);
 
+/// keras.ops.depth_to_space (pixel shuffle): a 4-D x's channels moved into block_size x block_size
+/// spatial blocks: (N, H, W, C) -> (N, H*b, W*b, C/b^2), or the same on (N, C, H, W) for "channels_first".
+Tensor depth_to_space(const Tensor& x, int64_t block_size, const std::string& data_format = "channels_last");
+/// keras.ops.space_to_depth: the inverse of depth_to_space, (N, H, W, C) -> (N, H/b, W/b, C*b^2).
+Tensor space_to_depth(const Tensor& x, int64_t block_size, const std::string& data_format = "channels_last");
+
 }  // namespace kiln
