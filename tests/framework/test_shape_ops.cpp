@@ -112,6 +112,20 @@ TEST_CASE("take, take_along_axis, select and slice_update") {
   check_values(k::ravel(u), {0, 1, -1, -1, 4, 5, -1, -1, 8, 9, -1, -1});  // the start is clamped to (1, 2)
 }
 
+TEST_CASE("depth_to_space and space_to_depth are inverse pixel shuffles") {
+  const k::Tensor x = iota({1, 2, 2, 4});
+  const k::Tensor up = k::depth_to_space(x, 2);
+  CHECK(up.shape() == k::Shape({1, 4, 4, 1}));
+  check_values(k::ravel(up), {0, 1, 4, 5, 2, 3, 6, 7, 8, 9, 12, 13, 10, 11, 14, 15});
+  check_values(k::ravel(k::space_to_depth(up, 2)), k::ravel(x).to_vector<double>());
+  CHECK(k::space_to_depth(iota({1, 3, 4, 6}), 2, "channels_first").shape() == k::Shape({1, 12, 2, 3}));
+  CHECK_THROWS_WITH_AS(k::depth_to_space(iota({1, 2, 2, 6}), 2),
+                       doctest::Contains("Channels (6) must be divisible by block_size**2 (4)"), k::ValueError);
+  CHECK_THROWS_WITH_AS(k::space_to_depth(iota({2, 4}), 2),
+                       doctest::Contains("`space_to_depth` requires a 4D input tensor. Received: x.shape=(2, 4)"),
+                       k::ValueError);
+}
+
 TEST_CASE("shape ops' gradients match central differences") {
   const k::Tensor x = iota({3, 4}) * 0.1 + 0.3;
   shape_grad_ok("flip+roll", [](const auto& in) { return k::roll(k::flip(in[0]), {5}) * in[0]; }, {x});
