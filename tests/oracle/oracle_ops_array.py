@@ -236,6 +236,8 @@ CREATION = [
     ("meshgrid", {"indexing": "ij"}, [(3,), (2,), (4,)]),
     ("meshgrid", {}, [(3,), I32 | {"shape": (2,)}, (2,)]),
     ("meshgrid", {}, [(4,)]),
+    ("empty_like", {}, [(2, 3)], {"grad": False}),
+    ("empty_like", {"dtype": "int32"}, [(2, 3)]),
 ]
 
 CASES = SHAPE + MATRIX + CREATION

@@ -236,6 +236,12 @@ const oracle::OpEntries creation_entries{
        if (p.contains("dtype") && !p.at("dtype").is_null()) d = array_dtype(p, k::float32);
        return Outputs{k::full_like(x[0], p.at("fill_value").get<double>(), d)};
      }},
+    {"empty_like",
+     [](const Inputs& x, const json& p) {
+       std::optional<k::DType> d;
+       if (p.contains("dtype") && !p.at("dtype").is_null()) d = array_dtype(p, k::float32);
+       return Outputs{k::empty_like(x[0], d)};
+     }},
     {"meshgrid",
      [](const Inputs& x, const json& p) { return all(k::meshgrid(x, oracle::param<std::string>(p, "indexing", "xy"))); }},
 };
