@@ -24,7 +24,7 @@ ACTIVATIONS = {"relu", "relu6", "sigmoid", "softplus", "selu", "silu", "softsign
                "hard_tanh", "log_sigmoid", "sparse_plus", "sparse_sigmoid", "tanh_shrink", "elu", "celu", "gelu",
                "glu", "leaky_relu", "hard_shrink", "soft_shrink", "squareplus", "threshold"}
 # Kiln's spelling where it is not kiln::<keras name>.
-KILN_NAMES = {"concatenate": "kiln::concat", "swish": "kiln::activations::silu",
+KILN_NAMES = {"concatenate": "kiln::concat", "full": "kiln::fill", "swish": "kiln::activations::silu",
               "hard_swish": "kiln::activations::hard_silu"}
 KILN_NAMES.update({a: "kiln::activations::" + a for a in ACTIVATIONS})
 
@@ -42,24 +42,24 @@ EXCLUDED = {
 
 # Not done yet (kiln's issue on keras.ops); each name leaves this list when a group compares it.
 NOT_YET = set("""
-absolute adaptive_average_pool adaptive_max_pool all allclose amax amin angle any append arange arccos arccosh
-arcsin arcsinh arctan arctanh argpartition argsort array_split associative_scan average average_pool bartlett
+absolute adaptive_average_pool adaptive_max_pool all allclose amax amin angle any arccos arccosh
+arcsin arcsinh arctan arctanh argpartition argsort associative_scan average average_pool bartlett
 batch_normalization binary_crossentropy bincount bitwise_and bitwise_invert bitwise_left_shift bitwise_not bitwise_or
 bitwise_right_shift bitwise_xor blackman categorical_crossentropy cbrt cdist ceil cholesky cholesky_inverse cond conj
-conjugate conv conv_transpose copy corrcoef correlate cosh count_nonzero cross ctc_decode ctc_loss cumprod cumsum
-custom_gradient deg2rad depth_to_space depthwise_conv det diag diagflat diagonal diff digitize divide_no_nan dot
-dot_product_attention dsplit dstack eig eigh empty empty_like erfc erfinv exp2 extract_sequences eye fabs flip fliplr
-flipud fmax fmin fmod fold fori_loop full full_like gcd geomspace hamming hanning heaviside histogram hsplit hstack
-hypot i0 identity imag in_top_k inner inv isclose isin isinf isneginf isposinf isreal jvp kaiser kron
-layer_normalization lcm ldexp left_shift linspace log10 log2 logaddexp logaddexp2 logdet logical_xor logspace lstsq
-lu_factor map matrix_rank max_pool median meshgrid mod moments moveaxis multi_hot nan_to_num nanargmax nanargmin
+conjugate conv conv_transpose copy corrcoef correlate cosh count_nonzero ctc_decode ctc_loss cumprod cumsum
+custom_gradient deg2rad depthwise_conv det diff digitize divide_no_nan
+dot_product_attention eig eigh empty erfc erfinv exp2 extract_sequences fabs
+fmax fmin fmod fold fori_loop gcd hamming hanning heaviside histogram
+hypot i0 imag in_top_k inv isclose isin isinf isneginf isposinf isreal jvp kaiser
+layer_normalization lcm ldexp left_shift log10 log2 logaddexp logaddexp2 logdet logical_xor lstsq
+lu_factor map matrix_rank max_pool median mod moments multi_hot nan_to_num nanargmax nanargmin
 nancumprod nancumsum nanmax nanmean nanmedian nanmin nanpercentile nanprod nanquantile nanstd nansum nanvar ndim
-negative nextafter norm ones outer pad percentile pinv polar power psnr ptp qr quantile rad2deg ravel real rearrange
-reciprocal repeat right_shift rms_normalization roll rot90 saturate_cast scan scatter scatter_update searchsorted
-segment_max segment_min segment_prod segment_sum select separable_conv signbit sinc sinh size slice slice_update
-slogdet solve solve_triangular sort space_to_depth sparse_categorical_crossentropy sparsemax svd swapaxes switch take
-take_along_axis tan tensordot top_k trace trapezoid tri tril triu true_divide trunc unfold unique unravel_index
-unstack vander vdot vectorize vectorized_map view view_as_complex view_as_real vsplit vstack while_loop zeros
+negative nextafter norm ones percentile pinv polar power psnr ptp qr quantile rad2deg real rearrange
+reciprocal right_shift rms_normalization saturate_cast scan scatter scatter_update searchsorted
+segment_max segment_min segment_prod segment_sum separable_conv signbit sinc sinh size slice
+slogdet solve solve_triangular sort sparse_categorical_crossentropy sparsemax svd switch
+tan top_k trapezoid true_divide trunc unfold unique unravel_index
+vectorize vectorized_map view view_as_complex view_as_real while_loop zeros
 """.split())
 
 

@@ -2,10 +2,13 @@
 // All tensor ops. Naming follows keras.ops (sum, mean, max, ... not reduce_*).
 #include "kiln/ops/array_ops.h"
 #include "kiln/ops/clip_ops.h"
+#include "kiln/ops/creation_ops.h"
 #include "kiln/ops/debugging.h"
 #include "kiln/ops/einsum.h"
 #include "kiln/ops/fft_ops.h"
+#include "kiln/ops/matrix_ops.h"
 #include "kiln/ops/math_ops.h"
 #include "kiln/ops/nn_ops.h"
 #include "kiln/ops/random.h"
 #include "kiln/ops/reduce_ops.h"
+#include "kiln/ops/shape_ops.h"
