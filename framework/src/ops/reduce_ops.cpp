@@ -150,4 +150,31 @@ Tensor argmin(const Tensor& x, int axis) {
   return arg(false, x, axis, "argmin");
 }
 
+namespace {
+Tensor reduce_truthy(const Tensor& x) {
+  check_concrete("any", x);
+  return x.dtype() == DType::bool_ ? x : not_equal(x, scalar_like(0.0, x));
+}
+Tensor bool_extreme(const Tensor& x, Axes a, bool keepdims, bool is_max) {
+  // bool has no max/min kernel: any for max, all for min, as NumPy does for bool.
+  return is_max ? any(x, a, keepdims) : all(x, a, keepdims);
+}
+}  // namespace
+
+Tensor any(const Tensor& x, Axes a, bool keepdims) {
+  Tensor count = sum(cast(reduce_truthy(x), DType::int32), a, keepdims);
+  return greater(count, scalar_like(0.0, count));
+}
+Tensor all(const Tensor& x, Axes a, bool keepdims) {
+  return logical_not(any(logical_not(reduce_truthy(x)), a, keepdims));
+}
+Tensor amax(const Tensor& x, Axes a, bool keepdims) {
+  check_concrete("amax", x);
+  return x.dtype() == DType::bool_ ? bool_extreme(x, a, keepdims, true) : minmax(ReduceOp::max, x, a, keepdims, "amax");
+}
+Tensor amin(const Tensor& x, Axes a, bool keepdims) {
+  check_concrete("amin", x);
+  return x.dtype() == DType::bool_ ? bool_extreme(x, a, keepdims, false) : minmax(ReduceOp::min, x, a, keepdims, "amin");
+}
+
 }  // namespace kiln

@@ -2,6 +2,7 @@
 // All tensor ops. Naming follows keras.ops (sum, mean, max, ... not reduce_*).
 #include "kiln/ops/array_ops.h"
 #include "kiln/ops/clip_ops.h"
+#include "kiln/ops/cumulative_ops.h"
 #include "kiln/ops/debugging.h"
 #include "kiln/ops/einsum.h"
 #include "kiln/ops/fft_ops.h"
@@ -9,3 +10,6 @@
 #include "kiln/ops/nn_ops.h"
 #include "kiln/ops/random.h"
 #include "kiln/ops/reduce_ops.h"
+#include "kiln/ops/segment_ops.h"
+#include "kiln/ops/sort_ops.h"
+#include "kiln/ops/statistics_ops.h"
