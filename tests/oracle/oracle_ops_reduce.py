@@ -89,6 +89,7 @@ CASES += [
     ("top_k", {"k": 4, "sorted": False}, [(3, 6)]),
     ("top_k", {"k": 5}, [TIES]),
     ("top_k", {"k": 2}, [WITH_INF]),
+    ("top_k", {"k": 3}, [vals([[1.5, NAN, -2.0, 0.5], [3.0, -1.0, NAN, 0.0]])]),
     ("top_k", {"k": 3}, [ints((3, 6))]),
     ("in_top_k", {"k": 2}, [ints((5,), 0, 4), (5, 4)]),
     ("in_top_k", {"k": 1}, [vals([0, 1, 2], "int32"), vals([[1.0, 1.0, 0.0], [NAN, 0.5, 2.0], [0.0, 3.0, NAN]])]),
@@ -162,6 +163,20 @@ CASES += [
 ]
 # Other statistics.
 CASES += [
+    ("argpartition", {"kth": 2}, [(3, 7)]),
+    ("argpartition", {"kth": 0, "axis": 0}, [(5, 3)]),
+    ("argpartition", {"kth": -2, "axis": None}, [(3, 4)]),
+    ("argpartition", {"kth": 3}, [TIES]),
+    ("argpartition", {"kth": 1, "axis": 1}, [ints((2, 6, 2), -3, 3)]),
+    ("correlate", {}, [(7,), (3,)]),
+    ("correlate", {"mode": "same"}, [(7,), (4,)]),
+    ("correlate", {"mode": "full"}, [(6,), (3,)]),
+    ("correlate", {"mode": "valid"}, [(3,), (6,)]),
+    ("correlate", {"mode": "full"}, [(2,), (5,)]),
+    ("correlate", {"mode": "same"}, [ints((5,)), ints((3,))]),
+    ("corrcoef", {}, [(3, 8)]),
+    ("corrcoef", {}, [(2, 5)]),
+    ("corrcoef", {}, [(6,)]),
     ("average", {}, [(3, 4)]),
     ("average", {"axis": 1}, [(3, 4)]),
     ("average", {"axis": 1}, [(3, 4), {"shape": (4,), "low": 0.5, "high": 2.0}],

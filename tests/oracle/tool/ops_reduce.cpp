@@ -115,6 +115,15 @@ const OpEntries reduce_entries{
        if (p.contains("range") && !p.at("range").is_null()) range = {{p.at("range")[0], p.at("range")[1]}};
        return pair_out(k::histogram(x[0], param<int64_t>(p, "bins", 10), range));
      }},
+    {"argpartition", [](const Inputs& x, const json& p) {
+       std::optional<int> axis = -1;
+       if (p.contains("axis")) axis = opt_int(p, "axis");
+       return Outputs{k::argpartition(x[0], p.at("kth").get<int64_t>(), axis)};
+     }},
+    {"correlate", [](const Inputs& x, const json& p) {
+       return Outputs{k::correlate(x[0], x[1], param<std::string>(p, "mode", "valid"))};
+     }},
+    {"corrcoef", [](const Inputs& x, const json&) { return Outputs{k::corrcoef(x[0])}; }},
     {"diff", [](const Inputs& x, const json& p) {
        return Outputs{k::diff(x[0], param(p, "n", 1), param(p, "axis", -1))};
      }},

@@ -1,6 +1,6 @@
 #pragma once
 // Sorting and searching, named as in keras.ops: sort, argsort, top_k,
-// in_top_k, searchsorted, digitize and isin. Orders are stable and put NaN
+// in_top_k, searchsorted, digitize, isin and argpartition. Orders are stable and put NaN
 // after every number, as JAX does; indices are int32 as on Keras's JAX backend.
 //   auto [values, indices] = kiln::top_k(logits, 5);
 #include <optional>
@@ -17,6 +17,11 @@ Tensor sort(const Tensor& x, int axis = -1);
 /// keras.ops.argsort(x, axis=-1): the int32 positions that sort x along `axis`,
 /// stable (ties keep their order) and NaN last. A scalar gives [0].
 Tensor argsort(const Tensor& x, int axis = -1);
+/// keras.ops.argpartition(x, kth, axis=-1): int32 positions along `axis` (over the
+/// flattened values when none) whose first kth + 1 pick the kth + 1 smallest values in
+/// ascending order (ties by position), followed by the other positions in increasing
+/// order, as JAX computes it.
+Tensor argpartition(const Tensor& x, int64_t kth, std::optional<int> axis = -1);
 /// keras.ops.top_k(x, k, sorted=True): the k largest values along the last axis,
 /// largest first (NaN counts as largest, ties by position), and their int32
 /// indices. `sorted` is accepted as Keras does; the values come sorted either way.

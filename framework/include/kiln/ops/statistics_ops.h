@@ -87,4 +87,12 @@ Tensor bincount(const Tensor& x, const std::optional<Tensor>& weights = std::nul
 std::pair<Tensor, Tensor> histogram(const Tensor& x, int64_t bins = 10,
                                     std::optional<std::pair<double, double>> range = std::nullopt);
 
+/// keras.ops.correlate(x1, x2, mode="valid"): the 1-D cross-correlation
+/// out[k] = sum_n x1[k + n] · x2[n] over x1 zero-padded for mode "valid", "same" or
+/// "full" (np.correlate; a shorter x1 swaps the two and reverses the result). Integers give float32.
+Tensor correlate(const Tensor& x1, const Tensor& x2, const std::string& mode = "valid");
+/// keras.ops.corrcoef(x): the Pearson correlation coefficients of the rows of x (each
+/// row a variable, each column an observation), clipped to [-1, 1]; a 1-D x gives 1.
+Tensor corrcoef(const Tensor& x);
+
 }  // namespace kiln
