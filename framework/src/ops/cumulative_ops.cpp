@@ -26,7 +26,7 @@ Tensor cumulative_input(const char* op, const Tensor& x, std::optional<DType> dt
   return y;
 }
 
-Tensor scan(const char* op, const Tensor& x, std::optional<int> axis, bool product) {
+Tensor cumulative_scan(const char* op, const Tensor& x, std::optional<int> axis, bool product) {
   Tensor y = axis ? x : reshape(x, Shape{x.size()});
   const int a = normalize_axis(op, axis.value_or(0), y.rank());
   const int64_t n = y.shape()[a];
@@ -37,26 +37,26 @@ Tensor scan(const char* op, const Tensor& x, std::optional<int> axis, bool produ
   return y;
 }
 
-Tensor nan_to(const Tensor& x, double value) {
+Tensor cumulative_nan_to(const Tensor& x, double value) {
   return is_floating(x.dtype()) ? where(isnan(x), scalar_like(value, x), x) : x;
 }
 
 }  // namespace
 
 Tensor cumsum(const Tensor& x, std::optional<int> axis, std::optional<DType> dtype) {
-  return scan("cumsum", cumulative_input("cumsum", x, dtype), axis, false);
+  return cumulative_scan("cumsum", cumulative_input("cumsum", x, dtype), axis, false);
 }
 
 Tensor cumprod(const Tensor& x, std::optional<int> axis, std::optional<DType> dtype) {
-  return scan("cumprod", cumulative_input("cumprod", x, dtype), axis, true);
+  return cumulative_scan("cumprod", cumulative_input("cumprod", x, dtype), axis, true);
 }
 
 Tensor nancumsum(const Tensor& x, std::optional<int> axis, std::optional<DType> dtype) {
-  return scan("nancumsum", nan_to(cumulative_input("nancumsum", x, dtype), 0.0), axis, false);
+  return cumulative_scan("nancumsum", cumulative_nan_to(cumulative_input("nancumsum", x, dtype), 0.0), axis, false);
 }
 
 Tensor nancumprod(const Tensor& x, std::optional<int> axis, std::optional<DType> dtype) {
-  return scan("nancumprod", nan_to(cumulative_input("nancumprod", x, dtype), 1.0), axis, true);
+  return cumulative_scan("nancumprod", cumulative_nan_to(cumulative_input("nancumprod", x, dtype), 1.0), axis, true);
 }
 
 Tensor diff(const Tensor& a, int n, int axis) {
