@@ -48,11 +48,14 @@ Tensor segment_reduce(const char* op, SegmentKind kind, const Tensor& data, cons
                       std::optional<int64_t> num_segments) {
   check_concrete(op, data);
   check_concrete(op, ids);
-  if (!is_integer(ids.dtype()) || ids.rank() != 1)
-    throw TypeError(std::string(op) + ": segment_ids must be a 1-D integer tensor, but received " + describe(ids));
+  if (ids.rank() != 1)
+    throw ValueError(std::string(op) + ": Argument `segment_ids` should be an 1-D vector, got shape: " +
+                     ids.shape().to_string());
+  if (!is_integer(ids.dtype()))
+    throw TypeError(std::string(op) + ": segment_ids must be an integer tensor, but received " + describe(ids));
   if (data.rank() < 1 || data.shape()[0] != ids.shape()[0])
-    throw ShapeError(std::string(op) + ": segment_ids must have one entry per row of data, but received data of shape " +
-                     data.shape().to_string() + " and segment_ids of shape " + ids.shape().to_string());
+    throw ValueError(std::string(op) + ": Argument `segment_ids` and `data` should have same leading dimension. Got " +
+                     ids.shape().to_string() + " v.s. " + data.shape().to_string() + ".");
   if (data.dtype() == DType::bool_)
     throw TypeError(std::string(op) + ": expected numeric data, but received bool; cast it first");
   int64_t segments = 0;
