@@ -32,7 +32,7 @@ for name in ("all", "any"):
     CASES += [
         (name, {}, [BOOLS]),
         (name, {"axis": 1}, [BOOLS]),
-        (name, {"axis": [0, 2], "keepdims": True}, [{"shape": (2, 3, 4), "dtype": "bool"}]),
+        (name, {"axis": (0, 2), "keepdims": True}, [{"shape": (2, 3, 4), "dtype": "bool"}]),
         (name, {"axis": 0}, [vals([[0.0, 1.0, NAN], [0.0, 0.0, 2.0]])]),
         (name, {"axis": -1}, [ints((3, 5), -1, 2)]),
     ]
@@ -40,7 +40,7 @@ for name in ("amax", "amin", "ptp"):
     CASES += [
         (name, {}, [(3, 4)]),
         (name, {"axis": 1, "keepdims": True}, [(2, 3, 4)]),
-        (name, {"axis": [0, 2]}, [(2, 3, 4)]),
+        (name, {"axis": (0, 2)}, [(2, 3, 4)]),
         (name, {"axis": 1}, [WITH_INF]),
         (name, {"axis": 0}, [ints((4, 3))]),
         (name, {"axis": 1}, [TIES]),
@@ -49,7 +49,7 @@ CASES += [
     ("amax", {"axis": 1}, [BOOLS]),
     ("count_nonzero", {}, [ints((3, 4), -1, 2)]),
     ("count_nonzero", {"axis": 1}, [vals([[0.0, 1.0, NAN], [0.0, 0.0, -2.0]])]),
-    ("count_nonzero", {"axis": [0, 2]}, [{"shape": (2, 3, 4), "dtype": "bool"}]),
+    ("count_nonzero", {"axis": (0, 2)}, [{"shape": (2, 3, 4), "dtype": "bool"}]),
 ]
 for name in ("cumsum", "cumprod"):
     CASES += [
@@ -60,7 +60,9 @@ for name in ("cumsum", "cumprod"):
         (name, {"axis": 1}, [ints((3, 6))]),
         (name, {"axis": 0}, [BOOLS]),
         (name, {"axis": 1, "dtype": "float32"}, [ints((2, 5))]),
-        (name, {"axis": 1}, [WITH_INF]),
+        # JAX differentiates cumprod through its own associative scan, whose order of products
+        # turns inf · 0 into NaN in other places than any other order; values still agree.
+        (name, {"axis": 1}, [WITH_INF], {"grad": name == "cumsum"}),
     ]
 CASES += [
     ("cumprod", {"axis": 1}, [vals([[1.5, 0.0, -2.0, 0.5, 3.0], [0.0, 2.0, 0.0, -1.0, 0.5]])]),
@@ -106,12 +108,14 @@ CASES += [
     ("isin", {}, [vals([1.0, NAN, 2.5]), vals([NAN, 2.5])]),
 ]
 for name in ("segment_sum", "segment_max", "segment_min", "segment_prod"):
+    # JAX has no gradient for segment_prod (scatter_mul with repeated indices).
+    opts = {"grad": name != "segment_prod"}
     CASES += [
-        (name, {"num_segments": 3}, [(6,), vals([0, 0, 1, 2, 2, 2], "int32")]),
-        (name, {"num_segments": 4, "sorted": True}, [(5, 3), vals([0, 1, 1, 3, 3], "int32")]),
-        (name, {"num_segments": 3}, [(5, 2, 2), vals([2, 0, 2, 1, 0], "int32")]),
-        (name, {"num_segments": 3}, [(4, 2), vals([0, 5, -1, 1], "int32")]),
-        (name, {"num_segments": 3}, [ints((5, 2)), vals([1, 0, 1, 1, 0], "int32")]),
+        (name, {"num_segments": 3}, [(6,), vals([0, 0, 1, 2, 2, 2], "int32")], opts),
+        (name, {"num_segments": 4, "sorted": True}, [(5, 3), vals([0, 1, 1, 3, 3], "int32")], opts),
+        (name, {"num_segments": 3}, [(5, 2, 2), vals([2, 0, 2, 1, 0], "int32")], opts),
+        (name, {"num_segments": 3}, [(4, 2), vals([0, 5, -1, 1], "int32")], opts),
+        (name, {"num_segments": 3}, [ints((5, 2)), vals([1, 0, 1, 1, 0], "int32")], opts),
     ]
 # Nan reductions.
 for name in ("nansum", "nanprod", "nanmax", "nanmin", "nanmean", "nanvar", "nanstd"):
@@ -119,7 +123,7 @@ for name in ("nansum", "nanprod", "nanmax", "nanmin", "nanmean", "nanvar", "nans
         (name, {"axis": 1}, [WITH_NAN]),
         (name, {"axis": 0, "keepdims": True}, [WITH_NAN]),
         (name, {}, [(3, 4)]),
-        (name, {"axis": [0, 2]}, [(2, 3, 4)]),
+        (name, {"axis": (0, 2)}, [(2, 3, 4)]),
     ]
 CASES += [
     ("nansum", {"axis": 1}, [ints((3, 4))]),
@@ -140,7 +144,7 @@ for name, q in (("quantile", 0.3), ("percentile", 70.0)):
     CASES += [
         (name, {"q": q}, [(4, 5)]),
         # keras.ops.percentile takes one axis on JAX (a list is not hashable there).
-        (name, {"q": q, "axis": [0, 2] if name == "quantile" else 2, "keepdims": True}, [(2, 3, 4)]),
+        (name, {"q": q, "axis": (0, 2) if name == "quantile" else 2, "keepdims": True}, [(2, 3, 4)]),
         (name, {"q": [q / 3, q], "axis": 0}, [(6, 3)]),
         (name, {"q": [0.0, q, q / 2], "axis": 1, "keepdims": True}, [(3, 5)]),
         (name, {"q": q, "axis": 1}, [WITH_NAN]),
@@ -150,7 +154,7 @@ CASES += [
     ("median", {}, [(3, 4)]),
     ("median", {"axis": 1}, [(3, 7)]),
     ("median", {"axis": 0, "keepdims": True}, [(4, 3)]),
-    ("median", {"axis": [1, 2]}, [(2, 3, 3)]),
+    ("median", {"axis": (1, 2)}, [(2, 3, 3)]),
     ("median", {"axis": 1}, [WITH_NAN]),
     ("median", {"axis": 1}, [TIES]),
     ("median", {"axis": 0}, [ints((5, 3))]),

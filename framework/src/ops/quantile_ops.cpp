@@ -90,7 +90,9 @@ Tensor quantile_impl(const QuantileRequest& r, const Tensor& x, const Axes& a) {
   Shape kept, keepdim_shape;
   Tensor rows = rows_over_axes(r.op, xf, a, kept, keepdim_shape);
   // A NaN anywhere in a slice makes its quantile NaN (unless NaN is skipped).
-  if (!r.skip_nan) rows = where(any(isnan(rows), -1, true), scalar_like(std::nan(""), rows), rows);
+  // NaN entries themselves get no gradient (they are replaced by a constant NaN, as in jnp).
+  Tensor nan_at = r.skip_nan ? isnan(rows) : any(isnan(rows), -1, true);
+  rows = where(nan_at, scalar_like(std::nan(""), rows), rows);
   const auto order = sorted_row_order(rows, false);
   const QuantileReads p = plan_reads(r, rows, order);
   const int64_t nq = static_cast<int64_t>(r.q.size());
