@@ -27,7 +27,8 @@ Tensor sum(const Tensor& x, Axes axes = {}, bool keepdims = false);  ///< Sum ov
 Tensor mean(const Tensor& x, Axes axes = {}, bool keepdims = false);
 Tensor max(const Tensor& x, Axes axes = {}, bool keepdims = false);  ///< Maximum over `axes`.
 Tensor min(const Tensor& x, Axes axes = {}, bool keepdims = false);  ///< Minimum over `axes`.
-Tensor prod(const Tensor& x, Axes axes = {}, bool keepdims = false);  ///< Product over `axes`.
+/// Product over `axes`; its gradient (the product of the other entries) is exact through zeros.
+Tensor prod(const Tensor& x, Axes axes = {}, bool keepdims = false);
 /// Population variance (divides by N), like keras.ops.var.
 Tensor var(const Tensor& x, Axes axes = {}, bool keepdims = false);
 Tensor std(const Tensor& x, Axes axes = {}, bool keepdims = false);  ///< Population standard deviation (divides by N).
