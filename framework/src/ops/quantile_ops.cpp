@@ -154,6 +154,9 @@ Tensor nanquantile(const Tensor& x, const std::vector<double>& q, Axes a, const 
 Tensor nanpercentile(const Tensor& x, double q, Axes a, const std::string& method, bool keepdims) {
   return quantile_entry("nanpercentile", x, {q}, false, 100, a, method, keepdims, true);
 }
+Tensor nanpercentile(const Tensor& x, const std::vector<double>& q, Axes a, const std::string& method, bool keepdims) {
+  return quantile_entry("nanpercentile", x, q, true, 100, a, method, keepdims, true);
+}
 Tensor nanmedian(const Tensor& x, Axes a, bool keepdims) {
   return quantile_entry("nanmedian", x, {0.5}, false, 1, a, "midpoint", keepdims, true);
 }

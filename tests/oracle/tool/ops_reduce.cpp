@@ -44,12 +44,6 @@ Outputs quantile_call(QuantileScalarFn one, QuantileFn many, const Inputs& x, co
   return Outputs{one(x[0], p.at("q").get<double>(), axes_of(p), method, keepdims(p))};
 }
 
-k::Tensor nanpercentile_many(const k::Tensor& x, const std::vector<double>& q, k::Axes a, const std::string& m, bool kd) {
-  std::vector<double> f;
-  for (double v : q) f.push_back(v / 100.0);
-  return k::nanquantile(x, f, a, m, kd);
-}
-
 #define KILN_REDUCE_ENTRY(name) \
   {#name, [](const Inputs& x, const json& p) { return Outputs{k::name(x[0], axes_of(p), keepdims(p))}; }}
 #define KILN_CUMULATIVE_ENTRY(name) \
@@ -96,7 +90,7 @@ const OpEntries reduce_entries{
     {"percentile", [](const Inputs& x, const json& p) { return quantile_call(k::percentile, k::percentile, x, p); }},
     {"nanquantile", [](const Inputs& x, const json& p) { return quantile_call(k::nanquantile, k::nanquantile, x, p); }},
     {"nanpercentile",
-     [](const Inputs& x, const json& p) { return quantile_call(k::nanpercentile, nanpercentile_many, x, p); }},
+     [](const Inputs& x, const json& p) { return quantile_call(k::nanpercentile, k::nanpercentile, x, p); }},
     {"average", [](const Inputs& x, const json& p) {
        std::optional<k::Tensor> w;
        if (x.size() > 1) w = x[1];

@@ -41,6 +41,9 @@ Tensor nanquantile(const Tensor& x, const std::vector<double>& q, Axes axis = {}
 /// keras.ops.nanpercentile: nanquantile of q / 100.
 Tensor nanpercentile(const Tensor& x, double q, Axes axis = {}, const std::string& method = "linear",
                      bool keepdims = false);
+/// keras.ops.nanpercentile with several q, along a new first axis.
+Tensor nanpercentile(const Tensor& x, const std::vector<double>& q, Axes axis = {},
+                     const std::string& method = "linear", bool keepdims = false);
 /// keras.ops.nanmedian: median of the non-NaN values.
 Tensor nanmedian(const Tensor& x, Axes axis = {}, bool keepdims = false);
 
