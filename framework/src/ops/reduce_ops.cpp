@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "kiln/ops/array_ops.h"
+#include "kiln/ops/cumulative_ops.h"
 #include "kiln/ops/math_ops.h"
 #include "ops/op_util.h"
 #include "core/tensor_impl.h"
@@ -93,15 +94,48 @@ Tensor min(const Tensor& x, Axes a, bool keepdims) {
   return minmax(ReduceOp::min, x, a, keepdims, "min");
 }
 
+namespace {
+/// d prod / dx_i: the product of every other entry of x's slice over `axes`, as the
+/// exclusive products from the left times those from the right, so zeros are exact.
+Tensor prod_of_others(const Tensor& x, const std::vector<int>& axes) {
+  std::vector<int> perm;
+  Shape rows;
+  for (int i = 0; i < x.rank(); ++i)
+    if (std::find(axes.begin(), axes.end(), i) == axes.end()) {
+      perm.push_back(i);
+      rows.push_back(x.shape()[i]);
+    }
+  perm.insert(perm.end(), axes.begin(), axes.end());
+  Shape moved_shape = rows;
+  for (int a : axes) moved_shape.push_back(x.shape()[a]);
+  rows.push_back(-1);
+  if (x.size() == 0) return zeros_like(x);
+  Tensor flat = reshape(transpose(x, perm), rows);
+  const int last = static_cast<int>(flat.rank()) - 1;
+  const int64_t n = flat.shape().dims().back();
+  Shape one_shape = flat.shape();
+  one_shape.dims().back() = 1;
+  Tensor one = ones(one_shape, x.dtype()).to(x.device());
+  std::vector<Index> head(static_cast<size_t>(flat.rank()), Index(Slice())), tail = head, rev = head;
+  head.back() = Index(Slice(0, n - 1));
+  tail.back() = Index(Slice(1, std::nullopt));
+  rev.back() = Index(Slice(std::nullopt, std::nullopt, -1));
+  Tensor left = cumprod(concat({one, slice(flat, head)}, last), last);
+  Tensor right = slice(cumprod(slice(concat({slice(flat, tail), one}, last), rev), last), rev);
+  std::vector<int> inv(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i) inv[static_cast<size_t>(perm[i])] = static_cast<int>(i);
+  return transpose(reshape(multiply(left, right), moved_shape), inv);
+}
+}  // namespace
+
 Tensor prod(const Tensor& x, Axes a, bool keepdims) {
   KILN_LOG_OP(prod, x, a, keepdims);
   auto axes = resolve_axes("prod", a.axes, x.rank());
   Tensor y = reduce_forward(ReduceOp::prod, x, axes, keepdims, "prod");
   if (autodiff::active()) {
     Shape xs = x.shape();
-    autodiff::record("Prod", {x}, {y}, [x, y, xs, axes](const Grads& dy, const Needs&) {
-      // d prod / dx_i = prod / x_i (inputs are assumed non-zero)
-      return Grads{multiply(expand_back(dy[0], xs, axes), divide(expand_back(y, xs, axes), x))};
+    autodiff::record("Prod", {x}, {y}, [x, xs, axes](const Grads& dy, const Needs&) {
+      return Grads{multiply(expand_back(dy[0], xs, axes), prod_of_others(x, axes))};
     });
   }
   return y;
@@ -148,6 +182,33 @@ Tensor argmax(const Tensor& x, int axis) {
 Tensor argmin(const Tensor& x, int axis) {
   KILN_LOG_OP(argmin, x, axis);
   return arg(false, x, axis, "argmin");
+}
+
+namespace {
+Tensor reduce_truthy(const Tensor& x) {
+  check_concrete("any", x);
+  return x.dtype() == DType::bool_ ? x : not_equal(x, scalar_like(0.0, x));
+}
+Tensor bool_extreme(const Tensor& x, Axes a, bool keepdims, bool is_max) {
+  // bool has no max/min kernel: any for max, all for min, as NumPy does for bool.
+  return is_max ? any(x, a, keepdims) : all(x, a, keepdims);
+}
+}  // namespace
+
+Tensor any(const Tensor& x, Axes a, bool keepdims) {
+  Tensor count = sum(cast(reduce_truthy(x), DType::int32), a, keepdims);
+  return greater(count, scalar_like(0.0, count));
+}
+Tensor all(const Tensor& x, Axes a, bool keepdims) {
+  return logical_not(any(logical_not(reduce_truthy(x)), a, keepdims));
+}
+Tensor amax(const Tensor& x, Axes a, bool keepdims) {
+  check_concrete("amax", x);
+  return x.dtype() == DType::bool_ ? bool_extreme(x, a, keepdims, true) : minmax(ReduceOp::max, x, a, keepdims, "amax");
+}
+Tensor amin(const Tensor& x, Axes a, bool keepdims) {
+  check_concrete("amin", x);
+  return x.dtype() == DType::bool_ ? bool_extreme(x, a, keepdims, false) : minmax(ReduceOp::min, x, a, keepdims, "amin");
 }
 
 }  // namespace kiln

@@ -1,6 +1,6 @@
 #pragma once
 // Reductions over any set of axes, with keepdims, named as in keras.ops:
-// sum, mean, max, min, prod, argmax, argmin (not reduce_*).
+// sum, mean, max, min, prod, argmax, argmin, all, any, amax, amin (not reduce_*).
 //   kiln::sum(x)               // everything -> scalar
 //   kiln::mean(x, {0, 1}, true)
 #include <optional>
@@ -27,7 +27,8 @@ Tensor sum(const Tensor& x, Axes axes = {}, bool keepdims = false);  ///< Sum ov
 Tensor mean(const Tensor& x, Axes axes = {}, bool keepdims = false);
 Tensor max(const Tensor& x, Axes axes = {}, bool keepdims = false);  ///< Maximum over `axes`.
 Tensor min(const Tensor& x, Axes axes = {}, bool keepdims = false);  ///< Minimum over `axes`.
-Tensor prod(const Tensor& x, Axes axes = {}, bool keepdims = false);  ///< Product over `axes`.
+/// Product over `axes`; its gradient (the product of the other entries) is exact through zeros.
+Tensor prod(const Tensor& x, Axes axes = {}, bool keepdims = false);
 /// Population variance (divides by N), like keras.ops.var.
 Tensor var(const Tensor& x, Axes axes = {}, bool keepdims = false);
 Tensor std(const Tensor& x, Axes axes = {}, bool keepdims = false);  ///< Population standard deviation (divides by N).
@@ -36,5 +37,13 @@ Tensor logsumexp(const Tensor& x, Axes axes = {}, bool keepdims = false);
 /// Index of the largest value along one axis (int64; first one on ties).
 Tensor argmax(const Tensor& x, int axis = -1);
 Tensor argmin(const Tensor& x, int axis = -1);  ///< Index of the smallest value along `axis`.
+/// keras.ops.all: whether every entry over `axes` is non-zero (NaN counts as true); a bool tensor.
+Tensor all(const Tensor& x, Axes axes = {}, bool keepdims = false);
+/// keras.ops.any: whether some entry over `axes` is non-zero (NaN counts as true); a bool tensor.
+Tensor any(const Tensor& x, Axes axes = {}, bool keepdims = false);
+/// keras.ops.amax: the maximum over `axes` (max under NumPy's name); bool gives bool.
+Tensor amax(const Tensor& x, Axes axes = {}, bool keepdims = false);
+/// keras.ops.amin: the minimum over `axes` (min under NumPy's name); bool gives bool.
+Tensor amin(const Tensor& x, Axes axes = {}, bool keepdims = false);
 
 }  // namespace kiln
