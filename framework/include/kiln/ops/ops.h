@@ -4,6 +4,7 @@
 #include "kiln/ops/clip_ops.h"
 #include "kiln/ops/debugging.h"
 #include "kiln/ops/einsum.h"
+#include "kiln/ops/elementwise_math.h"
 #include "kiln/ops/fft_ops.h"
 #include "kiln/ops/math_ops.h"
 #include "kiln/ops/nn_ops.h"
