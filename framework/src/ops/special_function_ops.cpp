@@ -86,7 +86,7 @@ Tensor i0(const Tensor& x) {
   Tensor xa = where(near, zeros_like(a) + 16.0, a);
   Tensor inv = 1.0 / xa;
   Tensor c_term = ones_like(xa), asym = ones_like(xa);
-  for (int k = 1; k <= 12; ++k) {
+  for (int k = 1; k <= 20; ++k) {
     c_term = c_term * inv * ((2.0 * k - 1.0) * (2.0 * k - 1.0) / (8.0 * k));
     asym = asym + c_term;
   }
