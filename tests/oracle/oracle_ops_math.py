@@ -168,7 +168,7 @@ for name in ("fmax", "fmin"):
     CASES += [
         (name, {}, [F(3, 4), F(4)]),
         (name, {}, [F(2, 1, 3), F(4, 1)]),
-        (name, {}, [V([NAN, 1.0, NAN, -INF, INF, 0.0]), V([2.0, NAN, NAN, 3.0, 1.0, -0.0])]),
+        (name, {}, [V([NAN, 1.0, NAN, -INF, INF, 0.0]), V([2.0, NAN, NAN, 3.0, 1.0, -0.5])]),
         (name, {}, [I(-5, 6, 5), I(-5, 6, 5)]),
         (name, {}, [I(0, 200, 5, dtype="uint8"), I(-5, 6, 5)]),
         (name, {}, [I(-5, 6, 5), F(5)]),
