@@ -187,7 +187,10 @@ TEST_CASE("elementwise_math: gradients against central differences") {
   grad_ok("cbrt", [](const auto& x) { return k::cbrt(x[0]); }, {any});
   grad_ok("exp2", [](const auto& x) { return k::exp2(x[0]); }, {any});
   grad_ok("erfinv", [](const auto& x) { return k::erfinv(x[0]); }, {inside});
-  grad_ok("i0", [](const auto& x) { return k::i0(x[0]); }, {f64({-3.0, 0.5, 14.0, 16.0, 25.0})});
+  // The series (|x| <= 15) and the asymptotic expansion apart: i0 grows as e^|x|, and one large value would
+  // swamp the central differences of the small ones.
+  grad_ok("i0", [](const auto& x) { return k::i0(x[0]); }, {f64({-3.0, 0.5, 6.0})});
+  grad_ok("i0 (asymptotic)", [](const auto& x) { return k::i0(x[0]); }, {f64({-16.5})});
   grad_ok("hypot", [](const auto& x) { return k::hypot(x[0], x[1]); }, {any, other});
   grad_ok("logaddexp", [](const auto& x) { return k::logaddexp(x[0], x[1]); }, {any, other});
   grad_ok("logaddexp2", [](const auto& x) { return k::logaddexp2(x[0], x[1]); }, {any, other});
