@@ -21,14 +21,13 @@ Tensor real_input(const char* op, const Tensor& x) {
   return floating_or_float32(x);
 }
 
-/// x with ±inf replaced by 0 (JAX's _replace_inf in logaddexp's derivative).
-Tensor finite_or_zero(const Tensor& x) {
-  return where(abs(x) == std::numeric_limits<double>::infinity(), zeros_like(x), x);
+/// x with +inf replaced by 0 (JAX's _replace_inf in logaddexp's derivative).
+Tensor posinf_to_zero(const Tensor& x) {
+  return where(x == std::numeric_limits<double>::infinity(), zeros_like(x), x);
 }
 
 /// log(base^a + base^b) / log(base): jnp.logaddexp's formula, with its custom
-/// derivative base^(a - out), which gives 1/2 each where a == b and stays
-/// finite at -inf.
+/// derivative base^(a - out) (+inf read as 0), which gives 1/2 each where a == b.
 Tensor log_add_base(const char* op, const Tensor& a, const Tensor& b, double base) {
   check_concrete(op, a);
   check_concrete(op, b);
@@ -44,8 +43,8 @@ Tensor log_add_base(const char* op, const Tensor& a, const Tensor& b, double bas
   }
   if (autodiff::active())
     autodiff::record(op, {fa, fb}, {out}, [fa, fb, out, ln_base](const Grads& dy, const Needs& n) {
-      Tensor o = finite_or_zero(out);
-      auto part = [&](const Tensor& x) { return dy[0] * exp((finite_or_zero(x) - o) * ln_base); };
+      Tensor o = posinf_to_zero(out);
+      auto part = [&](const Tensor& x) { return dy[0] * exp((posinf_to_zero(x) - o) * ln_base); };
       return Grads{n[0] ? part(fa) : Tensor(), n[1] ? part(fb) : Tensor()};
     });
   return out;

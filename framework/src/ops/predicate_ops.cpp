@@ -26,15 +26,16 @@ Tensor compare_with_inf(const char* op, const Tensor& x, double value) {
   return equal(x, zeros_like(x) + value);
 }
 
-/// The NaN-ignoring extremum: jnp.fmax/fmin's where(isnan(a), b, where(isnan(b), a, m)).
-template <class Extremum>
-Tensor nan_ignoring(const char* op, const Tensor& a, const Tensor& b, Extremum extremum) {
+/// jnp.fmax/fmin: a where it wins the comparison or b is NaN, else b (so b on
+/// ties, and a when both are NaN); the gradient follows the value taken.
+template <class Wins>
+Tensor nan_ignoring(const char* op, const Tensor& a, const Tensor& b, Wins wins) {
   check_concrete(op, a);
   check_concrete(op, b);
   auto [pa, pb] = promote_pair(a, b);
-  Tensor m = extremum(pa, pb);
-  if (!is_floating(pa.dtype())) return m;
-  return where(isnan(pa), pb, where(isnan(pb), pa, m));
+  Tensor take_a = wins(pa, pb);
+  if (is_floating(pa.dtype())) take_a = logical_or(take_a, isnan(pb));
+  return where(take_a, pa, pb);
 }
 
 }  // namespace
@@ -59,12 +60,12 @@ Tensor allclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool
 
 Tensor fmax(const Tensor& a, const Tensor& b) {
   if (a.dtype() == DType::bool_ && b.dtype() == DType::bool_) return logical_or(a, b);
-  return nan_ignoring("fmax", a, b, [](const Tensor& x, const Tensor& y) { return maximum(x, y); });
+  return nan_ignoring("fmax", a, b, [](const Tensor& x, const Tensor& y) { return greater(x, y); });
 }
 
 Tensor fmin(const Tensor& a, const Tensor& b) {
   if (a.dtype() == DType::bool_ && b.dtype() == DType::bool_) return logical_and(a, b);
-  return nan_ignoring("fmin", a, b, [](const Tensor& x, const Tensor& y) { return minimum(x, y); });
+  return nan_ignoring("fmin", a, b, [](const Tensor& x, const Tensor& y) { return less(x, y); });
 }
 
 Tensor fmod(const Tensor& a, const Tensor& b) {
@@ -83,7 +84,8 @@ Tensor heaviside(const Tensor& x1, const Tensor& x2) {
   check_concrete("heaviside", x1);
   check_concrete("heaviside", x2);
   auto [a, b] = promote_pair_floating(x1, x2);
-  return where(a < 0.0, zeros_like(a), where(a > 0.0, ones_like(a), b));
+  // As jnp.heaviside: a NaN x1 comes through as it is.
+  return where(a < 0.0, zeros_like(a), where(a > 0.0, ones_like(a), where(isnan(a), a, b)));
 }
 
 Tensor logical_xor(const Tensor& a, const Tensor& b) {
