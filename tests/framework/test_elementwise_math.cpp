@@ -151,12 +151,26 @@ TEST_CASE("elementwise_math: predicates, NaN-aware extrema and safe division") {
   check_special(k::fmax(f32({kNaN, 1, kNaN}), f32({2, kNaN, kNaN})), {2, 1, kNaN});
   check_special(k::fmin(f32({kNaN, 1, -3}), f32({2, kNaN, 4})), {2, 1, -3});
   check_values(k::heaviside(f32({-1.5, 0, 2}), f32({0.5})), {0, 0.5, 1});
+  check_special(k::heaviside(f32({kNaN}), f32({0.5})), {kNaN});  // jnp.heaviside passes NaN through
   check_values(k::logical_xor(ints({0, 1, 2, 0}), f32({0, 0, 1, 3})), {0, 1, 0, 1});
   auto big = static_cast<double>(std::numeric_limits<float>::max());
   check_special(k::nan_to_num(f32({kNaN, kInf, -kInf, 2})), {0, big, -big, 2});
   check_special(k::nan_to_num(f32({kNaN, kInf, -kInf, 2}), 1.5, 100.0, -100.0), {1.5, 100, -100, 2});
   check_values(k::divide_no_nan(f32({1, 0, -3}), f32({0, 0, 2})), {0, 0, -1.5});
   check_values(k::divide_no_nan(ints({3, 1}), ints({2, 0})), {1.5, 0});
+}
+
+TEST_CASE("elementwise_math: fmax and fmin send a tie's gradient to the second operand, as jnp does") {
+  k::Tensor a = f64({2.0, 1.0}), b = f64({2.0, kNaN});
+  for (auto* op : {&k::fmax, &k::fmin}) {
+    k::GradientTape tape;
+    tape.watch(a);
+    tape.watch(b);
+    k::Tensor y = (*op)(a, b);
+    auto g = tape.gradient(y, std::vector<k::Source>{a, b}, k::UnconnectedGradients::Zero);
+    check_values(*g[0], {0, 1});
+    check_values(*g[1], {1, 0});
+  }
 }
 
 TEST_CASE("elementwise_math: errors name the op and what it received") {
