@@ -7,7 +7,7 @@ namespace kiln::ops {
 
 namespace {
 
-int promotion_rank(DType d) {
+int keras_promotion_rank(DType d) {
   switch (d) {
     case DType::bool_: return 0;
     case DType::uint8: return 1;
@@ -23,7 +23,7 @@ Tensor cast_if_needed(const Tensor& x, DType d) { return x.dtype() == d ? x : ca
 
 }  // namespace
 
-DType keras_result_type(DType a, DType b) { return promotion_rank(a) >= promotion_rank(b) ? a : b; }
+DType keras_result_type(DType a, DType b) { return keras_promotion_rank(a) >= keras_promotion_rank(b) ? a : b; }
 
 DType keras_float_result_type(DType a, DType b) {
   DType d = keras_result_type(a, b);
