@@ -32,19 +32,19 @@ DType keras_float_result_type(DType a, DType b) {
 
 Tensor floating_or_float32(const Tensor& x) { return cast_if_needed(x, is_floating(x.dtype()) ? x.dtype() : DType::float32); }
 
-std::pair<Tensor, Tensor> promote_pair(const Tensor& a, const Tensor& b) {
+std::pair<Tensor, Tensor> keras_promote_pair(const Tensor& a, const Tensor& b) {
   DType d = keras_result_type(a.dtype(), b.dtype());
   return {cast_if_needed(a, d), cast_if_needed(b, d)};
 }
 
-std::pair<Tensor, Tensor> promote_pair_floating(const Tensor& a, const Tensor& b) {
+std::pair<Tensor, Tensor> keras_promote_pair_floating(const Tensor& a, const Tensor& b) {
   DType d = keras_float_result_type(a.dtype(), b.dtype());
   return {cast_if_needed(a, d), cast_if_needed(b, d)};
 }
 
-std::pair<Tensor, Tensor> promote_pair_arithmetic(const Tensor& a, const Tensor& b) {
+std::pair<Tensor, Tensor> keras_promote_pair_arithmetic(const Tensor& a, const Tensor& b) {
   if (a.dtype() == DType::bool_ && b.dtype() == DType::bool_) return {cast(a, DType::int32), cast(b, DType::int32)};
-  return promote_pair(a, b);
+  return keras_promote_pair(a, b);
 }
 
 }  // namespace kiln::ops

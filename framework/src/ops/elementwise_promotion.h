@@ -16,10 +16,10 @@ DType keras_float_result_type(DType a, DType b);
 /// x as it is when floating, else as float32 (Keras's JAX backend on int and bool inputs).
 Tensor floating_or_float32(const Tensor& x);
 /// a and b cast to keras_result_type.
-std::pair<Tensor, Tensor> promote_pair(const Tensor& a, const Tensor& b);
+std::pair<Tensor, Tensor> keras_promote_pair(const Tensor& a, const Tensor& b);
 /// a and b cast to keras_float_result_type.
-std::pair<Tensor, Tensor> promote_pair_floating(const Tensor& a, const Tensor& b);
-/// Both bool: cast to int32 (jnp's power, mod, fmod on two bool arrays); otherwise promote_pair.
-std::pair<Tensor, Tensor> promote_pair_arithmetic(const Tensor& a, const Tensor& b);
+std::pair<Tensor, Tensor> keras_promote_pair_floating(const Tensor& a, const Tensor& b);
+/// Both bool: cast to int32 (jnp's power, mod, fmod on two bool arrays); otherwise keras_promote_pair.
+std::pair<Tensor, Tensor> keras_promote_pair_arithmetic(const Tensor& a, const Tensor& b);
 
 }  // namespace kiln::ops

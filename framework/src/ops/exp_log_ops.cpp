@@ -31,7 +31,7 @@ Tensor posinf_to_zero(const Tensor& x) {
 Tensor log_add_base(const char* op, const Tensor& a, const Tensor& b, double base) {
   check_concrete(op, a);
   check_concrete(op, b);
-  const auto promoted = promote_pair_floating(a, b);
+  const auto promoted = keras_promote_pair_floating(a, b);
   const Tensor fa = promoted.first, fb = promoted.second;
   const double ln_base = std::log(base);
   Tensor out;

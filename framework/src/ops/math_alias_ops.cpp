@@ -33,21 +33,21 @@ Tensor negative(const Tensor& x) {
 Tensor power(const Tensor& a, const Tensor& b) {
   check_concrete("power", a);
   check_concrete("power", b);
-  auto [pa, pb] = promote_pair_arithmetic(a, b);
+  auto [pa, pb] = keras_promote_pair_arithmetic(a, b);
   return pow(pa, pb);
 }
 
 Tensor true_divide(const Tensor& a, const Tensor& b) {
   check_concrete("true_divide", a);
   check_concrete("true_divide", b);
-  auto [pa, pb] = promote_pair_floating(a, b);
+  auto [pa, pb] = keras_promote_pair_floating(a, b);
   return divide(pa, pb);
 }
 
 Tensor mod(const Tensor& a, const Tensor& b) {
   check_concrete("mod", a);
   check_concrete("mod", b);
-  auto [pa, pb] = promote_pair_arithmetic(a, b);
+  auto [pa, pb] = keras_promote_pair_arithmetic(a, b);
   return floor_mod(pa, pb);
 }
 

@@ -32,7 +32,7 @@ template <class Wins>
 Tensor nan_ignoring(const char* op, const Tensor& a, const Tensor& b, Wins wins) {
   check_concrete(op, a);
   check_concrete(op, b);
-  auto [pa, pb] = promote_pair(a, b);
+  auto [pa, pb] = keras_promote_pair(a, b);
   Tensor take_a = wins(pa, pb);
   if (is_floating(pa.dtype())) take_a = logical_or(take_a, isnan(pb));
   return where(take_a, pa, pb);
@@ -47,7 +47,7 @@ Tensor isneginf(const Tensor& x) { return compare_with_inf("isneginf", x, -kInf)
 Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
   check_concrete("isclose", a);
   check_concrete("isclose", b);
-  auto [fa, fb] = promote_pair_floating(a, b);
+  auto [fa, fb] = keras_promote_pair_floating(a, b);
   Tensor close = logical_and(isfinite(fb), abs(fa - fb) <= abs(fb) * rtol + atol);
   Tensor out = logical_or(equal(fa, fb), close);
   return equal_nan ? logical_or(out, logical_and(isnan(fa), isnan(fb))) : out;
@@ -71,7 +71,7 @@ Tensor fmin(const Tensor& a, const Tensor& b) {
 Tensor fmod(const Tensor& a, const Tensor& b) {
   check_concrete("fmod", a);
   check_concrete("fmod", b);
-  auto [pa, pb] = promote_pair_arithmetic(a, b);
+  auto [pa, pb] = keras_promote_pair_arithmetic(a, b);
   if (pa.dtype() == DType::uint8) return floor_mod(pa, pb);  // no signs: the two remainders agree
   // fmod(a, b) = sign(a) * (|a| mod |b|): the floor remainder of two
   // non-negative numbers is the C remainder, exact, and its derivative in b
@@ -83,7 +83,7 @@ Tensor fmod(const Tensor& a, const Tensor& b) {
 Tensor heaviside(const Tensor& x1, const Tensor& x2) {
   check_concrete("heaviside", x1);
   check_concrete("heaviside", x2);
-  auto [a, b] = promote_pair_floating(x1, x2);
+  auto [a, b] = keras_promote_pair_floating(x1, x2);
   // As jnp.heaviside: a NaN x1 comes through as it is.
   return where(a < 0.0, zeros_like(a), where(a > 0.0, ones_like(a), where(isnan(a), a, b)));
 }
@@ -107,7 +107,7 @@ Tensor nan_to_num(const Tensor& x, double nan, std::optional<double> posinf, std
 Tensor divide_no_nan(const Tensor& a, const Tensor& b) {
   check_concrete("divide_no_nan", a);
   check_concrete("divide_no_nan", b);
-  auto [fa, fb] = promote_pair_floating(a, b);
+  auto [fa, fb] = keras_promote_pair_floating(a, b);
   Tensor zero = equal(fb, zeros_like(fb));
   Tensor safe_b = where(zero, ones_like(fb), fb);
   Tensor q = divide(fa, safe_b);

@@ -103,7 +103,7 @@ Tensor sinc(const Tensor& x) {
 Tensor hypot(const Tensor& a, const Tensor& b) {
   check_concrete("hypot", a);
   check_concrete("hypot", b);
-  auto [fa, fb] = promote_pair_floating(a, b);
+  auto [fa, fb] = keras_promote_pair_floating(a, b);
   // jnp.hypot's formula: big * sqrt(1 + (small / big)²), 0 where big is 0,
   // inf where either is infinite (even against NaN).
   Tensor abs_a = abs(fa), abs_b = abs(fb);
