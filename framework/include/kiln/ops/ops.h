@@ -6,6 +6,7 @@
 #include "kiln/ops/cumulative_ops.h"
 #include "kiln/ops/debugging.h"
 #include "kiln/ops/einsum.h"
+#include "kiln/ops/elementwise_math.h"
 #include "kiln/ops/fft_ops.h"
 #include "kiln/ops/matrix_ops.h"
 #include "kiln/ops/math_ops.h"
