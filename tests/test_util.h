@@ -16,11 +16,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "kiln/autodiff/gradient_check.h"
 #include "kiln/core/tensor.h"
+#include "kiln/ops/array_ops.h"
 
 namespace kiln_test {
 
@@ -47,6 +50,22 @@ inline void check_values(const kiln::Tensor& t, const std::vector<double>& expec
     INFO("element ", i);
     CHECK(got[i] == doctest::Approx(expected[i]).epsilon(eps));
   }
+}
+
+/// kiln::check_gradients(f, xs) passes: f's gradients match central differences.
+inline void check_gradients_ok(const std::string& name,
+                               const std::function<kiln::Tensor(const std::vector<kiln::Tensor>&)>& f,
+                               const std::vector<kiln::Tensor>& xs) {
+  auto r = kiln::check_gradients(f, xs);
+  INFO(name, ": ", r.report);
+  CHECK(r.ok);
+}
+
+/// 0, 1, 2, ... laid out in `shape`, as `dtype`.
+inline kiln::Tensor iota(const kiln::Shape& shape, kiln::DType dtype = kiln::DType::float64) {
+  std::vector<double> v(static_cast<std::size_t>(shape.num_elements()));
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<double>(i);
+  return kiln::cast(kiln::Tensor(v, shape), dtype);
 }
 
 inline bool tools_required() {

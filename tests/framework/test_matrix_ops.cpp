@@ -15,23 +15,7 @@ namespace test_matrix_ops {
 
 namespace k = kiln;
 using kiln_test::check_values;
-
-namespace {
-
-k::Tensor iota(const k::Shape& shape, k::DType dt = k::float64) {
-  std::vector<double> v(static_cast<std::size_t>(shape.num_elements()));
-  for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<double>(i);
-  return k::cast(k::Tensor(v, shape), dt);
-}
-
-void matrix_grad_ok(const std::string& name, const std::function<k::Tensor(const std::vector<k::Tensor>&)>& f,
-                    const std::vector<k::Tensor>& xs) {
-  auto r = k::check_gradients(f, xs);
-  INFO(name, ": ", r.report);
-  CHECK(r.ok);
-}
-
-}  // namespace
+using kiln_test::iota;
 
 TEST_CASE("tril, triu, tri, eye and identity") {
   const k::Tensor x = iota({3, 3}) + 1.0;
@@ -112,17 +96,17 @@ TEST_CASE("arange, linspace, logspace, geomspace, full_like and meshgrid") {
 
 TEST_CASE("matrix ops' gradients match central differences") {
   const k::Tensor x = iota({3, 4}) * 0.1 - 0.4;
-  matrix_grad_ok("tril", [](const auto& in) { return k::square(k::tril(in[0], 1)); }, {x});
-  matrix_grad_ok("diagonal+trace",
+  kiln_test::check_gradients_ok("tril", [](const auto& in) { return k::square(k::tril(in[0], 1)); }, {x});
+  kiln_test::check_gradients_ok("diagonal+trace",
                  [](const auto& in) { return k::square(k::diagonal(in[0], 1)) + k::trace(in[0]); }, {x});
-  matrix_grad_ok("diag", [](const auto& in) { return k::square(k::diag(in[0], -2)); }, {iota({3}) + 1.0});
-  matrix_grad_ok("tensordot",
+  kiln_test::check_gradients_ok("diag", [](const auto& in) { return k::square(k::diag(in[0], -2)); }, {iota({3}) + 1.0});
+  kiln_test::check_gradients_ok("tensordot",
                  [](const auto& in) { return k::tensordot(in[0], in[1], {0, 1}, {1, 0}); },
                  {iota({2, 3}) * 0.5, iota({3, 2}) - 1.0});
-  matrix_grad_ok("kron", [](const auto& in) { return k::kron(in[0], in[1]); }, {iota({2, 2}) + 1.0, iota({2}) - 0.5});
-  matrix_grad_ok("cross", [](const auto& in) { return k::cross(in[0], in[1]); },
+  kiln_test::check_gradients_ok("kron", [](const auto& in) { return k::kron(in[0], in[1]); }, {iota({2, 2}) + 1.0, iota({2}) - 0.5});
+  kiln_test::check_gradients_ok("cross", [](const auto& in) { return k::cross(in[0], in[1]); },
                  {iota({2, 3}) * 0.3, iota({3}) - 1.2});
-  matrix_grad_ok("vander", [](const auto& in) { return k::vander(in[0], 4); }, {iota({3}) * 0.5 + 0.2});
+  kiln_test::check_gradients_ok("vander", [](const auto& in) { return k::vander(in[0], 4); }, {iota({3}) * 0.5 + 0.2});
 }
 
 }  // namespace test_matrix_ops

@@ -14,23 +14,7 @@ namespace test_shape_ops {
 
 namespace k = kiln;
 using kiln_test::check_values;
-
-namespace {
-
-k::Tensor iota(const k::Shape& shape, k::DType dt = k::float64) {
-  std::vector<double> v(static_cast<std::size_t>(shape.num_elements()));
-  for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<double>(i);
-  return k::cast(k::Tensor(v, shape), dt);
-}
-
-void shape_grad_ok(const std::string& name, const std::function<k::Tensor(const std::vector<k::Tensor>&)>& f,
-                   const std::vector<k::Tensor>& xs) {
-  auto r = k::check_gradients(f, xs);
-  INFO(name, ": ", r.report);
-  CHECK(r.ok);
-}
-
-}  // namespace
+using kiln_test::iota;
 
 TEST_CASE("flip, roll, rot90, moveaxis and swapaxes reorder entries as NumPy") {
   const k::Tensor x = iota({2, 3});
@@ -128,16 +112,16 @@ TEST_CASE("depth_to_space and space_to_depth are inverse pixel shuffles") {
 
 TEST_CASE("shape ops' gradients match central differences") {
   const k::Tensor x = iota({3, 4}) * 0.1 + 0.3;
-  shape_grad_ok("flip+roll", [](const auto& in) { return k::roll(k::flip(in[0]), {5}) * in[0]; }, {x});
-  shape_grad_ok("pad reflect",
+  kiln_test::check_gradients_ok("flip+roll", [](const auto& in) { return k::roll(k::flip(in[0]), {5}) * in[0]; }, {x});
+  kiln_test::check_gradients_ok("pad reflect",
                 [](const auto& in) { return k::square(k::pad(in[0], {{2, 1}, {3, 2}}, "reflect")); }, {x});
-  shape_grad_ok("pad symmetric", [](const auto& in) { return k::square(k::pad(in[0], {{5, 4}}, "symmetric")); },
+  kiln_test::check_gradients_ok("pad symmetric", [](const auto& in) { return k::square(k::pad(in[0], {{5, 4}}, "symmetric")); },
                 {iota({3}) + 1.0});
-  shape_grad_ok("take_along_axis",
+  kiln_test::check_gradients_ok("take_along_axis",
                 [](const auto& in) { return k::square(k::take_along_axis(in[0], k::Tensor({{1, 1, 0}}), 0)); },
                 {iota({2, 3}) + 1.0});
-  shape_grad_ok("repeat", [](const auto& in) { return k::square(k::repeat(in[0], {2, 0, 3}, 0)); }, {iota({3, 2})});
-  shape_grad_ok("slice_update",
+  kiln_test::check_gradients_ok("repeat", [](const auto& in) { return k::square(k::repeat(in[0], {2, 0, 3}, 0)); }, {iota({3, 2})});
+  kiln_test::check_gradients_ok("slice_update",
                 [](const auto& in) { return k::square(k::slice_update(in[0], {1, 1}, in[1])); },
                 {x, iota({2, 2}) - 2.0});
 }

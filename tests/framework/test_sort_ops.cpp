@@ -24,13 +24,6 @@ namespace {
 
 const double kNan = std::nan("");
 
-void sort_grad_ok(const std::string& name, const std::function<k::Tensor(const std::vector<k::Tensor>&)>& f,
-                  const std::vector<k::Tensor>& xs) {
-  auto r = k::check_gradients(f, xs);
-  INFO(name, ": ", r.report);
-  CHECK(r.ok);
-}
-
 }  // namespace
 
 TEST_CASE("sort and argsort are stable and put NaN last") {
@@ -113,15 +106,15 @@ TEST_CASE("segment reductions drop ids outside the segments") {
 
 TEST_CASE("gradients of sort, top_k, cumprod through zeros and segment_max") {
   k::Tensor x = k::Tensor({{0.3, -1.2, 2.5, 0.7}, {1.1, 0.2, -0.4, 3.0}});
-  sort_grad_ok("sort", [](const std::vector<k::Tensor>& in) { return k::sort(in[0], 0); }, {x});
-  sort_grad_ok("top_k", [](const std::vector<k::Tensor>& in) { return k::top_k(in[0], 3).first; }, {x});
-  sort_grad_ok("cumprod", [](const std::vector<k::Tensor>& in) { return k::cumprod(in[0], 1); },
+  kiln_test::check_gradients_ok("sort", [](const std::vector<k::Tensor>& in) { return k::sort(in[0], 0); }, {x});
+  kiln_test::check_gradients_ok("top_k", [](const std::vector<k::Tensor>& in) { return k::top_k(in[0], 3).first; }, {x});
+  kiln_test::check_gradients_ok("cumprod", [](const std::vector<k::Tensor>& in) { return k::cumprod(in[0], 1); },
                {k::Tensor({{1.5, 0.0, -2.0, 0.5}, {0.0, 0.0, 3.0, 1.0}})});
-  sort_grad_ok("cumsum", [](const std::vector<k::Tensor>& in) { return k::cumsum(in[0]); }, {x});
-  sort_grad_ok("segment_max", [](const std::vector<k::Tensor>& in) {
+  kiln_test::check_gradients_ok("cumsum", [](const std::vector<k::Tensor>& in) { return k::cumsum(in[0]); }, {x});
+  kiln_test::check_gradients_ok("segment_max", [](const std::vector<k::Tensor>& in) {
     return k::segment_max(in[0], k::Tensor({1, 0}), 2);
   }, {x});
-  sort_grad_ok("trapezoid", [](const std::vector<k::Tensor>& in) { return k::trapezoid(in[0], in[1], 1.0, 0); },
+  kiln_test::check_gradients_ok("trapezoid", [](const std::vector<k::Tensor>& in) { return k::trapezoid(in[0], in[1], 1.0, 0); },
                {x, k::Tensor({{0.0, 0.1, 0.2, 0.3}, {1.0, 0.5, 0.9, 1.3}})});
 }
 

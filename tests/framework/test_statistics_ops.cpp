@@ -22,13 +22,6 @@ namespace {
 
 const double kNan = std::nan("");
 
-void stats_grad_ok(const std::string& name, const std::function<k::Tensor(const std::vector<k::Tensor>&)>& f,
-                   const std::vector<k::Tensor>& xs) {
-  auto r = k::check_gradients(f, xs);
-  INFO(name, ": ", r.report);
-  CHECK(r.ok);
-}
-
 }  // namespace
 
 TEST_CASE("all, any, amax, amin and count_nonzero") {
@@ -106,14 +99,14 @@ TEST_CASE("average, ptp, moments, bincount and histogram") {
 
 TEST_CASE("gradients of quantile, median, nanvar, prod and average") {
   k::Tensor x = k::Tensor({{0.3, -1.2, 2.5, 0.7, 0.1}, {1.1, 0.2, -0.4, 3.0, 2.2}});
-  stats_grad_ok("quantile", [](const std::vector<k::Tensor>& in) { return k::quantile(in[0], 0.3, 1); }, {x});
-  stats_grad_ok("median", [](const std::vector<k::Tensor>& in) { return k::median(in[0], 0); }, {x});
-  stats_grad_ok("nanvar", [](const std::vector<k::Tensor>& in) { return k::nanvar(in[0], 1); }, {x});
-  stats_grad_ok("prod through zeros", [](const std::vector<k::Tensor>& in) { return k::prod(in[0], 1); },
+  kiln_test::check_gradients_ok("quantile", [](const std::vector<k::Tensor>& in) { return k::quantile(in[0], 0.3, 1); }, {x});
+  kiln_test::check_gradients_ok("median", [](const std::vector<k::Tensor>& in) { return k::median(in[0], 0); }, {x});
+  kiln_test::check_gradients_ok("nanvar", [](const std::vector<k::Tensor>& in) { return k::nanvar(in[0], 1); }, {x});
+  kiln_test::check_gradients_ok("prod through zeros", [](const std::vector<k::Tensor>& in) { return k::prod(in[0], 1); },
                 {k::Tensor({{1.5, 0.0, -2.0}, {0.0, 0.0, 3.0}, {0.5, 2.0, -1.0}})});
-  stats_grad_ok("nanprod", [](const std::vector<k::Tensor>& in) { return k::nanprod(in[0], {0, 1}); }, {x});
-  stats_grad_ok("ptp", [](const std::vector<k::Tensor>& in) { return k::ptp(in[0], 1); }, {x});
-  stats_grad_ok("average", [](const std::vector<k::Tensor>& in) { return k::average(in[0], 1, in[1]); },
+  kiln_test::check_gradients_ok("nanprod", [](const std::vector<k::Tensor>& in) { return k::nanprod(in[0], {0, 1}); }, {x});
+  kiln_test::check_gradients_ok("ptp", [](const std::vector<k::Tensor>& in) { return k::ptp(in[0], 1); }, {x});
+  kiln_test::check_gradients_ok("average", [](const std::vector<k::Tensor>& in) { return k::average(in[0], 1, in[1]); },
                 {x, k::Tensor({0.5, 1.0, 2.0, 1.5, 0.7})});
 }
 

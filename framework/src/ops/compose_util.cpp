@@ -5,32 +5,6 @@
 
 namespace kiln::ops {
 
-namespace {
-
-int promotion_rank(DType d) {
-  switch (d) {
-    case DType::bool_: return 0;
-    case DType::uint8: return 1;
-    case DType::int32: return 2;
-    case DType::int64: return 3;
-    case DType::float32: return 4;
-    case DType::float64: return 5;
-  }
-  return 0;
-}
-
-}  // namespace
-
-DType promote_types(DType a, DType b) {
-  if (is_floating(a) != is_floating(b)) return is_floating(a) ? a : b;  // JAX: int64 with float32 stays float32
-  return promotion_rank(a) >= promotion_rank(b) ? a : b;
-}
-
-std::pair<Tensor, Tensor> promote_pair(const Tensor& a, const Tensor& b) {
-  const DType d = promote_types(a.dtype(), b.dtype());
-  return {a.dtype() == d ? a : cast(a, d), b.dtype() == d ? b : cast(b, d)};
-}
-
 Tensor index_tensor(const std::vector<int64_t>& values, const Shape& shape, Device device) {
   return Tensor(values, shape).to(device);
 }

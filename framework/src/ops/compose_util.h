@@ -7,13 +7,11 @@
 #include <vector>
 
 #include "kiln/core/tensor.h"
+// Dtype promotion: keras_result_type and keras_promote_pair.
+#include "ops/elementwise_promotion.h"
 
 namespace kiln::ops {
 
-/// JAX's promotion of two dtypes: the wider float if either is floating, else the wider integer.
-DType promote_types(DType a, DType b);
-/// a and b cast to promote_types(a, b).
-std::pair<Tensor, Tensor> promote_pair(const Tensor& a, const Tensor& b);
 /// An int64 tensor of `shape` holding `values`, on `device`.
 Tensor index_tensor(const std::vector<int64_t>& values, const Shape& shape, Device device);
 /// An int64 tensor of `shape` holding `values`, on `device`.

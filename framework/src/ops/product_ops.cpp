@@ -35,7 +35,7 @@ Tensor tensordot(const Tensor& x1, const Tensor& x2, const std::vector<int>& axe
   if (axes1.size() != axes2.size())
     throw ValueError("tensordot: the axes lists must have the same length, but received " +
                      std::to_string(axes1.size()) + " and " + std::to_string(axes2.size()));
-  auto [a, b] = ops::promote_pair(x1, x2);
+  auto [a, b] = ops::keras_promote_pair(x1, x2);
   std::vector<int> sa, sb, fa, fb;
   int64_t k = 1;
   for (std::size_t i = 0; i < axes1.size(); ++i) {
@@ -70,13 +70,13 @@ Tensor tensordot(const Tensor& x1, const Tensor& x2, int axes) {
 }
 
 Tensor outer(const Tensor& x1, const Tensor& x2) {
-  auto [a, b] = ops::promote_pair(x1, x2);
+  auto [a, b] = ops::keras_promote_pair(x1, x2);
   return elementwise_product(reshape(a, Shape({a.size(), 1})), reshape(b, Shape({1, b.size()})));
 }
 
 Tensor inner(const Tensor& x1, const Tensor& x2) {
   if (x1.rank() == 0 || x2.rank() == 0) {
-    auto [a, b] = ops::promote_pair(x1, x2);
+    auto [a, b] = ops::keras_promote_pair(x1, x2);
     return elementwise_product(a, b);
   }
   return tensordot(x1, x2, {-1}, {-1});
@@ -95,7 +95,7 @@ Tensor dot(const Tensor& x1, const Tensor& x2) {
 }
 
 Tensor kron(const Tensor& x1, const Tensor& x2) {
-  auto [a0, b0] = ops::promote_pair(x1, x2);
+  auto [a0, b0] = ops::keras_promote_pair(x1, x2);
   const int64_t r = std::max(a0.rank(), b0.rank());
   const Tensor a = ops::prepend_axes(a0, r), b = ops::prepend_axes(b0, r);
   std::vector<int64_t> da, db, out;
@@ -127,7 +127,7 @@ Tensor component(const Tensor& v, int64_t i) {
 
 Tensor cross(const Tensor& x1, const Tensor& x2, int axisa, int axisb, int axisc, std::optional<int> axis) {
   if (axis) axisa = axisb = axisc = *axis;
-  auto [p, q] = ops::promote_pair(x1, x2);
+  auto [p, q] = ops::keras_promote_pair(x1, x2);
   const Tensor a = cross_vectors("x1", p, axisa, x1), b = cross_vectors("x2", q, axisb, x2);
   const Tensor z = component(a, 0) * component(b, 1) - component(a, 1) * component(b, 0);
   if (a.shape()[-1] == 2 && b.shape()[-1] == 2) return z;

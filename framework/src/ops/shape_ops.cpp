@@ -161,7 +161,7 @@ std::vector<Tensor> unstack(const Tensor& x, std::optional<int64_t> num, int axi
 }
 
 Tensor append(const Tensor& x1, const Tensor& x2, std::optional<int> axis) {
-  auto [a, b] = ops::promote_pair(x1, x2);
+  auto [a, b] = ops::keras_promote_pair(x1, x2);
   if (!axis) return concat({ravel(a), ravel(b)}, 0);
   return concat({a, b}, *axis);
 }

@@ -26,7 +26,7 @@ Tensor at_least(const Tensor& x, int64_t rank) {
 std::vector<Tensor> stack_inputs(const char* op, const std::vector<Tensor>& xs, int64_t rank) {
   if (xs.empty()) throw ValueError(std::string(op) + ": expected at least one tensor, but received none");
   DType d = xs[0].dtype();
-  for (const Tensor& x : xs) d = ops::promote_types(d, x.dtype());
+  for (const Tensor& x : xs) d = ops::keras_result_type(d, x.dtype());
   std::vector<Tensor> out;
   for (const Tensor& x : xs) out.push_back(at_least(x.dtype() == d ? x : cast(x, d), rank));
   return out;

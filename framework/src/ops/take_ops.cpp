@@ -83,7 +83,7 @@ Tensor select(const std::vector<Tensor>& condlist, const std::vector<Tensor>& ch
                      " vs " + std::to_string(choicelist.size()) + ")");
   if (condlist.empty()) throw ValueError("select: condlist must be non-empty");
   DType d = choicelist[0].dtype();
-  for (const Tensor& c : choicelist) d = ops::promote_types(d, c.dtype());
+  for (const Tensor& c : choicelist) d = ops::keras_result_type(d, c.dtype());
   Tensor out = fill(Shape{}, default_value, d).to(choicelist[0].device());
   for (std::size_t i = condlist.size(); i-- > 0;) {
     if (condlist[i].dtype() != DType::bool_)
