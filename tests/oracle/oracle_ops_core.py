@@ -78,6 +78,17 @@ CASES += [
     ("log_softmax", {}, [M]), ("log_softmax", {"axis": 0}, [M]),
     ("normalize", {}, [M]), ("normalize", {"axis": 0, "order": 1}, [M]),
     ("zeros_like", {}, [M]), ("ones_like", {}, [I32]),
+    ("zeros", {}, [], {"args": [(2, 3)]}), ("zeros", {"dtype": "int32"}, [], {"args": [(4,)]}),
+    ("ones", {}, [], {"args": [(3, 1, 2)]}), ("ones", {"dtype": "bool"}, [], {"args": [(2,)]}),
+    ("copy", {}, [M]), ("copy", {}, [I32]),
+    ("unique", {}, [{"values": [3, 1, 3, 2, 1, 7, 2], "dtype": "int32"}]),
+    ("unique", {}, [{"values": [0.5, -1.0, 0.5, 2.0], "dtype": "float32"}], {"grad": False}),
+    ("scatter", {}, [{"values": [[0, 1], [2, 0], [1, 1]], "dtype": "int32"}, (3,)], {"args": [(3, 2)]}),
+    ("scatter", {}, [{"values": [[1], [0], [1]], "dtype": "int32"}, (3, 4)], {"args": [(2, 4)]}),
+    ("scatter_update", {}, [M, {"values": [[0, 1], [2, 3]], "dtype": "int32"}, (2,)], {"grad": False}),
+    ("slice", {}, [(4, 5, 6)], {"args": [(1, 0, 2), (2, 5, 3)]}),
+    ("hamming", {}, [], {"args": [7]}), ("hanning", {}, [], {"args": [8]}),
+    ("blackman", {}, [], {"args": [9]}), ("bartlett", {}, [], {"args": [6]}),
 ]
 
 for name in ["relu", "relu6", "sigmoid", "softplus", "selu", "silu", "swish", "softsign", "hard_sigmoid",

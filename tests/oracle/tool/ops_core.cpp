@@ -104,7 +104,33 @@ const OpEntries array_entries{
        return Outputs{kiln::normalize(x[0], param(p, "axis", -1), param(p, "order", 2))};
      }},
     {"zeros_like", unary(kiln::zeros_like)},
+    {"zeros", [](const Inputs&, const json& p) {
+       return Outputs{kiln::zeros(shape_arg(p, 0), kiln::dtype_from_name(param(p, "dtype", std::string("float32"))))};
+     }},
+    {"ones", [](const Inputs&, const json& p) {
+       return Outputs{kiln::ones(shape_arg(p, 0), kiln::dtype_from_name(param(p, "dtype", std::string("float32"))))};
+     }},
+    {"copy", [](const Inputs& x, const json&) { return Outputs{x[0].clone()}; }},
+    {"unique", [](const Inputs& x, const json&) { return Outputs{kiln::unique(x[0])}; }},
+    {"scatter", [](const Inputs& x, const json& p) { return Outputs{kiln::scatter(x[0], x[1], shape_arg(p, 0))}; }},
+    {"scatter_update", [](const Inputs& x, const json&) { return Outputs{kiln::scatter_update(x[0], x[1], x[2])}; }},
+    {"slice", [](const Inputs& x, const json& p) {
+       const auto start = p.at("args").at(0).get<std::vector<int64_t>>(), size = p.at("args").at(1).get<std::vector<int64_t>>();
+       std::vector<kiln::Index> idx;
+       for (std::size_t i = 0; i < start.size(); ++i) idx.emplace_back(kiln::Slice(start[i], start[i] + size[i]));
+       return Outputs{kiln::slice(x[0], idx)};
+     }},
     {"ones_like", unary(kiln::ones_like)},
+};
+
+// keras.ops' symmetric windows (numpy.hamming, ...): scipy's windows with fftbins=False.
+OpFn window(const char* name) {
+  return [name](const Inputs&, const json& p) { return Outputs{kiln::get_window(name, arg(p, 0, int64_t{1}), false)}; };
+}
+
+const OpEntries window_entries{
+    {"hamming", window("hamming")}, {"hanning", window("hann")},
+    {"blackman", window("blackman")}, {"bartlett", window("bartlett")},
 };
 
 const OpEntries activation_entries{
