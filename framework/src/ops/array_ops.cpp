@@ -269,4 +269,12 @@ Tensor identity(const Tensor& x) {
   return y;
 }
 
+Tensor copy(const Tensor& x) {
+  KILN_LOG_OP(copy, x);
+  check_concrete("copy", x);
+  Tensor y = x.clone();
+  if (autodiff::active()) autodiff::record("Identity", {x}, {y}, [](const Grads& dy, const Needs&) { return Grads{dy[0]}; });
+  return y;
+}
+
 }  // namespace kiln

@@ -110,7 +110,7 @@ const OpEntries array_entries{
     {"ones", [](const Inputs&, const json& p) {
        return Outputs{kiln::ones(shape_arg(p, 0), kiln::dtype_from_name(param(p, "dtype", std::string("float32"))))};
      }},
-    {"copy", [](const Inputs& x, const json&) { return Outputs{x[0].clone()}; }},
+    {"copy", unary(kiln::copy)},
     {"unique", [](const Inputs& x, const json&) { return Outputs{kiln::unique(x[0])}; }},
     {"scatter", [](const Inputs& x, const json& p) { return Outputs{kiln::scatter(x[0], x[1], shape_arg(p, 0))}; }},
     {"scatter_update", [](const Inputs& x, const json&) { return Outputs{kiln::scatter_update(x[0], x[1], x[2])}; }},

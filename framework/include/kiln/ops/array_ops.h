@@ -97,5 +97,7 @@ class IndexUpdate {
 Tensor stop_gradient(const Tensor& x);
 /// A new tensor handle (new id) over the same values, differentiable.
 Tensor identity(const Tensor& x);
+/// keras.ops.copy: the values in fresh storage, differentiable (the gradient passes through).
+Tensor copy(const Tensor& x);
 
 }  // namespace kiln
