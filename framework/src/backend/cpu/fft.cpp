@@ -34,6 +34,8 @@ struct Fftw<float> {
     return fftwf_plan_dft_1d(n, in, out, sign, FFTW_ESTIMATE);
   }
   static void run(Plan p, Complex* in, Complex* out) { fftwf_execute_dft(p, in, out); }
+  static void destroy(Plan p) { fftwf_destroy_plan(p); }
+  static void cleanup() { fftwf_cleanup(); }
 };
 template <>
 struct Fftw<double> {
@@ -43,19 +45,32 @@ struct Fftw<double> {
     return fftw_plan_dft_1d(n, in, out, sign, FFTW_ESTIMATE);
   }
   static void run(Plan p, Complex* in, Complex* out) { fftw_execute_dft(p, in, out); }
+  static void destroy(Plan p) { fftw_destroy_plan(p); }
+  static void cleanup() { fftw_cleanup(); }
+};
+
+/// The plans made so far, by (length, direction). At exit they and FFTW's planner
+/// state are freed, so the process returns FFTW's memory (and leak checkers agree).
+template <class T>
+struct FftwPlanCache {
+  std::mutex mu;
+  std::map<std::pair<int, int>, typename Fftw<T>::Plan> plans;
+  ~FftwPlanCache() {
+    for (auto& entry : plans) Fftw<T>::destroy(entry.second);
+    Fftw<T>::cleanup();
+  }
 };
 
 /// The plan of length n and direction `sign` for T, made once (under the lock) and kept.
 template <class T>
 typename Fftw<T>::Plan plan_for(int n, int sign, typename Fftw<T>::Complex* in, typename Fftw<T>::Complex* out) {
-  static std::mutex mu;
-  static std::map<std::pair<int, int>, typename Fftw<T>::Plan> plans;
-  std::lock_guard<std::mutex> lock(mu);
-  auto it = plans.find({n, sign});
-  if (it != plans.end()) return it->second;
+  static FftwPlanCache<T> cache;
+  std::lock_guard<std::mutex> lock(cache.mu);
+  auto it = cache.plans.find({n, sign});
+  if (it != cache.plans.end()) return it->second;
   auto p = Fftw<T>::plan(n, in, out, sign);
   if (!p) throw std::runtime_error("fft: FFTW could not plan a transform of length " + std::to_string(n));
-  plans.emplace(std::pair{n, sign}, p);
+  cache.plans.emplace(std::pair{n, sign}, p);
   return p;
 }
 
