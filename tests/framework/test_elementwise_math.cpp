@@ -44,13 +44,6 @@ void check_special(const k::Tensor& t, const std::vector<double>& expected, doub
   }
 }
 
-void grad_ok(const std::string& name, const std::function<k::Tensor(const std::vector<k::Tensor>&)>& f,
-             const std::vector<k::Tensor>& xs) {
-  auto r = k::check_gradients(f, xs);
-  INFO(name, ": ", r.report);
-  CHECK(r.ok);
-}
-
 }  // namespace
 
 TEST_CASE("elementwise_math: Keras's result dtypes") {
@@ -190,27 +183,27 @@ TEST_CASE("elementwise_math: gradients against central differences") {
   k::Tensor above_one = f64({1.3, 2.0, 4.5});
   k::Tensor any = f64({-2.1, -0.3, 0.4, 1.7});
   k::Tensor other = f64({0.9, -1.2, 2.5, -0.6});
-  grad_ok("tan", [](const auto& x) { return k::tan(x[0]); }, {inside});
-  grad_ok("arcsin", [](const auto& x) { return k::arcsin(x[0]); }, {inside});
-  grad_ok("arccos", [](const auto& x) { return k::arccos(x[0]); }, {inside});
-  grad_ok("arctanh", [](const auto& x) { return k::arctanh(x[0]); }, {inside});
-  grad_ok("arccosh", [](const auto& x) { return k::arccosh(x[0]); }, {above_one});
-  grad_ok("arcsinh", [](const auto& x) { return k::arcsinh(x[0]); }, {any});
-  grad_ok("sinh", [](const auto& x) { return k::sinh(x[0]); }, {any});
-  grad_ok("sinc", [](const auto& x) { return k::sinc(x[0]); }, {any});
-  grad_ok("cbrt", [](const auto& x) { return k::cbrt(x[0]); }, {any});
-  grad_ok("exp2", [](const auto& x) { return k::exp2(x[0]); }, {any});
-  grad_ok("erfinv", [](const auto& x) { return k::erfinv(x[0]); }, {inside});
+  kiln_test::check_gradients_ok("tan", [](const auto& x) { return k::tan(x[0]); }, {inside});
+  kiln_test::check_gradients_ok("arcsin", [](const auto& x) { return k::arcsin(x[0]); }, {inside});
+  kiln_test::check_gradients_ok("arccos", [](const auto& x) { return k::arccos(x[0]); }, {inside});
+  kiln_test::check_gradients_ok("arctanh", [](const auto& x) { return k::arctanh(x[0]); }, {inside});
+  kiln_test::check_gradients_ok("arccosh", [](const auto& x) { return k::arccosh(x[0]); }, {above_one});
+  kiln_test::check_gradients_ok("arcsinh", [](const auto& x) { return k::arcsinh(x[0]); }, {any});
+  kiln_test::check_gradients_ok("sinh", [](const auto& x) { return k::sinh(x[0]); }, {any});
+  kiln_test::check_gradients_ok("sinc", [](const auto& x) { return k::sinc(x[0]); }, {any});
+  kiln_test::check_gradients_ok("cbrt", [](const auto& x) { return k::cbrt(x[0]); }, {any});
+  kiln_test::check_gradients_ok("exp2", [](const auto& x) { return k::exp2(x[0]); }, {any});
+  kiln_test::check_gradients_ok("erfinv", [](const auto& x) { return k::erfinv(x[0]); }, {inside});
   // The series (|x| <= 15) and the asymptotic expansion apart: i0 grows as e^|x|, and one large value would
   // swamp the central differences of the small ones.
-  grad_ok("i0", [](const auto& x) { return k::i0(x[0]); }, {f64({-3.0, 0.5, 6.0})});
-  grad_ok("i0 (asymptotic)", [](const auto& x) { return k::i0(x[0]); }, {f64({-16.5})});
-  grad_ok("hypot", [](const auto& x) { return k::hypot(x[0], x[1]); }, {any, other});
-  grad_ok("logaddexp", [](const auto& x) { return k::logaddexp(x[0], x[1]); }, {any, other});
-  grad_ok("logaddexp2", [](const auto& x) { return k::logaddexp2(x[0], x[1]); }, {any, other});
-  grad_ok("fmod", [](const auto& x) { return k::fmod(x[0], x[1]); }, {f64({-3.3, 1.1, 5.2, -0.4}), other});
-  grad_ok("divide_no_nan", [](const auto& x) { return k::divide_no_nan(x[0], x[1]); }, {any, other});
-  grad_ok("power", [](const auto& x) { return k::power(x[0], x[1]); }, {above_one, f64({0.5, -1.5, 2.0})});
+  kiln_test::check_gradients_ok("i0", [](const auto& x) { return k::i0(x[0]); }, {f64({-3.0, 0.5, 6.0})});
+  kiln_test::check_gradients_ok("i0 (asymptotic)", [](const auto& x) { return k::i0(x[0]); }, {f64({-16.5})});
+  kiln_test::check_gradients_ok("hypot", [](const auto& x) { return k::hypot(x[0], x[1]); }, {any, other});
+  kiln_test::check_gradients_ok("logaddexp", [](const auto& x) { return k::logaddexp(x[0], x[1]); }, {any, other});
+  kiln_test::check_gradients_ok("logaddexp2", [](const auto& x) { return k::logaddexp2(x[0], x[1]); }, {any, other});
+  kiln_test::check_gradients_ok("fmod", [](const auto& x) { return k::fmod(x[0], x[1]); }, {f64({-3.3, 1.1, 5.2, -0.4}), other});
+  kiln_test::check_gradients_ok("divide_no_nan", [](const auto& x) { return k::divide_no_nan(x[0], x[1]); }, {any, other});
+  kiln_test::check_gradients_ok("power", [](const auto& x) { return k::power(x[0], x[1]); }, {above_one, f64({0.5, -1.5, 2.0})});
 }
 
 }  // namespace test_elementwise_math

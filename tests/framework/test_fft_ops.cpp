@@ -40,13 +40,6 @@ void check_pair(const k::ComplexPair& got, const k::Shape& shape, const std::vec
   check_values(got.second, im, eps);
 }
 
-void grad_ok(const std::string& name, const std::function<k::Tensor(const std::vector<k::Tensor>&)>& f,
-             const std::vector<k::Tensor>& xs) {
-  auto r = k::check_gradients(f, xs);
-  INFO(name, ": ", r.report);
-  CHECK(r.ok);
-}
-
 }  // namespace
 
 TEST_CASE("fft, ifft, fft2 and ifft2 equal numpy.fft's") {
@@ -180,26 +173,26 @@ TEST_CASE("get_window equals scipy.signal.get_window") {
 TEST_CASE("gradients: the Fourier transforms against central differences") {
   using Ins = std::vector<k::Tensor>;
   const k::Tensor a = sig({2, 5}), b = sig({2, 5}, 0.4, 0.3, 1.0), c = sig({2, 3, 4}), d = sig({2, 3, 4}, 0.2);
-  grad_ok("fft", [](const Ins& in) { auto [r, i] = k::fft(in[0], in[1]); return k::concat({r, i}, -1); }, {a, b});
-  grad_ok("ifft", [](const Ins& in) { auto [r, i] = k::ifft(in[0], in[1]); return k::concat({r, i}, -1); }, {a, b});
-  grad_ok("fft2", [](const Ins& in) { auto [r, i] = k::fft2(in[0], in[1]); return k::concat({r, i}, -1); }, {c, d});
-  grad_ok("ifft2", [](const Ins& in) { auto [r, i] = k::ifft2(in[0], in[1]); return k::concat({r, i}, -1); }, {c, d});
+  kiln_test::check_gradients_ok("fft", [](const Ins& in) { auto [r, i] = k::fft(in[0], in[1]); return k::concat({r, i}, -1); }, {a, b});
+  kiln_test::check_gradients_ok("ifft", [](const Ins& in) { auto [r, i] = k::ifft(in[0], in[1]); return k::concat({r, i}, -1); }, {a, b});
+  kiln_test::check_gradients_ok("fft2", [](const Ins& in) { auto [r, i] = k::fft2(in[0], in[1]); return k::concat({r, i}, -1); }, {c, d});
+  kiln_test::check_gradients_ok("ifft2", [](const Ins& in) { auto [r, i] = k::ifft2(in[0], in[1]); return k::concat({r, i}, -1); }, {c, d});
   for (int64_t n : {7, 4, 10}) {
-    grad_ok("rfft " + std::to_string(n),
+    kiln_test::check_gradients_ok("rfft " + std::to_string(n),
             [n](const Ins& in) { auto [r, i] = k::rfft(in[0], n); return k::concat({r, i}, -1); }, {sig({2, 7})});
-    grad_ok("irfft " + std::to_string(n), [n](const Ins& in) { return k::irfft(in[0], in[1], n); },
+    kiln_test::check_gradients_ok("irfft " + std::to_string(n), [n](const Ins& in) { return k::irfft(in[0], in[1], n); },
             {sig({2, 4}, 0.9), sig({2, 4}, 0.5)});
   }
-  grad_ok("stft", [](const Ins& in) { auto [r, i] = k::stft(in[0], 7, 3, 8); return k::concat({r, i}, -1); },
+  kiln_test::check_gradients_ok("stft", [](const Ins& in) { auto [r, i] = k::stft(in[0], 7, 3, 8); return k::concat({r, i}, -1); },
           {sig({2, 19})});
-  grad_ok("stft hamming, not centred",
+  kiln_test::check_gradients_ok("stft hamming, not centred",
           [](const Ins& in) { auto [r, i] = k::stft(in[0], 6, 2, 9, "hamming", false); return k::concat({r, i}, -1); },
           {sig({1, 17})});
-  grad_ok("istft", [](const Ins& in) { return k::istft(in[0], in[1], 8, 3, 8); },
+  kiln_test::check_gradients_ok("istft", [](const Ins& in) { return k::istft(in[0], in[1], 8, 3, 8); },
           {sig({2, 6, 5}, 0.3), sig({2, 6, 5}, 0.8)});
-  grad_ok("istft length, no window", [](const Ins& in) { return k::istft(in[0], in[1], 6, 4, 8, 13, std::nullopt, false); },
+  kiln_test::check_gradients_ok("istft length, no window", [](const Ins& in) { return k::istft(in[0], in[1], 6, 4, 8, 13, std::nullopt, false); },
           {sig({1, 5, 5}, 0.3), sig({1, 5, 5}, 0.8)});
-  grad_ok("arctan2", [](const Ins& in) { return k::arctan2(in[0], in[1]); }, {a, b});
+  kiln_test::check_gradients_ok("arctan2", [](const Ins& in) { return k::arctan2(in[0], in[1]); }, {a, b});
 }
 
 TEST_CASE("arctan2 and the transforms' errors") {

@@ -12,6 +12,7 @@
 #include "kiln/core/error.h"
 #include "kiln/nn/operation_layer.h"
 #include "kiln/ops/array_ops.h"
+#include "kiln/ops/math_ops.h"
 #include "kiln/ops/reduce_ops.h"
 
 namespace kiln::detail {
@@ -87,6 +88,20 @@ struct OpCall {
     const std::vector<int> a = ints(*v, "axis");
     if (a.size() != 1) fail("axis must be one integer, but received " + v->dump());
     return a[0];
+  }
+  /// Positional argument i as a list of tensors (Concatenate's and Stack's [[a, b]]).
+  std::vector<Tensor> tensor_list(std::size_t i) const {
+    if (!args.is_array() || i >= args.size() || !args[i].is_array()) fail("expects a list of tensors");
+    std::vector<Tensor> xs;
+    for (const auto& a : args[i]) {
+      if (!is_slot(a)) fail("expects a list of tensors");
+      xs.push_back(slot(a));
+    }
+    return xs;
+  }
+  /// x as bool, nonzero meaning true (Keras's logical ops on numbers).
+  static Tensor as_bool(const Tensor& x) {
+    return x.dtype() == DType::bool_ ? x : not_equal(x, scalar_like(0.0, x));
   }
   bool keepdims(std::size_t position) const {
     const Config* v = keyword("keepdims", position);

@@ -22,8 +22,6 @@ namespace {
 using detail::OpCall;
 using detail::OpFn;
 
-Tensor as_bool(const Tensor& x) { return x.dtype() == DType::bool_ ? x : not_equal(x, scalar_like(0.0, x)); }
-
 const std::map<std::string, OpFn>& op_table() {
   static const std::map<std::string, OpFn> table = [] {
     std::map<std::string, OpFn> t = detail::elementwise_operations();
@@ -38,17 +36,17 @@ const std::map<std::string, OpFn>& op_table() {
       {"Minimum", [](const OpCall& c) { return minimum(c.operand(0), c.operand(1)); }},
       {"Equal", [](const OpCall& c) { return equal(c.operand(0), c.operand(1)); }},
       {"NotEqual", [](const OpCall& c) { return not_equal(c.operand(0), c.operand(1)); }},
-      {"LogicalAnd", [](const OpCall& c) { return logical_and(as_bool(c.operand(0)), as_bool(c.operand(1))); }},
-      {"LogicalOr", [](const OpCall& c) { return logical_or(as_bool(c.operand(0)), as_bool(c.operand(1))); }},
+      {"LogicalAnd", [](const OpCall& c) { return logical_and(OpCall::as_bool(c.operand(0)), OpCall::as_bool(c.operand(1))); }},
+      {"LogicalOr", [](const OpCall& c) { return logical_or(OpCall::as_bool(c.operand(0)), OpCall::as_bool(c.operand(1))); }},
       // any/all: the largest/smallest of the inputs as 0/1, compared with 0.
       {"Any",
        [](const OpCall& c) {
-         Tensor m = max(cast(as_bool(c.operand(0)), DType::float32), c.axes(1), c.keepdims(2));
+         Tensor m = max(cast(OpCall::as_bool(c.operand(0)), DType::float32), c.axes(1), c.keepdims(2));
          return greater(m, zeros({}, DType::float32));
        }},
       {"All",
        [](const OpCall& c) {
-         Tensor m = min(cast(as_bool(c.operand(0)), DType::float32), c.axes(1), c.keepdims(2));
+         Tensor m = min(cast(OpCall::as_bool(c.operand(0)), DType::float32), c.axes(1), c.keepdims(2));
          return greater(m, zeros({}, DType::float32));
        }},
       {"Sum", [](const OpCall& c) { return sum(c.operand(0), c.axes(1), c.keepdims(2)); }},
@@ -89,14 +87,8 @@ const std::map<std::string, OpFn>& op_table() {
        }},
       {"Concatenate",
        [](const OpCall& c) {
-         if (!c.args.is_array() || c.args.empty() || !c.args[0].is_array()) c.fail("expects a list of tensors");
-         std::vector<Tensor> xs;
-         for (const auto& a : c.args[0]) {
-           if (!c.is_slot(a)) c.fail("expects a list of tensors");
-           xs.push_back(c.slot(a));
-         }
          const Config* a = c.keyword("axis", 1);
-         return concat(xs, a && a->is_number_integer() ? a->get<int>() : 0);
+         return concat(c.tensor_list(0), a && a->is_number_integer() ? a->get<int>() : 0);
        }},
     });
     return t;

@@ -12,19 +12,6 @@ namespace kiln::detail {
 
 namespace {
 
-Tensor bool_of(const Tensor& x) { return x.dtype() == DType::bool_ ? x : not_equal(x, scalar_like(0.0, x)); }
-
-/// The tensors of a list argument (Stack's [[a, b]]).
-std::vector<Tensor> tensor_list(const OpCall& c, std::size_t i) {
-  if (!c.args.is_array() || i >= c.args.size() || !c.args[i].is_array()) c.fail("expects a list of tensors");
-  std::vector<Tensor> xs;
-  for (const auto& a : c.args[i]) {
-    if (!c.is_slot(a)) c.fail("expects a list of tensors");
-    xs.push_back(c.slot(a));
-  }
-  return xs;
-}
-
 /// Every positional tensor (Einsum's operands).
 std::vector<Tensor> all_tensors(const OpCall& c) {
   std::vector<Tensor> xs;
@@ -111,7 +98,7 @@ std::map<std::string, OpFn> numpy_operations() {
       {"LessEqual", [](const OpCall& c) { return less_equal(c.operand(0), c.operand(1)); }},
       {"Greater", [](const OpCall& c) { return greater(c.operand(0), c.operand(1)); }},
       {"GreaterEqual", [](const OpCall& c) { return greater_equal(c.operand(0), c.operand(1)); }},
-      {"LogicalNot", [](const OpCall& c) { return logical_not(bool_of(c.operand(0))); }},
+      {"LogicalNot", [](const OpCall& c) { return logical_not(OpCall::as_bool(c.operand(0))); }},
       {"Round", round_op},
       {"Isnan", [](const OpCall& c) { return isnan(c.operand(0)); }},
       {"Isfinite", [](const OpCall& c) { return isfinite(c.operand(0)); }},
@@ -131,8 +118,8 @@ std::map<std::string, OpFn> numpy_operations() {
          for (int v : c.ints(*r, "repeats")) reps.push_back(v);
          return tile(c.operand(0), reps);
        }},
-      {"Stack", [](const OpCall& c) { return stack(tensor_list(c, 0), c.axis(1, 0)); }},
-      {"Where", [](const OpCall& c) { return where(bool_of(c.operand(0)), c.operand(1), c.operand(2)); }},
+      {"Stack", [](const OpCall& c) { return stack(c.tensor_list(0), c.axis(1, 0)); }},
+      {"Where", [](const OpCall& c) { return where(OpCall::as_bool(c.operand(0)), c.operand(1), c.operand(2)); }},
       {"Einsum",
        [](const OpCall& c) {
          const Config* s = c.keyword("subscripts", 0);
