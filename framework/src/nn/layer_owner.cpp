@@ -1,8 +1,11 @@
 // Sublayers tracked by calling them (layer_owner.h).
 #include "nn/layer_owner.h"
 
+#include <algorithm>
 #include <atomic>
 #include <memory>
+
+#include "kiln/core/error.h"
 
 namespace kiln::detail {
 
@@ -46,8 +49,17 @@ void Layer::adopt_called_layer(Layer& callee) {
   // Only layers a shared_ptr owns can be held; a layer that contains this one
   // (a model calling back into its container) is never made its sublayer.
   std::shared_ptr<Layer> held = callee.weak_from_this().lock();
-  if (!held || reaches(callee, *this)) return;
-  sublayers_.push_back(std::move(held));
+  if (held && reaches(callee, *this)) return;
+  if (!held)
+    throw ValueError("Layer '" + name() + "' calls layer '" + callee.name() +
+                     "', which no shared_ptr or layer handle holds, so its weights could not be tracked; hold it "
+                     "as a handle member (kiln::layers::Dense dense = kiln::layers::Dense(8);, or "
+                     "kiln::LayerHandle<T> = kiln::make_layer<T>(...) for a model or custom layer)");
+  // Keras tracks sublayers in the order they were assigned; member handles are
+  // made in declaration order, so the order they were made in is Keras's.
+  auto later = std::find_if(sublayers_.begin(), sublayers_.end(),
+                            [&](const std::shared_ptr<Layer>& s) { return s->serial_ > callee.serial_; });
+  sublayers_.insert(later, std::move(held));
 }
 
 }  // namespace kiln

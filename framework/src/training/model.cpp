@@ -101,7 +101,8 @@ Tensor Model::call(const Tensor& x, bool training) {
   auto out = call(std::vector<Tensor>{x}, training);
   if (out.size() != 1)
     throw ValueError("Model '" + name() + "' has " + std::to_string(out.size()) +
-                     " outputs; call it with a list or use call_outputs()");
+                     " outputs, and this call returns one tensor; a list call returns them all, e.g. "
+                     "auto [a, b] = kiln::unpack<2>((*model)(std::vector<kiln::Tensor>{x}))");
   return out[0];
 }
 

@@ -10,6 +10,7 @@
 //   3. Declare the handle with KILN_LAYER_HANDLE(Foo) (kiln/nn/layer_class.h), or
 //      use make_layer<FooImpl>(...).
 //   4. Register it with kiln::register_layer_class so configs and files can name it.
+#include <array>
 #include <functional>
 #include <map>
 #include <memory>
@@ -313,7 +314,20 @@ class Layer : public std::enable_shared_from_this<Layer> {
   uint64_t serial_;  // when the layer was made, against when an owner's call began
 };
 
+/// unpack()'s error: expected `want` outputs, received `got`.
+[[noreturn]] void throw_unpack_count(std::size_t want, std::size_t got);
 using LayerPtr = std::shared_ptr<Layer>;  ///< A shared pointer to a layer.
+
+/// The outputs of a multi-output call as a fixed-size array, for structured
+/// bindings: `auto [z_mean, z_log_var, z] = kiln::unpack<3>(encoder.call_multi({x}));`.
+/// Throws ValueError when the call returned another number of outputs.
+template <std::size_t N>
+std::array<Tensor, N> unpack(const std::vector<Tensor>& outputs) {
+  if (outputs.size() != N) throw_unpack_count(N, outputs.size());
+  std::array<Tensor, N> a;
+  for (std::size_t i = 0; i < N; ++i) a[i] = outputs[i];
+  return a;
+}
 
 /// What every layer handle shares: the layer, and the calls, which are the
 /// same for every class. Not a template, so the calls are compiled once.
