@@ -123,6 +123,26 @@ def numpy_ops():
     return keras.Model([x, y], layers.Concatenate()(flat))
 
 
+def table_ops():
+    """keras.ops calls whose nodes Kiln runs through its keras.ops table (one of
+    them, top_k, with two outputs). Keras's legacy .h5 reader cannot find these
+    operation classes, so the model goes through .keras and .weights.h5 only."""
+    x, y = keras.Input((3, 4)), keras.Input((4,))
+    h = layers.Dense(4)(x)
+    v = layers.Dense(4)(y)
+    as_float = lambda t: ops.cast(t, "float32")
+    values, indices = ops.top_k(v, 2)
+    outs = [ops.cumsum(h, axis=1), ops.cumprod(h, axis=2), ops.sort(h, axis=-1), ops.flip(h, axis=1),
+            ops.roll(h, 1, axis=2), ops.tril(h), ops.triu(h, k=1), ops.repeat(v, 2, axis=1), ops.cbrt(h),
+            ops.log2(ops.abs(h) + 1.0), ops.logaddexp(h, ops.expand_dims(v, 1)), ops.arcsinh(h),
+            ops.moveaxis(h, 1, 2), ops.swapaxes(h, 1, 2), ops.median(h, axis=1), values, as_float(indices),
+            ops.diff(h, axis=1), ops.diagonal(h, axis1=1, axis2=2), ops.nan_to_num(h), ops.amax(h, axis=1),
+            as_float(ops.argsort(h, axis=-1)), as_float(ops.logical_xor(ops.greater(h, 0.0), ops.less(h, 0.5))),
+            ops.hypot(h, ops.expand_dims(v, 1)), ops.sinh(h)]
+    flat = [o if len(o.shape) == 2 else layers.Flatten()(o) for o in outs]
+    return keras.Model([x, y], layers.Concatenate()(flat))
+
+
 def dict_io():
     a, b = keras.Input((3,), name="a"), keras.Input((2,), name="b")
     h = layers.Dense(4, activation="relu")(layers.Concatenate()([b, a]))
@@ -148,6 +168,7 @@ def run(o):
     r.add("merge_ranks", merge_ranks)
     r.add("activation_ops", activation_ops)
     r.add("numpy_ops", numpy_ops)
+    r.add("table_ops", table_ops, formats=("keras", "weights"))
     r.add("dict_io", dict_io)
     r.add("nested_outputs", nested_outputs)
     r.check()

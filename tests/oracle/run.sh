@@ -18,7 +18,8 @@ if [ ! -x "$py" ] || [ ! -f "$build/oracle-venv/stamp" ]; then
   [ "${KILN_TEST_REQUIRE_TOOLS:-0}" = 1 ] && exit 1
   exit 77
 fi
-work=$build/oracle/$group
+# Runs on another device (KILN_ORACLE_DEVICE) keep their own folder: CTest may run both at once.
+work=$build/oracle/$group${KILN_ORACLE_DEVICE:+_$KILN_ORACLE_DEVICE}
 rm -rf "$work"
 mkdir -p "$work"
 # JAX on the CPU with one compute thread (the machine is shared with the build),

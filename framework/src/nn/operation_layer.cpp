@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kiln/core/error.h"
+#include "nn/keras_op_table.h"
 #include "nn/operation_call.h"
 #include "kiln/nn/activations.h"
 #include "kiln/ops/array_ops.h"
@@ -98,13 +99,46 @@ const std::map<std::string, OpFn>& op_table() {
 
 std::string known_ops() {
   std::string s;
-  for (const auto& [k, f] : op_table()) s += (s.empty() ? "" : ", ") + k;
+  std::set<std::string> names;
+  for (const auto& [k, f] : op_table()) names.insert(k);
+  for (const auto& c : detail::keras_op_classes())
+    if (detail::find_keras_op(c.function)) names.insert(c.class_name);
+  for (const auto& k : names) s += (s.empty() ? "" : ", ") + k;
   return s;
 }
 
 }  // namespace
 
-bool OperationLayer::supports(const std::string& keras_class) { return op_table().count(keras_class) > 0; }
+/// A class no hand-written node covers, through the keras.ops table: the tensors
+/// of the node's arguments in order (those inside a list too), the config's
+/// keywords, and as positional arguments the constructor's parameters in order
+/// (or the node's own non-tensor arguments, as Keras 3 recorded before ops kept
+/// their config).
+std::vector<Tensor> table_op(const detail::KerasOpClass& cls, const OpCall& c) {
+  std::vector<Tensor> xs;
+  Config positional = Config::array();
+  for (const auto& a : c.args.is_array() ? c.args : Config::array()) {
+    if (c.is_slot(a)) {
+      xs.push_back(c.slot(a));
+    } else if (a.is_array() && !a.empty() && c.is_slot(a[0])) {
+      for (const auto& e : a) xs.push_back(c.slot(e));
+    } else {
+      positional.push_back(a);
+    }
+  }
+  Config p = Config::object();
+  if (c.config.is_object())
+    for (const auto& [key, value] : c.config.items())
+      if (key != "name") p[key] = value;
+  if (positional.empty())
+    for (const char* name : cls.params) positional.push_back(p.contains(name) ? p[name] : Config());
+  p["args"] = positional;
+  return (*detail::find_keras_op(cls.function))(xs, p);
+}
+
+bool OperationLayer::supports(const std::string& keras_class) {
+  return op_table().count(keras_class) > 0 || detail::find_keras_op_class(keras_class) != nullptr;
+}
 
 OperationLayer::OperationLayer(const std::string& keras_class, const Config& config, const Config& args)
     : Layer(LayerOptions{config.is_object() ? config.value("name", "") : "", true, DType::float32}),
@@ -136,6 +170,7 @@ std::string OperationLayer::keras_module() const {
   if (auto it = detail::numpy_operation_modules().find(keras_class_); it != detail::numpy_operation_modules().end())
     return it->second;
   if (keras_class_ == "Erf" || keras_class_ == "Rsqrt") return "keras.src.ops.math";
+  if (!op_table().count(keras_class_)) return detail::find_keras_op_class(keras_class_)->module;
   return keras_class_ == "Cast" ? "keras.src.ops.core" : "keras.src.ops.numpy";
 }
 
@@ -157,7 +192,13 @@ Tensor OperationLayer::compute_mask(const Tensor&, const Tensor&) { return Tenso
 
 std::vector<Tensor> OperationLayer::call(const std::vector<Tensor>& xs, bool) {
   const Config config = Config::parse(config_json_), args = Config::parse(args_json_);
-  return {op_table().at(keras_class_)(OpCall{keras_class_, config, args, xs})};
+  const OpCall c{keras_class_, config, args, xs};
+  if (auto it = op_table().find(keras_class_); it != op_table().end()) return {it->second(c)};
+  try {
+    return table_op(*detail::find_keras_op_class(keras_class_), c);
+  } catch (const nlohmann::json::exception& e) {
+    c.fail(std::string("unexpected arguments: ") + e.what());
+  }
 }
 
 Tensor keras_op(const std::string& keras_class, const std::vector<Tensor>& tensors, const Config& config,

@@ -1,14 +1,17 @@
-// The ops_reduce group's table (tests/oracle/oracle_ops_reduce.py): reductions,
-// sorting and searching, cumulative ops, statistics and segment reductions.
+// keras.ops reductions, sorting and searching, cumulative ops, statistics and segment
+// reductions by name; the ops_reduce oracle group (tests/oracle/oracle_ops_reduce.py)
+// compares them with Keras.
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "kiln/ops/ops.h"
-#include "op_table.h"
+#include "nn/keras_op_table.h"
 
-namespace oracle {
+namespace kiln::detail::keras_ops_reduce {
+
+using namespace keras_op_api;
 
 namespace {
 
@@ -128,4 +131,15 @@ const OpEntries reduce_entries{
      }},
 };
 
-}  // namespace oracle
+}  // namespace kiln::detail::keras_ops_reduce
+
+namespace kiln::detail {
+
+keras_op_api::OpEntries keras_ops_reduce_table() {
+  keras_op_api::OpEntries all;
+  for (const auto* group : {&keras_ops_reduce::reduce_entries})
+    all.insert(all.end(), group->begin(), group->end());
+  return all;
+}
+
+}  // namespace kiln::detail

@@ -1,19 +1,20 @@
-// The ops_array group (tests/oracle/oracle_ops_array.py): keras.ops's array
-// manipulation, matrix and creation ops against kiln/ops/shape_ops.h,
-// matrix_ops.h and creation_ops.h.
+// keras.ops array manipulation, matrix and creation ops by name (kiln/ops/shape_ops.h,
+// matrix_ops.h, creation_ops.h); the ops_array oracle group
+// (tests/oracle/oracle_ops_array.py) compares them with Keras.
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "kiln/ops/ops.h"
-#include "op_table.h"
+#include "nn/keras_op_table.h"
+
+namespace kiln::detail::keras_ops_array {
+
+using namespace keras_op_api;
 
 namespace {
 
-using oracle::Inputs;
-using oracle::json;
-using oracle::Outputs;
 namespace k = kiln;
 
 /// An int or a list of ints (Keras's axis arguments), or none.
@@ -72,14 +73,14 @@ std::optional<int64_t> array_opt_int(const json& p, const char* key) {
 
 Outputs all(std::vector<k::Tensor> ts) { return ts; }
 
-const oracle::OpEntries shape_entries{
+const OpEntries shape_entries{
     {"flip", [](const Inputs& x, const json& p) { return Outputs{k::flip(x[0], array_axes(p, "axis"))}; }},
     {"fliplr", [](const Inputs& x, const json&) { return Outputs{k::fliplr(x[0])}; }},
     {"flipud", [](const Inputs& x, const json&) { return Outputs{k::flipud(x[0])}; }},
     {"rot90",
      [](const Inputs& x, const json& p) {
-       auto axes = oracle::param<std::vector<int>>(p, "axes", {0, 1});
-       return Outputs{k::rot90(x[0], oracle::param(p, "k", 1), {axes.at(0), axes.at(1)})};
+       auto axes = param<std::vector<int>>(p, "axes", {0, 1});
+       return Outputs{k::rot90(x[0], param(p, "k", 1), {axes.at(0), axes.at(1)})};
      }},
     {"roll",
      [](const Inputs& x, const json& p) {
@@ -102,7 +103,7 @@ const oracle::OpEntries shape_entries{
     {"unstack",
      [](const Inputs& x, const json& p) {
        return all(k::unstack(x[0], array_opt_int(p, "num"),
-                             oracle::param(p, "axis", 0)));
+                             param(p, "axis", 0)));
      }},
     {"append", [](const Inputs& x, const json& p) { return Outputs{k::append(x[0], x[1], array_axis(p, "axis"))}; }},
     {"hstack", [](const Inputs& x, const json&) { return Outputs{k::hstack(x)}; }},
@@ -110,7 +111,7 @@ const oracle::OpEntries shape_entries{
     {"dstack", [](const Inputs& x, const json&) { return Outputs{k::dstack(x)}; }},
     {"array_split",
      [](const Inputs& x, const json& p) {
-       return all(k::array_split(x[0], array_split_spec(p.at("indices_or_sections")), oracle::param(p, "axis", 0)));
+       return all(k::array_split(x[0], array_split_spec(p.at("indices_or_sections")), param(p, "axis", 0)));
      }},
     {"hsplit",
      [](const Inputs& x, const json& p) { return all(k::hsplit(x[0], array_split_spec(p.at("indices_or_sections")))); }},
@@ -120,7 +121,7 @@ const oracle::OpEntries shape_entries{
      [](const Inputs& x, const json& p) { return all(k::dsplit(x[0], array_split_spec(p.at("indices_or_sections")))); }},
     {"pad",
      [](const Inputs& x, const json& p) {
-       return Outputs{k::pad(x[0], array_pad_width(p.at("pad_width")), oracle::param<std::string>(p, "mode", "constant"),
+       return Outputs{k::pad(x[0], array_pad_width(p.at("pad_width")), param<std::string>(p, "mode", "constant"),
                              array_opt(p, "constant_values"))};
      }},
     {"take", [](const Inputs& x, const json& p) { return Outputs{k::take(x[0], x[1], array_axis(p, "axis"))}; }},
@@ -130,7 +131,7 @@ const oracle::OpEntries shape_entries{
      [](const Inputs& x, const json& p) {
        const std::size_t n = x.size() / 2;
        return Outputs{k::select(Inputs(x.begin(), x.begin() + n), Inputs(x.begin() + n, x.end()),
-                                oracle::param(p, "default", 0.0))};
+                                param(p, "default", 0.0))};
      }},
     {"slice_update",
      [](const Inputs& x, const json& p) {
@@ -139,48 +140,48 @@ const oracle::OpEntries shape_entries{
     {"depth_to_space",
      [](const Inputs& x, const json& p) {
        return Outputs{k::depth_to_space(x[0], p.at("block_size").get<int64_t>(),
-                                        oracle::param<std::string>(p, "data_format", "channels_last"))};
+                                        param<std::string>(p, "data_format", "channels_last"))};
      }},
     {"space_to_depth",
      [](const Inputs& x, const json& p) {
        return Outputs{k::space_to_depth(x[0], p.at("block_size").get<int64_t>(),
-                                        oracle::param<std::string>(p, "data_format", "channels_last"))};
+                                        param<std::string>(p, "data_format", "channels_last"))};
      }},
 };
 
-const oracle::OpEntries matrix_entries{
-    {"tril", [](const Inputs& x, const json& p) { return Outputs{k::tril(x[0], oracle::param(p, "k", 0))}; }},
-    {"triu", [](const Inputs& x, const json& p) { return Outputs{k::triu(x[0], oracle::param(p, "k", 0))}; }},
+const OpEntries matrix_entries{
+    {"tril", [](const Inputs& x, const json& p) { return Outputs{k::tril(x[0], param(p, "k", 0))}; }},
+    {"triu", [](const Inputs& x, const json& p) { return Outputs{k::triu(x[0], param(p, "k", 0))}; }},
     {"tri",
      [](const Inputs&, const json& p) {
        return Outputs{k::tri(p.at("N").get<int64_t>(), array_opt_int(p, "M"),
-                             oracle::param(p, "k", 0), array_dtype(p, k::float32))};
+                             param(p, "k", 0), array_dtype(p, k::float32))};
      }},
     {"eye",
      [](const Inputs&, const json& p) {
        return Outputs{k::eye(p.at("N").get<int64_t>(), array_opt_int(p, "M"),
-                             oracle::param<int64_t>(p, "k", 0), array_dtype(p, k::float32))};
+                             param<int64_t>(p, "k", 0), array_dtype(p, k::float32))};
      }},
     {"identity",
      [](const Inputs&, const json& p) {
        return Outputs{k::identity(p.at("n").get<int64_t>(), array_dtype(p, k::float32))};
      }},
-    {"diag", [](const Inputs& x, const json& p) { return Outputs{k::diag(x[0], oracle::param(p, "k", 0))}; }},
-    {"diagflat", [](const Inputs& x, const json& p) { return Outputs{k::diagflat(x[0], oracle::param(p, "k", 0))}; }},
+    {"diag", [](const Inputs& x, const json& p) { return Outputs{k::diag(x[0], param(p, "k", 0))}; }},
+    {"diagflat", [](const Inputs& x, const json& p) { return Outputs{k::diagflat(x[0], param(p, "k", 0))}; }},
     {"diagonal",
      [](const Inputs& x, const json& p) {
-       return Outputs{k::diagonal(x[0], oracle::param(p, "offset", 0), oracle::param(p, "axis1", 0),
-                                  oracle::param(p, "axis2", 1))};
+       return Outputs{k::diagonal(x[0], param(p, "offset", 0), param(p, "axis1", 0),
+                                  param(p, "axis2", 1))};
      }},
     {"trace",
      [](const Inputs& x, const json& p) {
-       return Outputs{k::trace(x[0], oracle::param(p, "offset", 0), oracle::param(p, "axis1", 0),
-                               oracle::param(p, "axis2", 1))};
+       return Outputs{k::trace(x[0], param(p, "offset", 0), param(p, "axis1", 0),
+                               param(p, "axis2", 1))};
      }},
     {"vander",
      [](const Inputs& x, const json& p) {
        return Outputs{k::vander(x[0], array_opt_int(p, "N"),
-                                oracle::param(p, "increasing", false))};
+                                param(p, "increasing", false))};
      }},
     {"outer", [](const Inputs& x, const json&) { return Outputs{k::outer(x[0], x[1])}; }},
     {"inner", [](const Inputs& x, const json&) { return Outputs{k::inner(x[0], x[1])}; }},
@@ -189,7 +190,7 @@ const oracle::OpEntries matrix_entries{
     {"tensordot",
      [](const Inputs& x, const json& p) {
        if (!p.contains("axes") || p.at("axes").is_number())
-         return Outputs{k::tensordot(x[0], x[1], oracle::param(p, "axes", 2))};
+         return Outputs{k::tensordot(x[0], x[1], param(p, "axes", 2))};
        const json& a = p.at("axes");
        auto side = [](const json& v) { return v.is_number() ? std::vector<int>{v.get<int>()} : v.get<std::vector<int>>(); };
        return Outputs{k::tensordot(x[0], x[1], side(a.at(0)), side(a.at(1)))};
@@ -197,12 +198,12 @@ const oracle::OpEntries matrix_entries{
     {"kron", [](const Inputs& x, const json&) { return Outputs{k::kron(x[0], x[1])}; }},
     {"cross",
      [](const Inputs& x, const json& p) {
-       return Outputs{k::cross(x[0], x[1], oracle::param(p, "axisa", -1), oracle::param(p, "axisb", -1),
-                               oracle::param(p, "axisc", -1), array_axis(p, "axis"))};
+       return Outputs{k::cross(x[0], x[1], param(p, "axisa", -1), param(p, "axisb", -1),
+                               param(p, "axisc", -1), array_axis(p, "axis"))};
      }},
 };
 
-const oracle::OpEntries creation_entries{
+const OpEntries creation_entries{
     {"arange",
      [](const Inputs&, const json& p) {
        return Outputs{k::arange(p.at("start").get<double>(), array_opt(p, "stop"), array_opt(p, "step").value_or(1.0),
@@ -210,19 +211,19 @@ const oracle::OpEntries creation_entries{
      }},
     {"linspace",
      [](const Inputs&, const json& p) {
-       return Outputs{k::linspace(p.at("start").get<double>(), p.at("stop").get<double>(), oracle::param<int64_t>(p, "num", 50),
-                                  oracle::param(p, "endpoint", true), array_dtype(p, k::float32))};
+       return Outputs{k::linspace(p.at("start").get<double>(), p.at("stop").get<double>(), param<int64_t>(p, "num", 50),
+                                  param(p, "endpoint", true), array_dtype(p, k::float32))};
      }},
     {"logspace",
      [](const Inputs&, const json& p) {
-       return Outputs{k::logspace(p.at("start").get<double>(), p.at("stop").get<double>(), oracle::param<int64_t>(p, "num", 50),
-                                  oracle::param(p, "endpoint", true), oracle::param(p, "base", 10.0),
+       return Outputs{k::logspace(p.at("start").get<double>(), p.at("stop").get<double>(), param<int64_t>(p, "num", 50),
+                                  param(p, "endpoint", true), param(p, "base", 10.0),
                                   array_dtype(p, k::float32))};
      }},
     {"geomspace",
      [](const Inputs&, const json& p) {
        return Outputs{k::geomspace(p.at("start").get<double>(), p.at("stop").get<double>(),
-                                   oracle::param<int64_t>(p, "num", 50), oracle::param(p, "endpoint", true),
+                                   param<int64_t>(p, "num", 50), param(p, "endpoint", true),
                                    array_dtype(p, k::float32))};
      }},
     {"full",
@@ -243,7 +244,22 @@ const oracle::OpEntries creation_entries{
        return Outputs{k::empty_like(x[0], d)};
      }},
     {"meshgrid",
-     [](const Inputs& x, const json& p) { return all(k::meshgrid(x, oracle::param<std::string>(p, "indexing", "xy"))); }},
+     [](const Inputs& x, const json& p) { return all(k::meshgrid(x, param<std::string>(p, "indexing", "xy"))); }},
 };
 
 }  // namespace
+
+}  // namespace kiln::detail::keras_ops_array
+
+namespace kiln::detail {
+
+keras_op_api::OpEntries keras_ops_array_table() {
+  keras_op_api::OpEntries all;
+  for (const auto* group : {&keras_ops_array::shape_entries,
+                             &keras_ops_array::matrix_entries,
+                             &keras_ops_array::creation_entries})
+    all.insert(all.end(), group->begin(), group->end());
+  return all;
+}
+
+}  // namespace kiln::detail

@@ -1,24 +1,24 @@
-// The ops_math group's table (tests/oracle/oracle_ops_math.py): keras.ops'
-// element-wise maths against kiln/ops/elementwise_math.h and math_ops.h.
+// keras.ops element-wise maths by name (kiln/ops/elementwise_math.h and math_ops.h);
+// the ops_math oracle group (tests/oracle/oracle_ops_math.py) compares them with Keras.
 #include <optional>
 
 #include "kiln/ops/elementwise_math.h"
 #include "kiln/ops/math_ops.h"
-#include "op_table.h"
+#include "nn/keras_op_table.h"
+
+namespace kiln::detail::keras_ops_math {
+
+using namespace keras_op_api;
 
 namespace {
 
-using oracle::Inputs;
-using oracle::json;
-using oracle::Outputs;
-using oracle::param;
 
 template <kiln::Tensor (*F)(const kiln::Tensor&)>
-oracle::OpFn unary() {
+OpFn unary() {
   return [](const Inputs& x, const json&) { return Outputs{F(x[0])}; };
 }
 template <kiln::Tensor (*F)(const kiln::Tensor&, const kiln::Tensor&)>
-oracle::OpFn binary() {
+OpFn binary() {
   return [](const Inputs& x, const json&) { return Outputs{F(x[0], x[1])}; };
 }
 
@@ -34,7 +34,7 @@ Outputs closeness(const Inputs& x, const json& p, bool all) {
                      : kiln::isclose(x[0], x[1], rtol, atol, equal_nan)};
 }
 
-const oracle::OpEntries entries{
+const OpEntries entries{
     {"absolute", unary<kiln::absolute>()},
     {"fabs", unary<kiln::fabs>()},
     {"negative", unary<kiln::negative>()},
@@ -93,3 +93,16 @@ const oracle::OpEntries entries{
 };
 
 }  // namespace
+
+}  // namespace kiln::detail::keras_ops_math
+
+namespace kiln::detail {
+
+keras_op_api::OpEntries keras_ops_math_table() {
+  keras_op_api::OpEntries all;
+  for (const auto* group : {&keras_ops_math::entries})
+    all.insert(all.end(), group->begin(), group->end());
+  return all;
+}
+
+}  // namespace kiln::detail

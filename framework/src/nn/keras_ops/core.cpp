@@ -1,13 +1,16 @@
-// The ops_core group's table: keras.ops names whose Kiln counterparts predate the
-// op table (kiln/ops/math_ops.h, reduce_ops.h, array_ops.h, nn_ops.h, kiln/nn/activations.h).
+// keras.ops functions by name whose Kiln counterparts predate the table
+// (kiln/ops/math_ops.h, reduce_ops.h, array_ops.h, nn_ops.h, kiln/nn/activations.h);
+// the ops_core oracle group compares them with Keras.
 #include <string>
 #include <vector>
 
 #include "kiln/nn/activations.h"
 #include "kiln/ops/ops.h"
-#include "op_table.h"
+#include "nn/keras_op_table.h"
 
-namespace oracle {
+namespace kiln::detail::keras_ops_core {
+
+using namespace keras_op_api;
 
 namespace {
 
@@ -161,4 +164,19 @@ const OpEntries activation_entries{
 
 }  // namespace
 
-}  // namespace oracle
+}  // namespace kiln::detail::keras_ops_core
+
+namespace kiln::detail {
+
+keras_op_api::OpEntries keras_ops_core_table() {
+  keras_op_api::OpEntries all;
+  for (const auto* group : {&keras_ops_core::math_entries,
+                             &keras_ops_core::reduce_entries,
+                             &keras_ops_core::array_entries,
+                             &keras_ops_core::window_entries,
+                             &keras_ops_core::activation_entries})
+    all.insert(all.end(), group->begin(), group->end());
+  return all;
+}
+
+}  // namespace kiln::detail
