@@ -22,7 +22,8 @@ void write_file(const std::string& path, const std::vector<uint8_t>& bytes);
 /// Whose conversions decode_image follows: PIL's (keras.utils.load_img: every
 /// format decoded, then converted with PIL's luma) or TF's (tf.io.decode_image,
 /// under image_dataset_from_directory: PNG reduced to gray by libpng with weights
-/// 0.299/0.587, JPEG by libjpeg (its Y channel), and no 4-channel JPEG).
+/// 0.299/0.587, JPEG by libjpeg (its Y channel); TF refuses 4-channel JPEG,
+/// 1- or 4-channel GIF and 1-channel BMP with InvalidArgumentError).
 enum class Rules { pil, tf };
 
 /// Decodes the first image of a JPEG, PNG, GIF or BMP file (told apart by its

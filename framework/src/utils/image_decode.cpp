@@ -1,4 +1,5 @@
 // Image files in and out, the format sniffing of tf.io.decode_image, and channel conversion.
+#include <algorithm>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -17,6 +18,11 @@ bool starts_with(const std::vector<uint8_t>& b, std::initializer_list<uint8_t> m
 // PIL's convert("L"): ITU-R 601 luma in 16-bit fixed point, rounded.
 uint8_t luma(const uint8_t* rgb) {
   return static_cast<uint8_t>((rgb[0] * 19595u + rgb[1] * 38470u + rgb[2] * 7471u + 0x8000u) >> 16);
+}
+
+// tf.io.decode_image's refusals of a channel count for a format (not a fault of the file).
+[[noreturn]] void throw_channels(const std::string& path, const std::string& what) {
+  throw InvalidArgumentError("cannot decode the image '" + path + "' with the requested color_mode: " + what);
 }
 
 }  // namespace
@@ -61,13 +67,15 @@ Pixels decode_image(const std::vector<uint8_t>& bytes, int64_t channels, const s
   Pixels image;
   const bool tf = rules == Rules::tf;
   if (starts_with(bytes, {0xFF, 0xD8, 0xFF})) {
-    if (tf && channels == 4) throw IOError("cannot decode the image '" + path + "': JPEG does not support 4 channels");
+    if (tf && channels == 4) throw_channels(path, "JPEG does not support 4 channels");
     image = decode_jpeg(bytes, tf && channels == 1, path);
   } else if (starts_with(bytes, {0x89, 'P', 'N', 'G'})) {
     image = decode_png(bytes, tf || channels != 1 ? channels : 4, path);
   } else if (starts_with(bytes, {'G', 'I', 'F', '8'})) {
+    if (tf && channels != 3) throw_channels(path, "channels must be 0 or 3 for GIF, got " + std::to_string(channels));
     image = decode_gif(bytes, path);
   } else if (starts_with(bytes, {'B', 'M'})) {
+    if (tf && channels == 1) throw_channels(path, "`channels` must be 0, 3 or 4 for BMP, but got 1");
     image = decode_bmp(bytes, path);
   } else {
     throw IOError("cannot decode the image '" + path + "': unknown image file format (" + std::to_string(bytes.size()) +
