@@ -200,7 +200,10 @@ TEST_CASE("load_img: corrupt and truncated files of every format throw IOError n
       {"bmp", bytes_of(dir.file("ok.bmp"))},
       {"gif", bytes_of(kFixtureImages + "class_b/b0.gif")}};
   CHECK(U::load_img(kFixtureImages + "class_b/b0.gif").shape() == k::Shape({6, 8, 3}));
-  for (const auto& [ext, good] : sources) {
+  for (const auto& source : sources) {
+    // (Not a structured binding: clang 14 cannot capture one in the lambdas below.)
+    const std::string& ext = source.first;
+    const std::vector<uint8_t>& good = source.second;
     CAPTURE(ext);
     REQUIRE(good.size() > 40);
     // Truncated: cut in the middle of the pixel data.
