@@ -1,5 +1,6 @@
 // keras.utils.image_dataset_from_directory: Keras's argument checks, file index and
 // split, then a Dataset that decodes and resizes each file when it is pulled.
+#include <charconv>
 #include <iostream>
 #include <memory>
 #include <string>
@@ -19,6 +20,15 @@ namespace {
 
 const std::vector<std::string> kAllowlistFormats{".bmp", ".gif", ".jpeg", ".jpg", ".png"};
 const char* kAllowlistText = "('.bmp', '.gif', '.jpeg', '.jpg', '.png')";
+
+// A float as Python's repr() writes it: shortest round trip, ".0" on whole numbers.
+std::string python_float(double v) {
+  char buf[64];
+  const auto end = std::to_chars(buf, buf + sizeof buf, v).ptr;
+  std::string s(buf, end);
+  if (s.find_first_of(".en") == std::string::npos) s += ".0";
+  return s;
+}
 
 std::string labels_text(const ImageDatasetOptions& o) {
   if (std::holds_alternative<std::nullptr_t>(o.labels)) return "None";
@@ -54,7 +64,7 @@ void check_arguments(const ImageDatasetOptions& o, const std::string& subset) {
                      "data_format=" + o.data_format);
   const double split = o.validation_split.value_or(0.0);
   if (split != 0.0 && !(split > 0.0 && split < 1.0))
-    throw ValueError("`validation_split` must be between 0 and 1, received: " + std::to_string(split));
+    throw ValueError("`validation_split` must be between 0 and 1, received: " + python_float(split));
   if ((split != 0.0 || !subset.empty()) && !(split != 0.0 && !subset.empty()))
     throw ValueError("If `subset` is set, `validation_split` must be set, and inversely.");
   if (!subset.empty() && subset != "training" && subset != "validation" && subset != "both")
