@@ -104,7 +104,8 @@ CsvColumns read_csv(const std::string& path, const CsvOptions& o) {
                        std::to_string(rec.fields.size()) + " fields, but there are " + std::to_string(names.size()) +
                        " columns " + quoted_names(names));
     for (std::size_t k = 0; k < keep.size(); ++k) {
-      const auto fallback = o.column_defaults ? (*o.column_defaults)[k] : std::nullopt;
+      std::optional<double> fallback;
+      if (o.column_defaults) fallback = (*o.column_defaults)[k];
       values[k].push_back(field_value(rec.fields[keep[k]], fallback, o, where(path, rec.line, names[keep[k]])));
     }
   }

@@ -63,7 +63,7 @@ void set_transforms(png_structp png, png_infop info, int64_t channels) {
 }  // namespace
 
 Pixels decode_png(const std::vector<uint8_t>& bytes, int64_t channels, const std::string& path) {
-  PngReader reader{&bytes};
+  PngReader reader{&bytes, 0, {}};
   Pixels out;
   std::vector<png_bytep> rows;
   png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &reader.message, png_on_error, png_on_warning);
