@@ -74,18 +74,18 @@ std::vector<std::string> relative(const std::vector<std::string>& paths) {
 
 bool is_jpeg(const std::string& path) { return path.ends_with(".jpg") || path.ends_with(".jpeg"); }
 
-// Values of one element against Keras's. JPEG files are decoded by TF's own
-// libjpeg-turbo build and here by Debian's: their IDCT and chroma upsampling may
-// round differently (SIMD against C paths), so decoded pixels, and the resized
-// values mixed from them, may differ by a few levels; every other format is exact
-// up to the fixture's 4 printed decimals.
+// Values of one element against Keras's, up to the fixture's 4 printed decimals.
+// JPEG files are decoded by TF's own libjpeg-turbo build and here by Debian's, both
+// with the fast integer IDCT (TF's default): they agree exactly on these files, but
+// builds may round differently (SIMD against C paths of the IDCT and the chroma
+// upsampling), so JPEG-derived values may differ by one level.
 void check_values(const k::Tensor& got, const json& want, const std::string& file) {
   CAPTURE(file);
   CHECK(k::dtype_name(got.dtype()) == want["dtype"].get<std::string>());
   REQUIRE(got.shape().dims() == want["shape"].get<std::vector<int64_t>>());
   const auto v = got.to_vector<double>();
   const auto w = want["values"].get<std::vector<double>>();
-  const double tolerance = is_jpeg(file) ? 3.0 : 1e-3;
+  const double tolerance = is_jpeg(file) ? 1.0 + 1e-3 : 1e-3;
   double worst = 0;
   for (std::size_t i = 0; i < v.size(); ++i) worst = std::max(worst, std::abs(v[i] - w[i]));
   CHECK(worst <= tolerance);
@@ -221,11 +221,11 @@ TEST_CASE("image_dataset_from_directory: a small CNN learns two classes of synth
   const auto ds = U::image_dataset_from_directory(
       scratch.path.string(), {.label_mode = "binary", .batch_size = 8, .image_size = {8, 8}, .seed = 1, .verbose = false});
   CHECK(ds.class_names == std::vector<std::string>{"bright", "dark"});
-  k::Sequential model({L::Input({8, 8, 3}), L::Rescaling(1.0 / 255), L::Conv2D(4, 3, {.activation = "relu"}),
+  k::Sequential model({L::Input({8, 8, 3}), L::Rescaling(1.0 / 255), L::Conv2D(8, 3, {.activation = "relu"}),
                        L::GlobalAveragePooling2D(), L::Dense(1, {.activation = "sigmoid"})});
-  model.compile({.optimizer = k::optimizers::Adam({.learning_rate = 0.05}), .loss = "binary_crossentropy",
+  model.compile({.optimizer = k::optimizers::Adam({.learning_rate = 0.03}), .loss = "binary_crossentropy",
                  .metrics = {"accuracy"}});
-  auto h = model.fit(ds.dataset, {.epochs = 12, .verbose = 0});
+  auto h = model.fit(ds.dataset, {.epochs = 20, .verbose = 0});
   const auto& loss = h["loss"];
   const auto& accuracy = h["accuracy"];
   CAPTURE(loss.front());

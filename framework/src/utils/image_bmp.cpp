@@ -54,7 +54,7 @@ BmpHeader read_bmp_header(const std::vector<uint8_t>& b, const std::string& what
 
 }  // namespace
 
-Pixels decode_bmp(const std::vector<uint8_t>& b, const std::string& path) {
+Pixels decode_bmp(const std::vector<uint8_t>& b, const std::string& path, bool indices_as_gray) {
   const std::string what = "cannot decode the BMP image '" + path + "': ";
   const BmpHeader h = read_bmp_header(b, what);
   const std::size_t stride = ((std::size_t(h.width) * h.bits + 31) / 32) * 4;
@@ -63,7 +63,9 @@ Pixels decode_bmp(const std::vector<uint8_t>& b, const std::string& path) {
                   std::to_string(std::size_t(h.offset) + stride * std::size_t(h.height)) + ")");
   std::vector<uint8_t> palette;  // RGB triples
   bool gray_palette = true;
-  if (h.bits <= 8) {
+  if (h.bits == 8 && indices_as_gray) {
+    for (int i = 0; i < 256; ++i) palette.insert(palette.end(), {uint8_t(i), uint8_t(i), uint8_t(i)});
+  } else if (h.bits <= 8) {
     const uint32_t count = h.colors ? h.colors : (1u << h.bits);
     const std::size_t at = 14 + h.header_size;
     if (count > 256 || at + 4 * std::size_t(count) > h.offset)

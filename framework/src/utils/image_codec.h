@@ -23,7 +23,8 @@ void write_file(const std::string& path, const std::vector<uint8_t>& bytes);
 /// format decoded, then converted with PIL's luma) or TF's (tf.io.decode_image,
 /// under image_dataset_from_directory: PNG reduced to gray by libpng with weights
 /// 0.299/0.587, JPEG by libjpeg (its Y channel); TF refuses 4-channel JPEG,
-/// 1- or 4-channel GIF and 1-channel BMP with InvalidArgumentError).
+/// 1- or 4-channel GIF and 1-channel BMP with InvalidArgumentError, uses the fast
+/// integer IDCT for JPEG and reads an 8-bit BMP's indices as gray levels).
 enum class Rules { pil, tf };
 
 /// Decodes the first image of a JPEG, PNG, GIF or BMP file (told apart by its
@@ -33,14 +34,18 @@ Pixels decode_image(const std::vector<uint8_t>& bytes, int64_t channels, const s
 
 /// The decoders, each to the file's own channel count, except JPEG which
 /// decodes to 1 channel when want_gray and 3 otherwise (libjpeg's own conversion).
-Pixels decode_jpeg(const std::vector<uint8_t>& bytes, bool want_gray, const std::string& path);
+/// fast_dct picks libjpeg's JDCT_IFAST inverse DCT, TF's decode_jpeg default (its
+/// dct_method "" means INTEGER_FAST); otherwise JDCT_ISLOW, libjpeg's (and PIL's) default.
+Pixels decode_jpeg(const std::vector<uint8_t>& bytes, bool want_gray, const std::string& path, bool fast_dct = false);
 /// PNG to `channels` channels through libpng's transformations (as TF's decode_png;
 /// RGB to gray with the weights 0.299, 0.587, 0.114).
 Pixels decode_png(const std::vector<uint8_t>& bytes, int64_t channels, const std::string& path);
 /// The first frame of a GIF on its logical screen, as RGB (TF's decode_gif).
 Pixels decode_gif(const std::vector<uint8_t>& bytes, const std::string& path);
 /// An uncompressed BMP: 1-, 4- or 8-bit palette, 24-bit or 32-bit (RGBA) pixels.
-Pixels decode_bmp(const std::vector<uint8_t>& bytes, const std::string& path);
+/// With indices_as_gray an 8-bit image's color table is ignored and each index is
+/// its gray level, as TF's decode_bmp does.
+Pixels decode_bmp(const std::vector<uint8_t>& bytes, const std::string& path, bool indices_as_gray = false);
 
 /// The encoders; `path` only names the file in errors.
 std::vector<uint8_t> encode_png(const Pixels& image, const std::string& path);

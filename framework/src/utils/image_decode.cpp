@@ -68,7 +68,7 @@ Pixels decode_image(const std::vector<uint8_t>& bytes, int64_t channels, const s
   const bool tf = rules == Rules::tf;
   if (starts_with(bytes, {0xFF, 0xD8, 0xFF})) {
     if (tf && channels == 4) throw_channels(path, "JPEG does not support 4 channels");
-    image = decode_jpeg(bytes, tf && channels == 1, path);
+    image = decode_jpeg(bytes, tf && channels == 1, path, tf);
   } else if (starts_with(bytes, {0x89, 'P', 'N', 'G'})) {
     image = decode_png(bytes, tf || channels != 1 ? channels : 4, path);
   } else if (starts_with(bytes, {'G', 'I', 'F', '8'})) {
@@ -76,7 +76,7 @@ Pixels decode_image(const std::vector<uint8_t>& bytes, int64_t channels, const s
     image = decode_gif(bytes, path);
   } else if (starts_with(bytes, {'B', 'M'})) {
     if (tf && channels == 1) throw_channels(path, "`channels` must be 0, 3 or 4 for BMP, but got 1");
-    image = decode_bmp(bytes, path);
+    image = decode_bmp(bytes, path, tf);
   } else {
     throw IOError("cannot decode the image '" + path + "': unknown image file format (" + std::to_string(bytes.size()) +
                   " bytes). One of JPEG, PNG, GIF, BMP is required.");

@@ -46,7 +46,7 @@ void install_errors(JpegErrors& errors) {
 
 }  // namespace
 
-Pixels decode_jpeg(const std::vector<uint8_t>& bytes, bool want_gray, const std::string& path) {
+Pixels decode_jpeg(const std::vector<uint8_t>& bytes, bool want_gray, const std::string& path, bool fast_dct) {
   Pixels out;
   jpeg_decompress_struct info;
   JpegErrors errors;
@@ -60,6 +60,7 @@ Pixels decode_jpeg(const std::vector<uint8_t>& bytes, bool want_gray, const std:
   jpeg_mem_src(&info, bytes.data(), static_cast<unsigned long>(bytes.size()));
   jpeg_read_header(&info, TRUE);
   info.out_color_space = want_gray ? JCS_GRAYSCALE : JCS_RGB;
+  info.dct_method = fast_dct ? JDCT_IFAST : JDCT_ISLOW;
   jpeg_start_decompress(&info);
   out.height = info.output_height;
   out.width = info.output_width;
