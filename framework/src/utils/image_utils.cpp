@@ -10,6 +10,7 @@
 #include "kiln/ops/array_ops.h"
 #include "kiln/utils/image_utils.h"
 #include "utils/image_codec.h"
+#include "utils/image_pil_resize.h"
 #include "utils/image_resize.h"
 
 namespace kiln::utils {
@@ -26,23 +27,6 @@ void check_data_format(const std::string& data_format, const std::string& op) {
   if (data_format != "channels_last" && data_format != "channels_first")
     throw ValueError(op + ": The `data_format` argument must be one of {'channels_first', 'channels_last'}. "
                           "Received: data_format=" + data_format);
-}
-
-// PIL's nearest resize of the box (x0, y0, x1, y1) to (height, width): source
-// coordinate floor(box0 + (i + 0.5) * box_size / out).
-image_codec::Pixels pil_nearest(const image_codec::Pixels& im, int64_t height, int64_t width,
-                                const std::array<int64_t, 4>& box) {
-  const double sx = double(box[2] - box[0]) / double(width), sy = double(box[3] - box[1]) / double(height);
-  image_codec::Pixels out{height, width, im.channels, std::vector<uint8_t>(std::size_t(height * width * im.channels))};
-  for (int64_t y = 0; y < height; ++y) {
-    const int64_t iy = std::clamp<int64_t>(int64_t(double(box[1]) + (double(y) + 0.5) * sy), 0, im.height - 1);
-    for (int64_t x = 0; x < width; ++x) {
-      const int64_t ix = std::clamp<int64_t>(int64_t(double(box[0]) + (double(x) + 0.5) * sx), 0, im.width - 1);
-      std::copy_n(im.data.data() + (iy * im.width + ix) * im.channels, im.channels,
-                  out.data.data() + (y * width + x) * im.channels);
-    }
-  }
-  return out;
 }
 
 Tensor pixels_tensor(image_codec::Pixels im) {
@@ -66,22 +50,17 @@ Tensor load_img(const std::string& path, const LoadImgOptions& options) {
     throw ValueError("load_img: target_size must be positive; received (" + std::to_string(height) + ", " +
                      std::to_string(width) + ")");
   if (height == im.height && width == im.width) return pixels_tensor(std::move(im));
-  if (options.interpolation != "nearest") {
-    static const char* kPil[] = {"bilinear", "bicubic", "hamming", "box", "lanczos"};
-    const bool known = std::find(std::begin(kPil), std::end(kPil), options.interpolation) != std::end(kPil);
-    throw ValueError(known ? "load_img: interpolation \"" + options.interpolation +
-                                 "\" (a PIL filter) is not available in Kiln; use \"nearest\""
-                           : "Invalid interpolation method " + options.interpolation +
-                                 " specified. Supported methods are nearest, bilinear, bicubic, hamming, box, lanczos");
-  }
-  std::array<int64_t, 4> box{0, 0, im.width, im.height};
+  if (!image_pil_resize::is_pil_filter(options.interpolation))
+    throw ValueError("Invalid interpolation method " + options.interpolation +
+                     " specified. Supported methods are nearest, bilinear, bicubic, hamming, box, lanczos");
+  std::array<double, 4> box{0, 0, double(im.width), double(im.height)};
   if (options.keep_aspect_ratio) {
     const int64_t crop_h = std::min(im.height, (im.width * height) / width);
     const int64_t crop_w = std::min(im.width, (im.height * width) / height);
     const int64_t top = (im.height - crop_h) / 2, left = (im.width - crop_w) / 2;
-    box = {left, top, left + crop_w, top + crop_h};
+    box = {double(left), double(top), double(left + crop_w), double(top + crop_h)};
   }
-  return pixels_tensor(pil_nearest(im, height, width, box));
+  return pixels_tensor(image_pil_resize::resize(im, height, width, box, options.interpolation));
 }
 
 Tensor img_to_array(const Tensor& img, const std::string& data_format, DType dtype) {

@@ -29,9 +29,10 @@ struct LoadImgOptions {
   std::string color_mode = "rgb";
   /// (height, width) to resize to; the file's own size when absent.
   std::optional<std::array<int64_t, 2>> target_size = std::nullopt;
-  /// Resampling when target_size differs from the file's size. Kiln has PIL's
-  /// "nearest" (source pixel floor((i + 0.5) * in / out)); PIL's other filters
-  /// ("bilinear", "bicubic", "hamming", "box", "lanczos") throw ValueError.
+  /// Resampling when target_size differs from the file's size, as PIL's Image.resize:
+  /// "nearest" (source pixel floor((i + 0.5) * in / out)), or the filters "bilinear",
+  /// "bicubic", "hamming", "box" and "lanczos", which PIL widens when shrinking
+  /// (antialiasing) and applies in 8-bit fixed point; Kiln reproduces its arithmetic.
   std::string interpolation = "nearest";
   /// Resize the largest centered crop with the target's aspect ratio (PIL's box argument).
   bool keep_aspect_ratio = false;
