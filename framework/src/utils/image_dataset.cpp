@@ -1,5 +1,7 @@
 // keras.utils.image_dataset_from_directory: Keras's argument checks, file index and
 // split, then a Dataset that decodes and resizes each file when it is pulled.
+#include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <iostream>
 #include <memory>
@@ -151,9 +153,17 @@ Prepared prepare(const std::string& directory, const ImageDatasetOptions& o, con
   return {std::move(index), label_mode, seed};
 }
 
+// Keras lower-cases the interpolation name before checking it.
+ImageDatasetOptions normalized(ImageDatasetOptions o) {
+  std::transform(o.interpolation.begin(), o.interpolation.end(), o.interpolation.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return o;
+}
+
 }  // namespace
 
-ImageDirectoryDataset image_dataset_from_directory(const std::string& directory, const ImageDatasetOptions& options) {
+ImageDirectoryDataset image_dataset_from_directory(const std::string& directory, const ImageDatasetOptions& given) {
+  const ImageDatasetOptions options = normalized(given);
   const std::string subset = options.subset.value_or("");
   if (subset == "both")
     throw ValueError("image_dataset_from_directory: subset=\"both\" returns two datasets; call "
@@ -166,7 +176,8 @@ ImageDirectoryDataset image_dataset_from_directory(const std::string& directory,
 }
 
 std::pair<ImageDirectoryDataset, ImageDirectoryDataset> image_dataset_from_directory_both(
-    const std::string& directory, const ImageDatasetOptions& options) {
+    const std::string& directory, const ImageDatasetOptions& given) {
+  const ImageDatasetOptions options = normalized(given);
   const std::string subset = options.subset.value_or("both");
   if (subset != "both")
     throw ValueError("image_dataset_from_directory_both: subset must be \"both\"; received subset=\"" + subset + "\"");
