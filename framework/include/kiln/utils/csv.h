@@ -29,7 +29,7 @@ namespace kiln::utils {
 
 /// read_csv's options (tf.data.experimental.make_csv_dataset's names where it has them).
 struct CsvOptions {
-  /// The field separator: ',' for CSV, '\t' for TSV (TF's field_delim).
+  /// The field separator: ',' for CSV, a tab for TSV (TF's field_delim).
   char delimiter = ',';
   /// Whether the first record holds the column names.
   bool header = true;
