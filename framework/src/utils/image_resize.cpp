@@ -1,6 +1,8 @@
 // tf.image.resize (bilinear, nearest), keras's smart_resize crop and tf.image.resize_with_pad.
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -70,6 +72,71 @@ FloatImage resize_nearest(const FloatImage& im, int64_t height, int64_t width) {
   return out;
 }
 
+// TF's ResizeBicubic (half-pixel centers, Keys' cubic with a = -0.5): the kernel is
+// read from a table of 1025 steps, taps outside the image get weight 0, and the four
+// weights are renormalized to sum to 1.
+struct CubicTaps {
+  std::array<int64_t, 4> index;
+  std::array<float, 4> weight;
+};
+
+std::vector<CubicTaps> bicubic_taps(int64_t in, int64_t out) {
+  constexpr int64_t kTable = 1 << 10;
+  static const std::vector<float> table = [] {
+    std::vector<float> t(2 * (kTable + 1));
+    const double a = -0.5;
+    for (int64_t i = 0; i <= kTable; ++i) {
+      float x = static_cast<float>(i * 1.0 / kTable);
+      t[static_cast<std::size_t>(2 * i)] = static_cast<float>(((a + 2) * x - (a + 3)) * x * x + 1);
+      x += 1.0f;
+      t[static_cast<std::size_t>(2 * i + 1)] = static_cast<float>(((a * x - 5 * a) * x + 8 * a) * x - 4 * a);
+    }
+    return t;
+  }();
+  const float scale = static_cast<float>(in) / static_cast<float>(out);
+  std::vector<CubicTaps> taps(static_cast<std::size_t>(out));
+  for (int64_t i = 0; i < out; ++i) {
+    const float src = (static_cast<float>(i) + 0.5f) * scale - 0.5f;
+    const auto base = static_cast<int64_t>(std::floor(src));
+    const int64_t offset = std::lrint((src - static_cast<float>(base)) * static_cast<float>(kTable));
+    const std::array<std::size_t, 4> entry{std::size_t(offset * 2 + 1), std::size_t(offset * 2),
+                                           std::size_t((kTable - offset) * 2), std::size_t((kTable - offset) * 2 + 1)};
+    CubicTaps& t = taps[static_cast<std::size_t>(i)];
+    float sum = 0;
+    for (int k = 0; k < 4; ++k) {
+      const int64_t want = base - 1 + k;
+      t.index[k] = std::clamp<int64_t>(want, 0, in - 1);
+      t.weight[k] = t.index[k] == want ? table[entry[k]] : 0.0f;
+      sum += t.weight[k];
+    }
+    if (std::abs(sum) >= 1000.0f * std::numeric_limits<float>::min())
+      for (float& w : t.weight) w *= 1.0f / sum;
+  }
+  return taps;
+}
+
+FloatImage resize_bicubic(const FloatImage& im, int64_t height, int64_t width) {
+  const auto ys = bicubic_taps(im.height, height), xs = bicubic_taps(im.width, width);
+  const int64_t c = im.channels;
+  FloatImage out{height, width, c, std::vector<float>(static_cast<std::size_t>(height * width * c))};
+  auto at = [&](int64_t y, int64_t x, int64_t k) { return im.data[static_cast<std::size_t>((y * im.width + x) * c + k)]; };
+  for (int64_t y = 0; y < height; ++y) {
+    const CubicTaps& ty = ys[static_cast<std::size_t>(y)];
+    for (int64_t x = 0; x < width; ++x) {
+      const CubicTaps& tx = xs[static_cast<std::size_t>(x)];
+      for (int64_t k = 0; k < c; ++k) {
+        std::array<float, 4> rows{};
+        for (int r = 0; r < 4; ++r)
+          rows[r] = at(ty.index[r], tx.index[0], k) * tx.weight[0] + at(ty.index[r], tx.index[1], k) * tx.weight[1] +
+                    at(ty.index[r], tx.index[2], k) * tx.weight[2] + at(ty.index[r], tx.index[3], k) * tx.weight[3];
+        out.data[static_cast<std::size_t>((y * width + x) * c + k)] =
+            rows[0] * ty.weight[0] + rows[1] * ty.weight[1] + rows[2] * ty.weight[2] + rows[3] * ty.weight[3];
+      }
+    }
+  }
+  return out;
+}
+
 // The window (top, left, height, width) of `im`.
 FloatImage crop(const FloatImage& im, int64_t top, int64_t left, int64_t height, int64_t width) {
   const int64_t c = im.channels;
@@ -86,11 +153,13 @@ FloatImage to_float(const image_codec::Pixels& image) {
 }
 
 bool check_interpolation(const std::string& interpolation, const std::string& op) {
-  if (interpolation == "bilinear" || interpolation == "nearest") return interpolation == "nearest";
-  static const char* kKeras[] = {"bicubic", "area", "lanczos3", "lanczos5", "gaussian", "mitchellcubic"};
+  if (interpolation == "bilinear" || interpolation == "nearest" || interpolation == "bicubic")
+    return interpolation == "nearest";
+  static const char* kKeras[] = {"area", "lanczos3", "lanczos5", "gaussian", "mitchellcubic"};
   for (const char* name : kKeras)
     if (interpolation == name)
-      throw ValueError(op + ": interpolation \"" + interpolation + "\" is not available in Kiln; use \"bilinear\" or \"nearest\"");
+      throw ValueError(op + ": interpolation \"" + interpolation +
+                       "\" is not available in Kiln; use \"bilinear\", \"nearest\" or \"bicubic\"");
   throw ValueError("Argument `interpolation` should be one of ('bilinear', 'nearest', 'bicubic', 'area', 'lanczos3', "
                    "'lanczos5', 'gaussian', 'mitchellcubic'). Received: interpolation=" + interpolation);
 }
@@ -100,8 +169,8 @@ FloatImage resize(const FloatImage& image, int64_t height, int64_t width, const 
     throw ValueError("resize: sizes must be positive; received an image of " + std::to_string(image.height) + "x" +
                      std::to_string(image.width) + " and a target of " + std::to_string(height) + "x" +
                      std::to_string(width));
-  return check_interpolation(interpolation, "resize") ? resize_nearest(image, height, width)
-                                                      : resize_bilinear(image, height, width);
+  if (check_interpolation(interpolation, "resize")) return resize_nearest(image, height, width);
+  return interpolation == "bicubic" ? resize_bicubic(image, height, width) : resize_bilinear(image, height, width);
 }
 
 FloatImage smart_resize(const FloatImage& image, int64_t height, int64_t width, const std::string& interpolation) {

@@ -64,7 +64,8 @@ struct ImageDatasetOptions {
   std::optional<double> validation_split = std::nullopt;
   /// "training" or "validation" (or "both", through image_dataset_from_directory_both).
   std::optional<std::string> subset = std::nullopt;
-  /// "bilinear" or "nearest" (Keras's other tf.image.resize methods throw ValueError).
+  /// "bilinear", "nearest" or "bicubic" (Keras's other tf.image.resize methods, "area",
+  /// "lanczos3", "lanczos5", "gaussian" and "mitchellcubic", throw ValueError).
   std::string interpolation = "bilinear";
   /// Walk into subdirectories that are symbolic links.
   bool follow_links = false;

@@ -71,7 +71,7 @@ void save_img(const std::string& path, const Tensor& x, const SaveImgOptions& op
 /// keras.preprocessing.image.smart_resize: resizes an image (height, width, channels),
 /// or a batch of them, to `size` = (height, width) without distorting it: the largest
 /// centered crop with the target's aspect ratio is resized with tf.image.resize
-/// ("bilinear" or "nearest", half-pixel centers). Returns float32.
+/// ("bilinear", "nearest" or "bicubic", half-pixel centers). Returns float32.
 Tensor smart_resize(const Tensor& x, std::array<int64_t, 2> size, const std::string& interpolation = "bilinear",
                     const std::string& data_format = "channels_last");
 
