@@ -47,9 +47,12 @@ void check_arguments(const ImageDatasetOptions& o, const std::string& subset) {
                      "image files in the target directory. If you wish to infer the labels from the subdirectory names "
                      "in the target directory, pass `labels=\"inferred\"`. If you wish to get a dataset that only "
                      "contains images (no labels), pass `labels=None`. Received: labels=" + *s);
-  if (std::holds_alternative<std::vector<int64_t>>(o.labels) && o.class_names && !o.class_names->empty())
+  if (std::holds_alternative<std::vector<int64_t>>(o.labels) && o.class_names && !o.class_names->empty()) {
+    std::string names;
+    for (const auto& c : *o.class_names) names += (names.empty() ? "'" : ", '") + c + "'";
     throw ValueError("You can only pass `class_names` if `labels=\"inferred\"`. Received: labels=" + labels_text(o) +
-                     ", and class_names=[...]");
+                     ", and class_names=[" + names + "]");
+  }
   if (o.label_mode && *o.label_mode != "int" && *o.label_mode != "categorical" && *o.label_mode != "binary")
     throw ValueError("`label_mode` argument must be one of \"int\", \"categorical\", \"binary\", or None. Received: "
                      "label_mode=" + *o.label_mode);
