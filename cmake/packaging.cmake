@@ -21,7 +21,8 @@ set(_kiln_pc_static "")
 if(NOT KILN_SHARED)
   # A static libkiln.a needs its private libraries on the link line too.
   set(_kiln_pc_static "Libs.private:")
-  foreach(_lib ${BLAS_LIBRARIES} ${FFTW3_LIBRARIES} ${HDF5_C_LIBRARIES} ${ZLIB_LIBRARIES})
+  foreach(_lib ${BLAS_LIBRARIES} ${FFTW3_LIBRARIES} ${HDF5_C_LIBRARIES} ${ZLIB_LIBRARIES}
+               ${JPEG_LIBRARIES} ${PNG_LIBRARIES} ${GIF_LIBRARIES})
     string(APPEND _kiln_pc_static " ${_lib}")
   endforeach()
   string(APPEND _kiln_pc_static " -l${CMAKE_DL_LIBS}")

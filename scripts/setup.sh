@@ -18,6 +18,11 @@ PKGS=(
   # oneDNN's JIT convolutions under the CPU backend (libdnnl2 brings libgomp1 and
   # ocl-icd-libopencl1 as Depends; its Recommends, ocl-icd-opencl-dev, is not needed)
   libdnnl-dev
+  # image files for kiln::utils (load_img, save_img, image_dataset_from_directory):
+  # libjpeg-turbo (JPEG), libpng (PNG) and giflib (GIF) headers, and the runtime
+  # libraries libkiln links; libpng-dev also ships examples/pngtest.png, the real-world
+  # PNG tests/framework/test_image_utils.cpp decodes
+  libjpeg62-turbo-dev libjpeg62-turbo libpng-dev libpng16-16 libgif-dev libgif7
   # the main job's --fashion data set (the MNIST digits ship in datasets/data)
   dataset-fashion-mnist
   "$@")
