@@ -1,21 +1,17 @@
 #pragma once
-// keras.ops' functional control flow (fori_loop, scan, associative_scan, map,
-// switch, vectorized_map, vectorize) and forward-mode differentiation (jvp),
-// on top of kiln::cond and kiln::while_loop (kiln/graph/control_flow.h).
+// keras.ops' functional loops over an axis (scan, associative_scan, map,
+// vectorized_map, vectorize) and forward-mode differentiation (jvp). The
+// value-dependent ones, fori_loop and switch_, are in kiln/graph/control_flow.h
+// beside cond and while_loop.
 //
-//   Tensor s = kiln::fori_loop(0, 10, [](const Tensor& i, const Tensor& s) { return s + kiln::cast(i, kiln::float32); },
-//                              Tensor(0.0f));                                           // 45
 //   auto [last, sums] = kiln::scan([](const Tensor& c, const Tensor& x) { return std::pair{c + x, c + x}; },
 //                                  Tensor(0.0f), xs);                                    // cumulative sums
-//   auto r = kiln::switch_(index, {add_fn, sub_fn}, {x, y});                             // clamped index
+//   Tensor rows = kiln::map([](const Tensor& r) { return kiln::sum(r); }, m);           // one sum per row
 //
-// Where they are correct: everything that depends on tensor values goes
-// through kiln::cond / kiln::while_loop, so inside a kiln::function trace it
-// is decided again on every call (fori_loop's bounds and switch's index may be
-// tensors). scan, associative_scan, map, vectorized_map and vectorize loop over
-// an axis whose length is part of the shape, which a trace fixes anyway, so
-// they unroll into ordinary ops, eagerly and inside a trace alike. Gradients
-// flow through all of them (GradientTape records what runs).
+// Each loops over an axis whose length is part of the shape, which a
+// kiln::function trace fixes anyway, so they unroll into ordinary ops, eagerly
+// and inside a trace alike: nothing they decide depends on tensor values.
+// Gradients flow through all of them (GradientTape records what runs).
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -27,33 +23,6 @@
 #include "kiln/core/tensor.h"
 
 namespace kiln {
-
-/// A bound of fori_loop: a number (an int32 scalar, as JAX makes of a Python
-/// int) or a scalar integer tensor.
-struct LoopBound {
-  LoopBound(int64_t v);           ///< A number.
-  LoopBound(int v);               ///< A number.
-  LoopBound(const Tensor& t);     ///< A scalar integer tensor (its value may change between calls of a trace).
-  Tensor value;                   ///< The bound as a scalar tensor.
-};
-
-/// fori_loop's body: (loop index, state) -> new state.
-using ForiBody = std::function<std::vector<Tensor>(const Tensor& i, const std::vector<Tensor>& state)>;
-/// keras.ops.fori_loop: for i in [lower, upper): state = body(i, state). The
-/// index is a scalar in the bounds' promoted integer dtype (int32 for numbers).
-/// The body must keep each state tensor's shape and dtype.
-std::vector<Tensor> fori_loop(const LoopBound& lower, const LoopBound& upper, const ForiBody& body,
-                              std::vector<Tensor> init_val);
-/// fori_loop with one state tensor: body(i, state) -> state.
-template <class Body>
-  requires std::is_invocable_r_v<Tensor, Body&, const Tensor&, const Tensor&>
-Tensor fori_loop(const LoopBound& lower, const LoopBound& upper, Body&& body, const Tensor& init_val) {
-  return fori_loop(
-             lower, upper,
-             ForiBody([&](const Tensor& i, const std::vector<Tensor>& s) { return std::vector<Tensor>{body(i, s.at(0))}; }),
-             std::vector<Tensor>{init_val})
-      .at(0);
-}
 
 /// scan's step: (carry, x slices) -> (new carry, y slices).
 using ScanFn = std::function<std::pair<std::vector<Tensor>, std::vector<Tensor>>(const std::vector<Tensor>& carry,
@@ -126,14 +95,6 @@ template <class F>
 Tensor vectorized_map(F&& f, const Tensor& xs) {
   return map(std::forward<F>(f), xs);
 }
-
-/// A branch of switch_: operands -> outputs.
-using SwitchBranch = std::function<std::vector<Tensor>(const std::vector<Tensor>& operands)>;
-/// keras.ops.switch (C++ reserves `switch`): branches[clamp(index, 0, n - 1)](operands).
-/// `index` is a scalar integer tensor; every branch must give the same number
-/// of outputs with the same shapes and dtypes (it is an If chain in a trace).
-std::vector<Tensor> switch_(const Tensor& index, const std::vector<SwitchBranch>& branches,
-                            const std::vector<Tensor>& operands);
 
 /// vectorize's function: core slices of each argument -> one output.
 using VectorizeFn = std::function<Tensor(const std::vector<Tensor>& args)>;

@@ -1,15 +1,12 @@
-// keras.ops.fori_loop, scan, map, vectorized_map and switch
-// (kiln/ops/functional_ops.h). Value-dependent decisions go through
-// kiln::while_loop and kiln::cond so that a kiln::function trace keeps them
-// live; loops over a static axis length unroll into ordinary recorded ops.
-#include "kiln/ops/functional_ops.h"
+// keras.ops.fori_loop and keras.ops.switch (kiln/graph/control_flow.h): their
+// value-dependent decisions go through kiln::while_loop and kiln::cond, so a
+// kiln::function trace keeps them live.
+#include "kiln/graph/control_flow.h"
 
 #include <limits>
 #include <string>
 
-#include "autodiff/autodiff.h"
 #include "kiln/core/error.h"
-#include "kiln/graph/control_flow.h"
 #include "kiln/ops/array_ops.h"
 #include "kiln/ops/creation_ops.h"
 #include "kiln/ops/math_ops.h"
@@ -57,43 +54,6 @@ std::vector<Tensor> fori_loop(const LoopBound& lower, const LoopBound& upper, co
                         std::move(vars));
   return std::vector<Tensor>(out.begin() + 1, out.end());
 }
-
-std::pair<std::vector<Tensor>, std::vector<Tensor>> scan(const ScanFn& f, std::vector<Tensor> init,
-                                                         const std::vector<Tensor>& xs, ScanOptions options) {
-  if (options.unroll < 1)
-    throw ValueError("scan: `unroll` must be an positive integer or boolean. Received: unroll=" +
-                     std::to_string(options.unroll));
-  const int64_t n = functional::leading_length("scan", xs, 0, options.length);
-  std::vector<std::vector<Tensor>> ys_at(static_cast<std::size_t>(n));
-  const int64_t first = options.reverse ? n - 1 : 0;
-  for (int64_t k = 0; k < n; ++k) {
-    const int64_t t = options.reverse ? n - 1 - k : k;
-    auto [carry, y] = f(init, functional::slices_at(xs, t));
-    functional::check_same_specs("scan", "f's new carry", init, carry);
-    if (k > 0) functional::check_same_specs("scan", "f's ys", ys_at[static_cast<std::size_t>(first)], y);
-    init = std::move(carry);
-    ys_at[static_cast<std::size_t>(t)] = std::move(y);
-  }
-  if (n == 0) {
-    auto probe = functional::probe_outputs([&] { return f(init, functional::zero_slices(xs)).second; });
-    return {init, functional::empty_stacks(probe)};
-  }
-  return {init, functional::stack_steps(ys_at)};
-}
-
-std::vector<Tensor> map(const MapFn& f, const std::vector<Tensor>& xs) {
-  if (xs.empty()) throw ValueError("map: expected at least one tensor to map over, but received none");
-  const int64_t n = functional::leading_length("map", xs, 0, std::nullopt);
-  if (n == 0) return functional::empty_stacks(functional::probe_outputs([&] { return f(functional::zero_slices(xs)); }));
-  std::vector<std::vector<Tensor>> outs(static_cast<std::size_t>(n));
-  for (int64_t t = 0; t < n; ++t) {
-    outs[static_cast<std::size_t>(t)] = f(functional::slices_at(xs, t));
-    if (t > 0) functional::check_same_specs("map", "f's outputs", outs[0], outs[static_cast<std::size_t>(t)]);
-  }
-  return functional::stack_steps(outs);
-}
-
-std::vector<Tensor> vectorized_map(const MapFn& f, const std::vector<Tensor>& xs) { return map(f, xs); }
 
 std::vector<Tensor> switch_(const Tensor& index, const std::vector<SwitchBranch>& branches,
                             const std::vector<Tensor>& operands) {
