@@ -28,7 +28,7 @@ k::Tensor ints(std::vector<int32_t> v) {
   return k::Tensor(v, k::Shape{n});
 }
 
-k::Tensor poly_step(const k::Tensor& i, const k::Tensor& s) { return s * 0.9 + k::sin(s) + k::cast(i, k::DType::float64); }
+k::Tensor poly_step(const k::Tensor& i, const k::Tensor& s) { return s * 0.9 + k::sin(s) + k::cast(i, s.dtype()); }
 
 }  // namespace
 
@@ -82,7 +82,8 @@ TEST_CASE("scan: cumulative sums, reverse keeps ys in xs' order, and a mismatche
     k::scan([](const k::Tensor& c, const k::Tensor& x) { return std::pair{k::stack({c, c}), x}; }, k::Tensor(0.0), xs);
   });
   CHECK(contains(msg, "scan: f's new carry"));
-  CHECK(contains(msg, "float64 ()"));
+  CHECK(contains(msg, "()], but received ["));
+  CHECK(contains(msg, " (2,)]"));
   CHECK(contains(message_of<k::ValueError>([&] { k::scan(step, k::Tensor(0.0), xs, {.unroll = 0}); }),
                  "Received: unroll=0"));
   CHECK(contains(message_of<k::ValueError>([&] {
@@ -105,7 +106,7 @@ TEST_CASE("switch_: clamps the index, and inside a trace each call picks its bra
   for (int i : {0, 2, 1, 5, -1}) CHECK(f(k::Tensor(static_cast<int32_t>(i))).item<double>() == pick(i));
   CHECK(f.tracing_count() == 1);
   CHECK(contains(message_of<k::TypeError>([&] { k::switch_(k::Tensor(1.0), branches, {x, y}); }),
-                 "must be a scalar integer, but received float64 ()"));
+                 "must be a scalar integer, but received float"));
   CHECK(contains(message_of<k::ValueError>([&] { k::switch_(k::Tensor(0), {}, {x}); }), "Empty branch sequence"));
 }
 

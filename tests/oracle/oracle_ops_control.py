@@ -158,7 +158,10 @@ for name in ("bitwise_left_shift", "left_shift", "bitwise_right_shift", "right_s
               (name, {}, [I(-1000, 1000, 3, 4), SHIFT_AMOUNTS]),
               (name, {}, [I(0, 256, 3, 4, dtype="uint8"), V([[0, 1, 7, 8], [9, 3, 4, 2], [5, 6, 1, 0]], "uint8")]),
               (name, {}, [B(2, 3), B(2, 3)]),
-              (name, {}, [I(0, 256, 4, dtype="uint8"), I(0, 4, 2, 1)])]
+              (name, {}, [I(0, 256, 4, dtype="uint8"), I(0, 4, 2, 1)]),
+              (name, {}, [I(-100, 100, 3, 4)], {"args": [3]}),
+              (name, {}, [I(0, 256, 5, dtype="uint8")], {"args": [2]}),
+              (name, {}, [B(4)], {"args": [1]})]
 GCD_A = V([[12, -8, 0, 0, 7], [100, 17, -36, 1, 48]], "int32")
 GCD_B = V([[18, 12, 5, 0, -21], [75, 5, -24, 1, 0]], "int32")
 for name in ("gcd", "lcm"):

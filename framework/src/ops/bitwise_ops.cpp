@@ -154,6 +154,14 @@ Tensor bitwise_shift(const char* op, BitwiseKind kind, const Tensor& x, const Te
   return host_binary(op, kind, x, y, dtype);
 }
 
+/// A shift by a number: the amount is weakly typed, so it takes x's dtype.
+Tensor shift_by_number(const char* op, BitwiseKind kind, const Tensor& x, int64_t amount) {
+  check_concrete(op, x);
+  check_bitwise_dtypes(op, x, x);
+  const DType dtype = x.dtype() == DType::bool_ ? DType::int32 : x.dtype();
+  return host_binary(op, kind, x, full_like(x, static_cast<double>(amount), dtype), dtype);
+}
+
 Tensor integer_pair(const char* op, BitwiseKind kind, const Tensor& x1, const Tensor& x2) {
   check_concrete(op, x1);
   check_concrete(op, x2);
@@ -197,6 +205,17 @@ Tensor bitwise_right_shift(const Tensor& x, const Tensor& y) {
 }
 Tensor right_shift(const Tensor& x, const Tensor& y) {
   return bitwise_shift("right_shift", BitwiseKind::shift_right, x, y);
+}
+
+Tensor bitwise_left_shift(const Tensor& x, int64_t y) {
+  return shift_by_number("bitwise_left_shift", BitwiseKind::shift_left, x, y);
+}
+Tensor left_shift(const Tensor& x, int64_t y) { return shift_by_number("left_shift", BitwiseKind::shift_left, x, y); }
+Tensor bitwise_right_shift(const Tensor& x, int64_t y) {
+  return shift_by_number("bitwise_right_shift", BitwiseKind::shift_right, x, y);
+}
+Tensor right_shift(const Tensor& x, int64_t y) {
+  return shift_by_number("right_shift", BitwiseKind::shift_right, x, y);
 }
 
 Tensor gcd(const Tensor& x1, const Tensor& x2) { return integer_pair("gcd", BitwiseKind::gcd, x1, x2); }

@@ -25,6 +25,13 @@ template <Tensor (*F)(const Tensor&, const Tensor&)>
 oracle::OpFn binary() {
   return [](const Inputs& x, const json&) { return Outputs{F(x[0], x[1])}; };
 }
+/// A shift: by the second tensor, or by a number in params["args"] (Keras's Python int).
+template <Tensor (*F)(const Tensor&, const Tensor&), Tensor (*G)(const Tensor&, int64_t)>
+oracle::OpFn shift() {
+  return [](const Inputs& x, const json& p) {
+    return x.size() == 1 ? Outputs{G(x[0], oracle::arg<int64_t>(p, 0, 0))} : Outputs{F(x[0], x[1])};
+  };
+}
 template <Tensor (*F)(const Tensor&)>
 oracle::OpFn unary() {
   return [](const Inputs& x, const json&) { return Outputs{F(x[0])}; };
@@ -167,10 +174,10 @@ const oracle::OpEntries entries{
     {"bitwise_xor", binary<kiln::bitwise_xor>()},
     {"bitwise_invert", unary<kiln::bitwise_invert>()},
     {"bitwise_not", unary<kiln::bitwise_not>()},
-    {"bitwise_left_shift", binary<kiln::bitwise_left_shift>()},
-    {"left_shift", binary<kiln::left_shift>()},
-    {"bitwise_right_shift", binary<kiln::bitwise_right_shift>()},
-    {"right_shift", binary<kiln::right_shift>()},
+    {"bitwise_left_shift", shift<kiln::bitwise_left_shift, kiln::bitwise_left_shift>()},
+    {"left_shift", shift<kiln::left_shift, kiln::left_shift>()},
+    {"bitwise_right_shift", shift<kiln::bitwise_right_shift, kiln::bitwise_right_shift>()},
+    {"right_shift", shift<kiln::right_shift, kiln::right_shift>()},
     {"gcd", binary<kiln::gcd>()},
     {"lcm", binary<kiln::lcm>()},
     {"nextafter", binary<kiln::nextafter>()},

@@ -9,6 +9,8 @@
 //   kiln::bitwise_and(a, kiln::Tensor(6));   // [4 2]
 //   kiln::left_shift(a, kiln::Tensor(2));    // [48 40]
 //   kiln::gcd(a, kiln::Tensor(8));           // [4 2]
+#include <cstdint>
+
 #include "kiln/core/tensor.h"
 
 namespace kiln {
@@ -35,6 +37,12 @@ Tensor left_shift(const Tensor& x, const Tensor& y);
 Tensor bitwise_right_shift(const Tensor& x, const Tensor& y);
 /// keras.ops.right_shift: bitwise_right_shift(x, y).
 Tensor right_shift(const Tensor& x, const Tensor& y);
+/// The shifts by a number, as Keras takes a Python int: the amount takes x's
+/// dtype (a bool x shifts as int32).
+Tensor bitwise_left_shift(const Tensor& x, int64_t y);
+Tensor left_shift(const Tensor& x, int64_t y);           ///< left_shift by a number.
+Tensor bitwise_right_shift(const Tensor& x, int64_t y);  ///< bitwise_right_shift by a number.
+Tensor right_shift(const Tensor& x, int64_t y);          ///< right_shift by a number.
 /// keras.ops.gcd: the greatest common divisor of |x1| and |x2| (gcd(0, 0) = 0),
 /// integer tensors only (bool and floating throw ValueError, as JAX does).
 Tensor gcd(const Tensor& x1, const Tensor& x2);
