@@ -69,6 +69,44 @@ TEST_CASE("fori_loop and scan: gradients match central differences") {
       {k::Tensor({0.5, 1.5, -0.7, 1.2})});
 }
 
+TEST_CASE("fori_loop: a gradient taken inside a trace follows each call's bound") {
+  auto grad_of = [](const k::Tensor& s, const k::Tensor& n) {
+    k::GradientTape tape;
+    tape.watch(s);
+    k::Tensor y = k::sum(k::fori_loop(0, n, poly_step, s));
+    return *tape.gradient(y, s);
+  };
+  auto f = k::function(grad_of, {.name = "fori_grad"});
+  k::Tensor s0 = k::Tensor({0.3, -0.2, 0.9}, k::DType::float64);
+  for (int n : {2, 4, 0, 3}) {
+    INFO("n = ", n);
+    k::Tensor n_t(static_cast<int32_t>(n));
+    kiln_test::check_values(f(s0, n_t), grad_of(s0, n_t).to_vector<double>(), 1e-12);
+  }
+  CHECK(f.tracing_count() == 1);
+}
+
+TEST_CASE("scan, map and associative_scan: traced equals eager for new values of the same shape") {
+  auto body = [](const k::Tensor& c, const k::Tensor& xs) {
+    auto [last, ys] = k::scan(
+        [](const k::Tensor& carry, const k::Tensor& x) { return std::pair{carry * 0.5 + k::sin(x), carry * x}; }, c,
+        xs, {.reverse = true});
+    k::Tensor m = k::map([](const k::Tensor& r) { return k::sum(k::square(r)); }, xs);
+    k::Tensor p = k::associative_scan([](const k::Tensor& a, const k::Tensor& b) { return a + b; }, xs, false, 1);
+    return std::vector<k::Tensor>{last, ys, m, p};
+  };
+  auto f = k::function(body, {.name = "scans"});
+  for (int i = 0; i < 3; ++i) {
+    k::Tensor c = k::Tensor({0.1 * i, -0.3}, k::DType::float64);
+    k::Tensor xs = k::Tensor({{0.5, -1.0 * i}, {0.25 * i, 2.0}, {1.5, 0.75}}, k::DType::float64);
+    auto traced = f(c, xs);
+    auto eager = body(c, xs);
+    REQUIRE(traced.size() == eager.size());
+    for (std::size_t j = 0; j < eager.size(); ++j) kiln_test::check_values(traced[j], eager[j].to_vector<double>(), 1e-12);
+  }
+  CHECK(f.tracing_count() == 1);
+}
+
 TEST_CASE("scan: cumulative sums, reverse keeps ys in xs' order, and a mismatched carry is an error") {
   k::Tensor xs({1.0, 2.0, 3.0, 4.0});
   auto step = [](const k::Tensor& c, const k::Tensor& x) { return std::pair{c + x, c + x}; };
