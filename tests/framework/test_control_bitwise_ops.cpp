@@ -6,6 +6,9 @@
 // tests/oracle/oracle_ops_control.py compares them with Keras at large.
 #include <doctest/doctest.h>
 #include <kiln/kiln.h>
+#include <kiln/ops/bitwise_ops.h>
+#include <kiln/ops/functional_ops.h>
+#include <kiln/ops/layout_ops.h>
 
 #include <cmath>
 #include <cstdint>

@@ -9,6 +9,9 @@
 
 #include "kiln/autodiff/gradient_tape.h"
 #include "kiln/graph/control_flow.h"
+#include "kiln/ops/bitwise_ops.h"
+#include "kiln/ops/functional_ops.h"
+#include "kiln/ops/layout_ops.h"
 #include "kiln/ops/ops.h"
 #include "op_table.h"
 
