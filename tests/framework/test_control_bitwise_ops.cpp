@@ -233,3 +233,29 @@ TEST_CASE("unravel_index, rearrange, view and the complex views") {
   CHECK(k::view_as_real(re, im).shape() == k::Shape{2, 2});
   CHECK(k::empty({2, 3}, k::DType::int32).shape() == k::Shape{2, 3});
 }
+
+TEST_CASE("functional and layout ops: errors name the op, what was expected and what was received") {
+  k::Tensor x = k::Tensor({1.0, 2.0, 3.0}, k::DType::float64);
+  auto step = [](const k::Tensor& i, const k::Tensor& s) { return s + k::cast(i, s.dtype()); };
+  CHECK(contains(message_of<k::TypeError>([&] { k::fori_loop(0, k::Tensor(2.5), step, x); }),
+                 "fori_loop: `upper` must be an integer or a scalar integer tensor, but received float"));
+  CHECK(contains(message_of<k::ValueError>([&] {
+                   k::fori_loop(0, 2, [](const k::Tensor&, const k::Tensor& s) { return k::sum(s); }, x);
+                 }),
+                 "fori_loop: body_fun's new state must keep"));
+  CHECK(contains(message_of<k::ValueError>([&] {
+                   k::jvp([](const TL& a) { return a; }, {x}, {k::Tensor({1.0, 2.0}, k::DType::float64)});
+                 }),
+                 "primal 0 is float64 (3,) but its tangent is float64 (2,)"));
+  CHECK(contains(message_of<k::ValueError>([&] { k::vectorize([](const TL& a) { return a[0]; }, "(n)->"); }),
+                 "not a valid gufunc signature: '(n)->'"));
+  CHECK(contains(message_of<k::ValueError>([&] {
+                   k::associative_scan([](const TL& a, const TL&) { return a; }, TL{x, k::Tensor({1.0}, k::DType::float64)});
+                 }),
+                 "must have the same length along axis 0"));
+  CHECK(contains(message_of<k::TypeError>([&] { k::unravel_index(x, {3}); }),
+                 "unravel_index: expected integer indices, but received"));
+  CHECK(contains(message_of<k::ValueError>([&] { k::view_as_complex(k::reshape(x, {1, 3})); }),
+                 "Last dimension of input must be size 2 (real and imaginary). Received shape: (1, 3)"));
+  CHECK(contains(message_of<k::ValueError>([&] { k::rearrange(x, "a -> a b"); }), "'b' on the output side only"));
+}
