@@ -139,6 +139,8 @@ CASES += [
     case("vectorize", "scalar", [(2, 3), (3,)], lambda a, b: ops.vectorize(lambda u, v: u * v + ops.sin(u))(a, b)),
     case("custom_gradient", "clipped_square", [(3, 4)], clipped_square),
     case("jvp", "sin_mul", [(3,), (3,), (3,), (3,)], jvp_keras),
+    case("jvp", "aux", [(2, 3), (2, 3)], lambda x, t: (lambda r: (r[0], r[1], r[2]))(
+        ops.jvp(lambda a: (ops.tanh(a) * 3.0, ops.square(a) + 1.0), (x,), (t,), has_aux=True))),
 ]
 for index in (-2, 0, 1, 2, 7):
     CASES.append(case("switch", "three", [V(index, "int32"), (2, 3), (2, 3)],

@@ -83,4 +83,16 @@ std::pair<std::vector<Tensor>, std::vector<Tensor>> jvp(const JvpFn& fun, const 
   return {outputs, out_tangents};
 }
 
+JvpAuxResult jvp(const JvpAuxFn& fun, const std::vector<Tensor>& primals, const std::vector<Tensor>& tangents) {
+  std::vector<Tensor> aux;
+  auto [outputs, out_tangents] = jvp(
+      JvpFn([&](const std::vector<Tensor>& p) {
+        auto r = fun(p);
+        aux = std::move(r.second);
+        return std::move(r.first);
+      }),
+      primals, tangents);
+  return {std::move(outputs), std::move(out_tangents), std::move(aux)};
+}
+
 }  // namespace kiln

@@ -113,4 +113,17 @@ using JvpFn = std::function<std::vector<Tensor>(const std::vector<Tensor>& prima
 std::pair<std::vector<Tensor>, std::vector<Tensor>> jvp(const JvpFn& fun, const std::vector<Tensor>& primals,
                                                         const std::vector<Tensor>& tangents);
 
+/// jvp's function with auxiliary data (Keras's has_aux=True): primals -> (outputs, aux).
+using JvpAuxFn =
+    std::function<std::pair<std::vector<Tensor>, std::vector<Tensor>>(const std::vector<Tensor>& primals)>;
+/// What jvp gives for a function with auxiliary data.
+struct JvpAuxResult {
+  std::vector<Tensor> outputs;   ///< fun(primals)'s outputs.
+  std::vector<Tensor> tangents;  ///< J(primals) · tangents, one per output.
+  std::vector<Tensor> aux;       ///< fun(primals)'s auxiliary data, returned as computed.
+};
+/// keras.ops.jvp(fun, primals, tangents, has_aux=True): the function returns
+/// (outputs, aux); only the outputs get tangents.
+JvpAuxResult jvp(const JvpAuxFn& fun, const std::vector<Tensor>& primals, const std::vector<Tensor>& tangents);
+
 }  // namespace kiln
