@@ -102,6 +102,8 @@ using VectorizeFn = std::function<Tensor(const std::vector<Tensor>& args)>;
 /// arguments' loop axes and calls `f` once per loop index. Without a
 /// signature every argument's core is a scalar; with one such as
 /// "(m,n),(n)->(m)" each argument's last axes are its core, named as given.
+/// f returns one tensor (a signature naming several outputs is a ValueError).
+/// Keras's `excluded` has no counterpart: f captures its non-tensor arguments.
 std::function<Tensor(const std::vector<Tensor>&)> vectorize(VectorizeFn f, const std::string& signature = "");
 
 /// keras.ops.jvp's function: primals -> outputs.
