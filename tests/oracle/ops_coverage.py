@@ -25,7 +25,8 @@ ACTIVATIONS = {"relu", "relu6", "sigmoid", "softplus", "selu", "silu", "softsign
                "glu", "leaky_relu", "hard_shrink", "soft_shrink", "squareplus", "threshold"}
 # Kiln's spelling where it is not kiln::<keras name>.
 KILN_NAMES = {"concatenate": "kiln::concat", "full": "kiln::fill", "swish": "kiln::activations::silu",
-              "hard_swish": "kiln::activations::hard_silu"}
+              "hard_swish": "kiln::activations::hard_silu",
+              "switch": "kiln::switch_"}
 KILN_NAMES.update({a: "kiln::activations::" + a for a in ACTIVATIONS})
 
 # What cannot apply to C++, with the reason and Kiln's spelling of the idea.
@@ -44,14 +45,11 @@ EXCLUDED = {
 
 # Not done yet (kiln's issue on keras.ops); each name leaves this list when a group compares it.
 NOT_YET = set("""
-adaptive_average_pool adaptive_max_pool associative_scan average_pool batch_normalization binary_crossentropy
-bitwise_and bitwise_invert bitwise_left_shift bitwise_not bitwise_or bitwise_right_shift bitwise_xor
-categorical_crossentropy cdist cholesky cholesky_inverse cond conv conv_transpose ctc_decode ctc_loss
-custom_gradient depthwise_conv det dot_product_attention eig eigh empty extract_sequences fold fori_loop gcd inv
-jvp kaiser layer_normalization lcm left_shift logdet lstsq lu_factor map matrix_rank max_pool multi_hot nextafter
-norm pinv polar psnr qr rearrange right_shift rms_normalization saturate_cast scan separable_conv slogdet solve
-solve_triangular sparse_categorical_crossentropy sparsemax svd switch unfold unravel_index vectorize vectorized_map
-view view_as_complex view_as_real while_loop
+adaptive_average_pool adaptive_max_pool average_pool batch_normalization binary_crossentropy
+categorical_crossentropy cdist cholesky cholesky_inverse conv conv_transpose ctc_decode ctc_loss depthwise_conv det
+dot_product_attention eig eigh extract_sequences fold inv kaiser layer_normalization logdet lstsq lu_factor
+matrix_rank max_pool multi_hot norm pinv polar psnr qr rms_normalization saturate_cast separable_conv slogdet solve
+solve_triangular sparse_categorical_crossentropy sparsemax svd unfold
 """.split())
 
 

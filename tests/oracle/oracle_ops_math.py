@@ -203,8 +203,4 @@ CASES += [
 
 
 def run(o):
-    o.uncovered.append(("keras.ops.nextafter", "Kiln has no nextafter yet (it needs a backend primitive)"))
-    for name in ("gcd", "lcm", "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "bitwise_invert",
-                 "bitwise_left_shift", "bitwise_right_shift", "left_shift", "right_shift"):
-        o.uncovered.append(("keras.ops." + name, "Kiln has no integer bit or gcd ops yet (they need backend primitives)"))
     op_cases.run_cases(o, CASES)

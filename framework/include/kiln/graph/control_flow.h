@@ -23,6 +23,11 @@
 // and body intermediates it keeps for each iteration (preallocated for
 // `maximum_iterations` of them when it is given, grown on demand otherwise).
 // Side effects in a branch (a Variable's assign) happen only when it is taken.
+//
+// keras.ops.fori_loop and keras.ops.switch are built on them, so a tensor
+// bound or index stays live inside a trace too:
+//   Tensor s = kiln::fori_loop(0, 10, [](const Tensor& i, const Tensor& s) { return s + i; }, Tensor(0));  // 45
+//   auto r = kiln::switch_(index, {add_fn, sub_fn}, {x, y});    // branches[clamp(index, 0, 1)]({x, y})
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -72,5 +77,40 @@ auto cond(const Tensor& pred, TrueFn&& true_fn, FalseFn&& false_fn) {
 /// tensors as it gets, with the same shapes and dtypes.
 std::vector<Tensor> while_loop(const graph::LoopCondFn& cond_fn, const graph::LoopBodyFn& body_fn,
                                std::vector<Tensor> loop_vars, WhileOptions options = {});
+
+/// A bound of fori_loop: a number (an int32 scalar, as JAX makes of a Python
+/// int) or a scalar integer tensor.
+struct LoopBound {
+  LoopBound(int64_t v);           ///< A number.
+  LoopBound(int v);               ///< A number.
+  LoopBound(const Tensor& t);     ///< A scalar integer tensor (its value may change between calls of a trace).
+  Tensor value;                   ///< The bound as a scalar tensor.
+};
+
+/// fori_loop's body: (loop index, state) -> new state.
+using ForiBody = std::function<std::vector<Tensor>(const Tensor& i, const std::vector<Tensor>& state)>;
+/// keras.ops.fori_loop: for i in [lower, upper): state = body(i, state). The
+/// index is a scalar in the bounds' promoted integer dtype (int32 for numbers).
+/// The body must keep each state tensor's shape and dtype.
+std::vector<Tensor> fori_loop(const LoopBound& lower, const LoopBound& upper, const ForiBody& body,
+                              std::vector<Tensor> init_val);
+/// fori_loop with one state tensor: body(i, state) -> state.
+template <class Body>
+  requires std::is_invocable_r_v<Tensor, Body&, const Tensor&, const Tensor&>
+Tensor fori_loop(const LoopBound& lower, const LoopBound& upper, Body&& body, const Tensor& init_val) {
+  return fori_loop(
+             lower, upper,
+             ForiBody([&](const Tensor& i, const std::vector<Tensor>& s) { return std::vector<Tensor>{body(i, s.at(0))}; }),
+             std::vector<Tensor>{init_val})
+      .at(0);
+}
+
+/// A branch of switch_: operands -> outputs.
+using SwitchBranch = std::function<std::vector<Tensor>(const std::vector<Tensor>& operands)>;
+/// keras.ops.switch (C++ reserves `switch`): branches[clamp(index, 0, n - 1)](operands).
+/// `index` is a scalar integer tensor; every branch must give the same number
+/// of outputs with the same shapes and dtypes (it is an If chain in a trace).
+std::vector<Tensor> switch_(const Tensor& index, const std::vector<SwitchBranch>& branches,
+                            const std::vector<Tensor>& operands);
 
 }  // namespace kiln
