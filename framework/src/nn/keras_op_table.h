@@ -61,5 +61,6 @@ keras_op_api::OpEntries keras_ops_core_table();
 keras_op_api::OpEntries keras_ops_math_table();
 keras_op_api::OpEntries keras_ops_reduce_table();
 keras_op_api::OpEntries keras_ops_array_table();
+keras_op_api::OpEntries keras_ops_bitwise_table();
 
 }  // namespace kiln::detail

@@ -9,9 +9,7 @@
 
 #include "kiln/autodiff/gradient_tape.h"
 #include "kiln/graph/control_flow.h"
-#include "kiln/ops/bitwise_ops.h"
 #include "kiln/ops/functional_ops.h"
-#include "kiln/ops/layout_ops.h"
 #include "kiln/ops/ops.h"
 #include "op_table.h"
 
@@ -23,22 +21,6 @@ using oracle::json;
 using oracle::Outputs;
 using oracle::param;
 using TL = std::vector<Tensor>;
-
-template <Tensor (*F)(const Tensor&, const Tensor&)>
-oracle::OpFn binary() {
-  return [](const Inputs& x, const json&) { return Outputs{F(x[0], x[1])}; };
-}
-/// A shift: by the second tensor, or by a number in params["args"] (Keras's Python int).
-template <Tensor (*F)(const Tensor&, const Tensor&), Tensor (*G)(const Tensor&, int64_t)>
-oracle::OpFn shift() {
-  return [](const Inputs& x, const json& p) {
-    return x.size() == 1 ? Outputs{G(x[0], oracle::arg<int64_t>(p, 0, 0))} : Outputs{F(x[0], x[1])};
-  };
-}
-template <Tensor (*F)(const Tensor&)>
-oracle::OpFn unary() {
-  return [](const Inputs& x, const json&) { return Outputs{F(x[0])}; };
-}
 
 std::string fn_of(const json& p) { return p.at("fn").get<std::string>(); }
 [[noreturn]] void unknown_fn(const char* op, const json& p) {
@@ -152,18 +134,6 @@ Outputs jvp_aux_case(const Inputs& x, const json&) {
   return {r.outputs[0], r.tangents[0], r.aux[0]};
 }
 
-Outputs rearrange_case(const Inputs& x, const json& p) {
-  std::map<std::string, int64_t> lengths;
-  for (const auto& [k, v] : p.items())
-    if (k != "pattern" && k != "args") lengths[k] = v.get<int64_t>();
-  return {kiln::rearrange(x[0], p.at("pattern").get<std::string>(), lengths)};
-}
-
-std::optional<kiln::DType> dtype_param(const json& p) {
-  if (!p.contains("dtype") || p.at("dtype").is_null()) return std::nullopt;
-  return kiln::dtype_from_name(p.at("dtype").get<std::string>());
-}
-
 const oracle::OpEntries entries{
     {"cond",
      [](const Inputs& x, const json&) {
@@ -179,35 +149,6 @@ const oracle::OpEntries entries{
     {"switch", switch_case},
     {"custom_gradient", custom_gradient_case},
     {"jvp", [](const Inputs& x, const json& p) { return fn_of(p) == "aux" ? jvp_aux_case(x, p) : jvp_case(x, p); }},
-    {"bitwise_and", binary<kiln::bitwise_and>()},
-    {"bitwise_or", binary<kiln::bitwise_or>()},
-    {"bitwise_xor", binary<kiln::bitwise_xor>()},
-    {"bitwise_invert", unary<kiln::bitwise_invert>()},
-    {"bitwise_not", unary<kiln::bitwise_not>()},
-    {"bitwise_left_shift", shift<kiln::bitwise_left_shift, kiln::bitwise_left_shift>()},
-    {"left_shift", shift<kiln::left_shift, kiln::left_shift>()},
-    {"bitwise_right_shift", shift<kiln::bitwise_right_shift, kiln::bitwise_right_shift>()},
-    {"right_shift", shift<kiln::right_shift, kiln::right_shift>()},
-    {"gcd", binary<kiln::gcd>()},
-    {"lcm", binary<kiln::lcm>()},
-    {"nextafter", binary<kiln::nextafter>()},
-    {"unravel_index",
-     [](const Inputs& x, const json& p) {
-       return kiln::unravel_index(x[0], kiln::Shape(p.at("shape").get<std::vector<int64_t>>()));
-     }},
-    {"rearrange", rearrange_case},
-    {"empty",
-     [](const Inputs&, const json& p) {
-       return Outputs{kiln::empty(kiln::Shape(p.at("shape").get<std::vector<int64_t>>()),
-                                  dtype_param(p).value_or(kiln::DType::float32))};
-     }},
-    {"view", [](const Inputs& x, const json& p) { return Outputs{kiln::view(x[0], dtype_param(p))}; }},
-    {"view_as_complex",
-     [](const Inputs& x, const json&) {
-       auto [re, im] = kiln::view_as_complex(x[0]);
-       return Outputs{re, im};
-     }},
-    {"view_as_real", [](const Inputs& x, const json&) { return Outputs{kiln::view_as_real(x[0], x[1])}; }},
 };
 
 }  // namespace
