@@ -1,8 +1,8 @@
-// The ops_control group's table (tests/oracle/oracle_ops_control.py): keras.ops'
-// control flow, bitwise and integer maths and layout utilities against
-// kiln/ops/functional_ops.h, bitwise_ops.h and layout_ops.h. A control-flow
-// case names its function in params["fn"]; each is defined here as the Python
-// side defines it.
+// The ops_control group's own entries (tests/oracle/oracle_ops_control.py): keras.ops'
+// control flow against kiln/ops/functional_ops.h and kiln/graph/control_flow.h. A case
+// names its function in params["fn"]; each is defined here as the Python side defines
+// it. The group's bitwise, integer and layout ops are the library's table entries
+// (framework/src/nn/keras_ops/bitwise.cpp).
 #include <map>
 #include <stdexcept>
 #include <string>
