@@ -75,7 +75,9 @@ Tensor norm(const Tensor& x, const NormOrd& ord, std::optional<std::vector<int>>
   KILN_CHECK(ord.name.empty() || ord.name == "fro" || ord.name == "nuc", ValueError,
              "norm: Invalid `ord` argument. Expected one of {'fro', 'nuc'} when using string. Received: ord="
                  << ord.name);
-  Tensor xf = floating_or_float32(x);
+  // Keras casts to result_type(x.dtype, float) first, which its dtype rules make float32 for
+  // every Kiln dtype, float64 included (a Python float there is a weak float32).
+  Tensor xf = x.dtype() == DType::float32 ? x : cast(x, DType::float32);
   const int64_t rank = xf.rank();
   std::vector<int> axes;
   if (!axis) {

@@ -89,7 +89,8 @@ struct NormOrd {
 /// "fro": Frobenius, "nuc": the sum of singular values, 1 / -1: the largest / smallest
 /// column sum of |x|, inf / -inf: row sums, 2 / -2: the largest / smallest singular
 /// value). No axis: all of x as one vector when ord is None, else x must be 1-D or 2-D.
-/// Integers compute in float32.
+/// It computes in float32 and returns float32 for every input dtype, float64 included, as
+/// Keras's norm does (it casts to result_type(x.dtype, float)).
 Tensor norm(const Tensor& x, const NormOrd& ord = {}, std::optional<std::vector<int>> axis = std::nullopt,
             bool keepdims = false);
 
