@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "cuda/gpu_test_util.h"
+#include "gpu_test_util.h"
 #include "kiln/kiln.h"
 
 namespace test_parity_linalg {

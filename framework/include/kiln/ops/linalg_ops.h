@@ -12,8 +12,10 @@
 // operands). Integer and bool inputs compute in float32, as JAX does; float32 and
 // float64 keep their dtype. Shape errors are ValueErrors naming the op and the full
 // shapes; a singular matrix is no error: solve and inv give infinities or NaNs, det
-// gives 0, as JAX does. Every op but eig, lu_factor and matrix_rank is differentiable
-// with JAX's rules (eigh and svd: for distinct eigen- or singular values).
+// gives 0, as JAX does. The ops are differentiable with JAX's rules (eigh and svd: for
+// distinct eigen- or singular values), but for eig, lu_factor, matrix_rank, qr in
+// complete mode of a tall matrix, and svd's full u and vh of a non-square matrix (which
+// JAX cannot differentiate either): their gradients raise LookupError naming the op.
 // The CPU backend computes them with OpenBLAS's LAPACK; tensors on other devices are
 // copied to the CPU and back.
 #include <optional>
@@ -30,7 +32,8 @@ namespace kiln {
 /// (x + xᵀ)/2. Throws ValueError when a matrix is not positive definite (as Keras does).
 Tensor cholesky(const Tensor& x, bool upper = false);
 /// keras.ops.cholesky_inverse: (L·Lᵀ)⁻¹ from the lower triangular factor L = x (or
-/// (Uᵀ·U)⁻¹ from an upper factor with upper), by triangular solves.
+/// (Uᵀ·U)⁻¹ from an upper factor with upper), by triangular solves. Batches transpose
+/// their last two axes (Keras's JAX backend transposes every axis, so it takes only 2-D x).
 Tensor cholesky_inverse(const Tensor& x, bool upper = false);
 /// keras.ops.det: the determinant of each square matrix of x (..., n, n) -> (...).
 Tensor det(const Tensor& x);
