@@ -181,6 +181,10 @@ TEST_CASE("linalg: gradients match central differences") {
       auto [q, r] = k::qr(in[0]);
       return k::concat({k::ravel(q), k::ravel(r)}, 0);
     }, {m});
+    check_gradients_ok("qr complete", [](const auto& in) {
+      auto [q, r] = k::qr(in[0], "complete");
+      return k::concat({k::ravel(q), k::ravel(r)}, 0);
+    }, {m});
     check_gradients_ok("svd", [](const auto& in) {
       auto [u, s, vh] = k::svd(in[0], false);
       return k::concat({s, k::ravel(u * u), k::ravel(vh * vh)}, 0);

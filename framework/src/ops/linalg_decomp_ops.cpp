@@ -3,7 +3,8 @@
 // written with differentiable ops:
 //   eigh (a = V·diag(w)·Vᵀ):   ā = V·(diag(w̄) + F∘(Vᵀ·V̄))·Vᵀ, F_ij = 1/(w_j − w_i) off the diagonal.
 //   qr, m >= n (a = Q·R):       M = R̄·Rᵀ − Qᵀ·Q̄, N = M − tril(M − Mᵀ, −1), ā = (Q̄ + Q·N)·R⁻ᵀ;
-//                               m < n: the square block a₁ so, with Q̄ + a₂·R̄₂ᵀ, and ā₂ = Q·R̄₂.
+//                               m < n: the square block a₁ so, with Q̄ + a₂·R̄₂ᵀ, and ā₂ = Q·R̄₂;
+//                               complete and m > n: see complete_tall_qr_grad.
 //   svd (a = U·diag(s)·Vᵀ):     J_U = F∘(Uᵀ·Ū), J_V = F∘(Vᵀ·V̄), F_ij = 1/(s_j² − s_i²) off the diagonal;
 //                               ā = U·(diag(s̄) + (J_U + J_Uᵀ)·S + S·(J_V + J_Vᵀ))·Vᵀ, plus
 //                               (I − U·Uᵀ)·Ū·S⁻¹·Vᵀ when m > n, U·S⁻¹·V̄ᵀ·(I − V·Vᵀ) when n > m.
@@ -51,8 +52,23 @@ Tensor thin_qr_grad(const Tensor& q, const Tensor& r, const Tensor& gq, const Te
   return mT(solve_triangular(r, mT(g), false));
 }
 
+/// x̄ of the complete QR of a tall x (m > n): JAX completes Q's last m − n columns as
+/// dQ₂ = dQ₁·Zᵀ − (Q₁ + Q₂·Z)·(dQ₁' − Z·dQ₁'')ᵀ, with Q₁ = Q[:, :n] (rows '' :n, ' n:) and
+/// Zᵀ = (Q₁'' − I)⁻ᵀ·Q₁'ᵀ; its transpose folds Q̄₂ into Q̄₁ for the thin rule.
+Tensor complete_tall_qr_grad(const Tensor& q, const Tensor& r, const Tensor& gq, const Tensor& gr, int64_t n) {
+  const Index head = Slice(0, n), tail = Slice(n, std::nullopt), all = Slice();
+  Tensor q1 = slice(q, {ellipsis, head}), q2 = slice(q, {ellipsis, tail});
+  Tensor zt = solve(mT(slice(q1, {ellipsis, head, all}) - eye_as(n, q)), mT(slice(q1, {ellipsis, tail, all})));
+  Tensor z = mT(zt);
+  Tensor g2 = slice(gq, {ellipsis, tail});
+  Tensor h = matmul(g2, q1 + matmul(q2, z), true, false);
+  Tensor g1 = slice(gq, {ellipsis, head}) + matmul(g2, z) + concat({matmul(z, h, true, false), neg(h)}, -2);
+  return thin_qr_grad(q1, slice(r, {ellipsis, head, all}), g1, slice(gr, {ellipsis, head, all}));
+}
+
 Tensor qr_grad(const Tensor& x, const Tensor& q, const Tensor& r, const Tensor& gq, const Tensor& gr) {
   const int64_t m = x.shape()[-2], n = x.shape()[-1];
+  if (m > n && q.shape()[-1] == m) return complete_tall_qr_grad(q, r, gq, gr, n);
   if (m >= n) return thin_qr_grad(q, r, gq, gr);
   const Index first = Slice(0, m), rest = Slice(m, std::nullopt);
   Tensor gr1 = slice(gr, {ellipsis, first}), gr2 = slice(gr, {ellipsis, rest});
@@ -110,15 +126,10 @@ QRResult qr(const Tensor& x, const std::string& mode) {
     return std::vector<Tensor>{q, r};
   });
   Tensor q = out[0], r = out[1];
-  const int64_t m = a.shape()[-2], n = a.shape()[-1];
-  if (autodiff::active()) {
-    if (complete && m > n)  // JAX's rule for this case needs an LU solve on Q's blocks; Kiln has none yet
-      autodiff::record_no_gradient("QRComplete", {a}, {q, r});
-    else
-      autodiff::record("QR", {a}, {q, r}, [a, q, r](const Grads& dy, const Needs&) {
-        return Grads{qr_grad(a, q, r, dy[0], dy[1])};
-      });
-  }
+  if (autodiff::active())
+    autodiff::record("QR", {a}, {q, r}, [a, q, r](const Grads& dy, const Needs&) {
+      return Grads{qr_grad(a, q, r, dy[0], dy[1])};
+    });
   return {q, r};
 }
 

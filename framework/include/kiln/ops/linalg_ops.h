@@ -13,9 +13,9 @@
 // float64 keep their dtype. Shape errors are ValueErrors naming the op and the full
 // shapes; a singular matrix is no error: solve and inv give infinities or NaNs, det
 // gives 0, as JAX does. The ops are differentiable with JAX's rules (eigh and svd: for
-// distinct eigen- or singular values), but for eig, lu_factor, matrix_rank, qr in
-// complete mode of a tall matrix, and svd's full u and vh of a non-square matrix (which
-// JAX cannot differentiate either): their gradients raise LookupError naming the op.
+// distinct eigen- or singular values), but for eig, lu_factor, matrix_rank and svd's full
+// u and vh of a non-square matrix (which JAX cannot differentiate either): their
+// gradients raise LookupError naming the op.
 // The CPU backend computes them with OpenBLAS's LAPACK; tensors on other devices are
 // copied to the CPU and back.
 #include <optional>
@@ -103,7 +103,7 @@ struct QRResult {
   Tensor r;  ///< (..., k, n) reduced or (..., m, n) complete, upper triangular.
 };
 /// keras.ops.qr: the Householder QR of x (..., m, n) with k = min(m, n); mode is
-/// "reduced" or "complete". Differentiable where JAX's is: m >= n, and for complete, m == n.
+/// "reduced" or "complete". Differentiable with JAX's rules for every shape and mode.
 QRResult qr(const Tensor& x, const std::string& mode = "reduced");
 
 /// svd's result.
