@@ -124,7 +124,7 @@ int64_t batch_of(const Tensor& a) {
   return b;
 }
 
-/// s with its last two axes replaced by (rows, cols), or its last by n when cols < 0.
+/// s without its last `drop` axes, followed by `tail`.
 Shape with_matrix(const Shape& s, int drop, std::vector<int64_t> tail) {
   std::vector<int64_t> d(s.dims().begin(), s.dims().end() - drop);
   d.insert(d.end(), tail.begin(), tail.end());
