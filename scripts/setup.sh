@@ -10,6 +10,8 @@ PKGS=(
   build-essential cmake ccache
   # headers and libraries Kiln compiles and links against
   libxtensor-dev xtl-dev libopenblas-dev libopenblas-pthread-dev libhdf5-dev
+  # (the linear algebra ops use the LAPACK that OpenBLAS exports, from libopenblas0-pthread,
+  # which libopenblas-pthread-dev brings: no separate LAPACK package)
   nlohmann-json3-dev zlib1g-dev doctest-dev
   # FFTW's single- and double-precision transforms under the CPU backend's FFT ops: Kiln
   # links libfftw3-single3 and libfftw3-double3, named here; libfftw3-dev's other Depends

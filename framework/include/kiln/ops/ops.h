@@ -11,6 +11,7 @@
 #include "kiln/ops/fft_ops.h"
 #include "kiln/ops/functional_ops.h"
 #include "kiln/ops/layout_ops.h"
+#include "kiln/ops/linalg_ops.h"
 #include "kiln/ops/matrix_ops.h"
 #include "kiln/ops/math_ops.h"
 #include "kiln/ops/nn_ops.h"
