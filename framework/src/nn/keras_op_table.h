@@ -62,5 +62,6 @@ keras_op_api::OpEntries keras_ops_math_table();
 keras_op_api::OpEntries keras_ops_reduce_table();
 keras_op_api::OpEntries keras_ops_array_table();
 keras_op_api::OpEntries keras_ops_bitwise_table();
+keras_op_api::OpEntries keras_ops_linalg_table();
 
 }  // namespace kiln::detail
