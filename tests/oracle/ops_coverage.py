@@ -44,14 +44,11 @@ EXCLUDED = {
 
 # Not done yet (kiln's issue on keras.ops); each name leaves this list when a group compares it.
 NOT_YET = set("""
-adaptive_average_pool adaptive_max_pool associative_scan average_pool batch_normalization binary_crossentropy
-bitwise_and bitwise_invert bitwise_left_shift bitwise_not bitwise_or bitwise_right_shift bitwise_xor
-categorical_crossentropy cdist cholesky cholesky_inverse cond conv conv_transpose ctc_decode ctc_loss
-custom_gradient depthwise_conv det dot_product_attention eig eigh empty extract_sequences fold fori_loop gcd inv
-jvp kaiser layer_normalization lcm left_shift logdet lstsq lu_factor map matrix_rank max_pool multi_hot nextafter
-norm pinv polar psnr qr rearrange right_shift rms_normalization saturate_cast scan separable_conv slogdet solve
-solve_triangular sparse_categorical_crossentropy sparsemax svd switch unfold unravel_index vectorize vectorized_map
-view view_as_complex view_as_real while_loop
+adaptive_average_pool adaptive_max_pool associative_scan bitwise_and bitwise_invert bitwise_left_shift bitwise_not
+bitwise_or bitwise_right_shift bitwise_xor cdist cholesky cholesky_inverse cond ctc_decode ctc_loss custom_gradient
+det eig eigh empty extract_sequences fold fori_loop gcd inv jvp kaiser lcm left_shift logdet lstsq lu_factor map
+matrix_rank nextafter norm pinv polar qr rearrange right_shift saturate_cast scan slogdet solve solve_triangular
+sparsemax svd switch unfold unravel_index vectorize vectorized_map view view_as_complex view_as_real while_loop
 """.split())
 
 

@@ -8,6 +8,7 @@
 #include "kiln/ops/einsum.h"
 #include "kiln/ops/elementwise_math.h"
 #include "kiln/ops/fft_ops.h"
+#include "kiln/ops/keras_nn_ops.h"
 #include "kiln/ops/matrix_ops.h"
 #include "kiln/ops/math_ops.h"
 #include "kiln/ops/nn_ops.h"

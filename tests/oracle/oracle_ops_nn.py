@@ -1,0 +1,165 @@
+"""keras.ops' neural-network functions (keras/src/ops/nn.py, JAX backend) against
+kiln/ops/keras_nn_ops.h: the convolutions (1D, 2D, 3D; strides, padding, dilation,
+groups, data_format), pools, normalizations, crossentropies, multi_hot, psnr and
+dot_product_attention. Values, dtypes and jax.vjp gradients through op_cases; Kiln's
+side is tool/ops_nn.cpp."""
+import numpy as np
+from keras import ops
+
+import op_cases
+
+
+def U(low, high, *shape, dtype="float32"):
+    return {"shape": shape, "low": low, "high": high, "dtype": dtype}
+
+
+def I(low, high, *shape, dtype="int32"):
+    return {"shape": shape, "low": low, "high": high, "dtype": dtype}
+
+
+CONV_TOL = {"rtol": 1e-4, "atol": 1e-5}
+CF = {"data_format": "channels_first"}
+
+CASES = []
+# ---- conv: 1D, 2D, 3D; strides, padding, dilation, groups, channels_first ----
+for x, k, params in [
+    ((2, 9, 3), (3, 3, 4), {}),
+    ((2, 9, 3), (3, 3, 4), {"strides": 2, "padding": "same"}),
+    ((2, 10, 3), (3, 3, 2), {"dilation_rate": 2}),
+    ((2, 10, 3), (4, 3, 2), {"dilation_rate": 2, "padding": "same"}),
+    ((2, 3, 9), (3, 3, 4), dict(CF, strides=2)),
+    ((2, 7, 8, 3), (3, 3, 3, 4), {}),
+    ((2, 7, 8, 3), (3, 2, 3, 4), {"strides": (2, 1), "padding": "same"}),
+    ((2, 8, 9, 2), (3, 3, 2, 3), {"dilation_rate": (1, 2)}),
+    ((2, 8, 8, 2), (2, 2, 2, 3), {"strides": 2, "dilation_rate": 1, "padding": "same"}),
+    ((2, 3, 7, 6), (3, 3, 3, 2), dict(CF, padding="same")),
+    ((2, 6, 6, 4), (3, 3, 2, 6), {}),  # two groups
+    ((2, 4, 6, 6), (3, 3, 1, 4), dict(CF, padding="same")),  # four groups
+    ((1, 5, 6, 5, 2), (2, 3, 2, 2, 3), {"strides": (2, 1, 1), "padding": "same"}),
+    ((1, 6, 5, 5, 2), (2, 2, 2, 2, 2), {"dilation_rate": 2}),
+    ((1, 2, 4, 5, 5), (3, 2, 2, 2, 3), dict(CF, padding="same")),
+]:
+    CASES.append(("conv", params, [x, k], CONV_TOL))
+
+# ---- depthwise_conv and separable_conv ----
+for x, k, params in [
+    ((2, 9, 3), (3, 3, 2), {}),
+    ((2, 9, 3), (3, 3, 1), {"strides": 2, "padding": "same"}),
+    ((2, 7, 7, 3), (3, 3, 3, 2), {"strides": 2, "padding": "same"}),
+    ((2, 8, 8, 2), (3, 3, 2, 1), {"dilation_rate": 2}),
+    ((2, 3, 7, 6), (3, 2, 3, 2), dict(CF, padding="same")),
+    ((1, 4, 5, 5, 2), (2, 2, 2, 2, 2), {"padding": "same"}),
+]:
+    CASES.append(("depthwise_conv", params, [x, k], CONV_TOL))
+for x, dk, pk, params in [
+    ((2, 8, 8, 3), (3, 3, 3, 2), (1, 1, 6, 4), {"padding": "same"}),
+    ((2, 9, 8, 3), (3, 3, 3, 1), (1, 1, 3, 2), {"strides": 2}),
+    ((2, 9, 3), (3, 3, 2), (1, 6, 4), {"dilation_rate": 2}),
+    ((2, 3, 8, 8), (3, 3, 3, 2), (1, 1, 6, 4), CF),
+]:
+    CASES.append(("separable_conv", params, [x, dk, pk], CONV_TOL))
+
+# ---- conv_transpose: kernel (spatial..., out, in) ----
+for x, k, params in [
+    ((2, 5, 3), (3, 4, 3), {}),
+    ((2, 5, 3), (3, 4, 3), {"strides": 2}),
+    ((2, 5, 3), (3, 4, 3), {"strides": 2, "padding": "same"}),
+    ((2, 5, 3), (4, 2, 3), {"strides": 3, "output_padding": 1}),
+    ((2, 5, 3), (3, 2, 3), {"strides": 2, "padding": "same", "output_padding": 1}),
+    ((2, 4, 5, 3), (3, 3, 2, 3), {"strides": (2, 1), "padding": "same"}),
+    ((2, 4, 5, 3), (3, 2, 2, 3), {"strides": 2}),
+    ((2, 4, 5, 3), (3, 3, 2, 3), {"dilation_rate": 2}),
+    ((2, 4, 5, 3), (2, 2, 2, 3), {"dilation_rate": (1, 2), "padding": "same"}),
+    ((2, 3, 4, 5), (3, 3, 2, 3), dict(CF, strides=2, padding="same")),
+    ((1, 3, 3, 3, 2), (2, 2, 2, 3, 2), {"strides": 2}),
+    ((1, 3, 4, 3, 2), (3, 2, 2, 2, 2), {"strides": (1, 2, 2), "padding": "same"}),
+]:
+    CASES.append(("conv_transpose", params, [x, k], CONV_TOL))
+
+# ---- pools ----
+for name in ("max_pool", "average_pool"):
+    for x, params in [
+        ((2, 9, 3), {"pool_size": 3, "strides": 2}),
+        ((2, 9, 3), {"pool_size": 2, "padding": "same"}),
+        ((2, 3, 10), dict(CF, pool_size=3, strides=2, padding="same")),
+        ((2, 7, 8, 3), {"pool_size": 2}),
+        ((2, 7, 8, 3), {"pool_size": (3, 2), "strides": (2, 2), "padding": "same"}),
+        ((2, 8, 8, 3), {"pool_size": 3, "strides": 1}),
+        ((2, 3, 7, 6), dict(CF, pool_size=(2, 3), padding="same")),
+        ((1, 5, 6, 4, 2), {"pool_size": 2, "padding": "same"}),
+        ((1, 2, 6, 5, 4), dict(CF, pool_size=(2, 3, 2), strides=(1, 2, 1))),
+    ]:
+        CASES.append((name, params, [x], CONV_TOL))
+
+# ---- normalizations ----
+POSV = lambda n: U(0.2, 2.0, n)
+CASES += [
+    ("batch_normalization", {}, [(2, 3, 4, 5), (5,), POSV(5), (5,), (5,)],
+     {"keras": lambda x, m, v, o, s: ops.batch_normalization(x, m, v, -1, offset=o, scale=s), "args": [-1]}),
+    ("batch_normalization", {"epsilon": 0.01}, [(2, 3, 4), (3,), POSV(3)],
+     {"keras": lambda x, m, v: ops.batch_normalization(x, m, v, 1, epsilon=0.01), "args": [1]}),
+    ("batch_normalization", {}, [(4, 6), (6,), POSV(6), (6,)],
+     {"keras": lambda x, m, v, o: ops.batch_normalization(x, m, v, 1, offset=o), "args": [1]}),
+    ("layer_normalization", {}, [(3, 4, 6), (6,), (6,)],
+     {"keras": lambda x, g, b: ops.layer_normalization(x, g, b)}),
+    ("layer_normalization", {"axis": 1, "epsilon": 1e-3}, [(3, 4, 6), (4,)],
+     {"keras": lambda x, g: ops.layer_normalization(x, g, axis=1, epsilon=1e-3)}),
+    ("layer_normalization", {"axis": [1, 2]}, [(3, 4, 5), (4, 5), (4, 5)],
+     {"keras": lambda x, g, b: ops.layer_normalization(x, g, b, axis=[1, 2])}),
+    ("layer_normalization", {}, [(5, 7)], {"keras": lambda x: ops.layer_normalization(x)}),
+    ("rms_normalization", {}, [(3, 4, 6), (6,)], {"keras": lambda x, s: ops.rms_normalization(x, s)}),
+    ("rms_normalization", {"axis": [1, 2], "epsilon": 1e-3}, [(3, 4, 5)],
+     {"keras": lambda x: ops.rms_normalization(x, axis=[1, 2], epsilon=1e-3)}),
+    ("rms_normalization", {"axis": 0}, [(4, 3), (4, 1)], {"keras": lambda x, s: ops.rms_normalization(x, s, axis=0)}),
+]
+
+# ---- crossentropies ----
+CASES += [
+    ("binary_crossentropy", {}, [U(0, 1, 3, 4), U(0.02, 0.98, 3, 4)]),
+    ("binary_crossentropy", {"from_logits": True}, [U(0, 1, 3, 4), (3, 4)]),
+    ("binary_crossentropy", {}, [{"values": [[0.0, 1.0, 1.0], [0.0, 0.0, 1.0]]}, {"values": [[0.0, 1.0, 0.5], [1.0, 1e-9, 0.3]]}],
+     {"grad": False}),
+    ("binary_crossentropy", {"from_logits": True}, [I(0, 2, 2, 5), (2, 5)]),
+    ("categorical_crossentropy", {}, [U(0, 1, 4, 5), U(0.05, 1.0, 4, 5)]),
+    ("categorical_crossentropy", {"from_logits": True}, [U(0, 1, 4, 5), (4, 5)]),
+    ("categorical_crossentropy", {"from_logits": True, "axis": 1}, [U(0, 1, 2, 4, 3), (2, 4, 3)]),
+    ("categorical_crossentropy", {"axis": 0}, [U(0, 1, 3, 2), U(0.05, 1.0, 3, 2)]),
+    ("sparse_categorical_crossentropy", {}, [I(0, 5, 4), U(0.05, 1.0, 4, 5)]),
+    ("sparse_categorical_crossentropy", {"from_logits": True}, [I(0, 5, 2, 3), (2, 3, 5)]),
+    ("sparse_categorical_crossentropy", {"from_logits": True}, [I(0, 5, 4, 1), (4, 5)]),
+    ("sparse_categorical_crossentropy", {"from_logits": True}, [I(0, 5, 4, dtype="int64"), (4, 5)]),
+    ("sparse_categorical_crossentropy", {"from_logits": True, "axis": 1}, [I(0, 3, 2, 3), (2, 3, 3)]),
+]
+
+# ---- multi_hot, psnr ----
+CASES += [
+    ("multi_hot", {"num_classes": 5}, [I(0, 5, 3, 4)]),
+    ("multi_hot", {"num_classes": 4}, [{"values": [[0, 3, -1], [6, 2, 2]], "dtype": "int32"}]),
+    ("multi_hot", {"num_classes": 6}, [I(0, 6, 4)]),
+    ("multi_hot", {"num_classes": 5, "dtype": "int32"}, [I(0, 5, 2, 3, dtype="int64")]),
+    ("multi_hot", {"num_classes": 5, "axis": 0}, [I(0, 5, 3, 4)]),
+    ("psnr", {"max_val": 1.0}, [U(0, 1, 2, 8, 8, 3), U(0, 1, 2, 8, 8, 3)]),
+    ("psnr", {"max_val": 255.0}, [U(0, 255, 4, 5), U(0, 255, 4, 5)], {"rtol": 1e-4}),
+]
+
+# ---- dot_product_attention: (B, T, N, H) queries, (B, S, K, H) keys and values ----
+ATT_TOL = {"rtol": 1e-4, "atol": 1e-5}
+CASES += [
+    ("dot_product_attention", {}, [(2, 5, 4, 8), (2, 6, 4, 8), (2, 6, 4, 8)], ATT_TOL),
+    ("dot_product_attention", {"scale": 0.5}, [(2, 5, 4, 8), (2, 6, 2, 8), (2, 6, 2, 8)], ATT_TOL),
+    ("dot_product_attention", {"is_causal": True}, [(2, 5, 2, 4), (2, 5, 2, 4), (2, 5, 2, 4)], ATT_TOL),
+    ("dot_product_attention", {"is_causal": True}, [(1, 4, 2, 4), (1, 6, 1, 4), (1, 6, 1, 4)], ATT_TOL),
+    ("dot_product_attention", {}, [(2, 5, 4, 8), (2, 6, 4, 8), (2, 6, 4, 8), (1, 4, 5, 6)],
+     dict(ATT_TOL, keras=lambda q, k, v, b: ops.dot_product_attention(q, k, v, bias=b))),
+    ("dot_product_attention", {}, [(2, 5, 2, 4), (2, 6, 2, 4), (2, 6, 2, 4), {"shape": (2, 1, 5, 6), "dtype": "bool"}],
+     dict(ATT_TOL, keras=lambda q, k, v, m: ops.dot_product_attention(q, k, v, mask=m))),
+    ("dot_product_attention", {"is_causal": True, "scale": 0.3},
+     [(1, 4, 4, 4), (1, 4, 2, 4), (1, 4, 2, 4), (1, 1, 4, 4), {"shape": (1, 4, 4, 4), "dtype": "bool"}],
+     dict(ATT_TOL, keras=lambda q, k, v, b, m: ops.dot_product_attention(q, k, v, bias=b, mask=m, scale=0.3,
+                                                                         is_causal=True))),
+    ("dot_product_attention", {}, [(5, 2, 4), (6, 2, 4), (6, 2, 4)], ATT_TOL),
+]
+
+
+def run(o):
+    op_cases.run_cases(o, CASES)
