@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -165,6 +166,27 @@ TEST_CASE("keras.ops dot_product_attention: uniform keys, causal mask, grouped h
                        return k::dot_product_attention(a[0], a[1], a[2], {.bias = a[3], .mask = mask, .scale = 0.6});
                      },
                      {wave({1, 2, 2, 2}), wave({1, 3, 1, 2}, 0.3), wave({1, 3, 1, 2}, 0.9), wave({1, 1, 2, 3}, 0.2)});
+}
+
+TEST_CASE("keras.ops sparsemax, polar, kaiser and saturate_cast") {
+  // One entry in the support: it keeps the gap to the threshold (x - (x - 1)).
+  check_values(k::sparsemax(k::Tensor({3.0, -1.0})), {1, 0}, 1e-12);
+  // Two in the support: tau = (0.5 + 0.9 - 1) / 2, Keras's threshold.
+  check_values(k::sparsemax(k::Tensor({0.5, 0.4})), {0.3, 0.2}, 1e-12);
+  check_gradients_ok("sparsemax", [](const auto& a) { return k::sparsemax(a[0], 0); }, {wave({4, 3}, 0.45)});
+  auto [re, im] = k::polar(k::Tensor({2.0}), k::Tensor({std::acos(-1.0) / 2}));
+  CHECK(std::abs(re.to_vector<double>()[0]) < 1e-12);
+  check_values(im, {2.0}, 1e-12);
+  k::Tensor w = k::kaiser(5, 2.0);
+  CHECK(w.dtype() == k::float32);
+  check_values(w, {0.4386762798370488, 0.8347614334011666, 1.0, 0.8347614334011666, 0.4386762798370488}, 1e-6);
+  check_values(k::kaiser(1, 3.0), {1.0});
+  const double inf = std::numeric_limits<double>::infinity();
+  k::Tensor u = k::saturate_cast(k::Tensor({-300.0, 0.4, 254.6, 300.0, inf}), k::uint8);
+  CHECK(u.dtype() == k::uint8);
+  check_values(u, {0, 0, 254, 255, 255});
+  // float32 cannot hold 2^31 - 1: the limit is the float32 just below 2^31.
+  check_values(k::saturate_cast(k::cast(k::Tensor({3e9, -3e9}), k::float32), k::int32), {2147483520.0, -2147483648.0});
 }
 
 TEST_CASE("keras.ops nn: errors name the op, the expectation and the shapes") {

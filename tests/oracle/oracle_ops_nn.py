@@ -160,6 +160,25 @@ CASES += [
     ("dot_product_attention", {}, [(5, 2, 4), (6, 2, 4), (6, 2, 4)], ATT_TOL),
 ]
 
+# ---- sparsemax, polar, kaiser, saturate_cast ----
+INF = np.inf
+CASES += [
+    ("sparsemax", {}, [(3, 5)]),
+    ("sparsemax", {"axis": 0}, [(4, 3)]),
+    ("sparsemax", {}, [{"values": [[0.5, 0.4], [3.0, -1.0]]}]),
+    ("polar", {}, [U(0.1, 2.0, 3, 4), U(-3.0, 3.0, 3, 4)],
+     {"keras": lambda a, t: (ops.real(ops.polar(a, t)), ops.imag(ops.polar(a, t)))}),
+    ("kaiser", {}, [], {"args": [7, 2.5]}),
+    ("kaiser", {}, [], {"args": [8, 0.0]}),
+    ("kaiser", {}, [], {"args": [1, 4.0]}),
+    ("kaiser", {}, [], {"args": [12, 14.0]}),
+    ("saturate_cast", {}, [{"values": [-300.0, -1.5, 0.4, 254.6, 300.0, INF, -INF]}], {"args": ["uint8"]}),
+    ("saturate_cast", {}, [{"values": [-3e9, -1.5, 7.9, 2.2e9, INF, -INF]}], {"args": ["int32"]}),
+    ("saturate_cast", {}, [{"values": [-70000, -5, 300, 40], "dtype": "int32"}], {"args": ["uint8"]}),
+    ("saturate_cast", {}, [{"values": [1.5, -INF, INF]}], {"args": ["float32"]}),
+    ("saturate_cast", {}, [{"values": [0, 255, 7], "dtype": "uint8"}], {"args": ["int32"]}),
+]
+
 
 def run(o):
     op_cases.run_cases(o, CASES)

@@ -2,6 +2,8 @@
 #include "kiln/ops/array_ops.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <numeric>
 
 #include "kiln/ops/math_ops.h"
@@ -253,6 +255,42 @@ Tensor cast(const Tensor& x, DType dtype) {
     autodiff::record("Cast", {x}, {y}, [src](const Grads& dy, const Needs&) { return Grads{cast(dy[0], src)}; });
   }
   return y;
+}
+
+namespace {
+
+std::pair<double, double> representable_range(DType d) {
+  switch (d) {
+    case DType::float32: return {-std::numeric_limits<float>::max(), std::numeric_limits<float>::max()};
+    case DType::float64: return {-std::numeric_limits<double>::max(), std::numeric_limits<double>::max()};
+    case DType::int32: return {std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()};
+    case DType::int64:
+      return {static_cast<double>(std::numeric_limits<int64_t>::min()), static_cast<double>(std::numeric_limits<int64_t>::max())};
+    case DType::uint8: return {0.0, 255.0};
+    case DType::bool_: return {0.0, 1.0};
+  }
+  return {0.0, 0.0};
+}
+
+// A limit as the input dtype holds it, one step towards zero if rounding took it
+// outside the output's range (Keras's np.nextafter nudge).
+double saturation_limit(double limit, double out_min, double out_max, DType in) {
+  if (in != DType::float32) return limit;
+  const float f = static_cast<float>(limit);
+  return static_cast<double>(f < out_min || f > out_max ? std::nextafter(f, 0.0f) : f);
+}
+
+}  // namespace
+
+Tensor saturate_cast(const Tensor& x, DType dtype) {
+  if (x.dtype() == DType::bool_) return cast(x, dtype);
+  const auto [in_min, in_max] = representable_range(x.dtype());
+  const auto [out_min, out_max] = representable_range(dtype);
+  const double lo = saturation_limit(std::max(in_min, out_min), out_min, out_max, x.dtype());
+  const double hi = saturation_limit(std::min(in_max, out_max), out_min, out_max, x.dtype());
+  // Floats are clipped even when the range fits, so that ±inf saturates as in Keras.
+  const bool clip_needed = is_floating(x.dtype()) || lo > in_min || hi < in_max;
+  return cast(clip_needed ? clip(x, lo, hi) : x, dtype);
 }
 
 Tensor stop_gradient(const Tensor& x) {

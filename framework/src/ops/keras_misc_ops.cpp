@@ -1,12 +1,14 @@
-// keras.ops.multi_hot and psnr.
+// keras.ops.multi_hot, psnr, sparsemax and polar.
 #include "kiln/core/error.h"
 #include "kiln/ops/array_ops.h"
 #include "kiln/ops/creation_ops.h"
+#include "kiln/ops/cumulative_ops.h"
 #include "kiln/ops/elementwise_math.h"
 #include "kiln/ops/keras_nn_ops.h"
 #include "kiln/ops/math_ops.h"
 #include "kiln/ops/reduce_ops.h"
 #include "kiln/ops/shape_ops.h"
+#include "kiln/ops/sort_ops.h"
 #include "ops/op_util.h"
 
 namespace kiln {
@@ -33,6 +35,30 @@ Tensor psnr(const Tensor& x1, const Tensor& x2, double max_val) {
   const Tensor a = x1.dtype() == d ? x1 : cast(x1, d), b = x2.dtype() == d ? x2 : cast(x2, d);
   const Tensor mse = mean(square(a - b));
   return 20.0 * log10(Tensor(max_val, d)) - 10.0 * log10(mse);
+}
+
+Tensor sparsemax(const Tensor& x, int axis) {
+  if (!is_floating(x.dtype()))
+    throw TypeError("sparsemax: expected float32 or float64 logits, but received " + dtype_name(x.dtype()) +
+                    " with shape " + x.shape().to_string());
+  const int a = ops::normalize_axis("sparsemax", axis, x.rank());
+  const Tensor sorted = -sort(-x, a);  // descending
+  const Tensor cums = cumsum(sorted, a);
+  Shape r_shape(std::vector<int64_t>(static_cast<std::size_t>(x.rank()), 1));
+  r_shape[a] = x.shape()[a];
+  const Tensor r = reshape(arange(1.0, static_cast<double>(x.shape()[a] + 1), 1.0, x.dtype()), r_shape);
+  const Tensor support = greater(sorted - (cums - 1.0) / r, zeros({}, x.dtype()));
+  const Tensor k = sum(cast(support, x.dtype()), a, true);
+  // Keras's threshold: the sum of the supported cumulative sums, less one, over k.
+  const Tensor tau = (sum(where(support, cums, zeros_like(cums)), a, true) - 1.0) / k;
+  return maximum(x - tau, zeros({}, x.dtype()));
+}
+
+std::pair<Tensor, Tensor> polar(const Tensor& abs_, const Tensor& angle) {
+  if (!is_floating(abs_.dtype()) || !is_floating(angle.dtype()))
+    throw TypeError("polar: expected float `abs_` and `angle`, but received " + dtype_name(abs_.dtype()) + " " +
+                    abs_.shape().to_string() + " and " + dtype_name(angle.dtype()) + " " + angle.shape().to_string());
+  return {abs_ * cos(angle), abs_ * sin(angle)};
 }
 
 }  // namespace kiln

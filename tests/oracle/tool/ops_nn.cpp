@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "kiln/ops/array_ops.h"
+#include "kiln/ops/fft_ops.h"
 #include "kiln/ops/keras_nn_ops.h"
 #include "op_table.h"
 
@@ -97,6 +99,18 @@ const oracle::OpEntries entries{
                                       kiln::dtype_from_name(param(p, "dtype", std::string("float32"))))};
      }},
     {"psnr", [](const Inputs& x, const json& p) { return Outputs{kiln::psnr(x[0], x[1], param(p, "max_val", 1.0))}; }},
+    {"sparsemax", [](const Inputs& x, const json& p) { return Outputs{kiln::sparsemax(x[0], param(p, "axis", -1))}; }},
+    {"polar",
+     [](const Inputs& x, const json&) {
+       auto [re, im] = kiln::polar(x[0], x[1]);
+       return Outputs{re, im};
+     }},
+    {"kaiser",
+     [](const Inputs&, const json& p) { return Outputs{kiln::kaiser(arg(p, 0, int64_t{0}), arg(p, 1, 0.0))}; }},
+    {"saturate_cast",
+     [](const Inputs& x, const json& p) {
+       return Outputs{kiln::saturate_cast(x[0], kiln::dtype_from_name(arg(p, 0, std::string("float32"))))};
+     }},
     {"dot_product_attention",
      [](const Inputs& x, const json& p) {
        kiln::AttentionArgs a;

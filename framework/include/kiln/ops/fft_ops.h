@@ -45,6 +45,9 @@ struct Window {
 /// Explicit values are returned as they are (their length must be `length`); none gives ones.
 /// Throws ValueError for an unknown name.
 Tensor get_window(const Window& window, int64_t length, bool periodic = true, DType dtype = DType::float32);
+/// keras.ops.kaiser (numpy.kaiser): the symmetric Kaiser window of x samples,
+/// I0(beta·sqrt(1 − (2n / (x − 1) − 1)²)) / I0(beta), as float32.
+Tensor kaiser(int64_t x, double beta);
 
 /// keras.ops.fft: the discrete Fourier transform of (real, imag) along the last axis.
 ComplexPair fft(const Tensor& real, const Tensor& imag);

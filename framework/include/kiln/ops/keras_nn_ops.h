@@ -5,7 +5,7 @@
 //   max_pool, average_pool                                 (1D, 2D and 3D)
 //   batch_normalization, layer_normalization, rms_normalization
 //   binary_crossentropy, categorical_crossentropy, sparse_categorical_crossentropy
-//   multi_hot, psnr, dot_product_attention
+//   multi_hot, psnr, sparsemax, polar, dot_product_attention
 // Spatial inputs are (batch, *spatial, channels) for data_format "channels_last"
 // (the default) or (batch, channels, *spatial) for "channels_first"; kernels are
 // laid out as Keras's ops take them whatever the data format:
@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kiln/core/tensor.h"
@@ -109,6 +110,14 @@ Tensor sparse_categorical_crossentropy(const Tensor& target, const Tensor& outpu
 Tensor multi_hot(const Tensor& inputs, int64_t num_classes, int axis = -1, DType dtype = DType::float32);
 /// keras.ops.psnr: 20·log10(max_val) - 10·log10(mean((x1 - x2)²)), a scalar.
 Tensor psnr(const Tensor& x1, const Tensor& x2, double max_val);
+
+/// keras.ops.sparsemax along `axis`, by Keras's formula: with the values sorted
+/// descending (s) and their running sums (c), the support is s_j > (c_j − 1) / j,
+/// τ = (Σ_{j in support} c_j − 1) / |support|, and the result max(x − τ, 0).
+Tensor sparsemax(const Tensor& x, int axis = -1);
+/// keras.ops.polar: the complex numbers abs_·(cos(angle) + i·sin(angle)), as their
+/// real and imaginary parts (Kiln's complex tensors are pairs, see ComplexPair).
+std::pair<Tensor, Tensor> polar(const Tensor& abs_, const Tensor& angle);
 
 /// keras.ops.dot_product_attention's keyword arguments.
 struct AttentionArgs {
