@@ -189,6 +189,48 @@ TEST_CASE("keras.ops sparsemax, polar, kaiser and saturate_cast") {
   check_values(k::saturate_cast(k::cast(k::Tensor({3e9, -3e9}), k::float32), k::int32), {2147483520.0, -2147483648.0});
 }
 
+TEST_CASE("keras.ops ctc_loss: one step, two paths, gradients") {
+  const k::Tensor one = k::Tensor(std::vector<int32_t>{1}, k::Shape{1});
+  // One step, one label: -log softmax(logits)[label].
+  k::Tensor logits = k::reshape(k::Tensor({0.5, 1.5, -0.5}), {1, 1, 3});
+  const double z = std::exp(0.5) + std::exp(1.5) + std::exp(-0.5);
+  check_values(k::ctc_loss(k::reshape(one, {1, 1}), logits, one, one), {-(1.5 - std::log(z))}, 1e-9);
+  // Two steps, label "1", blank 0: the paths (1, 1), (0, 1) and (1, 0).
+  k::Tensor two = k::reshape(k::Tensor({0.2, 0.9, -0.3, 0.4, 0.1, 0.6}), {1, 2, 3});
+  auto p = k::softmax(two, -1).to_vector<double>();
+  const double likelihood = p[1] * p[4] + p[0] * p[4] + p[1] * p[3];
+  check_values(k::ctc_loss(k::reshape(one, {1, 1}), two, one, k::Tensor(std::vector<int32_t>{2}, k::Shape{1})),
+               {-std::log(likelihood)}, 1e-9);
+  const k::Tensor labels = k::Tensor(std::vector<int32_t>{1, 1, 2, 2, 3, 0}, k::Shape{2, 3});
+  const k::Tensor label_len = k::Tensor(std::vector<int32_t>{3, 2}, k::Shape{2});
+  const k::Tensor out_len = k::Tensor(std::vector<int32_t>{6, 4}, k::Shape{2});
+  check_gradients_ok("ctc_loss",
+                     [=](const auto& a) { return k::ctc_loss(labels, a[0], label_len, out_len); },
+                     {wave({2, 6, 4}, 0.83)});
+}
+
+TEST_CASE("keras.ops ctc_decode and extract_sequences") {
+  // Best classes 1, 1, 0, 1 with blank 0: "1 1" after merging repeats and dropping blanks.
+  k::Tensor in = k::reshape(k::Tensor({0.1, 0.5, 0.4, 0.1, 0.6, 0.3, 0.8, 0.1, 0.1, 0.2, 0.7, 0.1}), {1, 4, 3});
+  auto [paths, scores] = k::ctc_decode(in, k::Tensor(std::vector<int32_t>{4}, k::Shape{1}));
+  CHECK(paths.shape() == k::Shape{1, 1, 4});
+  check_values(paths, {1, 1, -1, -1});
+  check_values(scores, {-(0.5 + 0.6 + 0.8 + 0.7)}, 1e-6);
+  auto [unmerged, unused] = k::ctc_decode(in, k::Tensor(std::vector<int32_t>{4}, k::Shape{1}), {.merge_repeated = false});
+  check_values(unmerged, {1, 1, 1, -1});
+  // Beam search keeps the most likely labelling first.
+  auto [beams, beam_scores] = k::ctc_decode(in, k::Tensor(std::vector<int32_t>{4}, k::Shape{1}),
+                                            {.strategy = "beam_search", .beam_width = 4, .top_paths = 2});
+  CHECK(beams.shape() == k::Shape{2, 1, 4});
+  auto bs = beam_scores.to_vector<double>();
+  CHECK(bs[0] >= bs[1]);
+  CHECK(contains(message_of<k::ValueError>([&] { k::ctc_decode(in, k::Tensor(std::vector<int32_t>{4}, k::Shape{1}), {.strategy = "best"}); }),
+                 "Invalid strategy best"));
+  k::Tensor frames = k::extract_sequences(kiln_test::iota({2, 7}), 3, 2);
+  CHECK(frames.shape() == k::Shape{2, 3, 3});
+  check_values(k::slice(frames, {0}), {0, 1, 2, 2, 3, 4, 4, 5, 6});
+}
+
 TEST_CASE("keras.ops nn: errors name the op, the expectation and the shapes") {
   const std::string chans = message_of<k::ValueError>([] { k::conv(k::zeros({1, 5, 3}), k::zeros({2, 2, 4})); });
   CHECK(contains(chans, "conv"));

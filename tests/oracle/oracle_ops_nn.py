@@ -179,6 +179,29 @@ CASES += [
     ("saturate_cast", {}, [{"values": [0, 255, 7], "dtype": "uint8"}], {"args": ["int32"]}),
 ]
 
+# ---- ctc_loss, ctc_decode, extract_sequences ----
+def V(values, dtype="int32"):
+    return {"values": values, "dtype": dtype}
+
+
+CASES += [
+    ("ctc_loss", {}, [I(1, 5, 2, 4), (2, 8, 5), V([4, 2]), V([8, 6])], {"rtol": 1e-4, "atol": 1e-5}),
+    ("ctc_loss", {}, [V([[1, 1, 2, 3], [2, 2, 0, 0]]), (2, 9, 4), V([4, 2]), V([9, 5])], {"rtol": 1e-4, "atol": 1e-5}),
+    ("ctc_loss", {"mask_index": 3}, [I(0, 3, 3, 3), (3, 7, 4), V([3, 1, 2]), V([7, 7, 4])], {"rtol": 1e-4, "atol": 1e-5}),
+    ("ctc_decode", {}, [(2, 6, 4), V([6, 4])]),
+    ("ctc_decode", {"merge_repeated": False, "mask_index": 2}, [(2, 6, 3), V([5, 6])]),
+    ("ctc_decode", {"mask_index": None}, [(3, 5, 4), V([5, 2, 0])]),
+    ("ctc_decode", {"mask_index": 0}, [V([[[0.1, 0.5, 0.4], [0.1, 0.6, 0.3], [0.8, 0.1, 0.1], [0.2, 0.7, 0.1]]], "float32"), V([4])]),
+    ("ctc_decode", {"strategy": "beam_search", "beam_width": 3, "top_paths": 2}, [(2, 6, 4), V([6, 4])],
+     {"grad": False, "rtol": 1e-4, "atol": 1e-5}),
+    ("ctc_decode", {"strategy": "beam_search", "beam_width": 10, "top_paths": 3, "mask_index": None},
+     [(2, 5, 3), V([5, 3])], {"grad": False, "rtol": 1e-4, "atol": 1e-5}),
+    ("ctc_decode", {"strategy": "beam_search"}, [(1, 7, 5), V([7])], {"grad": False, "rtol": 1e-4, "atol": 1e-5}),
+    ("extract_sequences", {}, [(2, 10)], {"args": [4, 2]}),
+    ("extract_sequences", {}, [(3, 2, 9)], {"args": [3, 3]}),
+    ("extract_sequences", {}, [(7,)], {"args": [7, 1]}),
+]
+
 
 def run(o):
     op_cases.run_cases(o, CASES)

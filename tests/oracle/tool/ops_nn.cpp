@@ -111,6 +111,27 @@ const oracle::OpEntries entries{
      [](const Inputs& x, const json& p) {
        return Outputs{kiln::saturate_cast(x[0], kiln::dtype_from_name(arg(p, 0, std::string("float32"))))};
      }},
+    {"ctc_loss",
+     [](const Inputs& x, const json& p) {
+       return Outputs{kiln::ctc_loss(x[0], x[1], x[2], x[3], param(p, "mask_index", int64_t{0}))};
+     }},
+    {"ctc_decode",
+     [](const Inputs& x, const json& p) {
+       kiln::CtcDecodeArgs a;
+       a.strategy = param(p, "strategy", std::string("greedy"));
+       a.beam_width = param(p, "beam_width", int64_t{100});
+       a.top_paths = param(p, "top_paths", int64_t{1});
+       a.merge_repeated = param(p, "merge_repeated", true);
+       a.mask_index = p.contains("mask_index") && p.at("mask_index").is_null()
+                          ? std::nullopt
+                          : std::optional<int64_t>(param(p, "mask_index", int64_t{0}));
+       auto [paths, scores] = kiln::ctc_decode(x[0], x[1], a);
+       return Outputs{paths, scores};
+     }},
+    {"extract_sequences",
+     [](const Inputs& x, const json& p) {
+       return Outputs{kiln::extract_sequences(x[0], arg(p, 0, int64_t{1}), arg(p, 1, int64_t{1}))};
+     }},
     {"dot_product_attention",
      [](const Inputs& x, const json& p) {
        kiln::AttentionArgs a;

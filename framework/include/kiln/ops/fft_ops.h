@@ -65,6 +65,10 @@ ComplexPair rfft(const Tensor& x, std::optional<int64_t> fft_length = std::nullo
 /// bins) whose rfft is (real, imag), the bins cropped or zero-padded to fft_length/2 + 1.
 /// The imaginary parts of the zero (and, for an even length, the Nyquist) bin are ignored.
 Tensor irfft(const Tensor& real, const Tensor& imag, std::optional<int64_t> fft_length = std::nullopt);
+/// keras.ops.extract_sequences: the frames of `sequence_length` samples every
+/// `sequence_stride` along the last axis: x (..., n) -> (..., 1 + (n − sequence_length) /
+/// sequence_stride, sequence_length). stft frames its signal with it.
+Tensor extract_sequences(const Tensor& x, int64_t sequence_length, int64_t sequence_stride);
 /// keras.ops.stft: frames of `fft_length` samples every `sequence_stride`, each multiplied by
 /// the periodic window of `sequence_length` samples centred in it, then rfft. `center` pads
 /// fft_length/2 samples by reflection at both ends first. x (..., n), float32 or float64 ->

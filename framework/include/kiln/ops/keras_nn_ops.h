@@ -111,6 +111,28 @@ Tensor multi_hot(const Tensor& inputs, int64_t num_classes, int axis = -1, DType
 /// keras.ops.psnr: 20·log10(max_val) - 10·log10(mean((x1 - x2)²)), a scalar.
 Tensor psnr(const Tensor& x1, const Tensor& x2, double max_val);
 
+/// keras.ops.ctc_loss: the CTC negative log-likelihood of each target sequence.
+/// target (B, N) integer labels, the first target_length[b] of row b used; output
+/// (B, T, K) logits (log_softmax is applied), the first output_length[b] steps used;
+/// mask_index: the blank class. Returns (B,), differentiable in output.
+Tensor ctc_loss(const Tensor& target, const Tensor& output, const Tensor& target_length, const Tensor& output_length,
+                int64_t mask_index = 0);
+
+/// keras.ops.ctc_decode's keyword arguments.
+struct CtcDecodeArgs {
+  std::string strategy = "greedy";  ///< "greedy" or "beam_search".
+  int64_t beam_width = 100;         ///< Beams kept per step ("beam_search").
+  int64_t top_paths = 1;            ///< Paths returned ("beam_search").
+  bool merge_repeated = true;       ///< Collapse repeated classes ("greedy").
+  std::optional<int64_t> mask_index = 0;  ///< The blank class; none: the last class.
+};
+/// keras.ops.ctc_decode: inputs (B, T, K) scores, sequence_lengths (B,) -> (paths,
+/// scores). Greedy: paths (1, B, T) int32, the best class per step with blanks (and,
+/// with merge_repeated, repeats) removed and the rest left-aligned, -1 after; scores
+/// (B, 1), minus the sum of the best raw scores. Beam search (over log_softmax of the
+/// inputs): paths (top_paths, B, T) and their log-probabilities (B, top_paths).
+std::pair<Tensor, Tensor> ctc_decode(const Tensor& inputs, const Tensor& sequence_lengths, const CtcDecodeArgs& args = {});
+
 /// keras.ops.sparsemax along `axis`, by Keras's formula: with the values sorted
 /// descending (s) and their running sums (c), the support is s_j > (c_j − 1) / j,
 /// τ = (Σ_{j in support} c_j − 1) / |support|, and the result max(x − τ, 0).
