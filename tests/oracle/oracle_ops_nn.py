@@ -90,6 +90,15 @@ for name in ("max_pool", "average_pool"):
         ((1, 2, 6, 5, 4), dict(CF, pool_size=(2, 3, 2), strides=(1, 2, 1))),
     ]:
         CASES.append((name, params, [x], CONV_TOL))
+for name in ("adaptive_average_pool", "adaptive_max_pool"):
+    for x, params in [
+        ((2, 10, 3), {"output_size": 4}),
+        ((2, 3, 7), dict(CF, output_size=3)),
+        ((2, 7, 9, 3), {"output_size": (3, 4)}),
+        ((2, 3, 8, 8), dict(CF, output_size=3)),
+        ((1, 5, 6, 7, 2), {"output_size": (2, 3, 3)}),
+    ]:
+        CASES.append((name, params, [x], CONV_TOL))
 
 # ---- normalizations ----
 POSV = lambda n: U(0.2, 2.0, n)

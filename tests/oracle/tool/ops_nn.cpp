@@ -67,6 +67,16 @@ const oracle::OpEntries entries{
      [](const Inputs& x, const json& p) {
        return Outputs{kiln::average_pool(x[0], ints(p, "pool_size", {}), pool_args(p))};
      }},
+    {"adaptive_average_pool",
+     [](const Inputs& x, const json& p) {
+       return Outputs{kiln::adaptive_average_pool(x[0], ints(p, "output_size", {}),
+                                                  param(p, "data_format", std::string("channels_last")))};
+     }},
+    {"adaptive_max_pool",
+     [](const Inputs& x, const json& p) {
+       return Outputs{kiln::adaptive_max_pool(x[0], ints(p, "output_size", {}),
+                                              param(p, "data_format", std::string("channels_last")))};
+     }},
     {"batch_normalization",
      [](const Inputs& x, const json& p) {
        return Outputs{kiln::batch_normalization(x[0], x[1], x[2], arg(p, 0, -1), nth(x, 3), nth(x, 4),

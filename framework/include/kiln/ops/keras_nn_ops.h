@@ -2,7 +2,7 @@
 // keras.ops' neural-network functions under their Keras names, with Keras's
 // argument conventions and defaults (the JAX backend's semantics):
 //   conv, depthwise_conv, separable_conv, conv_transpose   (1D, 2D and 3D)
-//   max_pool, average_pool                                 (1D, 2D and 3D)
+//   max_pool, average_pool, adaptive_*_pool                (1D, 2D and 3D)
 //   batch_normalization, layer_normalization, rms_normalization
 //   binary_crossentropy, categorical_crossentropy, sparse_categorical_crossentropy
 //   multi_hot, psnr, sparsemax, polar, dot_product_attention
@@ -75,6 +75,15 @@ struct PoolArgs {
 Tensor max_pool(const Tensor& inputs, const std::vector<int64_t>& pool_size, const PoolArgs& args = {});
 /// keras.ops.average_pool: the mean of each window's real (unpadded) elements.
 Tensor average_pool(const Tensor& inputs, const std::vector<int64_t>& pool_size, const PoolArgs& args = {});
+
+/// keras.ops.adaptive_average_pool: each spatial axis of length n cut into
+/// output_size bins, bin i covering [floor(i·n / out), ceil((i + 1)·n / out)), and
+/// averaged. output_size: one value for every spatial axis or one per axis.
+Tensor adaptive_average_pool(const Tensor& inputs, const std::vector<int64_t>& output_size,
+                             const std::string& data_format = "channels_last");
+/// keras.ops.adaptive_max_pool: the maximum of each adaptive_average_pool bin.
+Tensor adaptive_max_pool(const Tensor& inputs, const std::vector<int64_t>& output_size,
+                         const std::string& data_format = "channels_last");
 
 /// keras.ops.batch_normalization: (x - mean) · rsqrt(variance + epsilon) · scale + offset,
 /// where mean, variance, offset and scale are 1-D of x.shape[axis] (offset / scale
