@@ -231,6 +231,33 @@ TEST_CASE("keras.ops ctc_decode and extract_sequences") {
   check_values(k::slice(frames, {0}), {0, 1, 2, 2, 3, 4, 4, 5, 6});
 }
 
+TEST_CASE("keras.ops unfold and fold: values, adjointness, gradients") {
+  // A 1x1x3x3 image 0..8, 2x2 blocks: four blocks, tap-major rows.
+  k::Tensor img = kiln_test::iota({1, 1, 3, 3});
+  k::Tensor cols = k::unfold(img, {2});
+  CHECK(cols.shape() == k::Shape{1, 4, 4});
+  check_values(cols, {0, 1, 3, 4, 1, 2, 4, 5, 3, 4, 6, 7, 4, 5, 7, 8});
+  // fold sums overlaps: folding ones counts how many blocks cover each pixel.
+  check_values(k::fold(k::ones({1, 4, 4}, k::float64), {3, 3}, {2}), {1, 2, 1, 2, 4, 2, 1, 2, 1});
+  // <unfold(x), y> == <x, fold(y)> with padding, stride and dilation.
+  const k::FoldArgs a{.dilation = {1, 2}, .padding = {1}, .stride = {2, 1}};
+  k::Tensor x = wave({2, 2, 5, 6}), y = wave({2, 8, 12}, 0.31);
+  const double lhs = k::sum(k::unfold(x, {2}, a) * y).to_vector<double>()[0];
+  const double rhs = k::sum(x * k::fold(y, {5, 6}, {2}, a)).to_vector<double>()[0];
+  CHECK(lhs == doctest::Approx(rhs).epsilon(1e-12));
+  check_gradients_ok("fold", [a](const auto& v) { return k::fold(v[0], {5, 6}, {2}, a); }, {y});
+  CHECK(contains(message_of<k::ShapeError>([] { k::fold(k::zeros({1, 5, 4}), {3, 3}, {2}); }), "(1, 5, 4)"));
+}
+
+TEST_CASE("keras.ops adaptive pools: bins and gradients") {
+  // Length 5 into 3 bins: [0, 2), [1, 4), [3, 5).
+  k::Tensor x = k::reshape(k::Tensor({1.0, 4.0, 2.0, 8.0, 3.0}), {1, 5, 1});
+  check_values(k::adaptive_average_pool(x, {3}), {2.5, 14.0 / 3.0, 5.5}, 1e-12);
+  check_values(k::adaptive_max_pool(x, {3}), {4, 8, 8});
+  check_gradients_ok("adaptive_average_pool",
+                     [](const auto& v) { return k::adaptive_average_pool(v[0], {2, 3}, "channels_first"); }, {wave({1, 2, 5, 7})});
+}
+
 TEST_CASE("keras.ops nn: errors name the op, the expectation and the shapes") {
   const std::string chans = message_of<k::ValueError>([] { k::conv(k::zeros({1, 5, 3}), k::zeros({2, 2, 4})); });
   CHECK(contains(chans, "conv"));

@@ -46,9 +46,9 @@ EXCLUDED = {
 NOT_YET = set("""
 associative_scan bitwise_and bitwise_invert bitwise_left_shift bitwise_not
 bitwise_or bitwise_right_shift bitwise_xor cdist cholesky cholesky_inverse cond custom_gradient
-det eig eigh empty fold fori_loop gcd inv jvp lcm left_shift logdet lstsq lu_factor map
+det eig eigh empty fori_loop gcd inv jvp lcm left_shift logdet lstsq lu_factor map
 matrix_rank nextafter norm pinv qr rearrange right_shift scan slogdet solve solve_triangular
-svd switch unfold unravel_index vectorize vectorized_map view view_as_complex view_as_real while_loop
+svd switch unravel_index vectorize vectorized_map view view_as_complex view_as_real while_loop
 """.split())
 
 

@@ -211,6 +211,16 @@ CASES += [
     ("extract_sequences", {}, [(7,)], {"args": [7, 1]}),
 ]
 
+# ---- unfold (NCHW -> (N, C·kH·kW, L)) and fold, its adjoint ----
+CASES += [
+    ("unfold", {"kernel_size": 3}, [(2, 3, 6, 7)]),
+    ("unfold", {"kernel_size": (2, 3), "stride": 2, "padding": 1, "dilation": (1, 2)}, [(2, 2, 7, 8)]),
+    ("unfold", {"kernel_size": 2, "stride": (1, 3)}, [(1, 1, 4, 9)]),
+    ("fold", {"output_size": (5, 6), "kernel_size": 2}, [(2, 12, 20)]),
+    ("fold", {"output_size": 5, "kernel_size": 2, "stride": 2, "padding": 1}, [(2, 8, 9)]),
+    ("fold", {"output_size": (6, 7), "kernel_size": (3, 2), "dilation": (1, 2), "padding": (1, 0)}, [(1, 12, 30)]),
+]
+
 
 def run(o):
     op_cases.run_cases(o, CASES)

@@ -142,6 +142,16 @@ const oracle::OpEntries entries{
      [](const Inputs& x, const json& p) {
        return Outputs{kiln::extract_sequences(x[0], arg(p, 0, int64_t{1}), arg(p, 1, int64_t{1}))};
      }},
+    {"unfold",
+     [](const Inputs& x, const json& p) {
+       return Outputs{kiln::unfold(x[0], ints(p, "kernel_size", {}),
+                                   {ints(p, "dilation", {1}), ints(p, "padding", {0}), ints(p, "stride", {1})})};
+     }},
+    {"fold",
+     [](const Inputs& x, const json& p) {
+       return Outputs{kiln::fold(x[0], ints(p, "output_size", {}), ints(p, "kernel_size", {}),
+                                 {ints(p, "dilation", {1}), ints(p, "padding", {0}), ints(p, "stride", {1})})};
+     }},
     {"dot_product_attention",
      [](const Inputs& x, const json& p) {
        kiln::AttentionArgs a;

@@ -5,7 +5,8 @@
 //   max_pool, average_pool, adaptive_*_pool                (1D, 2D and 3D)
 //   batch_normalization, layer_normalization, rms_normalization
 //   binary_crossentropy, categorical_crossentropy, sparse_categorical_crossentropy
-//   multi_hot, psnr, sparsemax, polar, dot_product_attention
+//   multi_hot, psnr, sparsemax, polar, fold, unfold, dot_product_attention
+//   ctc_loss, ctc_decode
 // Spatial inputs are (batch, *spatial, channels) for data_format "channels_last"
 // (the default) or (batch, channels, *spatial) for "channels_first"; kernels are
 // laid out as Keras's ops take them whatever the data format:
@@ -141,6 +142,20 @@ struct CtcDecodeArgs {
 /// (B, 1), minus the sum of the best raw scores. Beam search (over log_softmax of the
 /// inputs): paths (top_paths, B, T) and their log-probabilities (B, top_paths).
 std::pair<Tensor, Tensor> ctc_decode(const Tensor& inputs, const Tensor& sequence_lengths, const CtcDecodeArgs& args = {});
+
+/// keras.ops.unfold / fold's arguments after kernel_size: one value for both axes or two.
+struct FoldArgs {
+  std::vector<int64_t> dilation{1};  ///< Spacing of the kernel taps.
+  std::vector<int64_t> padding{0};   ///< Zeros added on both sides of each axis.
+  std::vector<int64_t> stride{1};    ///< Step between blocks.
+};
+/// keras.ops.unfold (im2col): the sliding kernel_size blocks of an NCHW image,
+/// (N, C, H, W) -> (N, C·kH·kW, L) with L blocks, channel-major ((c, i, j) order).
+Tensor unfold(const Tensor& x, const std::vector<int64_t>& kernel_size, const FoldArgs& args = {});
+/// keras.ops.fold (col2im), unfold's adjoint: blocks (N, C·kH·kW, L) summed back into
+/// an (N, C, *output_size) image, overlapping entries added.
+Tensor fold(const Tensor& x, const std::vector<int64_t>& output_size, const std::vector<int64_t>& kernel_size,
+            const FoldArgs& args = {});
 
 /// keras.ops.sparsemax along `axis`, by Keras's formula: with the values sorted
 /// descending (s) and their running sums (c), the support is s_j > (c_j − 1) / j,
