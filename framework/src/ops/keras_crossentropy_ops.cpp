@@ -9,13 +9,14 @@
 #include "kiln/ops/nn_ops.h"
 #include "kiln/ops/reduce_ops.h"
 #include "kiln/ops/shape_ops.h"
+#include "ops/backend_epsilon.h"
 #include "ops/op_util.h"
 
 namespace kiln {
 
 namespace {
 
-constexpr double kBackendEpsilon = 1e-7;  // keras.config.epsilon()
+using ops::kBackendEpsilon;
 
 Tensor float_output(const char* op, const Tensor& output) {
   if (!is_floating(output.dtype()))

@@ -6,13 +6,14 @@
 #include "kiln/ops/keras_nn_ops.h"
 #include "kiln/ops/math_ops.h"
 #include "kiln/ops/reduce_ops.h"
+#include "ops/backend_epsilon.h"
 #include "ops/op_util.h"
 
 namespace kiln {
 
 namespace {
 
-constexpr double kBackendEpsilon = 1e-7;  // keras.config.epsilon()
+using ops::kBackendEpsilon;
 
 DType compute_dtype(const Tensor& x) { return x.dtype() == DType::float64 ? DType::float64 : DType::float32; }
 
