@@ -84,7 +84,7 @@ TEST_CASE("keras.ops conv_transpose: output lengths follow Keras") {
 
 TEST_CASE("keras.ops pools: values, 3D and gradients") {
   k::Tensor x = k::reshape(k::Tensor(std::vector<double>{1, 5, 2, 4, 3}, k::Shape{5}), {1, 5, 1});
-  check_values(k::max_pool(x, {2}), {5, 4});
+  check_values(k::max_pool(x, {2}), {5, 4});  // strides default to pool_size
   check_values(k::average_pool(x, {2}, {.strides = {2}, .padding = "same"}), {3, 3, 3});  // last window holds only 3
   k::Tensor v = wave({1, 3, 4, 4, 2});
   CHECK(k::max_pool(v, {2}, {.padding = "same"}).shape() == k::Shape{1, 2, 2, 2, 2});
@@ -185,8 +185,11 @@ TEST_CASE("keras.ops sparsemax, polar, kaiser and saturate_cast") {
   k::Tensor u = k::saturate_cast(k::Tensor({-300.0, 0.4, 254.6, 300.0, inf}, k::float64), k::uint8);
   CHECK(u.dtype() == k::uint8);
   check_values(u, {0, 0, 254, 255, 255});
-  // float32 cannot hold 2^31 - 1: the limit is the float32 just below 2^31.
-  check_values(k::saturate_cast(k::cast(k::Tensor({3e9, -3e9}, k::float64), k::float32), k::int32), {2147483520.0, -2147483648.0});
+  // float32 rounds 2^31 - 1 up to 2^31: values there saturate to the int32 maximum, as in Keras (XLA).
+  check_values(k::saturate_cast(k::cast(k::Tensor({3e9, 2147483520.0, -3e9}, k::float64), k::float32), k::int32),
+               {2147483647.0, 2147483520.0, -2147483648.0});
+  check_values(k::saturate_cast(k::Tensor({1e19, -1e19, 5.0}, k::float64), k::int64),
+               {9223372036854775807.0, -9223372036854775808.0, 5.0});
 }
 
 TEST_CASE("keras.ops ctc_loss: one step, two paths, gradients") {
@@ -285,6 +288,8 @@ TEST_CASE("keras.ops nn: errors name the op, the expectation and the shapes") {
   const std::string att = message_of<k::ShapeError>(
       [] { k::dot_product_attention(k::zeros({1, 2, 3, 4}), k::zeros({1, 2, 2, 4}), k::zeros({1, 2, 2, 4})); });
   CHECK(contains(att, "query (1, 2, 3, 4)"));
+  CHECK(contains(message_of<k::ValueError>([] { k::dot_product_attention(k::zeros({2, 3, 4}), k::zeros({2, 3, 4}), k::zeros({2, 3, 4})); }),
+                 "only supports 4D inputs"));
   const std::string ps = message_of<k::ValueError>([] { k::psnr(k::zeros({2}), k::zeros({3}), 1.0); });
   CHECK(contains(ps, "(2,) and (3,)"));
   const std::string mh = message_of<k::TypeError>([] { k::multi_hot(k::zeros({2}), 3); });

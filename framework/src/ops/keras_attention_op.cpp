@@ -17,15 +17,12 @@ namespace kiln {
 
 namespace {
 
-Tensor batched(const Tensor& t) { return t.rank() == 3 ? expand_dims(t, 0) : t; }
-
 void check_inputs(const Tensor& q, const Tensor& k, const Tensor& v) {
   const auto text = [&] {
     return " (query " + q.shape().to_string() + ", key " + k.shape().to_string() + ", value " + v.shape().to_string() + ")";
   };
   if (q.rank() != 4 || k.rank() != 4 || v.rank() != 4)
-    throw ShapeError("dot_product_attention: query, key and value must all be rank 3 or 4 (batch, length, heads, "
-                     "head_dim)" + text());
+    throw ValueError("`dot_product_attention` only supports 4D inputs (batch, length, heads, head_dim)" + text());
   if (!is_floating(q.dtype()) || k.dtype() != q.dtype() || v.dtype() != q.dtype())
     throw TypeError("dot_product_attention: query, key and value must share one float dtype, but received " +
                     dtype_name(q.dtype()) + ", " + dtype_name(k.dtype()) + " and " + dtype_name(v.dtype()) + text());
@@ -41,8 +38,9 @@ Tensor dot_product_attention(const Tensor& query, const Tensor& key, const Tenso
   if (args.flash_attention.value_or(false))
     throw ValueError("dot_product_attention: flash_attention=true is not supported on this backend; pass nullopt or "
                      "false");
-  const bool unbatched = query.rank() == 3;
-  const Tensor q = batched(query), k0 = batched(key), v0 = batched(value);
+  const Tensor& q = query;
+  const Tensor& k0 = key;
+  const Tensor& v0 = value;
   check_inputs(q, k0, v0);
   const int64_t n = q.shape()[2], groups = n / k0.shape()[2], t_len = q.shape()[1], s_len = k0.shape()[1];
   const Tensor k = groups == 1 ? k0 : repeat(k0, {groups}, 2), v = groups == 1 ? v0 : repeat(v0, {groups}, 2);
@@ -66,8 +64,7 @@ Tensor dot_product_attention(const Tensor& query, const Tensor& key, const Tenso
   if (keep.defined())
     logits = where(keep, logits, fill({}, -0.7 * static_cast<double>(std::numeric_limits<float>::max()), logits.dtype()));
   const Tensor probs = softmax(logits, -1);
-  Tensor out = transpose(matmul(probs, transpose(v, {0, 2, 1, 3})), {0, 2, 1, 3});
-  return unbatched ? squeeze(out, {0}) : out;
+  return transpose(matmul(probs, transpose(v, {0, 2, 1, 3})), {0, 2, 1, 3});
 }
 
 }  // namespace kiln

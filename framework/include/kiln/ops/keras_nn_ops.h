@@ -174,8 +174,8 @@ struct AttentionArgs {
   std::optional<bool> flash_attention;  ///< None or false (CPU Kiln has no flash kernel); true is refused.
 };
 /// keras.ops.dot_product_attention: query (B, T, N, H), key and value (B, S, K, H) with N
-/// a multiple of K (grouped heads) -> (B, T, N, H). Masked logits become -0.7·max(dtype)
-/// before a float32 softmax, as JAX does. Rank-3 inputs (T, N, H) are taken as batch 1.
+/// a multiple of K (grouped heads) -> (B, T, N, H). Masked logits become -0.7·max(float32)
+/// before the softmax, as JAX does. Only 4-D inputs, as in Keras.
 Tensor dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value,
                              const AttentionArgs& args = {});
 
