@@ -57,12 +57,12 @@ Tensor dot_product_attention(const Tensor& query, const Tensor& key, const Tenso
   }
   if (args.is_causal) {
     // Query t sees key s when s <= t (jnp.tril of ones (T, S)).
-    Tensor causal = greater_equal(reshape(arange(0.0, static_cast<double>(t_len), 1.0, DType::int32), {1, 1, t_len, 1}),
-                                  reshape(arange(0.0, static_cast<double>(s_len), 1.0, DType::int32), {1, 1, 1, s_len}));
+    Tensor causal = greater_equal(reshape(arange(0.0, static_cast<double>(t_len), 1.0, DType::int32), {1, 1, t_len, 1}).to(q.device()),
+                                  reshape(arange(0.0, static_cast<double>(s_len), 1.0, DType::int32), {1, 1, 1, s_len}).to(q.device()));
     keep = keep.defined() ? logical_and(keep, causal) : broadcast_to(causal, logits.shape());
   }
   if (keep.defined())
-    logits = where(keep, logits, fill({}, -0.7 * static_cast<double>(std::numeric_limits<float>::max()), logits.dtype()));
+    logits = where(keep, logits, fill({}, -0.7 * static_cast<double>(std::numeric_limits<float>::max()), logits.dtype()).to(q.device()));
   const Tensor probs = softmax(logits, -1);
   return transpose(matmul(probs, transpose(v, {0, 2, 1, 3})), {0, 2, 1, 3});
 }

@@ -39,7 +39,7 @@ Tensor dilate_axis(const Tensor& x, int axis, int64_t stride) {
   const Shape s = x.shape();
   Shape zs = s;
   zs.dims().insert(zs.dims().begin() + axis + 1, stride - 1);
-  Tensor z = concat({expand_dims(x, axis + 1), zeros(zs, x.dtype())}, axis + 1);
+  Tensor z = concat({expand_dims(x, axis + 1), zeros(zs, x.dtype()).to(x.device())}, axis + 1);
   Shape flat = s;
   flat[axis] = s[axis] * stride;
   std::vector<Index> idx(static_cast<std::size_t>(axis), Slice());

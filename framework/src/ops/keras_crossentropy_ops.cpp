@@ -77,7 +77,7 @@ Tensor sparse_categorical_crossentropy(const Tensor& target, const Tensor& outpu
   const int a = ops::normalize_axis("sparse_categorical_crossentropy", axis, o.rank());
   // One-hot by comparison, so labels outside [0, C) weigh nothing (as jax.nn.one_hot).
   const int64_t c = o.shape()[a];
-  Tensor hot = cast(equal(expand_dims(t, -1), arange(0.0, static_cast<double>(c), 1.0, DType::int32)), o.dtype());
+  Tensor hot = cast(equal(expand_dims(t, -1), arange(0.0, static_cast<double>(c), 1.0, DType::int32).to(o.device())), o.dtype());
   if (a != o.rank() - 1) hot = moveaxis(hot, {-1}, {a});
   return -sum(hot * log_probabilities(o, from_logits, a), a);
 }

@@ -196,7 +196,7 @@ std::pair<Tensor, Tensor> ctc_decode(const Tensor& inputs, const Tensor& sequenc
   if (args.strategy == "greedy") {
     // Minus the sum of each step's best score within the sequence.
     const int64_t t_max = inputs.shape()[1];
-    const Tensor steps = reshape(arange(0.0, static_cast<double>(t_max), 1.0, DType::int64), {1, t_max});
+    const Tensor steps = reshape(arange(0.0, static_cast<double>(t_max), 1.0, DType::int64), {1, t_max}).to(x.device());
     const Tensor inside = less(steps, expand_dims(cast(sequence_lengths, DType::int64), 1));
     const Tensor best = max(x, -1);
     const Tensor scores = -sum(where(inside, best, zeros_like(best)), 1, true);

@@ -21,7 +21,7 @@ constexpr double kLogEpsilon = -1e5;
 
 // Row b of the result is 1 where index < lengths[b]: (B,) -> (B, n) of dtype.
 Tensor below_length(const Tensor& lengths, int64_t n, DType dtype) {
-  Tensor idx = reshape(arange(0.0, static_cast<double>(n), 1.0, DType::int32), {1, n});
+  Tensor idx = reshape(arange(0.0, static_cast<double>(n), 1.0, DType::int32), {1, n}).to(lengths.device());
   return cast(less(idx, expand_dims(cast(lengths, DType::int32), 1)), dtype);
 }
 
@@ -57,18 +57,19 @@ Tensor ctc_loss(const Tensor& target, const Tensor& output, const Tensor& target
   check_ctc_inputs(target, output, target_length, output_length, mask_index);
   const int64_t b = output.shape()[0], t_max = output.shape()[1], k = output.shape()[2], n = target.shape()[1];
   const DType d = output.dtype();
+  const Device dev = output.device();
   const Tensor labels = cast(target, DType::int32);
   const Tensor logprobs = log_softmax(output, -1);  // (B, T, K)
-  const Tensor hot = cast(equal(expand_dims(labels, -1), arange(0.0, static_cast<double>(k), 1.0, DType::int32)), d);
+  const Tensor hot = cast(equal(expand_dims(labels, -1), arange(0.0, static_cast<double>(k), 1.0, DType::int32).to(dev)), d);
   const Tensor emit = matmul(logprobs, hot, false, true);  // (B, T, N)
   const Tensor blank = slice(logprobs, {Slice(), Slice(), Slice(mask_index, mask_index + 1)});  // (B, T, 1)
   // repeat[b, j] = 1 where label j equals label j + 1 (the last column 0).
-  Tensor repeat = zeros({b, 1}, d);
+  Tensor repeat = zeros({b, 1}, d).to(dev);
   if (n > 1)
     repeat = concat({cast(equal(slice(labels, {Slice(), Slice(0, n - 1)}), slice(labels, {Slice(), Slice(1, n)})), d), repeat}, 1);
   const Tensor padded = 1.0 - below_length(output_length, t_max, d);  // (B, T): 1 past each sequence's end
-  Tensor phi = concat({zeros({b, 1}, d), fill({b, n}, kLogEpsilon, d)}, 1);
-  Tensor em = fill({b, n}, kLogEpsilon, d);
+  Tensor phi = concat({zeros({b, 1}, d).to(dev), fill({b, n}, kLogEpsilon, d).to(dev)}, 1);
+  Tensor em = fill({b, n}, kLogEpsilon, d).to(dev);
   for (int64_t t = 0; t < t_max; ++t) {
     const Tensor e_t = slice(emit, {Slice(), t}), p_t = slice(blank, {Slice(), t}), pad = slice(padded, {Slice(), Slice(t, t + 1)});
     const Tensor phi_in = update_phi(phi, em + kLogEpsilon * repeat);  // emit -> blank, unless the next label repeats
@@ -80,7 +81,7 @@ Tensor ctc_loss(const Tensor& target, const Tensor& output, const Tensor& target
   const Tensor last = update_phi(phi, em);  // (B, N + 1)
   // The state after each sequence's label_length labels.
   const Tensor label_lengths = cast(sum(below_length(target_length, n, DType::float32), 1), DType::int32);
-  const Tensor pick = cast(equal(expand_dims(label_lengths, 1), arange(0.0, static_cast<double>(n + 1), 1.0, DType::int32)), d);
+  const Tensor pick = cast(equal(expand_dims(label_lengths, 1), arange(0.0, static_cast<double>(n + 1), 1.0, DType::int32).to(dev)), d);
   return -sum(last * pick, 1);
 }
 

@@ -21,7 +21,7 @@ Tensor multi_hot(const Tensor& inputs, int64_t num_classes, int axis, DType dtyp
                     " inputs with shape " + inputs.shape().to_string());
   const Tensor ids = inputs.dtype() == DType::int32 ? inputs : cast(inputs, DType::int32);
   // One-hot by comparison: ids outside [0, num_classes) set nothing (as jax.nn.one_hot).
-  Tensor hot = equal(expand_dims(ids, -1), arange(0.0, static_cast<double>(num_classes), 1.0, DType::int32));
+  Tensor hot = equal(expand_dims(ids, -1), arange(0.0, static_cast<double>(num_classes), 1.0, DType::int32).to(ids.device()));
   const int a = ops::normalize_axis("multi_hot", axis, ids.rank() + 1);
   if (a != ids.rank()) hot = moveaxis(hot, {-1}, {a});
   return cast(any(hot, ids.rank() > 1 ? 1 : 0), dtype);
@@ -34,7 +34,7 @@ Tensor psnr(const Tensor& x1, const Tensor& x2, double max_val) {
   const DType d = is_floating(x2.dtype()) ? x2.dtype() : DType::float32;
   const Tensor a = x1.dtype() == d ? x1 : cast(x1, d), b = x2.dtype() == d ? x2 : cast(x2, d);
   const Tensor mse = mean(square(a - b));
-  return 20.0 * log10(Tensor(max_val, d)) - 10.0 * log10(mse);
+  return 20.0 * log10(Tensor(max_val, d).to(b.device())) - 10.0 * log10(mse);
 }
 
 Tensor sparsemax(const Tensor& x, int axis) {
@@ -46,12 +46,12 @@ Tensor sparsemax(const Tensor& x, int axis) {
   const Tensor cums = cumsum(sorted, a);
   Shape r_shape(std::vector<int64_t>(static_cast<std::size_t>(x.rank()), 1));
   r_shape[a] = x.shape()[a];
-  const Tensor r = reshape(arange(1.0, static_cast<double>(x.shape()[a] + 1), 1.0, x.dtype()), r_shape);
-  const Tensor support = greater(sorted - (cums - 1.0) / r, zeros({}, x.dtype()));
+  const Tensor r = reshape(arange(1.0, static_cast<double>(x.shape()[a] + 1), 1.0, x.dtype()), r_shape).to(x.device());
+  const Tensor support = greater(sorted - (cums - 1.0) / r, zeros({}, x.dtype()).to(x.device()));
   const Tensor k = sum(cast(support, x.dtype()), a, true);
   // Keras's threshold: the sum of the supported cumulative sums, less one, over k.
   const Tensor tau = (sum(where(support, cums, zeros_like(cums)), a, true) - 1.0) / k;
-  return maximum(x - tau, zeros({}, x.dtype()));
+  return maximum(x - tau, zeros({}, x.dtype()).to(x.device()));
 }
 
 std::pair<Tensor, Tensor> polar(const Tensor& abs_, const Tensor& angle) {
