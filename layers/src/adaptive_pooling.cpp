@@ -1,54 +1,12 @@
-// Adaptive pooling, one spatial axis at a time (both reductions are separable over box
-// windows): the mean as a (out, in) averaging matrix, the max bin by bin.
+// The adaptive pooling layers: keras.ops.adaptive_average_pool / adaptive_max_pool.
 #include "kiln/layers/adaptive_pooling.h"
 
-#include "kiln/ops/array_ops.h"
-#include "kiln/ops/math_ops.h"
-#include "kiln/ops/reduce_ops.h"
+#include "kiln/ops/keras_nn_ops.h"
 #include "config_fields.h"
-#include "image_resize.h"
 
 namespace kiln::layers {
 
 using namespace detail;
-
-namespace {
-
-struct Bin {
-  int64_t start, size;
-};
-Bin bin(int64_t i, int64_t in, int64_t out) {
-  const int64_t start = (i * in) / out;                 // floor
-  const int64_t end = ((i + 1) * in + out - 1) / out;  // ceil
-  return {start, end - start};
-}
-
-Tensor adaptive_axis(const Tensor& x, int axis, int64_t out, bool is_max) {
-  const int64_t in = x.shape()[axis];
-  if (is_max) {
-    std::vector<Tensor> parts;
-    for (int64_t i = 0; i < out; ++i) {
-      const Bin b = bin(i, in, out);
-      parts.push_back(max(crop_axis(x, axis, b.start, b.size), {axis}, true));
-    }
-    return parts.size() == 1 ? parts[0] : concat(parts, axis);
-  }
-  std::vector<double> w(static_cast<std::size_t>(out * in), 0.0);
-  for (int64_t i = 0; i < out; ++i) {
-    const Bin b = bin(i, in, out);
-    for (int64_t j = b.start; j < b.start + b.size; ++j) w[static_cast<std::size_t>(i * in + j)] = 1.0 / static_cast<double>(b.size);
-  }
-  const Shape s = x.shape();
-  int64_t pre = 1, post = 1;
-  for (int i = 0; i < axis; ++i) pre *= s[i];
-  for (int64_t i = axis + 1; i < s.rank(); ++i) post *= s[i];
-  Tensor y = matmul(cast(Tensor(w, Shape{out, in}), x.dtype()), reshape(x, {pre, in, post}));
-  Shape out_shape = s;
-  out_shape[axis] = out;
-  return reshape(y, out_shape);
-}
-
-}  // namespace
 
 AdaptivePoolingImpl::AdaptivePoolingImpl(int rank, bool is_max, std::vector<int> output_size, AdaptivePoolingOptions o)
     : Layer(base_options(o)), rank_(rank), is_max_(is_max), output_size_(std::move(output_size)), o_(std::move(o)) {
@@ -67,10 +25,9 @@ std::string AdaptivePoolingImpl::class_name() const {
 }
 
 Tensor AdaptivePoolingImpl::call(const Tensor& input, bool) {
-  Tensor x = cast_input(input, dtype());
-  const int first = o_.data_format == "channels_first" ? 2 : 1;
-  for (int i = 0; i < rank_; ++i) x = adaptive_axis(x, first + i, output_size_[static_cast<std::size_t>(i)], is_max_);
-  return x;
+  const Tensor x = cast_input(input, dtype());
+  const std::vector<int64_t> sizes(output_size_.begin(), output_size_.end());
+  return is_max_ ? ::kiln::adaptive_max_pool(x, sizes, o_.data_format) : ::kiln::adaptive_average_pool(x, sizes, o_.data_format);
 }
 
 Shape AdaptivePoolingImpl::compute_output_shape(const Shape& s) {

@@ -1,15 +1,14 @@
-// Conv3D through conv_nd (a sum over the kernel's depth taps of 2D convolutions);
-// channel groups by splitting the channels.
+// Conv3D on keras.ops.conv (a sum over the kernel's depth taps of 2D convolutions).
 #include "kiln/layers/conv3d.h"
 
 #include <algorithm>
 #include <vector>
 
 #include "kiln/ops/array_ops.h"
+#include "kiln/ops/keras_nn_ops.h"
 #include "kiln/ops/math_ops.h"
 #include "kiln/ops/nn_ops.h"
 #include "config_fields.h"
-#include "conv_nd.h"
 #include "spatial_sizes.h"
 
 namespace kiln::layers {
@@ -81,16 +80,8 @@ Tensor Conv3DImpl::call(const Tensor& input, bool) {
   if (cf) x = transpose(x, to_channels_last(5));
   const std::vector<int64_t> strides(o_.strides.begin(), o_.strides.end());
   const std::vector<int64_t> dilation(o_.dilation_rate.begin(), o_.dilation_rate.end());
-  Tensor y;
-  if (o_.groups == 1) {
-    y = conv_nd(x, kernel_.value(), strides, o_.padding, dilation);
-  } else {
-    // Group g sees input channels [g·C/G, (g+1)·C/G) and owns filters [g·F/G, (g+1)·F/G).
-    const std::vector<Tensor> xs = split(x, o_.groups, 4), ws = split(kernel_.value(), o_.groups, 4);
-    std::vector<Tensor> ys;
-    for (std::size_t g = 0; g < xs.size(); ++g) ys.push_back(conv_nd(xs[g], ws[g], strides, o_.padding, dilation));
-    y = concat(ys, 4);
-  }
+  // keras.ops.conv splits the channels into o_.groups groups itself.
+  Tensor y = ::kiln::conv(x, kernel_.value(), {strides, o_.padding, "channels_last", dilation});
   if (o_.use_bias) y = bias_add(y, bias_.value());
   if (cf) y = transpose(y, to_channels_first(5));
   return activation_(y);

@@ -1,17 +1,14 @@
-// Conv3DTranspose as jax.lax.conv_transpose computes it (Keras 3's JAX backend): the
-// input dilated by the stride and padded along each spatial axis (conv_transpose_plan.h),
-// then a stride-1 "valid" 3D convolution with the flipped kernel, written as a sum over
-// the kernel's depth taps of 2D convolutions on the matching depth slices.
+// Conv3DTranspose on keras.ops.conv_transpose (jax.lax.conv_transpose's arithmetic).
 #include "kiln/layers/conv3d_transpose.h"
 
 #include <algorithm>
 #include <set>
 
 #include "kiln/ops/array_ops.h"
+#include "kiln/ops/keras_nn_ops.h"
 #include "kiln/ops/math_ops.h"
 #include "kiln/ops/nn_ops.h"
 #include "config_fields.h"
-#include "conv_transpose_plan.h"
 #include "spatial_sizes.h"
 
 namespace kiln::layers {
@@ -99,7 +96,7 @@ Shape Conv3DTransposeImpl::compute_output_shape(const Shape& s) {
   Shape out = s;
   for (int i = 0; i < 3; ++i) {
     const int a = (cf ? 2 : 1) + i;
-    out[a] = transpose_output_length(s[a], kernel_size_[i], o_.strides[i], o_.dilation_rate[i], o_.padding,
+    out[a] = ::kiln::conv_transpose_output_length(s[a], kernel_size_[i], o_.strides[i], o_.dilation_rate[i], o_.padding,
                                      nth_or(o_.output_padding, i));
   }
   out[cf ? 1 : 4] = filters_;
@@ -110,28 +107,11 @@ Tensor Conv3DTransposeImpl::call(const Tensor& input, bool) {
   const bool cf = o_.data_format == "channels_first";
   Tensor x = cast_to_compute(input, dtype());
   if (cf) x = transpose(x, to_channels_last(5));
-  for (int i = 0; i < 3; ++i) {
-    const TransposeAxisPlan p =
-        plan_transpose_axis(kernel_size_[i], o_.strides[i], o_.dilation_rate[i], o_.padding, nth_or(o_.output_padding, i));
-    x = pad_axis(dilate_axis(x, 1 + i, p.stride), 1 + i, p.left, p.right);
-  }
-  // (kd, kh, kw, filters, C) -> flipped in space, (kd, kh, kw, C, filters).
-  Tensor w = kernel_.value();
-  for (int a = 0; a < 3; ++a) w = reverse_axis(w, a);
-  w = transpose(w, {0, 1, 2, 4, 3});
-  const Shape s = x.shape();
-  const int64_t kd = kernel_size_[0], dd = o_.dilation_rate[0];
-  const int64_t od = s[1] - (kd - 1) * dd;
-  const ::kiln::Conv2DOptions co{{1, 1}, "valid", {o_.dilation_rate[1], o_.dilation_rate[2]}};
-  std::vector<Tensor> taps = split(w, kd, 0);  // kd x (1, kh, kw, C, filters)
-  Tensor y;
-  for (int64_t t = 0; t < kd; ++t) {
-    Tensor slices = slice(x, {Slice(), Slice(t * dd, t * dd + od)});  // (b, od, H, W, C)
-    Tensor folded = reshape(slices, {s[0] * od, s[2], s[3], s[4]});
-    Tensor part = conv2d(folded, reshape(taps[static_cast<std::size_t>(t)], w.shape().slice(1)), co);
-    y = t == 0 ? part : y + part;
-  }
-  y = reshape(y, {s[0], od, y.shape()[1], y.shape()[2], filters_});
+  std::optional<std::vector<int64_t>> op;
+  if (o_.output_padding) op = std::vector<int64_t>(o_.output_padding->begin(), o_.output_padding->end());
+  const std::vector<int64_t> strides(o_.strides.begin(), o_.strides.end());
+  const std::vector<int64_t> dilation(o_.dilation_rate.begin(), o_.dilation_rate.end());
+  Tensor y = ::kiln::conv_transpose(x, kernel_.value(), {strides, o_.padding, op, "channels_last", dilation});
   if (o_.use_bias) y = bias_add(y, bias_.value());
   if (cf) y = transpose(y, to_channels_first(5));
   return activation_(y);

@@ -8,8 +8,8 @@
 #include <set>
 
 #include "config_fields.h"
-#include "conv_nd.h"
 #include "kiln/ops/array_ops.h"
+#include "kiln/ops/keras_nn_ops.h"
 #include "kiln/ops/math_ops.h"
 #include "kiln/ops/nn_ops.h"
 #include "kiln/ops/random.h"
@@ -177,7 +177,7 @@ Tensor ConvLSTMCellImpl<N>::input_conv(const std::vector<Tensor>& inputs) const 
   const bool cf = channels_first();
   auto conv = [&](const Tensor& x, const Tensor& k) {
     Tensor xl = cast_to_compute(x, dtype());
-    return conv_nd(cf ? transpose(xl, to_channels_last(N + 2)) : xl, k, strides_, o_.padding, dilation_);
+    return ::kiln::conv(cf ? transpose(xl, to_channels_last(N + 2)) : xl, k, {strides_, o_.padding, "channels_last", dilation_});
   };
   Tensor z;
   if (inputs.size() == 1) {
@@ -195,7 +195,7 @@ Tensor ConvLSTMCellImpl<N>::recurrent_conv(const std::vector<Tensor>& hs) const 
   const bool cf = channels_first();
   const std::vector<int64_t> unit(N, 1);
   auto conv = [&](const Tensor& h, const Tensor& k) {
-    return conv_nd(cf ? transpose(h, to_channels_last(N + 2)) : h, k, unit, "same", unit);
+    return ::kiln::conv(cf ? transpose(h, to_channels_last(N + 2)) : h, k, {unit, "same", "channels_last", unit});
   };
   if (hs.size() == 1) return conv(hs[0], recurrent_kernel_.value());
   std::vector<Tensor> ks = split(recurrent_kernel_.value(), 4, N + 1), zs;

@@ -1,16 +1,13 @@
-// Conv1DTranspose/Conv2DTranspose, as jax.lax.conv_transpose computes them (Keras 3's JAX
-// backend): the input dilated by the stride, padded as Keras converts its padding, then a
-// stride-1 convolution with the kernel flipped in space and its channel axes swapped.
+// Conv1DTranspose/Conv2DTranspose on keras.ops.conv_transpose.
 #include "kiln/layers/conv_transpose.h"
 
 #include <algorithm>
 #include <vector>
 
 #include "kiln/ops/array_ops.h"
+#include "kiln/ops/keras_nn_ops.h"
 #include "kiln/ops/nn_ops.h"
 #include "config_fields.h"
-#include "conv_transpose_plan.h"
-#include "image_resize.h"
 #include "spatial_sizes.h"
 
 namespace kiln::layers {
@@ -70,7 +67,7 @@ Shape ConvTransposeImpl<N>::compute_output_shape(const Shape& s) {
   Shape out = s;
   for (int i = 0; i < N; ++i) {
     const int a = (cf ? 2 : 1) + i;
-    out[a] = transpose_output_length(s[a], k[i], st[i], d[i], o_.padding, nth(op, i));
+    out[a] = ::kiln::conv_transpose_output_length(s[a], k[i], st[i], d[i], o_.padding, nth(op, i));
   }
   out[cf ? 1 : N + 1] = filters_;
   return out;
@@ -78,28 +75,14 @@ Shape ConvTransposeImpl<N>::compute_output_shape(const Shape& s) {
 
 template <int N>
 Tensor ConvTransposeImpl<N>::call(const Tensor& input, bool) {
+  const auto st = size_values(o_.strides), d = size_values(o_.dilation_rate);
+  std::optional<std::vector<int64_t>> op;
+  if (o_.output_padding) op = size_values(*o_.output_padding);
   const bool cf = o_.data_format == "channels_first";
   Tensor x = cast_to_compute(input, dtype());
   if (cf) x = transpose(x, to_channels_last(N + 2));
-  if (N == 1) x = expand_dims(x, 1);  // (b, 1, L, C)
-  const auto k = size_values(kernel_size_), st = size_values(o_.strides), d = size_values(o_.dilation_rate);
-  std::optional<std::vector<int64_t>> op;
-  if (o_.output_padding) op = size_values(*o_.output_padding);
-  for (int i = 0; i < N; ++i) {
-    const int axis = 3 - N + i;  // the spatial axes of (b, H, W, C)
-    const TransposeAxisPlan p = plan_transpose_axis(k[i], st[i], d[i], o_.padding, nth(op, i));
-    x = pad_axis(dilate_axis(x, axis, p.stride), axis, p.left, p.right);
-  }
-  // (…k, filters, C) -> flipped in space, (kh, kw, C, filters).
-  Tensor w = kernel_.value();
-  if (N == 1) w = expand_dims(w, 0);
-  for (int a = 0; a < 2; ++a) w = reverse_axis(w, a);
-  w = transpose(w, {0, 1, 3, 2});
-  const std::array<int, 2> dil = N == 1 ? std::array<int, 2>{1, static_cast<int>(d[0])}
-                                        : std::array<int, 2>{static_cast<int>(d[0]), static_cast<int>(d[1])};
-  Tensor y = conv2d(x, w, {{1, 1}, "valid", dil});
+  Tensor y = ::kiln::conv_transpose(x, kernel_.value(), {st, o_.padding, op, "channels_last", d});
   if (o_.use_bias) y = bias_add(y, bias_.value());
-  if (N == 1) y = squeeze(y, {1});
   if (cf) y = transpose(y, to_channels_first(N + 2));
   return activation_(y);
 }

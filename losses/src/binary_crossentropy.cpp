@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kiln/ops/keras_nn_ops.h"
 #include "kiln/ops/reduce_ops.h"
 #include "loss_config.h"
 #include "loss_utils.h"
@@ -9,12 +10,7 @@
 namespace kiln::losses {
 
 Tensor binary_crossentropy_elementwise(const Tensor& target, const Tensor& output, bool from_logits) {
-  if (from_logits) {
-    // sigmoid_cross_entropy_with_logits = max(x,0) - x*z + log(1+exp(-|x|)) = softplus(x) - x*z.
-    return softplus(output) - output * target;
-  }
-  Tensor p = clip(output, detail::kEpsilon, 1.0 - detail::kEpsilon);
-  return -(target * log(p) + (1.0 - target) * log(1.0 - p));
+  return ::kiln::binary_crossentropy(target, output, from_logits);
 }
 
 Tensor binary_crossentropy(const Tensor& y_true, const Tensor& y_pred, bool from_logits, double label_smoothing,

@@ -3,7 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kiln/core/error.h"
-#include "kiln/ops/nn_ops.h"
+#include "kiln/ops/keras_nn_ops.h"
 #include "kiln/ops/reduce_ops.h"
 #include "loss_config.h"
 #include "loss_utils.h"
@@ -22,10 +22,7 @@ Tensor categorical_crossentropy(const Tensor& y_true, const Tensor& y_pred, bool
     const double num_classes = static_cast<double>(yt.shape()[-1]);
     yt = yt * (1.0 - label_smoothing) + label_smoothing / num_classes;
   }
-  if (from_logits) return -sum(yt * log_softmax(yp, axis), axis);
-  Tensor p = yp / sum(yp, axis, true);
-  p = clip(p, detail::kEpsilon, 1.0 - detail::kEpsilon);
-  return -sum(yt * log(p), axis);
+  return ::kiln::categorical_crossentropy(yt, yp, from_logits, axis);
 }
 
 CategoricalCrossentropy::CategoricalCrossentropy(CategoricalCrossentropyOptions o)

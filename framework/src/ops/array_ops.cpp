@@ -2,6 +2,8 @@
 #include "kiln/ops/array_ops.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <numeric>
 
 #include "kiln/ops/math_ops.h"
@@ -252,6 +254,64 @@ Tensor cast(const Tensor& x, DType dtype) {
     DType src = x.dtype();
     autodiff::record("Cast", {x}, {y}, [src](const Grads& dy, const Needs&) { return Grads{cast(dy[0], src)}; });
   }
+  return y;
+}
+
+namespace {
+
+std::pair<double, double> representable_range(DType d) {
+  switch (d) {
+    case DType::float32: return {-std::numeric_limits<float>::max(), std::numeric_limits<float>::max()};
+    case DType::float64: return {-std::numeric_limits<double>::max(), std::numeric_limits<double>::max()};
+    case DType::int32: return {std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()};
+    case DType::int64:
+      return {static_cast<double>(std::numeric_limits<int64_t>::min()), static_cast<double>(std::numeric_limits<int64_t>::max())};
+    case DType::uint8: return {0.0, 255.0};
+    case DType::bool_: return {0.0, 1.0};
+  }
+  return {0.0, 0.0};
+}
+
+// The largest or smallest value of an integer dtype, as a scalar of it.
+Tensor integer_extreme(DType d, bool largest) {
+  if (d == DType::int64) return Tensor(largest ? std::numeric_limits<int64_t>::max() : std::numeric_limits<int64_t>::min());
+  const auto [lo, hi] = representable_range(d);
+  return cast(Tensor(static_cast<int64_t>(largest ? hi : lo)), d);
+}
+
+// A limit rounded to the input's precision (float32 inputs round; float64 holds
+// every limit here but int64's extremes, which round to ±2^63).
+double in_precision(double limit, DType in) { return in == DType::float32 ? static_cast<double>(static_cast<float>(limit)) : limit; }
+
+// Whether v lies beyond `out`'s largest value (2^63 - 1 has no double, so test 2^63).
+bool above_max(double v, DType out) { return out == DType::int64 ? v >= 9223372036854775808.0 : v > representable_range(out).second; }
+
+// The same limit, stepped towards zero until `out` holds it, so that the cast is defined.
+double castable(double limit, DType in, DType out) {
+  if (is_floating(out)) return limit;
+  double v = limit;
+  while (above_max(v, out) || v < representable_range(out).first)
+    v = in == DType::float32 ? static_cast<double>(std::nextafter(static_cast<float>(v), 0.0f)) : std::nextafter(v, 0.0);
+  return v;
+}
+
+}  // namespace
+
+Tensor saturate_cast(const Tensor& x, DType dtype) {
+  if (x.dtype() == DType::bool_) return cast(x, dtype);
+  const auto [in_min, in_max] = representable_range(x.dtype());
+  const auto [out_min, out_max] = representable_range(dtype);
+  // Keras clips to the tighter range as x's dtype holds it; a rounded limit can then
+  // lie just past the output's range (float32 2^31 for int32), where XLA's conversion
+  // saturates. Here the cast sees the nearest castable limit and the values at or
+  // beyond the rounded one take the output's extreme.
+  const double lo = in_precision(std::max(in_min, out_min), x.dtype()), hi = in_precision(std::min(in_max, out_max), x.dtype());
+  const double lo_cast = castable(lo, x.dtype(), dtype), hi_cast = castable(hi, x.dtype(), dtype);
+  // Floats are clipped even when the range fits, so that ±inf saturates as in Keras.
+  const bool clip_needed = is_floating(x.dtype()) || lo > in_min || hi < in_max;
+  Tensor y = cast(clip_needed ? clip(x, lo_cast, hi_cast) : x, dtype);
+  if (hi_cast != hi) y = where(x >= hi, integer_extreme(dtype, true), y);
+  if (lo_cast != lo) y = where(x <= lo, integer_extreme(dtype, false), y);
   return y;
 }
 

@@ -1,6 +1,7 @@
 // get_window: scipy.signal.get_window's windows, computed in double on the host. A
 // periodic window (fftbins=True, scipy's default) is the symmetric one of length + 1
 // without its last sample, as scipy's _extend/_truncate make it.
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <numbers>
@@ -96,6 +97,19 @@ Tensor get_window(const Window& window, int64_t length, bool periodic, DType dty
   WindowValues w = symmetric_window(name, periodic ? length + 1 : length);
   w.resize(static_cast<std::size_t>(length));
   return cast(Tensor(w, Shape{length}), dtype);
+}
+
+Tensor kaiser(int64_t x, double beta) {
+  if (x < 0) throw ValueError("kaiser: the window length must be non-negative, but received " + std::to_string(x));
+  if (x == 1) return ones({1}, DType::float32);
+  // numpy.kaiser: I0(beta·sqrt(1 − ((n − α) / α)²)) / I0(beta), α = (x − 1) / 2.
+  WindowValues w(static_cast<std::size_t>(x));
+  const double alpha = static_cast<double>(x - 1) / 2.0, i0_beta = std::cyl_bessel_i(0.0, beta);
+  for (int64_t n = 0; n < x; ++n) {
+    const double r = (static_cast<double>(n) - alpha) / alpha;
+    w[static_cast<std::size_t>(n)] = std::cyl_bessel_i(0.0, beta * std::sqrt(std::max(0.0, 1.0 - r * r))) / i0_beta;
+  }
+  return cast(Tensor(w, Shape{x}), DType::float32);
 }
 
 }  // namespace kiln

@@ -99,6 +99,20 @@ void check_stft_args(const char* op, int64_t sequence_length, int64_t sequence_s
 
 }  // namespace
 
+Tensor extract_sequences(const Tensor& x, int64_t sequence_length, int64_t sequence_stride) {
+  KILN_CHECK(sequence_length > 0 && sequence_stride > 0, ValueError,
+             "extract_sequences: `sequence_length` and `sequence_stride` must be positive. Received: sequence_length="
+                 << sequence_length << ", sequence_stride=" << sequence_stride);
+  KILN_CHECK(x.shape().rank() >= 1 && x.shape()[-1] >= sequence_length, ValueError,
+             "extract_sequences: the last axis of x must hold at least sequence_length=" << sequence_length
+                 << " samples. Received: x.shape = " << x.shape().to_string());
+  const int64_t frames = 1 + (x.shape()[-1] - sequence_length) / sequence_stride;
+  std::vector<int64_t> idx(static_cast<std::size_t>(frames * sequence_length));
+  for (int64_t t = 0; t < frames; ++t)
+    for (int64_t j = 0; j < sequence_length; ++j) idx[t * sequence_length + j] = t * sequence_stride + j;
+  return gather(x, index_tensor(idx, Shape{frames, sequence_length}).to(x.device()), -1);
+}
+
 ComplexPair stft(const Tensor& x, int64_t sequence_length, int64_t sequence_stride, int64_t fft_length,
                  const Window& window, bool center) {
   check_concrete("stft", x);
@@ -115,11 +129,7 @@ ComplexPair stft(const Tensor& x, int64_t sequence_length, int64_t sequence_stri
              "stft: the signal has " << len << " samples" << (center ? " after padding" : "")
                                      << ", fewer than fft_length=" << fft_length << ". Received: input.shape = "
                                      << x.shape().to_string());
-  const int64_t frames = 1 + (len - fft_length) / sequence_stride;
-  std::vector<int64_t> idx(static_cast<std::size_t>(frames * fft_length));
-  for (int64_t t = 0; t < frames; ++t)
-    for (int64_t j = 0; j < fft_length; ++j) idx[t * fft_length + j] = t * sequence_stride + j;
-  Tensor framed = gather(xp, index_tensor(idx, Shape{frames, fft_length}).to(x.device()), -1);
+  Tensor framed = extract_sequences(xp, fft_length, sequence_stride);
   Tensor win = padded_window(window, sequence_length, fft_length, x.dtype()).to(x.device());
   return rfft(framed * win, fft_length);
 }

@@ -38,6 +38,9 @@ Tensor where(const Tensor& cond, const Tensor& x, const Tensor& y);
 /// One-hot encode integer indices into a new last axis of size depth.
 Tensor one_hot(const Tensor& indices, int64_t depth, DType dtype = DType::float32);
 Tensor cast(const Tensor& x, DType dtype);  ///< The values converted to `dtype` (keras.ops.cast).
+/// keras.ops.saturate_cast: x clipped to the range `dtype` can hold (as x's dtype
+/// represents it, nudged inwards where rounding would leave it), then cast.
+Tensor saturate_cast(const Tensor& x, DType dtype);
 
 // ---- index tensors (ops read the indices on the host, so a trace of them
 // falls back to eager; out-of-range indices are errors, never dropped) ----

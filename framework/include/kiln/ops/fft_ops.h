@@ -45,6 +45,9 @@ struct Window {
 /// Explicit values are returned as they are (their length must be `length`); none gives ones.
 /// Throws ValueError for an unknown name.
 Tensor get_window(const Window& window, int64_t length, bool periodic = true, DType dtype = DType::float32);
+/// keras.ops.kaiser (numpy.kaiser): the symmetric Kaiser window of x samples,
+/// I0(beta·sqrt(1 − (2n / (x − 1) − 1)²)) / I0(beta), as float32.
+Tensor kaiser(int64_t x, double beta);
 
 /// keras.ops.fft: the discrete Fourier transform of (real, imag) along the last axis.
 ComplexPair fft(const Tensor& real, const Tensor& imag);
@@ -62,6 +65,10 @@ ComplexPair rfft(const Tensor& x, std::optional<int64_t> fft_length = std::nullo
 /// bins) whose rfft is (real, imag), the bins cropped or zero-padded to fft_length/2 + 1.
 /// The imaginary parts of the zero (and, for an even length, the Nyquist) bin are ignored.
 Tensor irfft(const Tensor& real, const Tensor& imag, std::optional<int64_t> fft_length = std::nullopt);
+/// keras.ops.extract_sequences: the frames of `sequence_length` samples every
+/// `sequence_stride` along the last axis: x (..., n) -> (..., 1 + (n − sequence_length) /
+/// sequence_stride, sequence_length). stft frames its signal with it.
+Tensor extract_sequences(const Tensor& x, int64_t sequence_length, int64_t sequence_stride);
 /// keras.ops.stft: frames of `fft_length` samples every `sequence_stride`, each multiplied by
 /// the periodic window of `sequence_length` samples centred in it, then rfft. `center` pads
 /// fft_length/2 samples by reflection at both ends first. x (..., n), float32 or float64 ->

@@ -10,6 +10,7 @@
 #include "kiln/ops/elementwise_math.h"
 #include "kiln/ops/fft_ops.h"
 #include "kiln/ops/functional_ops.h"
+#include "kiln/ops/keras_nn_ops.h"
 #include "kiln/ops/layout_ops.h"
 #include "kiln/ops/linalg_ops.h"
 #include "kiln/ops/matrix_ops.h"

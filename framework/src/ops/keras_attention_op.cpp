@@ -1,0 +1,70 @@
+// keras.ops.dot_product_attention as jax.nn.dot_product_attention's XLA path runs it:
+// logits = q·kᵀ·scale (+ bias), masked logits set to -0.7·max(float32), softmax over
+// the keys, then the weighted sum of the values. Grouped heads (N = G·K query heads
+// over K key/value heads) use key/value head n / G for query head n.
+#include <cmath>
+#include <limits>
+
+#include "kiln/core/error.h"
+#include "kiln/ops/array_ops.h"
+#include "kiln/ops/creation_ops.h"
+#include "kiln/ops/keras_nn_ops.h"
+#include "kiln/ops/math_ops.h"
+#include "kiln/ops/nn_ops.h"
+#include "kiln/ops/shape_ops.h"
+
+namespace kiln {
+
+namespace {
+
+void check_inputs(const Tensor& q, const Tensor& k, const Tensor& v) {
+  const auto text = [&] {
+    return " (query " + q.shape().to_string() + ", key " + k.shape().to_string() + ", value " + v.shape().to_string() + ")";
+  };
+  if (q.rank() != 4 || k.rank() != 4 || v.rank() != 4)
+    throw ValueError("`dot_product_attention` only supports 4D inputs (batch, length, heads, head_dim)" + text());
+  if (!is_floating(q.dtype()) || k.dtype() != q.dtype() || v.dtype() != q.dtype())
+    throw TypeError("dot_product_attention: query, key and value must share one float dtype, but received " +
+                    dtype_name(q.dtype()) + ", " + dtype_name(k.dtype()) + " and " + dtype_name(v.dtype()) + text());
+  const Shape qs = q.shape(), ks = k.shape(), vs = v.shape();
+  if (ks[0] != qs[0] || vs[0] != qs[0] || !(ks == vs) || ks[3] != qs[3] || ks[2] <= 0 || qs[2] % ks[2] != 0)
+    throw ShapeError("dot_product_attention: expected key and value of one shape (B, S, K, H) with the query's batch "
+                     "and head_dim and K dividing the query's heads N" + text());
+}
+
+}  // namespace
+
+Tensor dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value, const AttentionArgs& args) {
+  if (args.flash_attention.value_or(false))
+    throw ValueError("dot_product_attention: flash_attention=true is not supported on this backend; pass nullopt or "
+                     "false");
+  const Tensor& q = query;
+  const Tensor& k0 = key;
+  const Tensor& v0 = value;
+  check_inputs(q, k0, v0);
+  const int64_t n = q.shape()[2], groups = n / k0.shape()[2], t_len = q.shape()[1], s_len = k0.shape()[1];
+  const Tensor k = groups == 1 ? k0 : repeat(k0, {groups}, 2), v = groups == 1 ? v0 : repeat(v0, {groups}, 2);
+  const double scale = args.scale.value_or(1.0 / std::sqrt(static_cast<double>(q.shape()[3])));
+  // (B, N, T, H) x (B, N, S, H)ᵀ -> (B, N, T, S)
+  Tensor logits = matmul(transpose(q, {0, 2, 1, 3}), transpose(k, {0, 2, 1, 3}), false, true) * scale;
+  if (args.bias.defined()) logits = logits + (args.bias.dtype() == logits.dtype() ? args.bias : cast(args.bias, logits.dtype()));
+  Tensor keep;
+  if (args.mask.defined()) {
+    if (args.mask.dtype() != DType::bool_)
+      throw TypeError("dot_product_attention: `mask` must be bool, but received " + dtype_name(args.mask.dtype()) +
+                      " with shape " + args.mask.shape().to_string());
+    keep = broadcast_to(args.mask, logits.shape());
+  }
+  if (args.is_causal) {
+    // Query t sees key s when s <= t (jnp.tril of ones (T, S)).
+    Tensor causal = greater_equal(reshape(arange(0.0, static_cast<double>(t_len), 1.0, DType::int32), {1, 1, t_len, 1}).to(q.device()),
+                                  reshape(arange(0.0, static_cast<double>(s_len), 1.0, DType::int32), {1, 1, 1, s_len}).to(q.device()));
+    keep = keep.defined() ? logical_and(keep, causal) : broadcast_to(causal, logits.shape());
+  }
+  if (keep.defined())
+    logits = where(keep, logits, fill({}, -0.7 * static_cast<double>(std::numeric_limits<float>::max()), logits.dtype()).to(q.device()));
+  const Tensor probs = softmax(logits, -1);
+  return transpose(matmul(probs, transpose(v, {0, 2, 1, 3})), {0, 2, 1, 3});
+}
+
+}  // namespace kiln

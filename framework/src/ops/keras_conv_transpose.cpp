@@ -1,0 +1,114 @@
+// keras.ops.conv_transpose as jax.lax.conv_transpose computes it (Keras 3's JAX
+// backend): the input dilated by the stride, padded as Keras converts its padding
+// (a negative amount crops), then a stride-1 convolution with the kernel flipped
+// in space and its two channel axes swapped.
+#include <algorithm>
+
+#include "kiln/core/error.h"
+#include "kiln/ops/array_ops.h"
+#include "kiln/ops/keras_nn_ops.h"
+#include "kiln/ops/shape_ops.h"
+#include "ops/keras_conv_args.h"
+
+namespace kiln {
+
+using namespace ops::spatial;
+
+namespace {
+
+struct AxisPadding {
+  int64_t left, right;  // of the dilated input; negative: cropping
+};
+
+// Keras's _convert_conv_transpose_padding_args_from_keras_to_jax for one axis.
+AxisPadding transpose_padding(int64_t k, int64_t stride, int64_t dilation, const std::string& padding,
+                              std::optional<int64_t> output_padding) {
+  const int64_t ke = (k - 1) * dilation + 1;
+  if (padding == "valid") {
+    const int64_t extra = output_padding ? *output_padding : std::max(ke, stride) - ke;
+    return {ke - 1, ke - 1 + extra};
+  }
+  const int64_t len = output_padding ? ke + ke % 2 - 2 + *output_padding : stride + ke - 2;
+  const int64_t left = std::min(len / 2 + len % 2, ke - 1);
+  return {left, len - left};
+}
+
+// stride - 1 zeros between neighbours along `axis`: L -> (L - 1)·stride + 1.
+Tensor dilate_axis(const Tensor& x, int axis, int64_t stride) {
+  if (stride == 1) return x;
+  const Shape s = x.shape();
+  Shape zs = s;
+  zs.dims().insert(zs.dims().begin() + axis + 1, stride - 1);
+  Tensor z = concat({expand_dims(x, axis + 1), zeros(zs, x.dtype()).to(x.device())}, axis + 1);
+  Shape flat = s;
+  flat[axis] = s[axis] * stride;
+  std::vector<Index> idx(static_cast<std::size_t>(axis), Slice());
+  idx.push_back(Slice(0, (s[axis] - 1) * stride + 1));
+  return slice(reshape(z, flat), idx);
+}
+
+// Zeros before and after along `axis`, or cropping where an amount is negative.
+Tensor pad_or_crop_axis(Tensor x, int axis, int64_t left, int64_t right) {
+  std::vector<Index> idx(static_cast<std::size_t>(axis), Slice());
+  const int64_t n = x.shape()[axis];
+  if (left < 0 || right < 0) {
+    idx.push_back(Slice(std::max<int64_t>(-left, 0), n - std::max<int64_t>(-right, 0)));
+    x = slice(x, idx);
+  }
+  if (left > 0 || right > 0) {
+    PadWidth widths(static_cast<std::size_t>(x.rank()), {0, 0});
+    widths[static_cast<std::size_t>(axis)] = {std::max<int64_t>(left, 0), std::max<int64_t>(right, 0)};
+    x = pad(x, widths);
+  }
+  return x;
+}
+
+}  // namespace
+
+int64_t conv_transpose_output_length(int64_t length, int64_t kernel, int64_t stride, int64_t dilation,
+                                     const std::string& padding, std::optional<int64_t> output_padding) {
+  if (length < 0) return length;
+  const int64_t ke = (kernel - 1) * dilation + 1;
+  if (!output_padding) return padding == "valid" ? length * stride + std::max<int64_t>(ke - stride, 0) : length * stride;
+  return (length - 1) * stride + ke - 2 * (padding == "same" ? ke / 2 : 0) + *output_padding;
+}
+
+Tensor conv_transpose(const Tensor& inputs, const Tensor& kernel, const ConvTransposeArgs& args) {
+  const char* op = "conv_transpose";
+  const int rank = spatial_rank(op, inputs);
+  if (kernel.rank() != inputs.rank() || !is_floating(kernel.dtype()))
+    throw ShapeError(std::string(op) + ": expected a float kernel of rank " + std::to_string(inputs.rank()) +
+                     " (spatial axes, out_channels, in_channels) for inputs of shape " + inputs.shape().to_string() +
+                     ", but received a " + dtype_name(kernel.dtype()) + " kernel of shape " + kernel.shape().to_string());
+  const bool cf = is_channels_first(op, args.data_format);
+  check_padding(op, args.padding);
+  const auto st = per_axis(op, "strides", args.strides, rank);
+  const auto dil = per_axis(op, "dilation_rate", args.dilation_rate, rank);
+  std::optional<std::vector<int64_t>> out_pad;
+  if (args.output_padding) {
+    out_pad = args.output_padding->size() == 1 ? std::vector<int64_t>(static_cast<std::size_t>(rank), (*args.output_padding)[0])
+                                                : *args.output_padding;
+    if (static_cast<int>(out_pad->size()) != rank)
+      throw ValueError(std::string(op) + ": `output_padding` must hold one value or " + std::to_string(rank) +
+                       ", but received " + std::to_string(args.output_padding->size()));
+  }
+  Tensor x = as_dtype(cf ? to_last(inputs) : inputs, kernel.dtype());
+  const Shape ks = kernel.shape();
+  if (x.shape()[-1] != ks[-1])
+    throw ValueError(std::string(op) + ": the kernel's in_channels (last axis of kernel shape " + ks.to_string() +
+                     ") must equal the input channels (" + std::to_string(x.shape()[-1]) + " in inputs of shape " +
+                     inputs.shape().to_string() + ")");
+  for (int i = 0; i < rank; ++i) {
+    const auto p = transpose_padding(ks[i], st[static_cast<std::size_t>(i)], dil[static_cast<std::size_t>(i)], args.padding,
+                                     out_pad ? std::optional<int64_t>((*out_pad)[static_cast<std::size_t>(i)]) : std::nullopt);
+    x = pad_or_crop_axis(dilate_axis(x, i + 1, st[static_cast<std::size_t>(i)]), i + 1, p.left, p.right);
+  }
+  // (*k, out, in) flipped in space -> (*k, in, out).
+  std::vector<int> spatial(static_cast<std::size_t>(rank));
+  for (int i = 0; i < rank; ++i) spatial[static_cast<std::size_t>(i)] = i;
+  Tensor w = swapaxes(flip(kernel, spatial), rank, rank + 1);
+  Tensor y = conv(x, w, {{1}, "valid", "channels_last", dil});
+  return cf ? to_first(y) : y;
+}
+
+}  // namespace kiln
