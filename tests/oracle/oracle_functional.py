@@ -143,6 +143,23 @@ def table_ops():
     return keras.Model([x, y], layers.Concatenate()(flat))
 
 
+def table_ops_more():
+    """More table nodes: pools, normalizations, linear algebra, bitwise ops, multi_hot."""
+    x = keras.Input((3, 4))
+    h = layers.Dense(4)(x)
+    sq = layers.Dense(3)(x)
+    as_float = lambda t: ops.cast(t, "float32")
+    as_int = lambda t: ops.cast(t * 10.0, "int32")
+    img = ops.expand_dims(h, -1)
+    outs = [ops.max_pool(img, 2, strides=1, padding="same"), ops.average_pool(img, 2, strides=2, padding="same"),
+            ops.rms_normalization(h), ops.layer_normalization(h), ops.sparsemax(h), ops.det(sq),
+            ops.slogdet(sq + 3.0)[1], as_float(ops.bitwise_and(as_int(h), as_int(sq[:, :, :1]))),
+            as_float(ops.right_shift(as_int(h), as_int(ops.abs(sq[:, :, 1:2])))),
+            ops.multi_hot(ops.argmax(h, axis=-1), 4)]
+    flat = [o if len(o.shape) == 2 else layers.Flatten()(o) for o in outs]
+    return keras.Model(x, layers.Concatenate()(flat))
+
+
 def dict_io():
     a, b = keras.Input((3,), name="a"), keras.Input((2,), name="b")
     h = layers.Dense(4, activation="relu")(layers.Concatenate()([b, a]))
@@ -169,6 +186,7 @@ def run(o):
     r.add("activation_ops", activation_ops)
     r.add("numpy_ops", numpy_ops)
     r.add("table_ops", table_ops, formats=("keras", "weights"))
+    r.add("table_ops_more", table_ops_more, formats=("keras", "weights"))
     r.add("dict_io", dict_io)
     r.add("nested_outputs", nested_outputs)
     r.check()

@@ -1,5 +1,5 @@
-// The ops_nn group's table (tests/oracle/oracle_ops_nn.py): keras.ops' neural-network
-// functions against kiln/ops/keras_nn_ops.h.
+// keras.ops' neural-network functions by name (kiln/ops/keras_nn_ops.h); the ops_nn
+// oracle group (tests/oracle/oracle_ops_nn.py) compares them with Keras.
 #include <optional>
 #include <string>
 #include <vector>
@@ -7,16 +7,15 @@
 #include "kiln/ops/array_ops.h"
 #include "kiln/ops/fft_ops.h"
 #include "kiln/ops/keras_nn_ops.h"
-#include "op_table.h"
+#include "nn/keras_op_table.h"
+
+namespace kiln::detail::keras_ops_nn {
+
+using namespace keras_op_api;
 
 namespace {
 
 using kiln::Tensor;
-using oracle::arg;
-using oracle::Inputs;
-using oracle::json;
-using oracle::Outputs;
-using oracle::param;
 
 // An int or a list of ints (Keras's strides, dilation_rate, pool_size, ...).
 std::vector<int64_t> ints(const json& p, const char* key, std::vector<int64_t> fallback) {
@@ -48,7 +47,7 @@ kiln::PoolArgs pool_args(const json& p) {
 
 Tensor nth(const Inputs& x, std::size_t i) { return i < x.size() ? x[i] : Tensor(); }
 
-const oracle::OpEntries entries{
+const OpEntries entries{
     {"conv", [](const Inputs& x, const json& p) { return Outputs{kiln::conv(x[0], x[1], conv_args(p))}; }},
     {"depthwise_conv",
      [](const Inputs& x, const json& p) { return Outputs{kiln::depthwise_conv(x[0], x[1], conv_args(p))}; }},
@@ -164,3 +163,11 @@ const oracle::OpEntries entries{
 };
 
 }  // namespace
+
+}  // namespace kiln::detail::keras_ops_nn
+
+namespace kiln::detail {
+
+keras_op_api::OpEntries keras_ops_nn_table() { return keras_ops_nn::entries; }
+
+}  // namespace kiln::detail
