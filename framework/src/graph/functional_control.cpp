@@ -38,7 +38,9 @@ Tensor loop_bound(const char* what, const LoopBound& b, DType dtype) {
 std::vector<Tensor> fori_loop(const LoopBound& lower, const LoopBound& upper, const ForiBody& body,
                               std::vector<Tensor> init_val) {
   const DType dtype = ops::keras_result_type(lower.value.dtype(), upper.value.dtype());
-  Tensor lo = loop_bound("lower", lower, dtype), hi = loop_bound("upper", upper, dtype);
+  // The index lives where the state does: a number bound starts on the CPU.
+  const Device device = init_val.empty() ? upper.value.device() : init_val[0].device();
+  Tensor lo = loop_bound("lower", lower, dtype).to(device), hi = loop_bound("upper", upper, dtype).to(device);
   std::vector<Tensor> vars{lo};
   vars.insert(vars.end(), init_val.begin(), init_val.end());
   // The loop index is the first loop value, so the condition reads it, not a

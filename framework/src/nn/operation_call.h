@@ -22,6 +22,7 @@ struct OpCall {
   const Config& config;
   const Config& args;
   const std::vector<Tensor>& tensors;
+  const Config& kwargs;  ///< The call's keyword arguments, with tensor slots.
 
   [[noreturn]] void fail(const std::string& what) const {
     throw ValueError("Operation '" + cls + "': " + what + " (config " + config.dump().substr(0, 160) + ", args " +

@@ -110,10 +110,10 @@ std::string known_ops() {
 }  // namespace
 
 /// A class no hand-written node covers, through the keras.ops table: the tensors
-/// of the node's arguments in order (those inside a list too), the config's
-/// keywords, and as positional arguments the constructor's parameters in order
-/// (or the node's own non-tensor arguments, as Keras 3 recorded before ops kept
-/// their config).
+/// of the node's arguments in order (those inside a list too, then the keyword
+/// arguments' tensors), the config's and the call's other keywords, and as
+/// positional arguments the constructor's parameters in order (or the node's own
+/// non-tensor arguments, as Keras 3 recorded before ops kept their config).
 std::vector<Tensor> table_op(const detail::KerasOpClass& cls, const OpCall& c) {
   std::vector<Tensor> xs;
   Config positional = Config::array();
@@ -130,6 +130,11 @@ std::vector<Tensor> table_op(const detail::KerasOpClass& cls, const OpCall& c) {
   if (c.config.is_object())
     for (const auto& [key, value] : c.config.items())
       if (key != "name") p[key] = value;
+  if (c.kwargs.is_object())
+    for (const auto& [key, value] : c.kwargs.items()) {
+      if (c.is_slot(value)) xs.push_back(c.slot(value));
+      else p[key] = value;
+    }
   if (positional.empty())
     for (const char* name : cls.params) positional.push_back(p.contains(name) ? p[name] : Config());
   p["args"] = positional;
@@ -140,16 +145,21 @@ bool OperationLayer::supports(const std::string& keras_class) {
   return op_table().count(keras_class) > 0 || detail::find_keras_op_class(keras_class) != nullptr;
 }
 
-OperationLayer::OperationLayer(const std::string& keras_class, const Config& config, const Config& args)
+OperationLayer::OperationLayer(const std::string& keras_class, const Config& config, const Config& args,
+                               const Config& kwargs)
     : Layer(LayerOptions{config.is_object() ? config.value("name", "") : "", true, DType::float32}),
       keras_class_(keras_class),
       config_json_((config.is_object() ? config : Config::object()).dump()),
-      args_json_(args.dump()) {
+      args_json_(args.dump()),
+      kwargs_json_((kwargs.is_object() ? kwargs : Config::object()).dump()) {
   if (!supports(keras_class))
     throw NotFoundError("Operation '" + keras_class + "' is not supported by Kiln; supported keras.ops classes: " +
                         known_ops());
   set_supports_masking(true);  // Keras ops neither use nor warn about masks
 }
+
+OperationLayer::OperationLayer(const std::string& keras_class, const Config& config, const Config& args)
+    : OperationLayer(keras_class, config, args, Config::object()) {}
 
 OperationLayer::~OperationLayer() = default;
 
@@ -174,25 +184,37 @@ std::string OperationLayer::keras_module() const {
   return keras_class_ == "Cast" ? "keras.src.ops.core" : "keras.src.ops.numpy";
 }
 
+namespace {
+/// `v` with every tensor slot replaced by its reference.
+Config with_refs(const Config& v, const std::vector<Config>& refs) {
+  if (v.is_object() && v.contains(OperationLayer::kTensorSlot))
+    return refs.at(v[OperationLayer::kTensorSlot].get<std::size_t>());
+  if (v.is_array() || v.is_object()) {
+    Config out = v.is_array() ? Config::array() : Config::object();
+    for (auto it = v.begin(); it != v.end(); ++it)
+      if (v.is_array()) out.push_back(with_refs(*it, refs));
+      else out[it.key()] = with_refs(*it, refs);
+    return out;
+  }
+  return v;
+}
+}  // namespace
+
 Config OperationLayer::args_with(const std::vector<Config>& refs) const {
-  std::function<Config(const Config&)> sub = [&](const Config& v) -> Config {
-    if (v.is_object() && v.contains(kTensorSlot)) return refs.at(v[kTensorSlot].get<std::size_t>());
-    if (v.is_array()) {
-      Config out = Config::array();
-      for (const auto& e : v) out.push_back(sub(e));
-      return out;
-    }
-    return v;
-  };
-  return sub(Config::parse(args_json_));
+  return with_refs(Config::parse(args_json_), refs);
+}
+
+Config OperationLayer::kwargs_with(const std::vector<Config>& refs) const {
+  return with_refs(Config::parse(kwargs_json_), refs);
 }
 
 Tensor OperationLayer::compute_list_mask(const std::vector<Tensor>&, const std::vector<Tensor>&) { return Tensor(); }
 Tensor OperationLayer::compute_mask(const Tensor&, const Tensor&) { return Tensor(); }
 
 std::vector<Tensor> OperationLayer::call(const std::vector<Tensor>& xs, bool) {
-  const Config config = Config::parse(config_json_), args = Config::parse(args_json_);
-  const OpCall c{keras_class_, config, args, xs};
+  const Config config = Config::parse(config_json_), args = Config::parse(args_json_),
+               kwargs = Config::parse(kwargs_json_);
+  const OpCall c{keras_class_, config, args, xs, kwargs};
   if (auto it = op_table().find(keras_class_); it != op_table().end()) return {it->second(c)};
   try {
     return table_op(*detail::find_keras_op_class(keras_class_), c);

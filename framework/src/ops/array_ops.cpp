@@ -310,8 +310,8 @@ Tensor saturate_cast(const Tensor& x, DType dtype) {
   // Floats are clipped even when the range fits, so that ±inf saturates as in Keras.
   const bool clip_needed = is_floating(x.dtype()) || lo > in_min || hi < in_max;
   Tensor y = cast(clip_needed ? clip(x, lo_cast, hi_cast) : x, dtype);
-  if (hi_cast != hi) y = where(x >= hi, integer_extreme(dtype, true), y);
-  if (lo_cast != lo) y = where(x <= lo, integer_extreme(dtype, false), y);
+  if (hi_cast != hi) y = where(x >= hi, integer_extreme(dtype, true).to(x.device()), y);
+  if (lo_cast != lo) y = where(x <= lo, integer_extreme(dtype, false).to(x.device()), y);
   return y;
 }
 

@@ -200,8 +200,10 @@ std::pair<Tensor, Tensor> ctc_decode(const Tensor& inputs, const Tensor& sequenc
     const Tensor inside = less(steps, expand_dims(cast(sequence_lengths, DType::int64), 1));
     const Tensor best = max(x, -1);
     const Tensor scores = -sum(where(inside, best, zeros_like(best)), 1, true);
+    // The paths are decoded on the host and come back to the inputs' device.
     return {greedy_paths({x.to_vector<double>(), inputs.shape()[0], t_max, k}, lengths, static_cast<int32_t>(mask),
-                         args.merge_repeated),
+                         args.merge_repeated)
+                .to(inputs.device()),
             scores};
   }
   if (args.strategy != "beam_search")
@@ -211,8 +213,9 @@ std::pair<Tensor, Tensor> ctc_decode(const Tensor& inputs, const Tensor& sequenc
                      "beam_width), but received beam_width=" + std::to_string(args.beam_width) + ", top_paths=" +
                      std::to_string(args.top_paths));
   const Tensor logp = log_softmax(x, -1);
-  return beam_search({logp.to_vector<double>(), inputs.shape()[0], inputs.shape()[1], k}, lengths,
-                     static_cast<int32_t>(mask), args, dtype);
+  auto [paths, scores] = beam_search({logp.to_vector<double>(), inputs.shape()[0], inputs.shape()[1], k}, lengths,
+                                     static_cast<int32_t>(mask), args, dtype);
+  return {paths.to(inputs.device()), scores.to(inputs.device())};
 }
 
 }  // namespace kiln

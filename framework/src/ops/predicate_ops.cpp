@@ -54,8 +54,8 @@ Tensor isclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool 
 }
 
 Tensor allclose(const Tensor& a, const Tensor& b, double rtol, double atol, bool equal_nan) {
-  Tensor far = logical_not(isclose(a, b, rtol, atol, equal_nan));
-  return equal(sum(cast(far, DType::int32)), zeros({}, DType::int32));
+  Tensor far = sum(cast(logical_not(isclose(a, b, rtol, atol, equal_nan)), DType::int32));
+  return equal(far, scalar_like(0.0, far));
 }
 
 Tensor fmax(const Tensor& a, const Tensor& b) {

@@ -97,6 +97,7 @@ Config node_entry(const Layer& l, const Node& n, const OwnNodes& own) {
       kwargs[key] = keras_tensor_ref(v.tensors.at(0), own);
     }
   }
+  if (const auto* op = dynamic_cast<const OperationLayer*>(&l)) kwargs.update(op->kwargs_with(refs));
   node["kwargs"] = kwargs;
   return node;
 }

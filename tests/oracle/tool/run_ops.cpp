@@ -4,10 +4,12 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "kiln/autodiff/gradient_tape.h"
+#include "kiln/backend/device_scope.h"
 #include "kiln/ops/ops.h"
 #include "op_table.h"
 
@@ -56,6 +58,10 @@ int run_ops(const Group& g) {
       sources.emplace_back(xs[j]);
       watched.push_back(j);
     }
+    // An op without tensor inputs (arange, eye, the windows) places its result
+    // as a DeviceScope says, as under `with tf.device(...)`.
+    std::optional<kiln::DeviceScope> scope;
+    if (xs.empty() && device != kiln::Device::cpu()) scope.emplace(device);
     const Outputs outs = (*fn)(xs, c.at("params"));
     json dtypes = json::array();
     kiln::Tensor target;

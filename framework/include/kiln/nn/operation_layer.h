@@ -34,8 +34,10 @@ namespace kiln {
 class OperationLayer : public Layer {
  public:
   /// `config` is Keras's op config (its "name" becomes the layer name); `args`
-  /// is the positional arguments with tensor slots. Throws NotFoundError for an
-  /// op Kiln does not implement.
+  /// is the positional arguments and `kwargs` the keyword arguments of the call,
+  /// with tensor slots. Throws NotFoundError for an op Kiln does not implement.
+  OperationLayer(const std::string& keras_class, const Config& config, const Config& args, const Config& kwargs);
+  /// An operation called without keyword arguments.
   OperationLayer(const std::string& keras_class, const Config& config, const Config& args);
   ~OperationLayer() override;
   std::string class_name() const override { return keras_class_; }
@@ -45,6 +47,8 @@ class OperationLayer : public Layer {
   std::string keras_module() const;
   /// The positional arguments with slot i replaced by refs[i].
   Config args_with(const std::vector<Config>& refs) const;
+  /// The keyword arguments (an object) with slot i replaced by refs[i].
+  Config kwargs_with(const std::vector<Config>& refs) const;
   bool takes_list() const override { return true; }
   bool infers_outputs_by_running() const override { return true; }
   /// Keras ops pass no mask on (and, unlike a layer that drops one, do not warn).
@@ -61,7 +65,7 @@ class OperationLayer : public Layer {
 
  private:
   std::string keras_class_;
-  std::string config_json_, args_json_;
+  std::string config_json_, args_json_, kwargs_json_;
 };
 
 /// Applies the Keras op `keras_class` to `tensors`: symbolic tensors record a
