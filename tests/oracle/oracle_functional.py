@@ -124,15 +124,16 @@ def numpy_ops():
 
 
 def table_ops():
-    """keras.ops calls whose nodes Kiln runs through its keras.ops table (one of
-    them, top_k, with two outputs). Keras's legacy .h5 reader cannot find these
+    """keras.ops calls whose nodes Kiln runs through its keras.ops table (two of
+    them, top_k and rfft, with two outputs). Keras's legacy .h5 reader cannot find these
     operation classes, so the model goes through .keras and .weights.h5 only."""
     x, y = keras.Input((3, 4)), keras.Input((4,))
     h = layers.Dense(4)(x)
     v = layers.Dense(4)(y)
     as_float = lambda t: ops.cast(t, "float32")
     values, indices = ops.top_k(v, 2)
-    outs = [ops.cumsum(h, axis=1), ops.cumprod(h, axis=2), ops.sort(h, axis=-1), ops.flip(h, axis=1),
+    spectrum_real, spectrum_imag = ops.rfft(h)
+    outs = [spectrum_real, spectrum_imag, ops.cumsum(h, axis=1), ops.cumprod(h, axis=2), ops.sort(h, axis=-1), ops.flip(h, axis=1),
             ops.roll(h, 1, axis=2), ops.tril(h), ops.triu(h, k=1), ops.repeat(v, 2, axis=1), ops.cbrt(h),
             ops.log2(ops.abs(h) + 1.0), ops.logaddexp(h, ops.expand_dims(v, 1)), ops.arcsinh(h),
             ops.moveaxis(h, 1, 2), ops.swapaxes(h, 1, 2), ops.median(h, axis=1), values, as_float(indices),

@@ -12,7 +12,8 @@ const std::map<std::string, keras_op_api::OpFn>& keras_op_map() {
   static const std::map<std::string, keras_op_api::OpFn> table = [] {
     std::map<std::string, keras_op_api::OpFn> t;
     for (auto group : {keras_ops_core_table, keras_ops_math_table, keras_ops_reduce_table, keras_ops_array_table,
-                       keras_ops_bitwise_table, keras_ops_linalg_table, keras_ops_nn_table})
+                       keras_ops_bitwise_table, keras_ops_linalg_table, keras_ops_nn_table,
+                       keras_ops_fft_table})
       for (auto& [name, fn] : group())
         if (!t.emplace(name, std::move(fn)).second)
           throw std::logic_error(std::string("keras.ops table: '") + name + "' twice");

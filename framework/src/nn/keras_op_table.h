@@ -64,5 +64,6 @@ keras_op_api::OpEntries keras_ops_array_table();
 keras_op_api::OpEntries keras_ops_bitwise_table();
 keras_op_api::OpEntries keras_ops_linalg_table();
 keras_op_api::OpEntries keras_ops_nn_table();
+keras_op_api::OpEntries keras_ops_fft_table();
 
 }  // namespace kiln::detail
