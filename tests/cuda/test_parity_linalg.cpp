@@ -9,6 +9,7 @@
 
 #include "gpu_test_util.h"
 #include "kiln/kiln.h"
+#include "kiln/ops/linalg_ops.h"
 
 namespace test_parity_linalg {
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kiln/kiln.h"
+#include "kiln/ops/keras_nn_ops.h"
 #include "test_util.h"
 
 namespace test_keras_nn_ops {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "kiln/ops/linalg_ops.h"
 #include "kiln/ops/ops.h"
 #include "op_table.h"
 

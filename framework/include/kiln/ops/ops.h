@@ -1,7 +1,6 @@
 #pragma once
 // All tensor ops. Naming follows keras.ops (sum, mean, max, ... not reduce_*).
 #include "kiln/ops/array_ops.h"
-#include "kiln/ops/bitwise_ops.h"
 #include "kiln/ops/clip_ops.h"
 #include "kiln/ops/creation_ops.h"
 #include "kiln/ops/cumulative_ops.h"
@@ -9,10 +8,6 @@
 #include "kiln/ops/einsum.h"
 #include "kiln/ops/elementwise_math.h"
 #include "kiln/ops/fft_ops.h"
-#include "kiln/ops/functional_ops.h"
-#include "kiln/ops/keras_nn_ops.h"
-#include "kiln/ops/layout_ops.h"
-#include "kiln/ops/linalg_ops.h"
 #include "kiln/ops/matrix_ops.h"
 #include "kiln/ops/math_ops.h"
 #include "kiln/ops/nn_ops.h"
