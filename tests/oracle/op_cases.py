@@ -89,9 +89,16 @@ def run_cases(o, cases):
         label = "%s(%s) on %s" % (name, ", ".join([repr(a) for a in args] + ["%s=%r" % kv for kv in params.items()]),
                                   shapes)
         expected.append((cid, label, outs, grads, opts))
-    o.run_kiln()
+    for device in o.devices:
+        o.run_kiln(device=device)
+        compare_run(o, expected, "" if device == "cpu" else "[%s] " % device)
+
+
+def compare_run(o, expected, prefix):
+    """Compares the tool's latest run with Keras; prefix names a run on another device."""
     for cid, label, outs, grads, opts in expected:
-        if o.kiln_error(cid):
+        label = prefix + label
+        if o.kiln_error(cid, prefix):
             continue
         path = os.path.join(o.work, "out", cid, "dtypes.json")
         got_dtypes = json.load(open(path)) if os.path.exists(path) else []

@@ -20,6 +20,8 @@ import sys
 import time
 import warnings
 
+import shutil
+
 import numpy as np
 
 # JAX holds int64 labels as int32 (no x64); the labels are small, so this loses nothing.
@@ -37,6 +39,9 @@ class Oracle:
         self.known = []  # known Kiln-vs-Keras mismatches not fixed yet: (name, what was seen)
         self.rng = np.random.default_rng(1234)
         self._n = 0
+        # Groups that run through op_cases run Kiln once per device named here and
+        # compare each run with the one Keras result (computing it once is most of the time).
+        self.devices = [d for d in os.environ.get("KILN_ORACLE_DEVICES", "cpu").split(",") if d]
 
     # ---- inputs -------------------------------------------------------------
     def arr(self, a):
@@ -52,19 +57,28 @@ class Oracle:
         return case
 
     # ---- Kiln ---------------------------------------------------------------
-    def run_kiln(self, group=None):
+    def run_kiln(self, group=None, device="cpu"):
+        """Runs the tool over the batch. Device "cuda" puts every op on cuda:0, and
+        "emulated_cuda" on the emulated cuda:0 (KILN_EMULATE_CUDA=1)."""
         for name in ("cases.json", "cases.%s.json" % (group or self.group)):  # the second stays, for debugging
             with open(os.path.join(self.work, name), "w") as f:
                 json.dump({"cases": self.cases}, f)
+        shutil.rmtree(os.path.join(self.work, "out"), ignore_errors=True)  # no result survives from another device
+        env = dict(os.environ)
+        if device != "cpu":
+            env["KILN_ORACLE_DEVICE"] = "cuda"
+        if device == "emulated_cuda":
+            env["KILN_EMULATE_CUDA"] = "1"
         t0 = time.time()
-        r = subprocess.run([self.tool, group or self.group, self.work], capture_output=True, text=True)
+        r = subprocess.run([self.tool, group or self.group, self.work], capture_output=True, text=True, env=env)
         sys.stdout.write(r.stdout[-4000:])
         if r.returncode != 0:
             sys.stderr.write(r.stderr[-4000:])
-            raise SystemExit("kiln_oracle %s failed with status %d" % (group or self.group, r.returncode))
+            raise SystemExit("kiln_oracle %s on %s failed with status %d" % (group or self.group, device, r.returncode))
         with open(os.path.join(self.work, "out", "errors.json")) as f:
             self.errors = json.load(f)
-        print("kiln_oracle %s: %d cases in %.1fs" % (group or self.group, len(self.cases), time.time() - t0))
+        print("kiln_oracle %s on %s: %d cases in %.1fs" % (group or self.group, device, len(self.cases),
+                                                          time.time() - t0))
 
     def kiln_list(self, kind):
         r = subprocess.run([self.tool, "list", kind], capture_output=True, text=True, check=True)
@@ -78,10 +92,10 @@ class Oracle:
         path = os.path.join(self.work, "out", case_id, name + ".npy")
         return np.load(path) if os.path.exists(path) else None
 
-    def kiln_error(self, case_id):
+    def kiln_error(self, case_id, prefix=""):
         """Records a failure when Kiln threw for the case; returns True then."""
         if case_id in self.errors:
-            self.fail("%s: Kiln threw: %s" % (case_id, self.errors[case_id]))
+            self.fail("%s%s: Kiln threw: %s" % (prefix, case_id, self.errors[case_id]))
             return True
         return False
 

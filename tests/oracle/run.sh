@@ -18,8 +18,7 @@ if [ ! -x "$py" ] || [ ! -f "$build/oracle-venv/stamp" ]; then
   [ "${KILN_TEST_REQUIRE_TOOLS:-0}" = 1 ] && exit 1
   exit 77
 fi
-# Runs on another device (KILN_ORACLE_DEVICE) keep their own folder: CTest may run both at once.
-work=$build/oracle/$group${KILN_ORACLE_DEVICE:+_$KILN_ORACLE_DEVICE}
+work=$build/oracle/$group
 rm -rf "$work"
 mkdir -p "$work"
 # JAX on the CPU with one compute thread (the machine is shared with the build),
