@@ -115,4 +115,38 @@ TEST_CASE("several inputs: a list call reaches call(xs) without takes_list(), ea
                        doctest::Contains("takes a single input, but was called with 2 inputs"), k::ValueError);
 }
 
+/// Overrides only the list call(), as a Keras layer with `def call(self, inputs)` over a list.
+class DoubleAll : public k::Layer {
+ protected:
+  std::vector<k::Tensor> call(const std::vector<k::Tensor>& xs, bool) override {
+    std::vector<k::Tensor> ys;
+    for (const auto& x : xs) ys.push_back(x * 2.0);
+    return ys;
+  }
+  using k::Layer::call;
+};
+
+/// Answers with two tensors for one input without declaring returns_list().
+class Split2 : public k::Layer {
+ protected:
+  std::vector<k::Tensor> call(const std::vector<k::Tensor>& xs, bool) override { return {xs.at(0), -xs.at(0)}; }
+  using k::Layer::call;
+};
+
+TEST_CASE("a layer with only a list call(): one tensor or a one-element list reaches it, never an identity") {
+  auto d = k::make_layer<DoubleAll>();
+  k::Tensor a = k::Tensor({1.0f, 2.0f});
+  CHECK(d(a).to_vector<float>() == std::vector<float>{2.0f, 4.0f});
+  CHECK(d(std::vector<k::Tensor>{a}).to_vector<float>() == std::vector<float>{2.0f, 4.0f});
+  k::Tensor in = L::Input({2});
+  k::Model m(in, d(in));
+  CHECK(m.predict(a.reshape({1, 2})).to_vector<float>() == std::vector<float>{2.0f, 4.0f});
+  // A plain Layer still passes its input through.
+  auto plain = k::make_layer<k::Layer>();
+  CHECK(plain(a).to_vector<float>() == std::vector<float>{1.0f, 2.0f});
+  // Two outputs cannot come back as one tensor: the message says what to declare.
+  auto s = k::make_layer<Split2>();
+  CHECK_THROWS_WITH_AS(s(a), doctest::Contains("returned 2 outputs for one input"), k::ValueError);
+}
+
 }  // namespace test_sublayer_tracking

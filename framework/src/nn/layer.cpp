@@ -187,14 +187,6 @@ void Layer::build(const Shape&) {}
 void Layer::build(const std::vector<Shape>& shapes) {
   if (shapes.size() == 1) build(shapes[0]);
 }
-Tensor Layer::call(const Tensor& x, bool) { return x; }
-std::vector<Tensor> Layer::call(const std::vector<Tensor>& xs, bool training) {
-  if (xs.size() != 1)
-    throw ValueError("Layer '" + name() + "' (" + class_name() + ") takes a single input, but was called with " +
-                     std::to_string(xs.size()) + " inputs");
-  return {call(xs[0], training)};
-}
-
 void Layer::build_for(const Shape& s) {
   if (built_) return;
   detail::OwnerScope owner(*this);
