@@ -8,13 +8,16 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <functional>
 #include <limits>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "backend/cpu/parallel.h"
 #include "kiln/backend/cpu_kernels.h"
 #include "kiln/ops/fused_updates.h"
 #include "kiln/autodiff/gradient_tape.h"
@@ -235,6 +238,38 @@ TEST_CASE("kernels: parallel regions of different widths, back to back") {
     if (k::multiply(big_a, big_b).to_vector<float>() != product_expected) ++mismatches;
   }
   CHECK(mismatches == 0);
+}
+
+// The pool hands parts to whoever asks first (the caller included), so every
+// part must run exactly once whichever threads take it, and a part's exception
+// must reach the caller.
+TEST_CASE("kernels: every part of a parallel region runs exactly once, and its exception reaches the caller") {
+  for (int round = 0; round < 2000; ++round) {
+    const int parts = 1 + round % 9;
+    const int64_t n = 1 + (round * 37) % 101;
+    std::vector<std::atomic<int>> hits(static_cast<std::size_t>(n));
+    std::atomic<int> calls{0};
+    k::cpu::parallel_for_parts(n, parts, [&](int, int64_t b, int64_t e) {
+      calls.fetch_add(1);
+      for (int64_t i = b; i < e; ++i) hits[static_cast<std::size_t>(i)].fetch_add(1);
+    });
+    int wrong = 0;
+    for (auto& h : hits) wrong += h.load() != 1;
+    REQUIRE(wrong == 0);
+    REQUIRE(calls.load() == std::min<int64_t>(n, std::min(parts, k::cpu::num_threads())));
+  }
+  const int parts = k::cpu::num_threads();
+  CHECK_THROWS_WITH(k::cpu::parallel_for_parts(4 * parts, parts,
+                                               [&](int part, int64_t, int64_t) {
+                                                 if (part == parts - 1) throw std::runtime_error("part failed");
+                                               }),
+                    "part failed");
+  // The pool still works after an exception.
+  std::atomic<int64_t> sum{0};
+  k::cpu::parallel_for_parts(1000, parts, [&](int, int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) sum.fetch_add(i);
+  });
+  CHECK(sum.load() == 999 * 1000 / 2);
 }
 
 TEST_CASE("kernels: denormal floats flush to zero, as in TensorFlow's and XLA's CPU kernels") {

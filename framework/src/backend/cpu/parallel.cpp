@@ -8,8 +8,11 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <exception>
+#include <fstream>
 #include <mutex>
 #include <new>
+#include <sched.h>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -44,10 +47,28 @@ bool spin_until(Pred pred, bool spin) {
   }
 }
 
+// The cores this process may use: its affinity mask (taskset, a container's
+// cpuset) and its cgroup v2 CPU quota (cpu.max, as Docker's --cpus sets it),
+// whichever is smaller. hardware_concurrency() counts every core of the
+// machine, and a pool larger than the cores it gets only waits for itself.
+int available_cores() {
+  int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0) cores = std::max(1, CPU_COUNT(&set));
+  std::ifstream cpu_max("/sys/fs/cgroup/cpu.max");
+  std::string quota;
+  long long period = 0;
+  if (cpu_max >> quota >> period && quota != "max" && period > 0) {
+    const long long q = std::atoll(quota.c_str());
+    if (q > 0) cores = std::min<int>(cores, static_cast<int>(std::max<long long>(1, (q + period - 1) / period)));
+  }
+  return cores;
+}
+
 class Pool {
  public:
   explicit Pool(int workers)
-      : spin_(workers + 1 <= static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))) {
+      : spin_(workers + 1 <= available_cores()) {
     for (int i = 0; i < workers; ++i) threads_.emplace_back([this, i] { loop(i + 1); });
   }
   ~Pool() {
@@ -142,7 +163,7 @@ int configured_threads() {
     int n = std::atoi(e);
     if (n > 0) return n;
   }
-  return std::max(1u, std::thread::hardware_concurrency());
+  return available_cores();
 }
 
 Pool& pool() {
