@@ -26,6 +26,7 @@ namespace {
 // (KILN_NUM_THREADS set high) spinning would steal the cores the work needs, so
 // the pool then sleeps at once.
 constexpr auto kSpin = std::chrono::microseconds(200);
+constexpr int kRoundsBeforeYield = 16;  // 16 x 64 pauses: a few microseconds
 
 inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -33,17 +34,21 @@ inline void cpu_relax() {
 #endif
 }
 
-// Spins until pred() or the spin budget runs out; returns pred().
+// Spins until pred() or the spin budget runs out; returns pred(). After the
+// first few microseconds it yields between polls, so that when another process
+// wants this core (a shared machine, a CI runner), it gets it instead of
+// waiting for the spin to end.
 template <class Pred>
 bool spin_until(Pred pred, bool spin) {
   if (!spin) return pred();
   const auto deadline = std::chrono::steady_clock::now() + kSpin;
-  while (true) {
+  for (int round = 0;; ++round) {
     for (int i = 0; i < 64; ++i) {
       if (pred()) return true;
       cpu_relax();
     }
     if (std::chrono::steady_clock::now() >= deadline) return pred();
+    if (round >= kRoundsBeforeYield) std::this_thread::yield();
   }
 }
 
@@ -86,24 +91,26 @@ class Pool {
     std::unique_lock<std::mutex> run_lock(run_mu_);  // one parallel region at a time
     task_ = &task;  // run() returns only after every part is done with it
     error_ = nullptr;
-    pending_.store(parts - 1, std::memory_order_relaxed);
+    pending_.store(parts, std::memory_order_relaxed);
     bool wake;
+    uint32_t region;
     {
       // Under mu_, so a worker about to sleep either sees the new generation or is counted.
       std::lock_guard<std::mutex> l(mu_);
       // The part count travels in the same word as the generation, so a worker
       // never pairs one region's generation with another region's part count.
       const uint64_t next = (generation_.load(std::memory_order_relaxed) >> 32) + 1;
+      region = static_cast<uint32_t>(next);
+      claim_.store(uint64_t(region) << 32, std::memory_order_relaxed);
       generation_.store(next << 32 | static_cast<uint32_t>(parts), std::memory_order_release);
       wake = sleepers_ > 0;
     }
     if (wake) cv_.notify_all();
-    try {
-      task(0);
-    } catch (...) {
-      std::lock_guard<std::mutex> l(mu_);
-      if (!error_) error_ = std::current_exception();
-    }
+    // The caller works too, and takes whatever parts no worker has claimed: a
+    // worker that the OS has not scheduled yet (its core busy with another
+    // process) then costs nothing instead of a scheduler time slice.
+    int part;
+    while (claim(region, parts, part)) (void)run_part(part);
     auto done = [&] { return pending_.load(std::memory_order_acquire) == 0; };
     if (!spin_until(done, spin_)) {
       std::unique_lock<std::mutex> l(mu_);
@@ -129,20 +136,40 @@ class Pool {
       }
       if (stop_.load(std::memory_order_acquire)) return;
       seen = generation_.load(std::memory_order_acquire);
-      // Workers beyond this region's parts sit it out. A worker that takes part
-      // reads task_ safely: run() waits for it before touching task_ again.
-      if (index >= static_cast<int>(static_cast<uint32_t>(seen))) continue;
-      try {
-        (*task_)(index);
-      } catch (...) {
-        std::lock_guard<std::mutex> l(mu_);
-        if (!error_) error_ = std::current_exception();
-      }
-      if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-        std::lock_guard<std::mutex> l(mu_);  // pairs with the caller's check under mu_
-        done_cv_.notify_one();
+      int part;
+      while (claim(static_cast<uint32_t>(seen >> 32), static_cast<int>(static_cast<uint32_t>(seen)), part)) {
+        if (run_part(part)) {
+          std::lock_guard<std::mutex> l(mu_);  // pairs with the caller's check under mu_
+          done_cv_.notify_one();
+        }
       }
     }
+  }
+
+  // Takes the next unclaimed part of `region`; false when the region is over or
+  // every part is taken. Parts go to whoever asks first, caller or worker.
+  bool claim(uint32_t region, int parts, int& part) {
+    uint64_t c = claim_.load(std::memory_order_acquire);
+    while (true) {
+      if (static_cast<uint32_t>(c >> 32) != region || static_cast<int>(static_cast<uint32_t>(c)) >= parts)
+        return false;
+      if (claim_.compare_exchange_weak(c, c + 1, std::memory_order_acq_rel, std::memory_order_acquire)) {
+        part = static_cast<int>(static_cast<uint32_t>(c));
+        return true;
+      }
+    }
+  }
+
+  // task_ stays valid here: run() waits until every claimed part has finished.
+  // True when this was the region's last part to finish.
+  bool run_part(int part) {
+    try {
+      (*task_)(part);
+    } catch (...) {
+      std::lock_guard<std::mutex> l(mu_);
+      if (!error_) error_ = std::current_exception();
+    }
+    return pending_.fetch_sub(1, std::memory_order_acq_rel) == 1;
   }
 
   std::vector<std::thread> threads_;
@@ -152,6 +179,7 @@ class Pool {
   int sleepers_ = 0;  // guarded by mu_
   std::atomic<int> pending_{0};
   std::atomic<uint64_t> generation_{0};  // region count << 32 | the region's part count
+  std::atomic<uint64_t> claim_{0};       // region count (low 32 bits) << 32 | the next part to take
   std::atomic<bool> stop_{false};
   std::atomic<uint64_t> park_{0};  // bumped by park(): spinning workers go to sleep
   const bool spin_;  // false when the pool has more threads than cores
