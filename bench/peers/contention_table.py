@@ -1,4 +1,4 @@
-"""The Markdown table of bench/contention.sh from its JSON lines.
+"""The Markdown table of `bench/realsize.sh --load N` from its JSON lines.
 
 usage: contention_table.py RESULTS.jsonl COMMAND MACHINE THREADS LOAD
 
