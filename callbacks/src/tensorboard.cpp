@@ -4,6 +4,7 @@
 #include <set>
 
 #include "kiln/core/error.h"
+#include "kiln/core/profiler.h"
 #include "kiln/io/event_file.h"
 #include "kiln/training/model.h"
 
@@ -21,6 +22,14 @@ UpdateFreq::UpdateFreq(const std::string& s) {
   else
     throw ValueError("TensorBoard: update_freq must be \"epoch\", \"batch\" or a positive number of batches, received \"" +
                      s + "\"");
+}
+
+ProfileBatch::ProfileBatch(int start, int stop) : start_(start), stop_(stop) {
+  if (start < 0 || stop < start)
+    throw ValueError("profile_batch must be a non-negative integer or 2-tuple of positive integers. A pair of "
+                     "positive integers signifies a range of batches to profile. Found: " +
+                     (start == stop ? std::to_string(start)
+                                    : "(" + std::to_string(start) + ", " + std::to_string(stop) + ")"));
 }
 
 TensorBoard::TensorBoard(std::string log_dir, TensorBoardOptions options)
@@ -61,14 +70,30 @@ void TensorBoard::close() {
 void TensorBoard::on_train_begin(const Logs&) { global_train_batch_ = 0; }
 
 void TensorBoard::on_train_end(const Logs&) {
+  stop_trace();
   if (train_) train_->flush();
   if (val_) val_->flush();
   close();
 }
 
-void TensorBoard::on_train_batch_begin(int, const Logs&) { ++global_train_batch_; }
+void TensorBoard::on_train_batch_begin(int, const Logs&) {
+  ++global_train_batch_;
+  // As Keras, leave a profiler someone else started alone.
+  if (options_.profile_batch.start() > 0 && global_train_batch_ == options_.profile_batch.start() &&
+      !profiler::active()) {
+    profiler::start((std::filesystem::path(log_dir_) / "train").string());
+    tracing_ = true;
+  }
+}
+
+void TensorBoard::stop_trace() {
+  if (!tracing_) return;
+  tracing_ = false;
+  profile_path_ = profiler::stop();
+}
 
 void TensorBoard::on_train_batch_end(int, const Logs& logs) {
+  if (tracing_ && global_train_batch_ >= options_.profile_batch.stop()) stop_trace();
   const int n = options_.update_freq.batches();
   if (n == 0 || global_train_batch_ % n != 0) return;
   auto& w = train_writer();

@@ -10,6 +10,7 @@
 #include "kiln/core/dtype.h"
 #include "kiln/core/error.h"
 
+#include "kiln/core/profiler.h"
 #include "kiln/core/registry.h"
 #include "kiln/core/shape.h"
 #include "kiln/core/tensor.h"

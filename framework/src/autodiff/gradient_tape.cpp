@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <iostream>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -13,6 +14,8 @@
 #include "backend/backend.h"
 #include "core/op_log.h"
 #include "core/placement_scope.h"
+#include "core/profiler_events.h"
+#include "core/tracing.h"
 #include "kiln/ops/array_ops.h"
 #include "kiln/core/error.h"
 #include "kiln/ops/math_ops.h"
@@ -55,7 +58,8 @@ void record(const char* op, const std::vector<Tensor>& inputs, const std::vector
     for (const auto& in : inputs)
       if (trackable(in) && s->tracked.count(in.id())) { any = true; break; }
     if (!any) continue;
-    TapeEntry e{op, inputs, {}, {}, {}, backward};
+    TapeEntry e{op, inputs, {}, {}, {}, backward, {}};
+    if (tracing::current_function() || profiler::detail::recording()) e.layer = tracing::current_layer_path();
     for (const auto& o : outputs) {
       e.output_ids.push_back(o.id());
       e.output_shapes.push_back(o.shape());
@@ -239,7 +243,10 @@ void backprop_entry(TapeState& s, TapeEntry& e, std::unordered_map<uint64_t, Ten
   if (!e.backward)
     throw LookupError(std::string("No gradient defined for operation '") + e.op +
                       "'; wrap it in stop_gradient() or give it a custom_gradient");
+  std::optional<tracing::LayerScope> in_layer;
+  if (!e.layer.empty()) in_layer.emplace(e.layer, tracing::LayerScope::Backward{});
   std::vector<Tensor> gin = e.backward(dys, needs);
+  in_layer.reset();
   for (std::size_t i = 0; i < e.inputs.size() && i < gin.size(); ++i) {
     if (!needs[i] || !gin[i].defined()) continue;
     Tensor g = unbroadcast(gin[i], e.inputs[i].shape());

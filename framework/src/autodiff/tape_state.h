@@ -20,6 +20,9 @@ struct TapeEntry {
   std::vector<Shape> output_shapes;
   std::vector<DType> output_dtypes;
   autodiff::BackwardFn backward;      // null means "no gradient defined"
+  /// The layer whose call recorded the op, kept while tracing or profiling, so
+  /// that the gradient ops belong to it too.
+  std::string layer;
 };
 
 struct TapeState {

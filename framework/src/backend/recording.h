@@ -16,6 +16,7 @@
 
 #include "backend/backend.h"
 #include "core/op_log.h"
+#include "core/profiler_events.h"
 
 namespace kiln::backend {
 
@@ -106,8 +107,11 @@ class Recording {
   void replay(std::size_t begin, std::size_t end);
   /// Runs nodes [begin, end) and nothing else.
   void run(std::size_t begin, std::size_t end) {
+    if (profiler::detail::recording()) return run_profiled(begin, end);
     for (std::size_t i = begin; i < end && i < nodes_.size(); ++i) nodes_[i].run();
   }
+  /// run() with every node timed as a profiler event, named by its op and layer.
+  void run_profiled(std::size_t begin, std::size_t end);
   /// Whether the nodes write any buffer in place (a variable).
   bool has_in_place_writes() const { return !in_place_.empty(); }
   std::size_t size() const { return nodes_.size(); }

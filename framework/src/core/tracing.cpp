@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "core/profiler_events.h"
 #include "kiln/core/error.h"
 
 namespace kiln::tracing {
@@ -11,12 +12,23 @@ thread_local bool t_first_trace = true;
 thread_local LayerScope* t_layer = nullptr;
 }  // namespace
 
-LayerScope::LayerScope(const std::string& name) : name_(&name), parent_(t_layer) { t_layer = this; }
-LayerScope::~LayerScope() { t_layer = parent_; }
+LayerScope::LayerScope(const std::string& name)
+    : name_(&name), parent_(t_layer), profile_begin_(profiler::detail::recording() ? profiler::detail::now_ns() : -1) {
+  t_layer = this;
+}
+LayerScope::LayerScope(const std::string& path, Backward) : LayerScope(path) { backward_ = true; }
+LayerScope::~LayerScope() {
+  if (profile_begin_ >= 0 && profiler::detail::recording()) {
+    std::string path = current_layer_path();
+    profiler::detail::add(profiler::detail::Kind::layer, backward_ ? "backward" : *name_, std::move(path),
+                          profile_begin_, profiler::detail::now_ns());
+  }
+  t_layer = parent_;
+}
 
 std::string current_layer_path() {
   std::vector<const std::string*> names;
-  for (const LayerScope* s = t_layer; s; s = s->parent_) names.push_back(s->name_);
+  for (const LayerScope* s = t_layer; s; s = s->backward_ ? nullptr : s->parent_) names.push_back(s->name_);
   std::string path;
   for (auto it = names.rbegin(); it != names.rend(); ++it) path += (path.empty() ? "" : "/") + **it;
   return path;

@@ -1,6 +1,7 @@
 #pragma once
 // Private: whether this thread is tracing a kiln::function. Core only keeps the
 // flag (and the function's name for messages); the graph layer sets it.
+#include <cstdint>
 #include <string>
 
 namespace kiln::tracing {
@@ -36,6 +37,10 @@ std::string current_layer_path();
 class LayerScope {
  public:
   explicit LayerScope(const std::string& name);
+  /// The backward pass of the layer at `path` (a whole path, "model/dense"): the
+  /// gradient ops it records belong to that layer, wherever the pass runs.
+  struct Backward {};
+  LayerScope(const std::string& path, Backward);
   ~LayerScope();
   LayerScope(const LayerScope&) = delete;
   LayerScope& operator=(const LayerScope&) = delete;
@@ -44,6 +49,8 @@ class LayerScope {
   friend std::string current_layer_path();
   const std::string* name_;
   LayerScope* parent_;
+  int64_t profile_begin_;  // when the profiler records the call; -1 otherwise
+  bool backward_ = false;  // name_ is a whole path, and the pass is not a call
 };
 
 /// "model/dense_1": the layers whose calls enclose this point, outermost first; empty outside any.

@@ -137,7 +137,7 @@ std::vector<Tensor> slice_vjp(const TapeSlice& s, const std::vector<Tensor>& out
 
 void push_entry(TapeState* tape, const char* op, const std::vector<Tensor>& inputs,
                 const std::vector<Tensor>& outputs, autodiff::BackwardFn backward) {
-  TapeEntry e{op, inputs, {}, {}, {}, std::move(backward)};
+  TapeEntry e{op, inputs, {}, {}, {}, std::move(backward), {}};
   for (const auto& o : outputs) {
     e.output_ids.push_back(o.id());
     e.output_shapes.push_back(o.shape());

@@ -8,6 +8,7 @@
 #include "kiln/data/dataset.h"
 #include "kiln/core/error.h"
 #include "kiln/training/model.h"
+#include "core/profiler_events.h"
 #include "training/data_adapter.h"
 #include "training/distributed.h"
 #include "training/epoch_iterator.h"
@@ -90,7 +91,11 @@ Logs test_loop(Model& model, EpochIterator& batches, const Callbacks& cbs) {
   Logs logs;
   const int steps = batches.run_epoch_in_groups(steps_per_execution(model), [&](int first, int last, const auto& group) {
     for (auto& c : cbs) c->on_test_batch_begin(first, empty);
-    auto out = run_steps(model, group, [&](const std::vector<Batch>& b) { return model.test_function(b); });
+    std::optional<Logs> out;
+    {
+      profiler::detail::Scope step(profiler::detail::Kind::step, "test_step");
+      out = run_steps(model, group, [&](const std::vector<Batch>& b) { return model.test_function(b); });
+    }
     if (!out) return true;
     logs = *out;
     for (auto& c : cbs) c->on_test_batch_end(last, logs);
@@ -123,7 +128,11 @@ History fit_epochs(Model& model, EpochIterator& train, std::optional<EpochIterat
     // Keras's steps_per_execution: the callbacks see each group of steps as one batch.
     const int steps = train.run_epoch_in_groups(steps_per_execution(model), [&](int first, int last, const auto& group) {
       for (auto& c : cbs) c->on_train_batch_begin(first, empty);
-      auto out = run_steps(model, group, [&](const std::vector<Batch>& b) { return model.train_function(b); });
+      std::optional<Logs> out;
+      {
+        profiler::detail::Scope step(profiler::detail::Kind::step, "train_step");
+        out = run_steps(model, group, [&](const std::vector<Batch>& b) { return model.train_function(b); });
+      }
       if (!out) return true;
       logs = *out;
       for (auto& c : cbs) c->on_train_batch_end(last, logs);
@@ -183,7 +192,11 @@ std::vector<Tensor> predict_loop(Model& model, EpochIterator& batches, const Pre
   };
   batches.run_epoch([&](int step, const Batch& b) {
     for (auto& c : cbs) c->on_predict_batch_begin(step, empty);
-    auto out = model.predict_function(b.x);
+    std::vector<Tensor> out;
+    {
+      profiler::detail::Scope step(profiler::detail::Kind::step, "predict_step");
+      out = model.predict_function(b.x);
+    }
     if (parts.empty()) parts.resize(out.size());
     collect_pending();
     pending = std::move(out);

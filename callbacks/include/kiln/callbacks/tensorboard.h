@@ -59,11 +59,28 @@ class UpdateFreq {
   int batches_ = 0;
 };
 
+/// The batches TensorBoard profiles (Keras's profile_batch): 0 for none, one
+/// batch (`5`), or a range of batches counted from 1 over the whole fit (`{10, 15}`).
+class ProfileBatch {
+ public:
+  /// One batch, or 0 for none; throws ValueError for a negative number.
+  ProfileBatch(int batch) : ProfileBatch(batch, batch) {}  // NOLINT: implicit, as Keras takes an int
+  /// Batches start..stop; throws ValueError unless 0 <= start <= stop.
+  ProfileBatch(int start, int stop);
+  int start() const { return start_; }  ///< The first batch profiled (0: profiling is off).
+  int stop() const { return stop_; }    ///< The last batch profiled.
+
+ private:
+  int start_ = 0, stop_ = 0;
+};
+
 /// Options of TensorBoard (keras.callbacks.TensorBoard's arguments besides log_dir, and defaults).
 struct TensorBoardOptions {
   int histogram_freq = 0;  ///< Every this many epochs, write weight histograms; 0: never.
   bool write_graph = true;  ///< Accepted and ignored (there is no TF graph).
   UpdateFreq update_freq = "epoch";  ///< When to write the scalars: "epoch", "batch" or every N batches.
+  /// Batches to trace with kiln::profiler (written under log_dir/train/plugins/profile/); 0: none.
+  ProfileBatch profile_batch = 0;
 };
 
 class TensorBoard : public Callback {
@@ -93,16 +110,21 @@ class TensorBoard : public Callback {
   std::string validation_file() const;
   /// Flushes and closes the files (done at the end of training).
   void close();
+  /// The trace file of the last profiled range ("" before one ends); kiln::profiler::summary() sums it up.
+  const std::string& profile_file() const { return profile_path_; }
 
  private:
   EventFileWriter& train_writer();
   EventFileWriter& val_writer();
   void log_weights(int epoch);
+  void stop_trace();
 
   std::string log_dir_;
   TensorBoardOptions options_;
   std::unique_ptr<EventFileWriter> train_, val_;
   int64_t global_train_batch_ = 0;
+  bool tracing_ = false;  // this callback started the profiler
+  std::string profile_path_;
 };
 
 }  // namespace kiln::callbacks
