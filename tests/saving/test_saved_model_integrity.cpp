@@ -166,3 +166,36 @@ TEST_CASE("saved_model: a graph node of the wrong arity or attribute type is an 
   replace_file(dir, rel, good);
   CHECK(saved_model::load(dir)->call("serve", {x})[0].shape() == Shape{2, 2});
 }
+
+TEST_CASE("saved_model: every single-byte flip of a CNN's and an Embedding model's graph loads and runs, or is a kiln::Error") {
+  namespace L = kiln::layers;
+  random::set_seed(12);
+  auto embed = std::make_shared<Sequential>(std::vector<LayerPtr>{
+      L::Input({4}, {.dtype = DType::int32}), L::Embedding(10, 3), L::GlobalAveragePooling1D(), L::Dense(2)});
+  const std::string cnn_dir = saving_test::tmp("flips_cnn"), embed_dir = saving_test::tmp("flips_embedding");
+  saved_cnn(cnn_dir);
+  saved_model::save(*embed, embed_dir);
+  const std::vector<std::pair<std::string, Tensor>> cases = {
+      {cnn_dir, random::normal({2, 5, 5, 2})}, {embed_dir, Tensor({{1, 2, 3, 9}, {0, 0, 5, 7}}, DType::int32)}};
+  int loaded = 0, refused = 0;
+  for (const auto& [dir, x] : cases) {
+    const std::string rel = "functions/serve_0.onnx", good = file_text(dir + "/" + rel);
+    for (std::size_t i = 0; i < good.size(); ++i) {
+      std::string bad = good;
+      bad[i] = static_cast<char>(bad[i] ^ (1 << (i % 8)));
+      replace_file(dir, rel, bad);
+      try {
+        saved_model::load(dir)->call("serve", {x});
+        ++loaded;
+      } catch (const Error& e) {
+        CAPTURE(i);
+        // A flipped size in the declared inputs makes the call one that matches no signature.
+        CHECK((contains(e.what(), dir) || contains(e.what(), "match none of its saved signatures")));
+        ++refused;
+      }
+    }
+    replace_file(dir, rel, good);
+  }
+  CHECK(loaded > 0);
+  CHECK(refused > 0);
+}
