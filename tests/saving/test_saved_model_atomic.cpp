@@ -132,4 +132,9 @@ TEST_CASE("saved_model: save refuses to replace a file or a folder it did not wr
     std::filesystem::create_directories(parent + "/sm" + kind + std::to_string(gone) + "/functions");
   save_scale(m, parent + "/sm", 1.0f);
   CHECK(folder_entries(parent) == std::vector<std::string>{"notes.txt", "photos", "sm"});
+  save_scale(m, parent + "/sm/", 2.0f);  // a trailing separator names the same folder
+  CHECK(folder_entries(parent) == std::vector<std::string>{"notes.txt", "photos", "sm"});
+  CHECK(loaded_value(parent + "/sm") == 2.0f);
+  std::filesystem::create_directory_symlink(parent + "/sm", parent + "/link");
+  CHECK(contains(message_of<IOError>([&] { save_scale(m, parent + "/link", 1.0f); }), "is a symbolic link"));
 }

@@ -96,6 +96,8 @@ void check_replaceable(const fs::path& target, const std::string& marker) {
   std::error_code ec;
   const auto st = fs::symlink_status(target, ec);
   if (!fs::exists(st)) return;
+  if (fs::is_symlink(st))
+    throw IOError(target.string() + ": cannot save: it is a symbolic link; give the folder's own path");
   if (!fs::is_directory(st))
     throw IOError(target.string() + ": cannot save: it exists and is not a folder (a SavedModel is a folder)");
   if (!fs::is_empty(target, ec) && !fs::exists(fs::symlink_status(target / marker, ec)))
@@ -109,15 +111,17 @@ void testing::set_commit_step_hook(std::function<void(const std::string&)> hook)
 
 void atomic_write_dir(const std::string& path, const std::string& marker_file,
                       const std::function<void(const std::string&)>& write) {
-  const fs::path target = fs::path(path).lexically_normal();
-  if (target.filename().empty()) throw IOError(path + ": expected a folder name, got a path ending in a separator");
+  fs::path target = fs::path(path).lexically_normal();
+  if (target.filename().empty() && target.has_parent_path()) target = target.parent_path();  // "dir/"
+  if (target.filename().empty() || target.filename() == "." || target.filename() == "..")
+    throw IOError(path + ": expected a folder name");
   const fs::path parent = target.has_parent_path() ? target.parent_path() : fs::path(".");
   std::error_code ec;
   if (!fs::is_directory(parent, ec))
     throw IOError(path + ": cannot save: the folder '" + parent.string() + "' does not exist");
   check_replaceable(target, marker_file);
+  // Always safe: the target holds a committed version whatever these hold.
   remove_stale_temp_files(target.string());
-  remove_legacy_leftovers(target);
   const TempPath tmp(target.string());
   try {
     fs::create_directory(tmp.path());
@@ -155,6 +159,8 @@ void atomic_write_dir(const std::string& path, const std::string& marker_file,
     commit_step("fsync " + parent.string());
     fsync_path(parent.string(), true);
   }
+  // Only now: after a kill between the two renames of the old scheme, one of them is the last save.
+  remove_legacy_leftovers(target);
 }
 
 }  // namespace kiln::io
