@@ -82,7 +82,9 @@ int mutate_campaign(const Target& t, const fs::path& corpus, double cpu_budget, 
       fs::copy_file(out / "current", saved, fs::copy_options::overwrite_existing);
       std::cerr << "FINDING " << saved.string() << ": escaped " << e.what() << "\n";
     }
-    ++runs;
+    if (++runs % 2000 == 0)  // progress, so a campaign stopped early still says how far it got
+      std::cout << t.name << ": " << runs << " mutated inputs, " << static_cast<long>(cpu_seconds_used()) << " CPU seconds, "
+                << findings << " findings so far" << std::endl;
   }
   std::cout << t.name << ": " << runs << " mutated inputs in " << static_cast<long>(cpu_seconds_used())
             << " CPU seconds, " << findings << " findings\n";
