@@ -109,6 +109,7 @@ TEST_CASE("saved_model: a save killed before any commit step leaves the old or t
     REQUIRE(save_killed_at(m, parent + "/first", 4.0f, n) == 3);
     CHECK(loaded_value(parent + "/first") == (n <= rename_at ? 0.0f : 4.0f));
   }
+  save_scale(m, parent + "/first", 5.0f);  // removes what the killed first saves left
   std::filesystem::remove_all(parent + "/first");
   save_scale(m, dir, 5.0f);
   CHECK(folder_entries(parent) == std::vector<std::string>{"sm"});

@@ -120,8 +120,6 @@ void atomic_write_dir(const std::string& path, const std::string& marker_file,
   if (!fs::is_directory(parent, ec))
     throw IOError(path + ": cannot save: the folder '" + parent.string() + "' does not exist");
   check_replaceable(target, marker_file);
-  // Always safe: the target holds a committed version whatever these hold.
-  remove_stale_temp_files(target.string());
   const TempPath tmp(target.string());
   try {
     fs::create_directory(tmp.path());
@@ -134,21 +132,23 @@ void atomic_write_dir(const std::string& path, const std::string& marker_file,
   const bool existed = fs::exists(fs::symlink_status(target, ec));
   commit_step(existed ? "exchange" : "rename");
   int rc = existed ? exchange_paths(tmp.path(), target.string()) : ::rename(tmp.path().c_str(), target.c_str());
-  if (rc != 0 && existed && (errno == EINVAL || errno == ENOSYS)) {
+  int err = errno;
+  if (rc != 0 && existed && (err == EINVAL || err == ENOSYS)) {
     // A file system without RENAME_EXCHANGE: two renames, not atomic. A kill
     // between them leaves the old version under the temporary name only.
     const TempPath aside(target.string());
     commit_step("rename aside");
     rc = ::rename(target.c_str(), aside.path().c_str());
+    err = errno;
     if (rc == 0) {
       commit_step("rename");
       rc = ::rename(tmp.path().c_str(), target.c_str());
+      err = errno;
       if (rc != 0) ::rename(aside.path().c_str(), target.c_str());
     }
     if (rc == 0) ::rename(aside.path().c_str(), tmp.path().c_str());
   }
   if (rc != 0) {
-    const int err = errno;
     fs::remove_all(tmp.path(), ec);
     throw IOError(path + ": cannot replace the folder: " + std::strerror(err));
   }
@@ -159,7 +159,10 @@ void atomic_write_dir(const std::string& path, const std::string& marker_file,
     commit_step("fsync " + parent.string());
     fsync_path(parent.string(), true);
   }
-  // Only now: after a kill between the two renames of the old scheme, one of them is the last save.
+  // Leftovers of killed saves go only once this one is in: where renames
+  // could not exchange (here without RENAME_EXCHANGE, or in the scheme before
+  // it), a kill between two renames leaves the last save under such a name.
+  remove_stale_temp_files(target.string());
   remove_legacy_leftovers(target);
 }
 

@@ -5,7 +5,7 @@
 // places with the old version in one renameat2(RENAME_EXCHANGE) call, so a
 // process killed at any point leaves the destination holding either the old
 // version or the new one, complete. Leftovers of a killed save (temporary
-// folders ".<name>.tmp-<pid>-<n>") are removed by the next save.
+// folders ".<name>.tmp-<pid>-<n>") are removed by the next save, once it is in.
 #include <functional>
 #include <string>
 
