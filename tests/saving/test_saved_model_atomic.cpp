@@ -41,8 +41,10 @@ float loaded_value(const std::string& dir) {
   }
 }
 
-/// Saves `value` in a child that _exit()s before commit step `kill_at` (1-based); returns the steps it saw.
+/// Saves `value` in a child that _exit()s before commit step `kill_at` (1-based); returns its exit code.
 int save_killed_at(AtomicScale& m, const std::string& dir, float value, int kill_at) {
+  // Set here: the child runs no op, as a fork has none of the kernels' pool threads.
+  m.w.assign(fill({3, 2}, value));
   const pid_t pid = ::fork();
   REQUIRE(pid >= 0);
   if (pid == 0) {
@@ -50,7 +52,7 @@ int save_killed_at(AtomicScale& m, const std::string& dir, float value, int kill
     io::testing::set_commit_step_hook([&](const std::string&) {
       if (++step == kill_at) ::_exit(3);
     });
-    save_scale(m, dir, value);
+    saved_model::save(m, dir, {.functions = {saved_model::function("__call__", m.call)}});
     ::_exit(0);
   }
   int status = 0;
