@@ -3,6 +3,8 @@
 //   fuzz_replay CORPUS_ROOT [TARGET...]   each TARGET over CORPUS_ROOT/TARGET/* (all targets by default)
 //   fuzz_replay --input TARGET FILE       one file
 //   fuzz_replay --write-seeds DIR         seeds Kiln writes itself (fuzz/make_corpus.sh)
+//   fuzz_replay --mutate TARGET CORPUS_DIR CPU_SECONDS SEED OUT_DIR
+//                                         random mutations of CORPUS_DIR's inputs (mutate.cpp)
 #include <algorithm>
 #include <cstdio>
 #include <exception>
@@ -14,6 +16,7 @@
 #include <vector>
 
 #include "fuzz_targets.h"
+#include "mutate.h"
 #include "seeds.h"
 
 namespace fs = std::filesystem;
@@ -75,6 +78,11 @@ int main(int argc, char** argv) {
     const auto* t = kiln_fuzz::find_target(args[1]);
     if (!t) return 2;
     return replay(*t, args[2]) ? 0 : 1;
+  }
+  if (args.size() == 6 && args[0] == "--mutate") {
+    const auto* t = kiln_fuzz::find_target(args[1]);
+    if (!t) return 2;
+    return kiln_fuzz::mutate_campaign(*t, args[2], std::stod(args[3]), std::stoull(args[4]), args[5]);
   }
   if (args.empty()) {
     std::cerr << "usage: fuzz_replay CORPUS_ROOT [TARGET...] | --input TARGET FILE | --write-seeds DIR\n";

@@ -54,6 +54,21 @@ std::vector<uint8_t> small_idx() {
   return b;
 }
 
+/// Serve graphs with Conv + Relu + pooling, and with Gather (Embedding) and
+/// Add, to stand in for the template's function graph.
+void write_graph_seeds(const fs::path& dir, const fs::path& work) {
+  namespace L = kiln::layers;
+  kiln::random::set_seed(3);
+  auto cnn = std::make_shared<kiln::Sequential>(std::vector<kiln::LayerPtr>{
+      L::Input({5, 5, 2}), L::Conv2D(3, 3, {.activation = "relu"}), L::MaxPooling2D(), L::Flatten(), L::Dense(2)});
+  auto embed = std::make_shared<kiln::Sequential>(std::vector<kiln::LayerPtr>{
+      L::Input({4}, {.dtype = kiln::DType::int32}), L::Embedding(10, 3), L::GlobalAveragePooling1D(), L::Dense(2)});
+  for (const auto& [name, model] : {std::pair{"cnn", cnn}, std::pair{"embedding", embed}}) {
+    kiln::saved_model::save(*model, (work / name).string());
+    put(dir, "saved_model", std::string("kiln_") + name + "_serve.onnx", read_bytes(work / name / "functions/serve_0.onnx"), 0);
+  }
+}
+
 }  // namespace
 
 int write_seeds(const std::string& out_dir) {
@@ -90,6 +105,7 @@ int write_seeds(const std::string& out_dir) {
   for (int k = 0; k < 3; ++k)
     put(dir, "saved_model", std::string("kiln_") + fs::path(kSavedModelFiles[k]).filename().string(),
         read_bytes(fs::path(saved_model_template()) / kSavedModelFiles[k]), k);
+  write_graph_seeds(dir, work);
   fs::remove_all(work);
   std::cout << "seeds written under " << out_dir << "\n";
   return 0;

@@ -20,8 +20,6 @@ namespace kiln::io {
 
 namespace fs = std::filesystem;
 
-namespace {
-
 void fsync_path(const std::string& p, bool directory) {
   int fd = ::open(p.c_str(), directory ? (O_RDONLY | O_DIRECTORY) : O_RDONLY);
   if (fd < 0) {
@@ -33,6 +31,8 @@ void fsync_path(const std::string& p, bool directory) {
   ::close(fd);
   if (rc != 0 && !directory) throw IOError(p + ": fsync failed: " + std::strerror(err));
 }
+
+namespace {
 
 std::string temp_prefix(const fs::path& target) { return "." + target.filename().string() + ".tmp-"; }
 
@@ -52,23 +52,6 @@ InFlight& in_flight() {
   static InFlight f;
   return f;
 }
-
-class InFlightGuard {
- public:
-  explicit InFlightGuard(std::string path) : path_(std::move(path)) {
-    std::lock_guard<std::mutex> l(in_flight().mu);
-    in_flight().paths.insert(path_);
-  }
-  ~InFlightGuard() {
-    std::lock_guard<std::mutex> l(in_flight().mu);
-    in_flight().paths.erase(path_);
-  }
-  InFlightGuard(const InFlightGuard&) = delete;
-  InFlightGuard& operator=(const InFlightGuard&) = delete;
-
- private:
-  std::string path_;
-};
 
 /// The pid in "<prefix><pid>-<n>", or -1 if `name` is not such a temporary file name.
 long temp_file_pid(const std::string& name, const std::string& prefix) {
@@ -93,6 +76,19 @@ bool is_stale(const std::string& path, long pid) {
 
 }  // namespace
 
+TempPath::TempPath(const std::string& target) {
+  const fs::path t(target);
+  const fs::path dir = t.has_parent_path() ? t.parent_path() : fs::path(".");
+  path_ = (dir / temp_name(t)).string();
+  std::lock_guard<std::mutex> l(in_flight().mu);
+  in_flight().paths.insert(path_);
+}
+
+TempPath::~TempPath() {
+  std::lock_guard<std::mutex> l(in_flight().mu);
+  in_flight().paths.erase(path_);
+}
+
 void remove_stale_temp_files(const std::string& path) {
   const fs::path target(path);
   const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
@@ -102,7 +98,8 @@ void remove_stale_temp_files(const std::string& path) {
     const std::string name = it->path().filename().string();
     const long pid = temp_file_pid(name, prefix);
     std::error_code rm;
-    if (pid >= 0 && is_stale(it->path().string(), pid)) fs::remove(it->path(), rm);
+    // remove_all: a SavedModel's temporary is a whole folder.
+    if (pid >= 0 && is_stale(it->path().string(), pid)) fs::remove_all(it->path(), rm);
   }
 }
 
@@ -119,8 +116,8 @@ void atomic_write(const std::string& path, const std::function<void(const std::s
     throw IOError(path + ": cannot save: the folder '" + dir.string() + "' is not writable: " + std::strerror(errno));
   // A process killed mid-save leaves its temporary file (a whole copy) behind.
   remove_stale_temp_files(path);
-  const std::string tmp = (dir / temp_name(target)).string();
-  const InFlightGuard guard(tmp);
+  const TempPath guard(path);
+  const std::string& tmp = guard.path();
   try {
     write(tmp);
     fsync_path(tmp, false);

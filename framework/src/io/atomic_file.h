@@ -20,9 +20,27 @@ namespace kiln::io {
 void atomic_write(const std::string& path, const std::function<void(const std::string& tmp_path)>& write);
 /// Removes temporary files that earlier saves to `path` left behind when their
 /// process was killed: ".<name>.tmp-<pid>-<n>" in the same folder, whose pid
-/// is no live process (or is this process, and no save of it is in progress).
+/// is no live process (or is this process, and no save of it is in progress);
+/// files and folders (a SavedModel's) alike.
 /// atomic_write calls it before every save.
 void remove_stale_temp_files(const std::string& path);
+/// A fresh temporary path next to `path` (".<name>.tmp-<pid>-<n>"), counted as
+/// a save in progress while this object lives, so remove_stale_temp_files
+/// leaves it alone; after a kill it is stale and the next save removes it.
+class TempPath {
+ public:
+  explicit TempPath(const std::string& target);
+  ~TempPath();
+  TempPath(const TempPath&) = delete;
+  TempPath& operator=(const TempPath&) = delete;
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+/// fsync()s a file (throws IOError if that fails) or a folder (best effort:
+/// some file systems cannot open or sync folders).
+void fsync_path(const std::string& path, bool directory);
 /// Writes `bytes` to `path` atomically.
 void atomic_write_bytes(const std::string& path, const std::vector<uint8_t>& bytes);
 /// The whole file; throws IOError naming the path if missing or unreadable.

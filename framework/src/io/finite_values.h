@@ -10,7 +10,8 @@
 namespace kiln::io {
 
 /// Throws IOError if the float tensor `t` holds a NaN or an infinity. `who`
-/// names the file, layer and weight; the message adds the first bad index.
-void require_finite_values(const Tensor& t, const std::string& who);
+/// names the file, layer and weight; the message adds the first bad index and
+/// ends with `why` (by default: that HDF5 keeps no checksum).
+void require_finite_values(const Tensor& t, const std::string& who, const std::string& why = "");
 
 }  // namespace kiln::io

@@ -56,7 +56,10 @@ struct SaveOptions {
   int opset = 17;  ///< The ONNX opset of the saved graphs.
 };
 
-/// Saves the module's variables and the given functions.
+/// Saves the module's variables and the given functions. The directory is
+/// replaced atomically: after a failure or a kill at any point, `dir` holds the
+/// previous save or this one, whole. Throws IOError if `dir` is a file, or a
+/// non-empty directory without saved_model.json (one save() did not write).
 void save(const Module& module, const std::string& dir, const SaveOptions& options);
 /// Saves the model's weights, a "serve" function (its inference call) and the given functions.
 void save(Model& model, const std::string& dir, const SaveOptions& options = {});
@@ -100,7 +103,10 @@ class Loaded {
   std::vector<Variable> variables_;
 };
 
-/// Loads a directory saved by save(); errors name the file at fault.
+/// Loads a directory saved by save(); errors name the file at fault (and the
+/// graph node). Checks each file's SHA-256 (recorded since format version 2),
+/// that variables are finite, that no file is a symbolic link, and every
+/// graph node against its op's signature; throws IOError otherwise.
 std::shared_ptr<Loaded> load(const std::string& dir);
 
 }  // namespace saved_model

@@ -81,7 +81,12 @@ GraphRunner::GraphRunner(GraphProto graph, const std::map<std::string, Variable>
     Tensor t = tensor_from(init);
     constants_[init.name] = {t, host_ints(t)};
   }
-  run_nhwc_in_place(g_);  // before check_ops, which keys Loop bodies by their nodes' addresses
+  check_node_signatures(g_, file_);  // first: the rewrites assume well-formed nodes
+  try {
+    run_nhwc_in_place(g_);  // before check_ops, which keys Loop bodies by their nodes' addresses
+  } catch (const std::logic_error& e) {
+    throw IOError("'" + file_ + "': the graph is malformed: " + e.what());
+  }
   check_ops(g_);
 }
 
@@ -94,8 +99,10 @@ void GraphRunner::check_ops(const GraphProto& g) {
         if (at.name == "body") body = &at;
       if (!body) throw ValueError("'" + file_ + "': Loop node '" + n.name + "' has no body");
       GraphProto& b = bodies_[&n] = decode_graph(body->tensor, file_);
-      if (b.inputs.size() < 2 || b.outputs.size() + 1 != b.inputs.size() || n.inputs.size() != b.inputs.size())
-        throw ValueError("'" + file_ + "': Loop node '" + n.name + "' has a body whose inputs and outputs do not match it");
+      if (b.inputs.size() < 2 || b.outputs.size() + 1 != b.inputs.size() || n.inputs.size() != b.inputs.size() ||
+          n.outputs.size() + 2 > b.inputs.size())
+        throw IOError("'" + file_ + "': Loop node '" + n.name + "' has a body whose inputs and outputs do not match it");
+      check_node_signatures(b, file_);
       check_ops(b);
       continue;
     }
@@ -155,9 +162,31 @@ void GraphRunner::exec(const GraphProto& g, Values& values) const {
       if (it == values.end() && !name.empty()) c.fail("its input '" + name + "' is not made by any earlier node");
       c.in.push_back(it == values.end() ? nullptr : &it->second);
     }
-    std::vector<RunValue> outs = n.op_type == "Loop" ? loop(n, c.in, values) : ops.at(n.op_type)(c);
+    std::vector<RunValue> outs;
+    try {
+      outs = n.op_type == "Loop" ? loop(n, c.in, values) : ops.at(n.op_type)(c);
+    } catch (const Error& e) {
+      rethrow_naming_node(e, n);
+    } catch (const std::logic_error& e) {  // std::out_of_range from a shape that does not fit the op
+      throw IOError("'" + file_ + "': node '" + n.name + "' (" + n.op_type + "): the graph is malformed: " + e.what());
+    }
     for (std::size_t k = 0; k < outs.size() && k < n.outputs.size(); ++k) values[n.outputs[k]] = std::move(outs[k]);
   }
+}
+
+void GraphRunner::rethrow_naming_node(const Error& e, const NodeProto& n) const {
+  const std::string what = e.what();
+  const std::string prefix = "'" + file_ + "'";
+  // Already named (OpContext::fail, an inner Loop node), or a trace's signal to its caller.
+  if (what.compare(0, prefix.size(), prefix) == 0 || dynamic_cast<const TracingError*>(&e)) throw;
+  const std::string msg = prefix + ": node '" + n.name + "' (" + n.op_type + "): " + what;
+  if (dynamic_cast<const ShapeError*>(&e)) throw ShapeError(msg);
+  if (dynamic_cast<const IndexError*>(&e)) throw IndexError(msg);
+  if (dynamic_cast<const InvalidArgumentError*>(&e)) throw InvalidArgumentError(msg);
+  if (dynamic_cast<const ValueError*>(&e)) throw ValueError(msg);
+  if (dynamic_cast<const TypeError*>(&e)) throw TypeError(msg);
+  if (dynamic_cast<const IOError*>(&e)) throw IOError(msg);
+  throw;
 }
 
 std::vector<RunValue> GraphRunner::loop(const NodeProto& n, const std::vector<const RunValue*>& in,

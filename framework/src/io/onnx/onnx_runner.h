@@ -12,6 +12,7 @@
 
 #include "io/onnx/onnx_proto.h"
 #include "kiln/autodiff/variable.h"
+#include "kiln/core/error.h"
 #include "kiln/core/tensor.h"
 
 namespace kiln::io::onnx {
@@ -68,6 +69,8 @@ class GraphRunner {
   using Values = std::map<std::string, RunValue>;
   /// Runs `g`'s nodes, reading and adding to `values` (a Loop body sees its outer graph's values).
   void exec(const GraphProto& g, Values& values) const;
+  /// Rethrows `e` (being handled) with the file and node in front, as the same kind of error.
+  [[noreturn]] void rethrow_naming_node(const Error& e, const NodeProto& n) const;
   std::vector<RunValue> loop(const NodeProto& n, const std::vector<const RunValue*>& in, const Values& outer) const;
   /// Checks that every node, in subgraphs too, is one the runner knows; decodes Loop bodies.
   void check_ops(const GraphProto& g);
@@ -80,6 +83,11 @@ class GraphRunner {
 
 /// "float32[2, 3]": a tensor's dtype and shape, as signatures are printed.
 std::string tensor_text(const Tensor& t);
+
+/// Checks every node of `g` (not Loop bodies) against its op's signature:
+/// input and output counts, required inputs named, attribute types and
+/// lengths. Throws IOError naming `file` and the node (io/onnx/onnx_signatures.cpp).
+void check_node_signatures(const GraphProto& g, const std::string& file);
 
 /// Marks a Conv or pool node the runner runs on NHWC tensors (run_nhwc_in_place).
 inline constexpr const char* kNhwcAttribute = "kiln_nhwc";

@@ -1,9 +1,10 @@
-// saved_model::load: the variables first, then every function's graphs bound to them.
+// saved_model::load: the variables first, then every function's graphs bound
+// to them. Every file is read through SavedFiles (no links, checksums).
 #include <filesystem>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "io/atomic_file.h"
+#include "io/finite_values.h"
+#include "io/onnx/saved_model_files.h"
 #include "io/onnx/onnx_reader.h"
 #include "io/onnx/onnx_runner.h"
 #include "kiln/core/error.h"
@@ -16,24 +17,43 @@ using json = nlohmann::json;
 
 namespace {
 
-io::onnx::ModelData read_model(const fs::path& path) {
-  const auto bytes = io::read_file_bytes(path.string());
-  return io::onnx::decode_model(std::string(bytes.begin(), bytes.end()), path.string());
+io::onnx::ModelData read_model(const SavedFiles& files, const std::string& rel) {
+  return io::onnx::decode_model(files.read(rel), files.path(rel));
 }
 
-json read_index(const fs::path& path) {
-  if (!fs::exists(path))
-    throw IOError("saved_model::load: '" + path.string() + "' is missing, so '" + path.parent_path().string() +
+json read_index(const SavedFiles& files) {
+  const std::string path = files.path("saved_model.json");
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(path, ec)))
+    throw IOError("saved_model::load: '" + path + "' is missing, so '" + fs::path(path).parent_path().string() +
                   "' is not a directory saved by kiln::saved_model::save");
-  const auto bytes = io::read_file_bytes(path.string());
+  const std::string bytes = files.read("saved_model.json");
   json index = json::parse(bytes.begin(), bytes.end(), nullptr, false);
   if (index.is_discarded() || !index.is_object() || index.value("format", "") != "kiln.saved_model")
-    throw IOError("saved_model::load: '" + path.string() + "' is not a Kiln SavedModel index (corrupt or truncated JSON)");
+    throw IOError("saved_model::load: '" + path + "' is not a Kiln SavedModel index (corrupt or truncated JSON)");
   return index;
 }
 
-std::string field_error(const fs::path& path, const std::exception& e) {
-  return "saved_model::load: '" + path.string() + "' is malformed: " + e.what();
+/// Version 1 had no checksums; such folders load unchecked, as their format
+/// says nothing is to be checked. Version 2 records every file's SHA-256.
+void read_checksums(const json& index, const std::string& index_path, SavedFiles& files) {
+  const json& version = index.contains("version") ? index["version"] : json(1);
+  if (!version.is_number_integer() || version.get<int64_t>() < 1 || version.get<int64_t>() > 2)
+    throw IOError("saved_model::load: '" + index_path + "' has format version " + version.dump() +
+                  "; this Kiln reads versions 1 and 2 (a newer Kiln wrote it, or the file is damaged)");
+  if (version.get<int64_t>() == 1) return;
+  if (!index.contains("files") || !index["files"].is_object())
+    throw IOError("saved_model::load: '" + index_path + "' has no \"files\" checksums, which format version 2 requires");
+  std::map<std::string, std::string> sums;
+  for (const auto& [rel, sum] : index["files"].items()) {
+    if (!sum.is_string()) throw IOError("saved_model::load: '" + index_path + "': the checksum of '" + rel + "' is not a string");
+    sums[rel] = sum.get<std::string>();
+  }
+  files.set_checksums(std::move(sums));
+}
+
+std::string field_error(const std::string& path, const std::exception& e) {
+  return "saved_model::load: '" + path + "' is malformed: " + e.what();
 }
 
 }  // namespace
@@ -95,34 +115,32 @@ std::vector<Variable> Loaded::trainable_variables() const {
 }
 
 std::shared_ptr<Loaded> load(const std::string& dir) {
-  const fs::path root(dir);
-  const fs::path index_path = root / "saved_model.json";
-  const json index = read_index(index_path);
+  SavedFiles files{fs::path(dir)};
+  const std::string index_path = files.path("saved_model.json");
+  const json index = read_index(files);
+  read_checksums(index, index_path, files);
   auto loaded = std::make_shared<Loaded>();
   std::map<std::string, Variable> by_path;
-  const auto vars = read_model(root / "variables.onnx");
+  const auto vars = read_model(files, "variables.onnx");
   try {
     for (const auto& v : index.at("variables")) {
       const std::string path = v.at("path").get<std::string>();
       const io::onnx::TensorData* init = nullptr;
       for (const auto& t : vars.graph.initializers)
         if (t.name == path) init = &t;
-      if (!init) throw IOError("saved_model::load: '" + (root / "variables.onnx").string() + "' has no value for variable '" + path + "'");
-      Variable var(io::onnx::tensor_from(*init), {.name = path, .trainable = v.at("trainable").get<bool>()});
+      if (!init) throw IOError("saved_model::load: '" + files.path("variables.onnx") + "' has no value for variable '" + path + "'");
+      const Tensor value = io::onnx::tensor_from(*init);
+      io::require_finite_values(value, "saved_model::load: '" + files.path("variables.onnx") + "', variable '" + path + "'",
+                                "a SavedModel's variables must be finite");
+      Variable var(value, {.name = path, .trainable = v.at("trainable").get<bool>()});
       by_path.emplace(path, var);
       loaded->variables_.push_back(var);
     }
     for (const auto& [name, entries] : index.at("functions").items()) {
       std::vector<std::shared_ptr<io::onnx::GraphRunner>> graphs;
       for (const auto& e : entries) {
-        const fs::path rel = e.at("file").get<std::string>();
-        bool inside = rel.is_relative();
-        for (const auto& part : rel) inside = inside && part != "..";
-        if (!inside)
-          throw IOError("saved_model::load: '" + index_path.string() + "' names a file outside the directory: '" +
-                        rel.string() + "'");
-        const fs::path file = root / rel;
-        graphs.push_back(std::make_shared<io::onnx::GraphRunner>(read_model(file).graph, by_path, file.string()));
+        const std::string rel = e.at("file").get<std::string>();
+        graphs.push_back(std::make_shared<io::onnx::GraphRunner>(read_model(files, rel).graph, by_path, files.path(rel)));
       }
       loaded->functions_.emplace(name, LoadedFunction(name, std::move(graphs)));
     }

@@ -1,14 +1,15 @@
 // saved_model::save: every function's graphs as ONNX files, the variables in
-// one more, and an index; written to a fresh directory that then replaces the old.
-#include <unistd.h>
-
+// one more, and an index with every file's SHA-256; written to a fresh
+// directory that then trades places with the old one (io/atomic_dir.h).
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "io/atomic_dir.h"
 #include "io/onnx/model_export.h"
 #include "io/onnx/onnx_proto.h"
+#include "io/sha256.h"
 #include "kiln/core/error.h"
 #include "kiln/io/saved_model.h"
 #include "kiln/training/model.h"
@@ -27,11 +28,14 @@ std::string file_name(const std::string& name) {
   return s;
 }
 
-void write(const fs::path& path, const std::string& bytes) {
+/// Writes `root/rel` and records its checksum in the index's "files".
+void write(const fs::path& root, const std::string& rel, const std::string& bytes, json& index) {
+  const fs::path path = root / rel;
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   out.close();
   if (!out) throw IOError("saved_model::save: could not write '" + path.string() + "'");
+  index["files"][rel] = io::sha256_hex(bytes);
 }
 
 /// variables.onnx: each variable an initializer, returned by an Identity, so any runtime can read them.
@@ -60,12 +64,12 @@ void save_all(const std::vector<Variable>& vars, const std::vector<SavedFunction
     if (!paths.insert(v.path()).second)
       throw ValueError("saved_model::save('" + dir + "'): two variables have the path '" + v.path() +
                        "'; give them distinct names");
-  const fs::path target(dir);
-  const fs::path tmp = target.string() + ".tmp-" + std::to_string(::getpid());
-  fs::remove_all(tmp);
-  fs::create_directories(tmp / "functions");
-  try {
-    json index = {{"format", "kiln.saved_model"}, {"version", 1}, {"functions", json::object()}, {"variables", json::array()}};
+  io::atomic_write_dir(dir, "saved_model.json", [&](const std::string& tmp_dir) {
+    const fs::path tmp(tmp_dir);
+    fs::create_directory(tmp / "functions");
+    // Version 2 added "files": the SHA-256 of every file, checked by load.
+    json index = {{"format", "kiln.saved_model"}, {"version", 2}, {"functions", json::object()},
+                  {"variables", json::array()}, {"files", json::object()}};
     std::set<std::string> names;
     for (const auto& f : functions) {
       if (!names.insert(f.name).second) throw ValueError("saved_model::save('" + dir + "'): two functions are named '" + f.name + "'");
@@ -75,7 +79,7 @@ void save_all(const std::vector<Variable>& vars, const std::vector<SavedFunction
       json entries = json::array();
       for (std::size_t k = 0; k < f.signatures.size(); ++k) {
         const std::string rel = "functions/" + file_name(f.name) + "_" + std::to_string(k) + ".onnx";
-        write(tmp / rel, onnx_model_bytes(f.body, {.opset = opset, .input_signature = f.signatures[k], .name = f.name}));
+        write(tmp, rel, onnx_model_bytes(f.body, {.opset = opset, .input_signature = f.signatures[k], .name = f.name}), index);
         json inputs = json::array();
         for (const auto& s : f.signatures[k]) inputs.push_back(s.to_string());
         entries.push_back({{"file", rel}, {"inputs", inputs}});
@@ -83,19 +87,12 @@ void save_all(const std::vector<Variable>& vars, const std::vector<SavedFunction
       index["functions"][f.name] = entries;
     }
     for (const auto& v : vars) index["variables"].push_back({{"path", v.path()}, {"trainable", v.trainable()}});
-    write(tmp / "variables.onnx", variables_graph(vars, opset));
-    write(tmp / "saved_model.json", index.dump(2));
-    // The old directory stays whole under another name until the new one is in place.
-    const fs::path old = target.string() + ".old-" + std::to_string(::getpid());
-    fs::remove_all(old);
-    if (fs::exists(target)) fs::rename(target, old);
-    fs::rename(tmp, target);
-    fs::remove_all(old);
-  } catch (...) {
-    std::error_code ignored;
-    fs::remove_all(tmp, ignored);
-    throw;
-  }
+    write(tmp, "variables.onnx", variables_graph(vars, opset), index);
+    std::ofstream out(tmp / "saved_model.json", std::ios::trunc);
+    out << index.dump(2);
+    out.close();
+    if (!out) throw IOError("saved_model::save: could not write '" + (tmp / "saved_model.json").string() + "'");
+  });
 }
 
 }  // namespace
