@@ -7,6 +7,7 @@
 #include "io/atomic_file.h"
 #include "io/checkpoint_index.h"
 #include "io/hdf5_file.h"
+#include "io/hdf5_sandbox.h"
 #include "kiln/core/error.h"
 #include "kiln/io/checkpoint.h"
 
@@ -126,7 +127,7 @@ std::string latest_checkpoint(const std::string& directory) {
 }
 
 std::vector<VariableInfo> list_variables(const std::string& path) {
-  io::H5File f = io::H5File::open(path);
+  io::H5File f = io::open_h5(path, /*trusted=*/false);
   io::H5Group root = f.root();
   if (!root.has_attr("kiln_checkpoint"))
     throw IOError(path + ": not a Kiln checkpoint (no kiln_checkpoint attribute)");
