@@ -11,7 +11,15 @@ thread_local bool t_first_trace = true;
 thread_local LayerScope* t_layer = nullptr;
 }  // namespace
 
-LayerScope::LayerScope(const std::string& name) : name_(&name), parent_(t_layer) { t_layer = this; }
+LayerScope::LayerScope(const std::string& name, DescribeLayer describe, const void* layer)
+    : name_(&name), describe_(describe), layer_(layer), parent_(t_layer) {
+  t_layer = this;
+}
+
+LayerErrorContext current_layer_error_context() {
+  if (!t_layer || !t_layer->describe_) return {};
+  return t_layer->describe_(t_layer->layer_);
+}
 LayerScope::~LayerScope() { t_layer = parent_; }
 
 std::string current_layer_path() {

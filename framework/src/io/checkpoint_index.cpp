@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "core/json_errors.h"
 #include "io/atomic_file.h"
 #include "io/checkpoint_index.h"
 #include "io/hdf5_file.h"
@@ -57,7 +58,7 @@ std::vector<std::string> read_checkpoint_index(const std::string& dir) {
       out.push_back(latest);
     }
   } catch (const nlohmann::json::exception& e) {
-    throw IOError(idx + ": corrupt checkpoint index: " + e.what());
+    throw IOError(idx + ": corrupt checkpoint index: " + detail::json_error_text(e));
   }
   return out;
 }
