@@ -225,6 +225,17 @@ H5File run_sandbox(const uint8_t* data, std::size_t size, const std::string& nam
     throw;
   }
   close(fds[0]);
+  // A complete answer is decoded while the child exits (tearing down its
+  // memory takes a few ms): the decoder reads only this process's memory.
+  std::shared_ptr<const H5SnapshotNode> root;
+  if (answer.done && answer.error.empty()) {
+    try {
+      root = decode_snapshot(answer.snapshot.data(), answer.snapshot.size(), name, {}, &fetch);
+    } catch (...) {
+      wait_for(pid);
+      throw;
+    }
+  }
   const int status = wait_for(pid);
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
     throw IOError(name + ": cannot read the HDF5 file: the sandboxed reader " + describe_status(status) +
@@ -237,8 +248,7 @@ H5File run_sandbox(const uint8_t* data, std::size_t size, const std::string& nam
     throw IOError(m);
   }
   if (!answer.done) throw IOError(name + ": the sandboxed HDF5 reader returned malformed data (it stopped part way)");
-  return H5File::from_snapshot(decode_snapshot(answer.snapshot.data(), answer.snapshot.size(), name, {}, &fetch),
-                               name, size);
+  return H5File::from_snapshot(std::move(root), name, size);
 }
 
 /// Copies the values the child sent by reference: every range is checked
