@@ -14,11 +14,11 @@ namespace kiln_fuzz {
 
 const std::vector<Target>& targets() {
   static const std::vector<Target> all = {
-      {"keras_archive", ".keras archive (zip, config.json, weights HDF5; untrusted load)", keras_archive},
-      {"h5_model", "legacy .h5 full model (untrusted load)", h5_model},
+      {"keras_archive", ".keras archive (zip, config.json, weights HDF5; default, sandboxed load)", keras_archive},
+      {"h5_model", "legacy .h5 full model (default, sandboxed load)", h5_model},
       {"json_config", "model_from_json (Keras 1, 2, 3 configs)", json_config},
-      {"weights_h5", ".weights.h5 and legacy weights .h5 into a fixed model (untrusted)", weights_h5},
-      {"checkpoint", "Checkpoint restore and the checkpoint index file (untrusted)", checkpoint},
+      {"weights_h5", ".weights.h5 and legacy weights .h5 into a fixed model (default, sandboxed)", weights_h5},
+      {"checkpoint", "Checkpoint restore and the checkpoint index file (default, sandboxed)", checkpoint},
       {"arrays", ".npz, .npy and idx arrays (first byte picks)", arrays},
       {"h5_snapshot", "the sandbox's answer (snapshot encoding) into the model and weight loaders", h5_snapshot},
       {"saved_model", "a SavedModel's ONNX graph, variables or index (first byte picks), loaded", saved_model},

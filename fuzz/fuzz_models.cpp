@@ -8,12 +8,12 @@ namespace kiln_fuzz {
 
 void keras_archive(const uint8_t* data, std::size_t size) {
   ensure_registered();
-  kiln::models::load_model(scratch_file(data, size, "model.keras"), {.trusted = false});
+  kiln::models::load_model(scratch_file(data, size, "model.keras"));  // the default: sandboxed
 }
 
 void h5_model(const uint8_t* data, std::size_t size) {
   ensure_registered();
-  kiln::models::load_model(scratch_file(data, size, "model.h5"), {.trusted = false});
+  kiln::models::load_model(scratch_file(data, size, "model.h5"));  // the default: sandboxed
 }
 
 void json_config(const uint8_t* data, std::size_t size) {

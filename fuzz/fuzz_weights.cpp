@@ -25,7 +25,7 @@ std::shared_ptr<kiln::Model> fixed_model() {
 }
 
 void weights_h5(const uint8_t* data, std::size_t size) {
-  fixed_model()->load_weights(scratch_file(data, size, "model.weights.h5"), {.trusted = false});
+  fixed_model()->load_weights(scratch_file(data, size, "model.weights.h5"));  // the default: sandboxed
 }
 
 void checkpoint(const uint8_t* data, std::size_t size) {
@@ -33,7 +33,7 @@ void checkpoint(const uint8_t* data, std::size_t size) {
   auto model = fixed_model();
   if (data[0] % 2 == 0) {
     kiln::Checkpoint ckpt({{"model", model}, {"optimizer", model->optimizer()}});
-    ckpt.restore(scratch_file(data + 1, size - 1, "ckpt-1.h5"), {.trusted = false});
+    ckpt.restore(scratch_file(data + 1, size - 1, "ckpt-1.h5"));  // the default: sandboxed
     return;
   }
   // The index file that save() keeps beside the checkpoints.

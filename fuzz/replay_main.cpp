@@ -5,6 +5,7 @@
 //   fuzz_replay --write-seeds DIR         seeds Kiln writes itself (fuzz/make_corpus.sh)
 //   fuzz_replay --mutate TARGET CORPUS_DIR CPU_SECONDS SEED OUT_DIR
 //                                         random mutations of CORPUS_DIR's inputs (mutate.cpp)
+//   fuzz_replay --hostile CORPUS_ROOT [N] the corpus plus N damaged copies of each valid file (hostile_check.h)
 #include <algorithm>
 #include <cstdio>
 #include <exception>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "fuzz_targets.h"
+#include "hostile_check.h"
 #include "mutate.h"
 #include "seeds.h"
 
@@ -74,6 +76,8 @@ int replay_corpus(const fs::path& root, std::vector<std::string> names) {
 int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   if (args.size() == 2 && args[0] == "--write-seeds") return kiln_fuzz::write_seeds(args[1]);
+  if ((args.size() == 2 || args.size() == 3) && args[0] == "--hostile")
+    return kiln_fuzz::hostile_check(args[1], args.size() == 3 ? std::stoi(args[2]) : 16);
   if (args.size() == 3 && args[0] == "--input") {
     const auto* t = kiln_fuzz::find_target(args[1]);
     if (!t) return 2;
@@ -85,7 +89,8 @@ int main(int argc, char** argv) {
     return kiln_fuzz::mutate_campaign(*t, args[2], std::stod(args[3]), std::stoull(args[4]), args[5]);
   }
   if (args.empty()) {
-    std::cerr << "usage: fuzz_replay CORPUS_ROOT [TARGET...] | --input TARGET FILE | --write-seeds DIR\n";
+    std::cerr << "usage: fuzz_replay CORPUS_ROOT [TARGET...] | --input TARGET FILE | --write-seeds DIR | "
+                 "--mutate TARGET CORPUS_DIR CPU_SECONDS SEED OUT_DIR | --hostile CORPUS_ROOT [N]\n";
     return 2;
   }
   return replay_corpus(args[0], {args.begin() + 1, args.end()});

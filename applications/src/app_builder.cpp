@@ -1,6 +1,9 @@
 // The parts of keras.applications' imagenet_utils that builders share.
 #include "app_builder.h"
 
+#include <charconv>
+#include <cmath>
+
 #include "kiln/core/error.h"
 
 namespace kiln::applications::detail {
@@ -60,6 +63,15 @@ std::pair<L::Size2, L::Size2> correct_pad(const Tensor& x, int kernel) {
   const int adjust_w = s[1] < 0 || s[2] < 0 ? 1 : 1 - static_cast<int>(s[2] % 2);
   const int correct = kernel / 2;
   return {L::Size2(correct - adjust_h, correct), L::Size2(correct - adjust_w, correct)};
+}
+
+std::string number_text(double v) {
+  if (!std::isfinite(v)) return std::isnan(v) ? "nan" : (v > 0 ? "inf" : "-inf");
+  char buf[32];
+  const auto r = std::to_chars(buf, buf + sizeof buf, v);
+  std::string s(buf, r.ptr);
+  if (s.find_first_of(".e") == std::string::npos) s += ".0";
+  return s;
 }
 
 }  // namespace kiln::applications::detail

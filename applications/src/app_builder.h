@@ -30,4 +30,8 @@ ModelPtr make_model(const Tensor& input, const Tensor& output, const Application
 /// that makes a stride-2 "valid" convolution of `kernel` align as "same" would.
 std::pair<layers::Size2, layers::Size2> correct_pad(const Tensor& x, int kernel);
 
+/// A number as the user wrote it, for messages: the shortest text that reads
+/// back as `v` ("0.35", not std::to_string's "0.350000").
+std::string number_text(double v);
+
 }  // namespace kiln::applications::detail

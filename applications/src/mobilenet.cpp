@@ -43,7 +43,7 @@ ModelPtr MobileNet(const ApplicationOptions& o) {
   // with a given input_shape that only changes the weights file it would fetch.
   const Shape shape = detail::obtain_input_shape("MobileNet", o, 224, 32);
   const double alpha = o.alpha;
-  if (!(alpha > 0)) throw ValueError("MobileNet: `alpha` must be positive. Received: alpha=" + std::to_string(alpha));
+  if (!(alpha > 0)) throw ValueError("MobileNet: `alpha` must be positive. Received: alpha=" + detail::number_text(alpha));
   if (o.depth_multiplier < 1)
     throw ValueError("MobileNet: `depth_multiplier` must be at least 1. Received: depth_multiplier=" +
                      std::to_string(o.depth_multiplier));

@@ -56,7 +56,7 @@ ModelPtr MobileNetV2(const ApplicationOptions& o) {
   const Shape shape = detail::obtain_input_shape("MobileNetV2", o, 224, 32);
   Tensor input = Input(shape);
   const double alpha = o.alpha;
-  if (!(alpha > 0)) throw ValueError("MobileNetV2: `alpha` must be positive. Received: alpha=" + std::to_string(alpha));
+  if (!(alpha > 0)) throw ValueError("MobileNetV2: `alpha` must be positive. Received: alpha=" + detail::number_text(alpha));
   Tensor x = L::Conv2D(make_divisible(32 * alpha, 8), 3,
                        {.strides = 2, .padding = "same", .use_bias = false, .name = "Conv1"})(input);
   x = relu6("Conv1_relu", bn("bn_Conv1", x));

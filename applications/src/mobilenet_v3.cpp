@@ -85,7 +85,7 @@ ModelPtr mobilenet_v3(const std::vector<Block>& blocks, int last_point_ch, const
                       const std::string& cls) {
   const Shape shape = detail::obtain_input_shape(cls, o, 224, 32);
   const double alpha = o.alpha;
-  if (!(alpha > 0)) throw ValueError(cls + ": `alpha` must be positive. Received: alpha=" + std::to_string(alpha));
+  if (!(alpha > 0)) throw ValueError(cls + ": `alpha` must be positive. Received: alpha=" + detail::number_text(alpha));
   const int kernel = o.minimalistic ? 3 : 5;
   const double se_ratio = o.minimalistic ? 0.0 : 0.25;
   const Activation activation = o.minimalistic ? Activation(relu) : Activation(hard_swish);

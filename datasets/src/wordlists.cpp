@@ -8,6 +8,7 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "core/number_text.h"
 #include "kiln/core/error.h"
 #include "latin_text.h"
 
@@ -109,7 +110,7 @@ TrainTestWords load_words(const Options& options) {
     throw ValueError("wordlists: words_per_language must be positive, got " +
                      std::to_string(options.words_per_language));
   if (!(options.test_fraction >= 0.0 && options.test_fraction < 1.0))
-    throw ValueError("wordlists: test_fraction must be in [0, 1), got " + std::to_string(options.test_fraction));
+    throw ValueError("wordlists: test_fraction must be in [0, 1), got " + kiln::detail::number_text(options.test_fraction));
   const fs::path dir = options.path.empty() ? default_path() : options.path;
   std::vector<std::vector<std::string>> lists;
   for (const std::string& name : file_names()) lists.push_back(read_word_list((dir / name).string()));

@@ -1,6 +1,7 @@
 // Activation, ReLU, Softmax, LeakyReLU, ELU, PReLU.
 #include "kiln/layers/activation_layers.h"
 
+#include "core/number_text.h"
 #include "kiln/ops/array_ops.h"
 #include "kiln/ops/math_ops.h"
 #include "kiln/ops/nn_ops.h"
@@ -26,7 +27,7 @@ KILN_REGISTER_LAYER(ActivationImpl, "Activation")
 ReLUImpl::ReLUImpl(ReLUOptions o) : ElementwiseLayer(base_options(o)), o_(std::move(o)) {
   if (o_.max_value && *o_.max_value < 0)
     throw ValueError("ReLU: `max_value` of a ReLU layer cannot be a negative value. Received: max_value=" +
-                     std::to_string(*o_.max_value));
+                     kiln::detail::number_text(*o_.max_value));
   if (o_.negative_slope < 0)
     throw ValueError("ReLU: `negative_slope` of a ReLU layer cannot be a negative value. Received: negative_slope=" +
                      std::to_string(o_.negative_slope));

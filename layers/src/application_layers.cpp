@@ -1,6 +1,7 @@
 // LayerScale, StochasticDepth and CustomScaleLayer, as keras.applications defines them.
 #include "kiln/layers/application_layers.h"
 
+#include "core/number_text.h"
 #include "kiln/ops/array_ops.h"
 #include "kiln/ops/math_ops.h"
 #include "kiln/ops/random.h"
@@ -35,7 +36,7 @@ KILN_REGISTER_LAYER(LayerScaleImpl, "LayerScale")
 StochasticDepthImpl::StochasticDepthImpl(double rate, ApplicationLayerOptions o)
     : Layer(base_options(o)), drop_path_rate_(rate), o_(std::move(o)) {
   if (!(rate >= 0 && rate < 1))
-    throw ValueError("StochasticDepth: drop_path_rate must be in [0, 1), but received " + std::to_string(rate));
+    throw ValueError("StochasticDepth: drop_path_rate must be in [0, 1), but received " + kiln::detail::number_text(rate));
   apply_input_shape(*this, o_);
 }
 

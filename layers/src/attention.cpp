@@ -3,6 +3,7 @@
 // on the weights, then weights · value.
 #include "kiln/layers/attention.h"
 
+#include "core/number_text.h"
 #include "kiln/nn/masking.h"
 #include "kiln/ops/array_ops.h"
 #include "kiln/ops/math_ops.h"
@@ -21,7 +22,7 @@ AttentionImpl::AttentionImpl(AttentionOptions o) : Layer(base_options(o)), o_(st
                      o_.score_mode);
   if (!(o_.dropout >= 0 && o_.dropout <= 1))
     throw ValueError(class_name() + ": `dropout` must be a float between 0 and 1, but received " +
-                     std::to_string(o_.dropout));
+                     kiln::detail::number_text(o_.dropout));
   apply_input_shape(*this, o_);
   set_supports_masking(true);
 }

@@ -1,6 +1,7 @@
 // Dropout: kiln::dropout in the common case; an explicit mask for noise_shape or a seed.
 #include "kiln/layers/dropout.h"
 
+#include "core/number_text.h"
 #include "kiln/ops/array_ops.h"
 #include "kiln/ops/math_ops.h"
 #include "kiln/ops/nn_ops.h"
@@ -15,7 +16,7 @@ using namespace detail;
 DropoutImpl::DropoutImpl(double rate, DropoutOptions o) : Layer(base_options(o)), rate_(rate), o_(std::move(o)) {
   if (!(rate_ >= 0 && rate_ <= 1))
     throw ValueError("Dropout: invalid value received for argument `rate`. Expected a float value between 0 and 1. Received: rate=" +
-                     std::to_string(rate_));
+                     kiln::detail::number_text(rate_));
   apply_input_shape(*this, o_);
   set_supports_masking(true);
 }

@@ -41,10 +41,15 @@ Tensor EmbeddingImpl::call(const Tensor& x, bool) {
     const int64_t lo = min(idx).cast(DType::int64).item<int64_t>();
     const int64_t hi = max(idx).cast(DType::int64).item<int64_t>();
     if (lo < 0 || hi >= input_dim_)
-      throw IndexError("Layer '" + name() + "' (Embedding): indices must be in [0, " + std::to_string(input_dim_) +
-                       "), but the input contains " + std::to_string(lo < 0 ? lo : hi));
+      throw IndexError("Embedding: the input contains index " + std::to_string(lo < 0 ? lo : hi) +
+                       ", which is out of range for input_dim=" + std::to_string(input_dim_) +
+                       " (indices must be in [0, " + std::to_string(input_dim_) + "))");
   }
   return gather(embeddings_.value(), idx, 0);
+}
+
+std::string EmbeddingImpl::error_arguments() const {
+  return "input_dim=" + std::to_string(input_dim_) + ", output_dim=" + std::to_string(output_dim_);
 }
 
 Shape EmbeddingImpl::compute_output_shape(const Shape& s) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <tuple>
 
+#include "core/number_text.h"
 #include "kiln/ops/array_ops.h"
 #include "kiln/layers/normalization.h"
 #include "kiln/distribute/data_parallel.h"
@@ -50,7 +51,7 @@ Shape broadcast_shape_for(const std::vector<int>& axes, const Shape& s) {
 BatchNormalizationImpl::BatchNormalizationImpl(BatchNormalizationOptions o) : Layer(base_options(o)), o_(std::move(o)) {
   if (!o_.axis.axes || o_.axis.axes->empty())
     throw ValueError("BatchNormalization: `axis` must be an integer or a non-empty list of integers");
-  if (!(o_.epsilon > 0)) throw ValueError("BatchNormalization: `epsilon` must be positive, got " + std::to_string(o_.epsilon));
+  if (!(o_.epsilon > 0)) throw ValueError("BatchNormalization: `epsilon` must be positive, got " + kiln::detail::number_text(o_.epsilon));
   apply_input_shape(*this, o_);
 }
 

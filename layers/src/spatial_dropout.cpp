@@ -1,6 +1,7 @@
 // SpatialDropout1D/2D/3D: one keep-mask entry per (sample, channel), broadcast over the spatial axes.
 #include "kiln/layers/spatial_dropout.h"
 
+#include "core/number_text.h"
 #include "kiln/ops/array_ops.h"
 #include "kiln/ops/math_ops.h"
 #include "kiln/ops/random.h"
@@ -15,7 +16,7 @@ SpatialDropoutBase::SpatialDropoutBase(const std::string& cls, int spatial_rank,
     : Layer(std::move(base)), rate_(rate), spatial_rank_(spatial_rank), seed_(seed) {
   if (!(rate_ >= 0 && rate_ <= 1))
     throw ValueError(cls + ": invalid value received for argument `rate`. Expected a float value between 0 and 1. Received: rate=" +
-                     std::to_string(rate_));
+                     kiln::detail::number_text(rate_));
   channels_first_ = check_data_format(cls, data_format) == "channels_first";
   set_input_spec({InputSpec{.ndim = spatial_rank + 2}});
 }

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "core/number_text.h"
 #include "kiln/ops/array_ops.h"
 #include "kiln/core/error.h"
 #include "kiln/ops/math_ops.h"
@@ -24,7 +25,7 @@ BinaryAccuracy::BinaryAccuracy(BinaryAccuracyOptions o)
       o_(o) {
   if (o_.threshold <= 0.0 || o_.threshold >= 1.0)
     throw ValueError("BinaryAccuracy: invalid value for argument `threshold`. Expected a value in interval (0, 1). "
-                     "Received: threshold=" + std::to_string(o_.threshold));
+                     "Received: threshold=" + kiln::detail::number_text(o_.threshold));
 }
 
 Config BinaryAccuracy::get_config() const { return detail::with_fields(base_config(), o_); }

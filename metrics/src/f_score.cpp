@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/number_text.h"
 #include "confusion_utils.h"
 #include "kiln/ops/array_ops.h"
 #include "kiln/core/error.h"
@@ -18,10 +19,10 @@ FBetaScoreOptions validate(FBetaScoreOptions o, const std::string& who) {
     throw ValueError(who + ": invalid `average` argument value. Expected one of: {None, 'micro', 'macro', "
                            "'weighted'}. Received: average=" + o.average);
   if (o.beta <= 0.0)
-    throw ValueError(who + ": invalid `beta` argument value. It should be > 0. Received: beta=" + std::to_string(o.beta));
+    throw ValueError(who + ": invalid `beta` argument value. It should be > 0. Received: beta=" + kiln::detail::number_text(o.beta));
   if (o.threshold && (*o.threshold > 1.0 || *o.threshold <= 0.0))
     throw ValueError(who + ": invalid `threshold` argument value. It should verify 0 < threshold <= 1. Received: "
-                           "threshold=" + std::to_string(*o.threshold));
+                           "threshold=" + kiln::detail::number_text(*o.threshold));
   return o;
 }
 }  // namespace

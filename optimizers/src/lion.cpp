@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/number_text.h"
 #include "kiln/core/error.h"
 #include "kiln/ops/math_ops.h"
 #include "optimizer_config.h"
@@ -14,7 +15,7 @@ Lion::Lion(LionOptions o)
   if (o_.beta_1 <= 0 || o_.beta_1 > 1)
     throw ValueError("Lion: argument `beta_1` must be in the [0, 1] range. Otherwise, the optimizer degenerates to "
                      "SignSGD. Received: beta_1=" +
-                     std::to_string(o_.beta_1));
+                     kiln::detail::number_text(o_.beta_1));
 }
 
 void Lion::build_slots(const std::vector<Variable>& vars) {

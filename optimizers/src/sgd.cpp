@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/number_text.h"
 #include "kiln/core/error.h"
 #include "kiln/ops/math_ops.h"
 #include "kiln/ops/fused_updates.h"
@@ -16,7 +17,7 @@ SGD::SGD(SGDOptions o)
       o_(std::move(o)) {
   if (momentum_ < 0 || momentum_ > 1)
     throw ValueError("SGD: `momentum` must be a float between [0, 1]. Received: momentum=" +
-                     std::to_string(momentum_));
+                     kiln::detail::number_text(momentum_));
 }
 
 void SGD::build_slots(const std::vector<Variable>& vars) {

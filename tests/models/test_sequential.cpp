@@ -164,7 +164,7 @@ TEST_CASE("bad input gives clear errors") {
   }
   SUBCASE("x and y of different lengths") {
     auto y9 = k::slice(y, {k::Slice(0, 9)});
-    CHECK_THROWS_WITH_AS(model.fit(x, y9, {.verbose = 0}), doctest::Contains("x sizes: 10; y sizes: 9"), k::ValueError);
+    CHECK_THROWS_WITH_AS(model.fit(x, y9, {.verbose = 0}), doctest::Contains("'x' sizes: 10; 'y' sizes: 9"), k::ValueError);
   }
   SUBCASE("empty dataset") {
     auto x0 = k::zeros({0, 4});

@@ -258,7 +258,7 @@ class RecordingBackend final : public Backend {
     n.inputs = std::move(inputs);
     n.outputs = std::move(outputs);
     n.run = std::move(fn);
-    n.layer = tracing::current_layer_path();
+    set_node_layer(n);
     return rec_.add(std::move(n));
   }
   Backend& r_;
@@ -369,7 +369,7 @@ void record_host_node(const std::function<void()>& fn, HostEffects effects) {
   n.run = fn;
   n.host = true;
   n.opaque = effects.opaque;
-  n.layer = tracing::current_layer_path();
+  set_node_layer(n);
   n.branches = std::move(effects.branches);
   rec->add(std::move(n));
 }

@@ -17,6 +17,7 @@
 #include "backend/backend.h"
 #include "core/op_log.h"
 #include "core/profiler_events.h"
+#include "kiln/core/error.h"
 
 namespace kiln::backend {
 
@@ -57,6 +58,9 @@ struct Node {
   NodeParams params;
   /// The layers whose call() made the node ("model/dense_1"), for messages.
   std::string layer;
+  /// What an error of this node at replay is reported with: the innermost
+  /// layer's "Exception encountered when calling layer ..." line and arguments.
+  std::string error_context, error_arguments;
   /// A control-flow node's subgraphs (an If's true and false branches), for readers of the graph.
   std::vector<Branch> branches;
   /// Host logic that runs at every replay (an optimizer's bookkeeping, a seed
@@ -70,6 +74,11 @@ struct Node {
   int unary = -1;
   int binary = -1;
 };
+
+/// Fills the node's layer path and error context from the layer call running on this thread.
+void set_node_layer(Node& n);
+/// Gives `to` the layer path and error context of `from` (a fused node of its parts).
+void copy_node_layer(Node& to, const Node& from);
 
 /// Nodes [begin, end) of a Recording that together compute one op a reader
 /// knows as a whole (a recurrence over a sequence is one ONNX LSTM): `op`
@@ -106,9 +115,15 @@ class Recording {
   /// Runs nodes [begin, end) only (the first copies as replay() does).
   void replay(std::size_t begin, std::size_t end);
   /// Runs nodes [begin, end) and nothing else.
+  /// An error of a node names the layer that recorded it, as the eager call would.
   void run(std::size_t begin, std::size_t end) {
     if (profiler::detail::recording()) return run_profiled(begin, end);
-    for (std::size_t i = begin; i < end && i < nodes_.size(); ++i) nodes_[i].run();
+    std::size_t i = begin;
+    try {
+      for (; i < end && i < nodes_.size(); ++i) nodes_[i].run();
+    } catch (const Error& e) {
+      rethrow_in_layer_context(nodes_[i], e);
+    }
   }
   /// run() with every node timed as a profiler event, named by its op and layer.
   void run_profiled(std::size_t begin, std::size_t end);
@@ -119,6 +134,7 @@ class Recording {
   const std::vector<Node>& nodes() const { return nodes_; }
 
  private:
+  [[noreturn]] static void rethrow_in_layer_context(const Node& n, const Error& e);
   std::vector<Node> nodes_;
   std::vector<Composite> composites_;
   struct InPlace {

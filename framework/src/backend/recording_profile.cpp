@@ -10,7 +10,11 @@ void Recording::run_profiled(std::size_t begin, std::size_t end) {
   prof::ReplayScope replay;
   for (std::size_t i = begin; i < end && i < nodes_.size(); ++i) {
     const int64_t t0 = prof::now_ns();
-    nodes_[i].run();
+    try {
+      nodes_[i].run();
+    } catch (const Error& e) {
+      rethrow_in_layer_context(nodes_[i], e);
+    }
     prof::add(prof::Kind::op, nodes_[i].type, nodes_[i].layer, t0, prof::now_ns());
   }
 }

@@ -40,6 +40,18 @@ std::string quoted_list(const std::vector<std::string>& names, const std::string
   return out;
 }
 
+/// The `n` candidates nearest to `name` by case-insensitive edit distance, however far.
+std::vector<std::string> nearest_names(const std::string& name, const std::vector<std::string>& candidates,
+                                       std::size_t n) {
+  const std::string key = lower(name);
+  std::vector<std::pair<std::size_t, std::size_t>> scored;
+  for (std::size_t i = 0; i < candidates.size(); ++i) scored.emplace_back(levenshtein(key, lower(candidates[i])), i);
+  std::stable_sort(scored.begin(), scored.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < scored.size() && out.size() < n; ++i) out.push_back(candidates[scored[i].second]);
+  return out;
+}
+
 }  // namespace
 
 std::vector<std::string> close_matches(const std::string& name, const std::vector<std::string>& candidates,
@@ -60,14 +72,21 @@ std::vector<std::string> close_matches(const std::string& name, const std::vecto
   return out;
 }
 
-void throw_unknown(const std::string& kind, const std::string& name, const std::vector<std::string>& candidates) {
+void throw_unknown(const std::string& kind, const std::string& name, const std::vector<std::string>& candidates,
+                   const std::string& hint) {
+  // A long list of every name hides the one line that helps; past a dozen,
+  // only the nearest few are named.
+  constexpr std::size_t kListAll = 12, kNearest = 3;
   std::string msg = "Unknown " + kind + ": '" + name + "'.";
   auto matches = close_matches(name, candidates);
   if (!matches.empty()) {
     msg += " Did you mean " + quoted_list(matches, " or ") + "?";
+  } else if (candidates.size() > kListAll) {
+    msg += " The closest known names are " + quoted_list(nearest_names(name, candidates, kNearest), " and ") + ".";
   } else if (!candidates.empty()) {
     msg += " Known names: " + quoted_list(candidates, ", ") + ".";
   }
+  if (!hint.empty()) msg += " " + hint;
   throw NotFoundError(msg);
 }
 

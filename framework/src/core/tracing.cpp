@@ -12,11 +12,21 @@ thread_local bool t_first_trace = true;
 thread_local LayerScope* t_layer = nullptr;
 }  // namespace
 
-LayerScope::LayerScope(const std::string& name)
-    : name_(&name), parent_(t_layer), profile_begin_(profiler::detail::recording() ? profiler::detail::now_ns() : -1) {
+LayerScope::LayerScope(const std::string& name, DescribeLayer describe, const void* layer)
+    : name_(&name),
+      describe_(describe),
+      layer_(layer),
+      parent_(t_layer),
+      profile_begin_(profiler::detail::recording() ? profiler::detail::now_ns() : -1) {
   t_layer = this;
 }
 LayerScope::LayerScope(const std::string& path, Backward) : LayerScope(path) { backward_ = true; }
+
+LayerErrorContext current_layer_error_context() {
+  if (!t_layer || !t_layer->describe_) return {};
+  return t_layer->describe_(t_layer->layer_);
+}
+
 LayerScope::~LayerScope() {
   if (profile_begin_ >= 0 && profiler::detail::recording()) {
     std::string path = current_layer_path();

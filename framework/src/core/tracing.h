@@ -34,9 +34,19 @@ void check_value_read(const char* what);
 /// trace can say which layer each recorded op came from.
 std::string current_layer_path();
 
+/// What an error in a layer's call says about the layer: the "Exception
+/// encountered when calling layer ..." line and the arguments it quotes.
+struct LayerErrorContext {
+  std::string context;
+  std::string arguments;
+};
+using DescribeLayer = LayerErrorContext (*)(const void* layer);
+
 class LayerScope {
  public:
-  explicit LayerScope(const std::string& name);
+  /// `describe(layer)`, asked only when a traced op is recorded, gives the
+  /// context a replayed op's error is reported with.
+  explicit LayerScope(const std::string& name, DescribeLayer describe = nullptr, const void* layer = nullptr);
   /// The backward pass of the layer at `path` (a whole path, "model/dense"): the
   /// gradient ops it records belong to that layer, wherever the pass runs.
   struct Backward {};
@@ -47,11 +57,17 @@ class LayerScope {
 
  private:
   friend std::string current_layer_path();
+  friend LayerErrorContext current_layer_error_context();
   const std::string* name_;
+  DescribeLayer describe_;
+  const void* layer_;
   LayerScope* parent_;
   int64_t profile_begin_;  // when the profiler records the call; -1 otherwise
   bool backward_ = false;  // name_ is a whole path, and the pass is not a call
 };
+
+/// The innermost layer call's error context, or empty outside any layer call.
+LayerErrorContext current_layer_error_context();
 
 /// "model/dense_1": the layers whose calls enclose this point, outermost first; empty outside any.
 std::string current_layer_path();

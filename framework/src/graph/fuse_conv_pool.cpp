@@ -150,7 +150,7 @@ int fuse_conv_pool(Recording& rec, const std::vector<Tensor>& outputs) {
     f.params.conv = conv.params.conv;
     f.params.pool = mp.params.pool;
     f.params.flag_a = true;
-    f.layer = conv.layer;
+    backend::copy_node_layer(f, conv);
     Tensor positions = readers(argmax).empty() ? Tensor() : argmax;  // none read in inference: left unwritten
     f.run = [&be, x = conv.inputs[0], w = conv.inputs[1], b = conv.inputs[2], cp = conv.params.conv,
              pp = mp.params.pool, pooled, argmax, positions, conv_run = conv.run, pool_run = mp.run]() mutable {

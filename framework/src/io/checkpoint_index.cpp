@@ -4,9 +4,11 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "core/json_errors.h"
 #include "io/atomic_file.h"
 #include "io/checkpoint_index.h"
 #include "io/hdf5_file.h"
+#include "io/hdf5_sandbox.h"
 #include "kiln/core/error.h"
 #include "kiln/io/checkpoint.h"
 
@@ -56,7 +58,7 @@ std::vector<std::string> read_checkpoint_index(const std::string& dir) {
       out.push_back(latest);
     }
   } catch (const nlohmann::json::exception& e) {
-    throw IOError(idx + ": corrupt checkpoint index: " + e.what());
+    throw IOError(idx + ": corrupt checkpoint index: " + detail::json_error_text(e));
   }
   return out;
 }
@@ -126,7 +128,7 @@ std::string latest_checkpoint(const std::string& directory) {
 }
 
 std::vector<VariableInfo> list_variables(const std::string& path) {
-  io::H5File f = io::H5File::open(path);
+  io::H5File f = io::open_h5(path, /*trusted=*/false);
   io::H5Group root = f.root();
   if (!root.has_attr("kiln_checkpoint"))
     throw IOError(path + ": not a Kiln checkpoint (no kiln_checkpoint attribute)");

@@ -2,6 +2,7 @@
 // compile/training config saved in a .keras or legacy .h5 file.
 #include <nlohmann/json.hpp>
 
+#include "core/json_errors.h"
 #include "io/saving_impl.h"
 #include "kiln/core/error.h"
 #include "kiln/training/loss.h"
@@ -118,7 +119,7 @@ void compile_from_config(Model& m, const Config& cfg, const std::string& source)
       o.steps_per_execution = cfg["steps_per_execution"];
     m.compile(std::move(o));
   } catch (const nlohmann::json::exception& e) {
-    throw ValueError(source + ": malformed training/compile config: " + e.what());
+    throw ValueError(source + ": malformed training/compile config: " + detail::json_error_text(e));
   } catch (const Error& e) {
     throw ValueError(source + ": cannot compile the model from the saved training config: " + e.what());
   }

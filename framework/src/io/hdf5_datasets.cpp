@@ -119,27 +119,53 @@ Tensor H5Group::read(const std::string& rel) const {
   // The file must hold the data in its own element size; the buffer, in the
   // (possibly wider) memory type, must stay under the ceiling.
   checked_elems(hd, fsize, h5::dataset_capacity(d.get(), fsize, file_->bytes, w), w);
-  const uint64_t capacity = std::numeric_limits<uint64_t>::max();
-  if (cls == H5T_FLOAT) {
-    if (fsize == 8) {
-      std::vector<double> buf(checked_elems(hd, 8, capacity, w));
-      if (!buf.empty() && H5Dread(d.get(), H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf.data()) < 0)
-        fail(w, "cannot read the data (truncated or corrupt file?)");
-      return Tensor(buf, Shape(dims));
-    }
-    std::vector<float> buf(checked_elems(hd, 4, capacity, w));
-    if (!buf.empty() && H5Dread(d.get(), H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf.data()) < 0)
+  // Read straight into the tensor: no zero-filled staging buffer, no second copy.
+  auto read_as = [&](hid_t mem_type, DType dt) {
+    Tensor t = Tensor::empty(Shape(dims), dt);
+    if (t.size() > 0 && H5Dread(d.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, t.raw_data()) < 0)
       fail(w, "cannot read the data (truncated or corrupt file?)");
-    return Tensor(buf, Shape(dims));
-  }
-  if (cls == H5T_INTEGER) {
-    std::vector<int64_t> buf(checked_elems(hd, 8, capacity, w));
-    if (!buf.empty() && H5Dread(d.get(), H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf.data()) < 0)
-      fail(w, "cannot read the data (truncated or corrupt file?)");
-    return Tensor(buf, Shape(dims));
-  }
+    return t;
+  };
+  if (cls == H5T_FLOAT) return fsize == 8 ? read_as(H5T_NATIVE_DOUBLE, DType::float64) : read_as(H5T_NATIVE_FLOAT, DType::float32);
+  if (cls == H5T_INTEGER) return read_as(H5T_NATIVE_INT64, DType::int64);
   fail(w, "unsupported dataset type (HDF5 class " + std::to_string(static_cast<int>(cls)) +
               "); expected float or integer data");
+}
+
+std::optional<H5RawData> H5Group::raw_data(const std::string& rel) const {
+  if (node_) return std::nullopt;
+  const std::string w = where(rel);
+  H5Id d = open_dataset(rel);
+  H5Id type(H5Dget_type(d.get())), space(H5Dget_space(d.get())), dcpl(H5Dget_create_plist(d.get()));
+  H5Id file(H5Iget_file_id(d.get()));
+  if (!type.valid() || !space.valid() || !dcpl.valid() || !file.valid()) return std::nullopt;
+  H5Id fcpl(H5Fget_create_plist(file.get()));
+  hsize_t userblock = 0;
+  // Only bytes stored exactly as read() returns them: contiguous, unfiltered,
+  // in this file, little-endian float32/float64/int64, at offsets from byte 0.
+  if (!fcpl.valid() || H5Pget_userblock(fcpl.get(), &userblock) < 0 || userblock != 0) return std::nullopt;
+  if (H5Pget_layout(dcpl.get()) != H5D_CONTIGUOUS || H5Pget_nfilters(dcpl.get()) != 0 ||
+      H5Pget_external_count(dcpl.get()) != 0)
+    return std::nullopt;
+  DType dt;
+  if (H5Tequal(type.get(), H5T_IEEE_F32LE) > 0) dt = DType::float32;
+  else if (H5Tequal(type.get(), H5T_IEEE_F64LE) > 0) dt = DType::float64;
+  else if (H5Tequal(type.get(), H5T_STD_I64LE) > 0) dt = DType::int64;
+  else return std::nullopt;
+  std::vector<hsize_t> hd;
+  uint64_t bytes = 0;
+  try {
+    hd = space_dims(space.get(), w);
+    bytes = checked_elems(hd, dtype_size(dt), h5::dataset_capacity(d.get(), dtype_size(dt), file_->bytes, w), w) *
+            dtype_size(dt);
+  } catch (const Error&) {
+    return std::nullopt;  // read() reports it
+  }
+  const haddr_t offset = H5Dget_offset(d.get());
+  if (bytes == 0 || offset == HADDR_UNDEF || H5Dget_storage_size(d.get()) != bytes || offset > file_->bytes ||
+      bytes > file_->bytes - offset)
+    return std::nullopt;
+  return H5RawData{dt, Shape(std::vector<int64_t>(hd.begin(), hd.end())), static_cast<uint64_t>(offset), bytes};
 }
 
 void H5Group::write(const std::string& rel, const Tensor& value) {

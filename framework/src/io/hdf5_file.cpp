@@ -85,9 +85,9 @@ namespace {
 // {u16 index, u16 refcount, 4 reserved, u64 size, data padded to 8}; index 0
 // is the free space, whose size already includes its header.
 void check_global_heaps(const std::function<bool(uint64_t off, std::size_t n, uint8_t* out)>& read, uint64_t total,
-                        const std::string& name) {
+                        const std::string& name, const uint8_t* in_memory = nullptr) {
   constexpr std::size_t kBlock = 1 << 20;
-  std::vector<uint8_t> buf(kBlock + 3);
+  std::vector<uint8_t> staging(in_memory ? 0 : kBlock + 3);
   auto le = [](const uint8_t* p, int n) {
     uint64_t v = 0;
     for (int i = n - 1; i >= 0; --i) v = (v << 8) | p[i];
@@ -95,13 +95,15 @@ void check_global_heaps(const std::function<bool(uint64_t off, std::size_t n, ui
   };
   for (uint64_t base = 0; base < total; base += kBlock) {
     const std::size_t n = static_cast<std::size_t>(std::min<uint64_t>(kBlock + 3, total - base));
-    if (!read(base, n, buf.data())) return;
+    // Bytes already in memory are scanned where they are.
+    const uint8_t* buf = in_memory ? in_memory + base : staging.data();
+    if (!in_memory && !read(base, n, staging.data())) return;
     const std::size_t scan = std::min(n, kBlock);
     for (std::size_t i = 0; i + 4 <= n && i < kBlock; ++i) {
       // memchr finds the candidates: a byte-by-byte loop was 7% of loading a ResNet50.
-      const void* g = std::memchr(buf.data() + i, 'G', scan - i);
+      const void* g = std::memchr(buf + i, 'G', scan - i);
       if (!g) break;
-      i = static_cast<std::size_t>(static_cast<const uint8_t*>(g) - buf.data());
+      i = static_cast<std::size_t>(static_cast<const uint8_t*>(g) - buf);
       if (i + 4 > n || buf[i + 1] != 'C' || buf[i + 2] != 'O' || buf[i + 3] != 'L') continue;
       const uint64_t pos = base + i;
       uint8_t hdr[16];
@@ -340,25 +342,27 @@ H5File H5File::create_in_memory(const std::string& name) {
   return wrap(f, std::make_shared<H5Group::FileInfo>(H5Group::FileInfo{name, ~uint64_t{0} >> 12}));
 }
 
-H5File H5File::from_image(const std::vector<uint8_t>& bytes, const std::string& name) {
+H5File H5File::from_memory(const uint8_t* data, std::size_t size, const std::string& name, bool borrow) {
   init_hdf5();
-  if (bytes.empty()) throw IOError(name + ": the HDF5 data is empty (0 bytes)");
-  if (!looks_like_hdf5(bytes)) throw IOError(name + ": not HDF5 data (bad signature)");
+  if (size == 0) throw IOError(name + ": the HDF5 data is empty (0 bytes)");
+  if (!looks_like_hdf5(std::vector<uint8_t>(data, data + std::min<std::size_t>(size, 8))))
+    throw IOError(name + ": not HDF5 data (bad signature)");
   check_global_heaps(
       [&](uint64_t off, std::size_t n, uint8_t* out) {
-        if (off > bytes.size() || n > bytes.size() - off) return false;
-        std::memcpy(out, bytes.data() + off, n);
+        if (off > size || n > size - off) return false;
+        std::memcpy(out, data + off, n);
         return true;
       },
-      bytes.size(), name);
+      size, name, data);
   H5Id fapl = strong_fapl();
   H5Pset_fapl_core(fapl.get(), 1 << 20, /*backing_store=*/0);
-  // H5Pset_file_image copies the buffer, so `bytes` need not outlive the file.
-  if (H5Pset_file_image(fapl.get(), const_cast<uint8_t*>(bytes.data()), bytes.size()) < 0)
+  if (borrow) h5::borrow_image(fapl.get(), data, size);
+  // Otherwise H5Pset_file_image copies the buffer, so it need not outlive the file.
+  else if (H5Pset_file_image(fapl.get(), const_cast<uint8_t*>(data), size) < 0)
     fail(name, "cannot hand the HDF5 image to the library");
   hid_t f = H5Fopen(name.c_str(), H5F_ACC_RDONLY, fapl.get());
   if (f < 0) fail(name, "cannot open the HDF5 data (truncated or corrupt?)");
-  return wrap(f, std::make_shared<H5Group::FileInfo>(H5Group::FileInfo{name, bytes.size()}));
+  return wrap(f, std::make_shared<H5Group::FileInfo>(H5Group::FileInfo{name, size}));
 }
 
 std::vector<uint8_t> H5File::image() const {

@@ -62,6 +62,14 @@ enum class StrEncoding { ascii, utf8 };
 
 struct H5SnapshotNode;  // hdf5_snapshot.h
 
+/// A dataset's values as bytes of the file (H5Group::raw_data).
+struct H5RawData {
+  DType dtype;
+  Shape shape;
+  uint64_t offset;  ///< from the file's first byte
+  uint64_t bytes;
+};
+
 class H5Group {
  public:
   H5Group() = default;
@@ -118,6 +126,10 @@ class H5Group {
   /// Reads a float32/float64/integer dataset into a tensor of the matching
   /// dtype (float32 for float32 data, int64 for integers, float64 for doubles).
   Tensor read(const std::string& rel) const;
+  /// Where read(rel)'s bytes lie in the file, when the file stores them exactly
+  /// as read() returns them (contiguous, unfiltered, little-endian float32,
+  /// float64 or int64, no user block); none otherwise, and for snapshots.
+  std::optional<H5RawData> raw_data(const std::string& rel) const;
   Shape dataset_shape(const std::string& rel) const;
   /// "float32", "float64", "int64", ... as NumPy names them.
   std::string dataset_dtype(const std::string& rel) const;
@@ -156,7 +168,13 @@ class H5File {
   /// Creates a file in memory; image() returns its bytes.
   static H5File create_in_memory(const std::string& name);
   /// Opens bytes already in memory (a .keras member); `name` is used in errors.
-  static H5File from_image(const std::vector<uint8_t>& bytes, const std::string& name);
+  static H5File from_image(const std::vector<uint8_t>& bytes, const std::string& name) {
+    return from_memory(bytes.data(), bytes.size(), name, false);
+  }
+  /// The same for `size` bytes at `data`. `borrow`: libhdf5 reads them in
+  /// place instead of copying them, so they must outlive the file (the
+  /// sandboxed child's mapping of the file; h5::borrow_image).
+  static H5File from_memory(const uint8_t* data, std::size_t size, const std::string& name, bool borrow);
   /// A read-only file over a snapshot of `bytes` bytes of HDF5 (hdf5_sandbox.h).
   static H5File from_snapshot(std::shared_ptr<const H5SnapshotNode> root, const std::string& name, uint64_t bytes);
 

@@ -35,4 +35,9 @@ std::vector<std::string> split_path(const std::string& rel);
 /// A simple dataspace's dimensions ({0} for a null dataspace).
 std::vector<hsize_t> space_dims(hid_t space, const std::string& where);
 
+/// Makes the file-access list `fapl` (core driver) open `size` bytes at
+/// `data` in place, read-only, without copying them. One image per process at
+/// a time: it is for the sandboxed child, which opens one file and exits.
+void borrow_image(hid_t fapl, const void* data, std::size_t size);
+
 }  // namespace kiln::io::h5

@@ -10,6 +10,7 @@
 // every read the loaders make exactly as a live one would, including the
 // errors, which the child records where they happen.
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -52,11 +53,34 @@ struct H5SnapshotLimits {
 /// Copies the whole tree under `root` (a live group) into memory.
 std::shared_ptr<const H5SnapshotNode> take_snapshot(const H5Group& root, const H5SnapshotLimits& limits = {});
 
+/// Receives an encoding piece by piece (the sandboxed child's pipe).
+using SnapshotSink = std::function<void(const void* data, std::size_t size)>;
+/// Walks the live group `root` and writes the encoding of its snapshot to
+/// `sink` as it goes: the same bytes as encode_snapshot(*take_snapshot(root)),
+/// without holding the tree. Throws IOError (limits) part way, with some
+/// bytes already written. `by_reference`: a dataset whose values are stored
+/// in the file exactly as read() returns them (H5Group::raw_data) is written
+/// as their offset and size instead, so the values never pass through the
+/// child; decode_snapshot then needs a RawFetch over the same file's bytes.
+void write_snapshot(const H5Group& root, const SnapshotSink& sink, const H5SnapshotLimits& limits = {},
+                    bool by_reference = false);
+
+/// One dataset's values to copy from the file the snapshot was taken from.
+struct RawRead {
+  uint64_t offset;
+  void* dst;
+  std::size_t size;
+};
+/// Copies every read's bytes from the file into its `dst`, all at once (so
+/// they can be copied in parallel); throws IOError when one is not in the file.
+using RawFetch = std::function<void(const std::vector<RawRead>& reads)>;
+
 /// The encoding of a snapshot, and its inverse. decode_snapshot refuses
 /// (IOError naming `name`) any byte string that is not exactly an encoding of
 /// a tree within `limits`: it is the only parser that sees the child's output.
 std::vector<uint8_t> encode_snapshot(const H5SnapshotNode& root);
 std::shared_ptr<const H5SnapshotNode> decode_snapshot(const uint8_t* data, std::size_t size, const std::string& name,
-                                                      const H5SnapshotLimits& limits = {});
+                                                      const H5SnapshotLimits& limits = {},
+                                                      const RawFetch* fetch = nullptr);
 
 }  // namespace kiln::io

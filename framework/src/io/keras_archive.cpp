@@ -3,6 +3,7 @@
 #include <ctime>
 #include <nlohmann/json.hpp>
 
+#include "core/json_errors.h"
 #include "io/atomic_file.h"
 #include "io/hdf5_sandbox.h"
 #include "io/saving_impl.h"
@@ -37,7 +38,7 @@ Config parse_member(const ZipReader& zip, const std::string& member) {
   try {
     return parse_json(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
   } catch (const nlohmann::json::exception& e) {
-    throw IOError(zip.path() + "[" + member + "]: not valid JSON: " + e.what());
+    throw IOError(zip.path() + "[" + member + "]: " + detail::json_error_text(e));
   }
 }
 

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "core/json_errors.h"
 #include "io/atomic_file.h"
 #include "io/finite_values.h"
 #include "io/hdf5_sandbox.h"
@@ -301,7 +302,7 @@ std::shared_ptr<Model> load_legacy_model(const H5File& f, bool compile) {
   try {
     cfg = parse_json(*mc);
   } catch (const nlohmann::json::exception& e) {
-    throw IOError(path + ": the model_config attribute is not valid JSON: " + e.what());
+    throw IOError(path + ": the model_config attribute: " + detail::json_error_text(e));
   }
   if (!root.is_group("model_weights")) throw IOError(path + ": the file has a model_config but no /model_weights group");
   auto model = model_from_file_config(cfg, path, /*weights_follow=*/true);
@@ -314,7 +315,7 @@ std::shared_ptr<Model> load_legacy_model(const H5File& f, bool compile) {
       try {
         t = parse_json(*tc);
       } catch (const nlohmann::json::exception& e) {
-        throw IOError(path + ": the training_config attribute is not valid JSON: " + e.what());
+        throw IOError(path + ": the training_config attribute: " + detail::json_error_text(e));
       }
       compile_from_config(*model, t, path);
       load_legacy_optimizer(*model, root);

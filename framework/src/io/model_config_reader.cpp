@@ -2,6 +2,7 @@
 // hook (Keras 1 keys, see shared/KERAS_FORMATS.md section 3), then building the model.
 #include <nlohmann/json.hpp>
 
+#include "core/json_errors.h"
 #include "io/saving_impl.h"
 #include "kiln/core/error.h"
 #include "core/file_load_scope.h"
@@ -73,7 +74,7 @@ std::shared_ptr<Model> model_from_file_config(const Config& c, const std::string
   } catch (const Error& e) {
     throw ValueError(source + ": " + e.what());
   } catch (const nlohmann::json::exception& e) {
-    throw ValueError(source + ": malformed model config: " + e.what());
+    throw ValueError(source + ": malformed model config: " + detail::json_error_text(e));
   }
   const std::string cls = up["class_name"].is_string() ? up["class_name"].get<std::string>() : "";
   try {
@@ -104,7 +105,7 @@ std::shared_ptr<Model> model_from_file_config(const Config& c, const std::string
   } catch (const NotFoundError& e) {
     throw NotFoundError(source + ": " + e.what());
   } catch (const nlohmann::json::exception& e) {
-    throw ValueError(source + ": malformed model config: " + e.what());
+    throw ValueError(source + ": malformed model config: " + detail::json_error_text(e));
   } catch (const IOError&) {
     throw;
   } catch (const Error& e) {

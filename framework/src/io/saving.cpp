@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "core/json_errors.h"
 #include "io/atomic_file.h"
 #include "io/hdf5_sandbox.h"
 #include "io/saving_impl.h"
@@ -148,7 +149,7 @@ std::shared_ptr<Model> model_from_json(const std::string& json, LoadModelOptions
   try {
     c = parse_json(json);
   } catch (const nlohmann::json::exception& e) {
-    throw ValueError(std::string("model_from_json: not valid JSON: ") + e.what());
+    throw ValueError("model_from_json: " + detail::json_error_text(e));
   }
   return io::model_from_file_config(c, "model_from_json");
 }
@@ -160,7 +161,7 @@ std::shared_ptr<Model> model_from_json_file(const std::string& path, LoadModelOp
   try {
     c = parse_json(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()));
   } catch (const nlohmann::json::exception& e) {
-    throw IOError(path + ": not valid JSON: " + e.what());
+    throw IOError(path + ": " + detail::json_error_text(e));
   }
   return io::model_from_file_config(c, path);
 }

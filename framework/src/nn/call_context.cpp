@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/error_rethrow.h"
 #include "kiln/core/error.h"
 
 namespace kiln::detail {
@@ -44,38 +45,22 @@ std::optional<bool> training_for_sublayer(std::optional<bool> own, std::optional
   return layer.default_training();
 }
 
+tracing::LayerErrorContext layer_error_context(const Layer& l) {
+  return {std::string(kCallContext) + l.name() + "' (type " + l.class_name() + ").", l.error_arguments()};
+}
+
 void rethrow_with_call_context(const Layer& l) {
   try {
     throw;
   } catch (const Error& e) {
-    if (std::string_view(e.what()).starts_with(kCallContext)) throw;
-    const std::string msg = std::string(kCallContext) + l.name() + "' (type " + l.class_name() + ").\n\n" + e.what();
-    try {
-      throw;
-    } catch (const NotFoundError&) {
-      throw NotFoundError(msg);
-    } catch (const IndexError&) {
-      throw IndexError(msg);
-    } catch (const ShapeError&) {
-      throw ShapeError(msg);
-    } catch (const TracingError&) {
-      throw TracingError(msg);
-    } catch (const InvalidArgumentError&) {
-      throw InvalidArgumentError(msg);
-    } catch (const ValueError&) {
-      throw ValueError(msg);
-    } catch (const TypeError&) {
-      throw TypeError(msg);
-    } catch (const IOError&) {
-      throw IOError(msg);
-    } catch (const RuntimeError&) {
-      throw RuntimeError(msg);
-    } catch (const LookupError&) {
-      throw LookupError(msg);
-    } catch (const Error&) {
-      throw Error(msg);
-    }
+    if (has_layer_context(e.what())) throw;
+    const auto c = layer_error_context(l);
+    rethrow_with_message(layer_error_message(c.context, e.what(), c.arguments));
   }
+}
+
+tracing::LayerErrorContext describe_layer_for_trace(const void* layer) {
+  return layer_error_context(*static_cast<const Layer*>(layer));
 }
 
 std::shared_ptr<Layer> kept_for_rerun(Layer* layer) {

@@ -4,6 +4,7 @@
 // raised inside a layer's call().
 #include <optional>
 
+#include "core/tracing.h"
 #include "kiln/nn/layer.h"
 
 namespace kiln::detail {
@@ -45,6 +46,12 @@ std::optional<bool> training_for_sublayer(std::optional<bool> own, std::optional
 /// innermost layer names itself; the layers and models around it pass the
 /// message on unchanged.
 [[noreturn]] void rethrow_with_call_context(const Layer& layer);
+
+/// What errors raised in `layer`'s call say about it: Keras's "Exception
+/// encountered when calling layer 'name' (type Class)." and its error_arguments().
+tracing::LayerErrorContext layer_error_context(const Layer& layer);
+/// The same for tracing::LayerScope, which knows the layer only as a pointer.
+tracing::LayerErrorContext describe_layer_for_trace(const void* layer);
 
 /// The layer a logged call of a shape-polymorphic trace re-runs on (see
 /// core/op_log.h): shared when a shared_ptr owns it, so the function keeps it alive.

@@ -155,7 +155,7 @@ std::optional<double> ConfigReader::optional_number(const char* key) const {
 }
 bool ConfigReader::boolean(const char* key, bool def) const {
   if (!has(key)) return def;
-  if (!c_[key].is_boolean()) fail(key, "true or false");
+  if (!c_[key].is_boolean()) fail(key, "a bool");
   return c_[key].get<bool>();
 }
 std::string ConfigReader::string(const char* key, const std::string& def) const {

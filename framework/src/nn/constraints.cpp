@@ -5,6 +5,7 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 
+#include "core/number_text.h"
 #include "kiln/core/error.h"
 #include "kiln/ops/math_ops.h"
 #include "kiln/ops/reduce_ops.h"
@@ -46,8 +47,8 @@ class MinMaxNormC : public Constraint {
   MinMaxNormC(double min_value, double max_value, double rate, std::vector<int> axes)
       : min_value_(min_value), max_value_(max_value), rate_(rate), axes_(std::move(axes)) {
     if (min_value_ > max_value_)
-      throw ValueError("MinMaxNorm: min_value (" + std::to_string(min_value_) + ") is above max_value (" +
-                       std::to_string(max_value_) + ")");
+      throw ValueError("MinMaxNorm: min_value (" + kiln::detail::number_text(min_value_) + ") is above max_value (" +
+                       kiln::detail::number_text(max_value_) + ")");
   }
   Tensor operator()(const Tensor& w) const override {
     Tensor n = norms(w, axes_);

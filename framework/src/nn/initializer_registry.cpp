@@ -5,6 +5,7 @@
 #include <functional>
 #include <nlohmann/json.hpp>
 
+#include "core/json_errors.h"
 #include "kiln/core/error.h"
 #include "kiln/core/registry.h"
 #include "kiln/nn/initializers.h"
@@ -158,7 +159,7 @@ InitializerPtr get(const std::string& name) {
     try {
       c = parse_json(name);
     } catch (const nlohmann::json::exception& e) {
-      throw ValueError("initializers::get: could not parse the JSON config " + name + ": " + e.what());
+      throw ValueError("initializers::get: could not parse the JSON config " + name + ": " + detail::json_error_text(e));
     }
     return from_config(c);
   }

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "core/number_text.h"
 #include "kiln/core/error.h"
 #include "kiln/ops/math_ops.h"
 #include "kiln/ops/random.h"
@@ -120,7 +121,7 @@ class VarianceScalingInit : public Initializer {
         axes_(std::move(axes)), name_(std::move(name)) {
     if (!(scale_ > 0.0))
       throw ValueError("VarianceScaling: argument `scale` must be a positive float. Received: scale=" +
-                       std::to_string(scale_));
+                       kiln::detail::number_text(scale_));
     if (mode_ != "fan_in" && mode_ != "fan_out" && mode_ != "fan_avg")
       throw ValueError("VarianceScaling: invalid `mode` argument: '" + mode_ +
                        "'. Expected one of 'fan_in', 'fan_out', 'fan_avg'.");

@@ -241,7 +241,7 @@ Tensor Layer::operator()(const Tensor& x, std::optional<bool> explicit_training)
   call_losses_.clear();
   const Tensor mask = get_keras_mask(x);
   PlacementScope on_input_device(x.device());
-  tracing::LayerScope in_layer(name());
+  tracing::LayerScope in_layer(name(), detail::describe_layer_for_trace, this);
   Tensor y;
   try {
     y = mask.defined() ? call_masked(x, mask, training) : call(x, training);
@@ -279,7 +279,7 @@ std::vector<Tensor> Layer::operator()(const std::vector<Tensor>& xs, std::option
   // Several inputs always reach the list call(), so a two-input layer needs no takes_list().
   const bool list = takes_list() || returns_list() || xs.size() > 1;
   PlacementScope on_input_device(xs[0].device());
-  tracing::LayerScope in_layer(name());
+  tracing::LayerScope in_layer(name(), detail::describe_layer_for_trace, this);
   std::vector<Tensor> ys;
   try {
     if (mask.defined()) ys = list ? call_masked(xs, mask, training) : std::vector<Tensor>{call_masked(xs[0], mask, training)};

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/json_errors.h"
 #include "kiln/core/error.h"
 #include "kiln/core/registry.h"
 
@@ -18,7 +19,11 @@ struct LayerClassEntry {
 };
 
 Registry<LayerClassEntry>& table() {
-  static Registry<LayerClassEntry> r("layer class", &detail::layer_builtins_hook);
+  static Registry<LayerClassEntry> r(
+      "layer class", &detail::layer_builtins_hook,
+      "A custom layer or model class must be registered before loading: call "
+      "kiln::register_layer_class(\"ClassName\", factory), or pass it to load_model as "
+      "{.custom_objects = {{\"ClassName\", factory}}}.");
   return r;
 }
 }  // namespace
@@ -40,7 +45,7 @@ LayerPtr layer_from_config(const Config& entry) {
   if (!entry.is_object() || !entry.contains("class_name"))
     throw ValueError("layer_from_config: expected an object with \"class_name\" and \"config\", got: " +
                      entry.dump().substr(0, 200));
-  std::string cls = entry.at("class_name").get<std::string>();
+  std::string cls = detail::json_field<std::string>(entry, "class_name", "layer_from_config");
   // Keras 3 may name custom classes "package>Name".
   if (entry.contains("registered_name") && entry["registered_name"].is_string()) {
     std::string reg = entry["registered_name"].get<std::string>();

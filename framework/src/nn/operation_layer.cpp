@@ -8,6 +8,7 @@
 #include <set>
 #include <nlohmann/json.hpp>
 
+#include "core/json_errors.h"
 #include "kiln/core/error.h"
 #include "nn/keras_op_table.h"
 #include "nn/operation_call.h"
@@ -219,7 +220,7 @@ std::vector<Tensor> OperationLayer::call(const std::vector<Tensor>& xs, bool) {
   try {
     return table_op(*detail::find_keras_op_class(keras_class_), c);
   } catch (const nlohmann::json::exception& e) {
-    c.fail(std::string("unexpected arguments: ") + e.what());
+    c.fail(std::string("unexpected arguments: ") + detail::json_error_text(e));
   }
 }
 

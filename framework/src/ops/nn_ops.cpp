@@ -1,6 +1,7 @@
 // Neural-network ops: softmax, conv2d, pooling, dropout, fused cross-entropy.
 #include "kiln/ops/nn_ops.h"
 
+#include "core/number_text.h"
 #include "kiln/ops/array_ops.h"
 #include "kiln/ops/math_ops.h"
 #include "kiln/ops/random.h"
@@ -287,7 +288,7 @@ Tensor avg_pool2d(const Tensor& x, Pool2DOptions o) {
 Tensor dropout(const Tensor& x, double rate) {
   KILN_LOG_OP(dropout, x, rate);
   check_concrete("dropout", x);
-  if (rate < 0 || rate >= 1) throw ValueError("dropout: rate must be in [0, 1), but received " + std::to_string(rate));
+  if (rate < 0 || rate >= 1) throw ValueError("dropout: rate must be in [0, 1), but received " + kiln::detail::number_text(rate));
   if (rate == 0) return identity(x);
   Tensor y = Tensor::empty(x.shape(), x.dtype(), x.device());
   Tensor mask = Tensor::empty(x.shape(), x.dtype(), x.device());

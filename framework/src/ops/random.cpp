@@ -6,6 +6,7 @@
 #include <random>
 #include <sstream>
 
+#include "core/number_text.h"
 #include "backend/recording.h"
 #include "core/dispatch.h"
 #include "core/op_log.h"
@@ -83,8 +84,8 @@ Tensor normal(const Shape& shape, double mean, double stddev, DType dtype, std::
 Tensor uniform(const Shape& shape, double minval, double maxval, DType dtype, std::optional<uint64_t> seed) {
   KILN_LOG_OP(random::uniform, shape, minval, maxval, dtype, seed);
   if (maxval <= minval && !(is_floating(dtype) && maxval == minval))
-    throw ValueError("random::uniform: maxval (" + std::to_string(maxval) + ") must be greater than minval (" +
-                     std::to_string(minval) + ")");
+    throw ValueError("random::uniform: maxval (" + kiln::detail::number_text(maxval) + ") must be greater than minval (" +
+                     kiln::detail::number_text(minval) + ")");
   if (is_floating(dtype)) {
     std::uniform_real_distribution<double> d(minval, maxval);
     return generate(shape, dtype, seed, [d](auto& g) mutable { return d(g); });

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <set>
 
+#include "core/number_text.h"
 #include "kiln/ops/array_ops.h"
 #include "kiln/core/error.h"
 #include "kiln/ops/math_ops.h"
@@ -97,15 +98,22 @@ Arrays make_arrays(const Model& m, const Data& x, const Data& y, const Tensor& s
   check_input_count(m, a.x);
   for (const auto& t : a.x)
     if (!t.defined() || t.is_symbolic()) throw ValueError(where + ": x must hold concrete tensors");
-  std::vector<int64_t> xs, ys;
-  for (const auto& t : a.x) xs.push_back(t.rank() ? t.shape()[0] : 1);
-  for (const auto& t : a.y) ys.push_back(t.rank() ? t.shape()[0] : 1);
+  auto samples = [](const Tensor& t) -> int64_t { return t.rank() ? t.shape()[0] : 1; };
+  std::vector<int64_t> xs, ys, sws;
+  for (const auto& t : a.x) xs.push_back(samples(t));
+  for (const auto& t : a.y) ys.push_back(samples(t));
+  if (sw.defined()) sws.push_back(samples(sw));
   std::set<int64_t> all(xs.begin(), xs.end());
   all.insert(ys.begin(), ys.end());
-  if (sw.defined()) all.insert(sw.shape()[0]);
-  if (all.size() > 1)
-    throw ValueError(where + ": Data cardinality is ambiguous. Make sure all arrays contain the same number of samples. x sizes: " +
-                     join(xs) + "; y sizes: " + join(ys));
+  all.insert(sws.begin(), sws.end());
+  // Keras's check_data_cardinality: every array is listed, so the odd one out is visible.
+  if (all.size() > 1) {
+    std::string msg = where + ": Data cardinality is ambiguous. Make sure all arrays contain the same number of "
+                              "samples. 'x' sizes: " + join(xs);
+    if (!ys.empty()) msg += "; 'y' sizes: " + join(ys);
+    if (!sws.empty()) msg += "; 'sample_weight' sizes: " + join(sws);
+    throw ValueError(msg);
+  }
   a.n = xs[0];
   if (a.n == 0) throw ValueError(where + ": the input data is empty (0 samples)");
   return a;
@@ -142,7 +150,7 @@ void apply_class_weight(Arrays& a, const std::map<int, double>& class_weight) {
 std::pair<Arrays, Arrays> split_tail(const Arrays& all, double fraction) {
   const auto split_at = static_cast<int64_t>(std::floor(static_cast<double>(all.n) * (1.0 - fraction)));
   if (split_at <= 0 || split_at >= all.n)
-    throw ValueError("fit(): validation_split=" + std::to_string(fraction) +
+    throw ValueError("fit(): validation_split=" + kiln::detail::number_text(fraction) +
                      " leaves no training or no validation samples out of " + std::to_string(all.n));
   return {take_rows(all, row_range(0, split_at)), take_rows(all, row_range(split_at, all.n))};
 }

@@ -1,6 +1,7 @@
 // Epochs, evaluation runs and fit()'s validation runs as sequences of batches.
 #include "training/epoch_iterator.h"
 
+#include "core/number_text.h"
 #include "kiln/core/error.h"
 #include "training/device_prefetch.h"
 
@@ -71,7 +72,7 @@ std::optional<Arrays> take_validation_arrays(const Model& model, const FitOption
   if (o.validation_data && o.validation_dataset)
     throw ValueError("fit(): pass validation_data or validation_dataset, not both");
   if (train && (o.validation_split < 0 || o.validation_split >= 1))
-    throw ValueError("fit(): validation_split must be in [0, 1), got " + std::to_string(o.validation_split));
+    throw ValueError("fit(): validation_split must be in [0, 1), got " + kiln::detail::number_text(o.validation_split));
   if (const ValidationData* v = o.validation_data ? o.validation_data->arrays() : nullptr)
     return make_arrays(model, v->x, v->y, v->sample_weight, "fit() validation_data");
   // As in Keras, validation data given outright takes precedence over validation_split.

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "core/number_text.h"
 #include "autodiff/autodiff.h"
 #include "core/op_log.h"
 #include "backend/recording.h"
@@ -71,7 +72,7 @@ Optimizer::Optimizer(std::string default_name, LearningRate lr, OptimizerOptions
   if (options_.use_ema) {
     if (options_.ema_momentum > 1 || options_.ema_momentum < 0)
       throw ValueError("Optimizer '" + name_ + "': `ema_momentum` must be in the range [0, 1]. Received: ema_momentum=" +
-                       std::to_string(options_.ema_momentum));
+                       kiln::detail::number_text(options_.ema_momentum));
     if (options_.ema_overwrite_frequency && *options_.ema_overwrite_frequency < 1)
       throw ValueError("Optimizer '" + name_ +
                        "': `ema_overwrite_frequency` must be an integer >= 1 or None. Received: "
@@ -106,7 +107,7 @@ double Optimizer::learning_rate() const {
 void Optimizer::set_learning_rate(double lr) {
   if (!std::isfinite(lr))
     throw ValueError("Optimizer '" + name_ + "': set_learning_rate expects a finite float, received " +
-                     std::to_string(lr));
+                     kiln::detail::number_text(lr));
   // Keras raises TypeError when a schedule is replaced by a float; the Kiln
   // contract (optimizer.h) is to replace it, so the float variable comes back.
   lr_ = LearningRate(lr);

@@ -15,9 +15,11 @@ namespace kiln {
 std::vector<std::string> close_matches(const std::string& name, const std::vector<std::string>& candidates,
                                        std::size_t n = 3);
 /// Throws NotFoundError "Unknown optimizer: 'nadamm'. Did you mean 'nadam' or 'adam'?";
-/// with no close match: "Unknown optimizer: 'xyz'. Known names: 'adam', 'nadam', 'sgd'."
+/// with no close match: "Unknown optimizer: 'xyz'. Known names: 'adam', 'nadam', 'sgd'." (up to
+/// 12 candidates) or "... The closest known names are 'a', 'b' and 'c'." (more). A non-empty
+/// `hint` (how to register a new name) ends the message.
 [[noreturn]] void throw_unknown(const std::string& kind, const std::string& name,
-                                const std::vector<std::string>& candidates);
+                                const std::vector<std::string>& candidates, const std::string& hint = "");
 /// Keras 3 name normalisation (keras/src/utils/naming.py): drop non-word characters, then
 /// split before capitalised words and between a lower- and an upper-case letter.
 /// "SparseCategoricalCrossentropy" -> "sparse_categorical_crossentropy", "Conv2D" -> "conv2d",
@@ -37,8 +39,12 @@ class Registry {
   /// A registry for `kind` ("optimizer"), named in errors; `builtins` points at
   /// the hook the first lookup runs, if any.
   explicit Registry(std::string kind, void (**builtins)() = nullptr) : kind_(std::move(kind)), builtins_(builtins) {}
+  /// The same, with a hint that unknown-name errors end with ("register it with ...").
+  Registry(std::string kind, void (**builtins)(), std::string unknown_hint)
+      : kind_(std::move(kind)), hint_(std::move(unknown_hint)), builtins_(builtins) {}
   /// For tables built once in a function and returned (before anyone else can see them).
-  Registry(Registry&& o) noexcept : kind_(std::move(o.kind_)), builtins_(o.builtins_), items_(std::move(o.items_)) {}
+  Registry(Registry&& o) noexcept
+      : kind_(std::move(o.kind_)), hint_(std::move(o.hint_)), builtins_(o.builtins_), items_(std::move(o.items_)) {}
   /// Registers (or replaces) the factory for `name`.
   void add(const std::string& name, Factory f) {
     std::lock_guard<std::mutex> l(mu_);
@@ -49,7 +55,7 @@ class Registry {
   /// The factory for `name`; NotFoundError listing the closest names otherwise.
   const Factory& get(const std::string& name) const {
     if (const Factory* f = find(name)) return *f;
-    throw_unknown(kind_, name, names());
+    throw_unknown(kind_, name, names(), hint_);
   }
   /// nullptr when absent. Entries are never removed, so the pointer stays valid.
   const Factory* find(const std::string& name) const {
@@ -80,6 +86,7 @@ class Registry {
 
  private:
   std::string kind_;
+  std::string hint_;
   void (**builtins_)();
   mutable std::mutex mu_;
   mutable std::mutex builtins_mu_;

@@ -130,9 +130,10 @@ class Checkpoint {
   std::string write(const std::string& path);
   /// Options of restore().
   struct RestoreOptions {
-    /// false: the file may be hostile; libhdf5 parses it in a sandboxed child
-    /// process (as models::LoadModelOptions::trusted).
-    bool trusted = true;
+    /// false (the default): the file may be hostile; libhdf5 parses it in a
+    /// sandboxed child process. true, or the environment variable
+    /// KILN_TRUST_FILES=1: it is read in this process (as models::LoadModelOptions::trusted).
+    bool trusted = false;
   };
   /// Restores from a file written by save()/write(). An empty path (no
   /// checkpoint yet) restores nothing. Also restores save_counter.
@@ -192,6 +193,7 @@ struct VariableInfo {
   Shape shape;  ///< The value's shape.
 };
 /// Every value in a checkpoint file, sorted by name (tf.train.list_variables).
+/// The file is read through the HDF5 sandbox unless KILN_TRUST_FILES=1.
 std::vector<VariableInfo> list_variables(const std::string& path);
 }  // namespace checkpoint
 

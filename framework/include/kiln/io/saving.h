@@ -19,6 +19,9 @@
 //   auto m = kiln::models::load_model("custom.keras",
 //       {.custom_objects = {{"MyModel", [](const kiln::Config& c) { return make_my_model(c); }}}});
 //
+// Every HDF5 read goes through a sandboxed child process unless the caller
+// passes {.trusted = true} or sets KILN_TRUST_FILES=1 (docs/security.md).
+//
 // Errors: a missing, empty, truncated, corrupt or wrong-format file throws
 // kiln::IOError naming the file; a layer class Kiln does not have throws
 // kiln::NotFoundError naming the file and the class; missing weights and
@@ -42,12 +45,16 @@ struct LoadModelOptions {
   /// models and custom layers. They are added with kiln::register_layer_class
   /// (and stay registered; existing registrations are not replaced).
   std::map<std::string, LayerFactory> custom_objects;
-  /// false: the file may be hostile (downloaded, from a user). libhdf5, which
-  /// is not memory-safe on crafted files, then parses the HDF5 part (a .h5
-  /// file, a .keras archive's weights) in a child process confined by seccomp
-  /// and resource limits, and Kiln checks what comes back before using it.
-  /// Costs one process start and one copy of the weights. docs/security.md has the details.
-  bool trusted = true;
+  /// Safe mode (the default, as Keras's safe_mode): the file may be hostile
+  /// (downloaded, from a user). libhdf5, which is not memory-safe on crafted
+  /// files, then parses the HDF5 part (a .h5 file, a .keras archive's weights)
+  /// in a child process confined by seccomp and resource limits, and Kiln
+  /// checks what comes back before using it. A crafted file then fails with an
+  /// IOError instead of crashing the process.
+  /// true: the file is your own; libhdf5 reads it in this process (it also
+  /// follows HDF5 external links). Setting the environment variable
+  /// KILN_TRUST_FILES=1 makes every HDF5 load trusted. docs/security.md has the details.
+  bool trusted = false;
 };
 
 /// Loads a whole model: architecture, weights and (with compile) the compile

@@ -115,6 +115,10 @@ class Layer : public std::enable_shared_from_this<Layer> {
   const std::string& name() const;
   /// Keras class name (defaults to the demangled C++ class name without "Impl").
   virtual std::string class_name() const;
+  /// The constructor arguments an error inside call() should quote ("input_dim=10"
+  /// for an Embedding fed an index out of range): they end the message of any
+  /// kiln::Error raised in call(), eagerly or in a traced step. Empty by default.
+  virtual std::string error_arguments() const { return {}; }
   /// Whether build() has run (the layer has its weights).
   bool built() const { return built_; }
   /// Whether the layer's weights are updated by training (Keras's trainable).

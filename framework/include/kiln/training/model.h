@@ -253,9 +253,11 @@ class Model : public Layer {
   struct LoadWeightsOptions {
     bool skip_mismatch = false;  ///< Skips weights whose shape does not match instead of throwing.
     bool by_name = false;  ///< Matches legacy HDF5 weights by layer name instead of by order.
-    /// false: the file may be hostile, so libhdf5 parses it in a sandboxed
-    /// child process (see kiln::models::LoadModelOptions::trusted).
-    bool trusted = true;
+    /// false (the default): the file may be hostile, so libhdf5 parses it in
+    /// a sandboxed child process; true: it is read in this process. The
+    /// environment variable KILN_TRUST_FILES=1 makes every load trusted (see
+    /// kiln::models::LoadModelOptions::trusted).
+    bool trusted = false;
   };
   /// Loads weights saved by save_weights() (or save()) from `path`.
   void load_weights(const std::string& path, LoadWeightsOptions options);

@@ -36,6 +36,8 @@ class EmbeddingImpl : public Layer {
   /// `input_dim` is the vocabulary size, `output_dim` the vector width.
   EmbeddingImpl(int64_t input_dim, int64_t output_dim, EmbeddingOptions options = {});
   std::string class_name() const override { return "Embedding"; }
+  /// "input_dim=10, output_dim=4": quoted by errors in call() (an index out of range).
+  std::string error_arguments() const override;
   Config get_config() const override;
   using Options = EmbeddingOptions;  ///< The options struct the constructor takes.
   const EmbeddingOptions& options() const { return o_; }  ///< The options this layer was created with.
