@@ -3,6 +3,8 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "core/json_errors.h"
+
 #include "io/finite_values.h"
 #include "io/onnx/saved_model_files.h"
 #include "io/onnx/onnx_reader.h"
@@ -52,8 +54,18 @@ void read_checksums(const json& index, const std::string& index_path, SavedFiles
   files.set_checksums(std::move(sums));
 }
 
-std::string field_error(const std::string& path, const std::exception& e) {
-  return "saved_model::load: '" + path + "' is malformed: " + e.what();
+std::string field_error(const std::string& path, const json::exception& e) {
+  return "saved_model::load: '" + path + "' is malformed: " + detail::json_error_text(e);
+}
+
+/// index[key] as T, or an IOError naming the file, the entry and the key.
+template <class T>
+T index_field(const json& obj, const std::string& key, const std::string& where) {
+  try {
+    return detail::json_field<T>(obj, key, where);
+  } catch (const ValueError& e) {
+    throw IOError(e.what());
+  }
 }
 
 }  // namespace
@@ -123,8 +135,9 @@ std::shared_ptr<Loaded> load(const std::string& dir) {
   std::map<std::string, Variable> by_path;
   const auto vars = read_model(files, "variables.onnx");
   try {
+    const std::string where = "saved_model::load: '" + index_path + "'";
     for (const auto& v : index.at("variables")) {
-      const std::string path = v.at("path").get<std::string>();
+      const std::string path = index_field<std::string>(v, "path", where + ", a variable");
       const io::onnx::TensorData* init = nullptr;
       for (const auto& t : vars.graph.initializers)
         if (t.name == path) init = &t;
@@ -132,14 +145,14 @@ std::shared_ptr<Loaded> load(const std::string& dir) {
       const Tensor value = io::onnx::tensor_from(*init);
       io::require_finite_values(value, "saved_model::load: '" + files.path("variables.onnx") + "', variable '" + path + "'",
                                 "a SavedModel's variables must be finite");
-      Variable var(value, {.name = path, .trainable = v.at("trainable").get<bool>()});
+      Variable var(value, {.name = path, .trainable = index_field<bool>(v, "trainable", where + ", variable '" + path + "'")});
       by_path.emplace(path, var);
       loaded->variables_.push_back(var);
     }
     for (const auto& [name, entries] : index.at("functions").items()) {
       std::vector<std::shared_ptr<io::onnx::GraphRunner>> graphs;
       for (const auto& e : entries) {
-        const std::string rel = e.at("file").get<std::string>();
+        const std::string rel = index_field<std::string>(e, "file", where + ", function '" + name + "'");
         graphs.push_back(std::make_shared<io::onnx::GraphRunner>(read_model(files, rel).graph, by_path, files.path(rel)));
       }
       loaded->functions_.emplace(name, LoadedFunction(name, std::move(graphs)));
