@@ -9,29 +9,24 @@
 
 namespace kiln::detail {
 
-/// The shortest decimal text that round-trips to `v` ("1.5", "0.1", "1e-07",
-/// "3.0" for a whole number, as Python's repr), "nan", "inf" or "-inf".
-inline std::string number_text(double v) {
+/// The shortest decimal text that reads back as the same `v` ("1.5", "0.1",
+/// "1e-07", "3.0" for a whole number, as Python's repr), "nan", "inf" or "-inf".
+/// For a float, the same float: 0.1f prints as "0.1", not "0.10000000149011612".
+template <class T>
+std::string shortest_number_text(T v) {
   if (std::isnan(v)) return "nan";
   if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
   char buf[32];
   const auto r = std::to_chars(buf, buf + sizeof buf, v);
   std::string s(buf, r.ptr);
-  // to_chars writes 3 for 3.0 and 1e-07 for 1e-7; Python writes 3.0 and 1e-07.
+  // to_chars writes 3 for 3.0; Python writes 3.0.
   if (s.find_first_of(".en") == std::string::npos) s += ".0";
   return s;
 }
 
-/// The same for a float: the shortest text that reads back as the same float
-/// (0.1f prints as "0.1", not "0.10000000149011612").
-inline std::string number_text(float v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  char buf[32];
-  const auto r = std::to_chars(buf, buf + sizeof buf, v);
-  std::string s(buf, r.ptr);
-  if (s.find_first_of(".en") == std::string::npos) s += ".0";
-  return s;
-}
+/// shortest_number_text(v) for a double.
+inline std::string number_text(double v) { return shortest_number_text(v); }
+/// shortest_number_text(v) for a float.
+inline std::string number_text(float v) { return shortest_number_text(v); }
 
 }  // namespace kiln::detail
