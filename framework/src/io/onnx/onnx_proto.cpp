@@ -40,6 +40,7 @@ std::string encode_attribute(const Attribute& a) {
     case Attribute::kStrings:
       for (const auto& v : a.strings) put_bytes_field(s, 9, v);
       break;
+    case Attribute::kUndefined: break;  // Kiln's writers always set a kind
   }
   return s;
 }

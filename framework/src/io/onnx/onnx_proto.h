@@ -14,7 +14,18 @@ namespace kiln::io::onnx {
 int onnx_dtype(DType dtype);
 
 struct Attribute {
-  enum Kind { kFloat = 1, kInt = 2, kString = 3, kTensor = 4, kGraph = 5, kFloats = 6, kInts = 7, kStrings = 8 };
+  // ONNX's AttributeProto.AttributeType numbers; a file's other or damaged numbers read as kUndefined.
+  enum Kind : int32_t {
+    kUndefined = 0,
+    kFloat = 1,
+    kInt = 2,
+    kString = 3,
+    kTensor = 4,
+    kGraph = 5,
+    kFloats = 6,
+    kInts = 7,
+    kStrings = 8
+  };
   std::string name;
   Kind kind = kInt;
   float f = 0;

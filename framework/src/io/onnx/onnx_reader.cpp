@@ -145,7 +145,11 @@ Attribute attribute(Fields f) {
       case 7: a.floats.push_back(f.f32()); break;
       case 8: f.ints(a.ints); break;
       case 9: a.strings.push_back(f.bytes()); break;
-      case 20: a.kind = static_cast<Attribute::Kind>(f.i()); break;
+      case 20: {
+        const int64_t k = f.i();
+        a.kind = k >= Attribute::kFloat && k <= Attribute::kStrings ? static_cast<Attribute::Kind>(k) : Attribute::kUndefined;
+        break;
+      }
       default: f.skip();
     }
   }

@@ -80,6 +80,7 @@ const char* kind_name(Attribute::Kind k) {
     case Attribute::kFloats: return "a list of floats";
     case Attribute::kInts: return "a list of ints";
     case Attribute::kStrings: return "a list of strings";
+    case Attribute::kUndefined: break;
   }
   return "an unknown kind";
 }
