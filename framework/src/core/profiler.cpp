@@ -9,6 +9,7 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <vector>
@@ -80,21 +81,9 @@ namespace {
 using detail::Event;
 using detail::Kind;
 
-std::string escaped(const std::string& s) {
-  std::string out;
-  for (const char c : s) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\u%04x", c);
-      out += buf;
-    } else {
-      out += c;
-    }
-  }
-  return out;
+/// `s` as a JSON string literal; bytes that are not UTF-8 (a layer named so) become U+FFFD.
+std::string quoted(const std::string& s) {
+  return nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 const char* category(Kind k) { return k == Kind::step ? "step" : k == Kind::layer ? "layer" : "op"; }
@@ -108,10 +97,10 @@ void write_trace(const std::string& path, const std::vector<Event>& events) {
   f << "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[\n";
   bool first = true;
   for (const auto& e : events) {
-    f << (first ? "" : ",\n") << "{\"name\":\"" << escaped(e.name) << "\",\"cat\":\"" << category(e.kind)
+    f << (first ? "" : ",\n") << "{\"name\":" << quoted(e.name) << ",\"cat\":\"" << category(e.kind)
       << "\",\"ph\":\"X\",\"pid\":1,\"tid\":" << e.thread << ",\"ts\":" << (e.begin - origin) / 1e3
       << ",\"dur\":" << (e.end - e.begin) / 1e3;
-    if (e.kind != Kind::step) f << ",\"args\":{\"layer\":\"" << escaped(e.layer) << "\"}";
+    if (e.kind != Kind::step) f << ",\"args\":{\"layer\":" << quoted(e.layer) << "}";
     f << "}";
     first = false;
   }
