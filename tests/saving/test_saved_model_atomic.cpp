@@ -141,3 +141,48 @@ TEST_CASE("saved_model: save refuses to replace a file or a folder it did not wr
   std::filesystem::create_directory_symlink(parent + "/sm", parent + "/link");
   CHECK(contains(message_of<IOError>([&] { save_scale(m, parent + "/link", 1.0f); }), "is a symbolic link"));
 }
+
+TEST_CASE("saved_model: without RENAME_EXCHANGE a save takes two renames, and a kill at any step loses no version") {
+  AtomicScale m;
+  m.call(Tensor({{1.0f, 2.0f, 3.0f}}));
+  const std::string parent = saving_test::tmp("no_exchange"), dir = parent + "/sm";
+  std::filesystem::create_directories(parent);
+  io::testing::set_exchange_unsupported(true);  // forked children inherit it
+  save_scale(m, dir, 1.0f);
+  save_scale(m, dir, 2.0f);
+  CHECK(loaded_value(dir) == 2.0f);
+  CHECK(folder_entries(parent) == std::vector<std::string>{"sm"});
+  std::vector<std::string> steps;
+  io::testing::set_commit_step_hook([&](const std::string& s) { steps.push_back(s); });
+  save_scale(m, dir, 1.0f);
+  io::testing::set_commit_step_hook(nullptr);
+  const auto aside = std::find(steps.begin(), steps.end(), "rename aside");
+  REQUIRE(aside != steps.end());
+  REQUIRE(aside + 1 != steps.end());
+  CHECK(*(aside + 1) == "rename");
+  for (int n = 1; n <= static_cast<int>(steps.size()); ++n) {
+    const std::string& step = steps[static_cast<std::size_t>(n - 1)];
+    CAPTURE(step);
+    save_scale(m, dir, 1.0f);
+    REQUIRE(save_killed_at(m, dir, 2.0f, n) == 3);
+    const float v = loaded_value(dir);
+    if (n == static_cast<int>(aside - steps.begin()) + 2) {
+      // Killed between the two renames: the folder is missing, and the old
+      // version lies complete under its temporary name (the new one too).
+      CHECK(v == 0.0f);
+      int old_versions = 0, new_versions = 0;
+      for (const auto& e : folder_entries(parent)) {
+        old_versions += loaded_value(parent + "/" + e) == 1.0f;
+        new_versions += loaded_value(parent + "/" + e) == 2.0f;
+      }
+      CHECK(old_versions == 1);
+      CHECK(new_versions == 1);
+    } else {
+      CHECK((v == 1.0f || v == 2.0f));
+    }
+  }
+  save_scale(m, dir, 3.0f);
+  CHECK(loaded_value(dir) == 3.0f);
+  CHECK(folder_entries(parent) == std::vector<std::string>{"sm"});
+  io::testing::set_exchange_unsupported(false);
+}

@@ -24,6 +24,11 @@ std::function<void(const std::string&)>& step_hook() {
   return hook;
 }
 
+bool& exchange_disabled() {
+  static bool disabled = false;
+  return disabled;
+}
+
 void commit_step(const std::string& what) {
   if (step_hook()) step_hook()(what);
 }
@@ -34,6 +39,10 @@ void commit_step(const std::string& what) {
 // RENAME_EXCHANGE since 3.15; the raw syscall is used because not every libc
 // declares renameat2.
 int exchange_paths(const std::string& a, const std::string& b) {
+  if (exchange_disabled()) {
+    errno = EINVAL;  // what a file system without RENAME_EXCHANGE answers
+    return -1;
+  }
 #ifdef SYS_renameat2
   constexpr unsigned kExchange = 2;  // RENAME_EXCHANGE, <linux/fs.h>
   return static_cast<int>(::syscall(SYS_renameat2, AT_FDCWD, a.c_str(), AT_FDCWD, b.c_str(), kExchange));
@@ -108,6 +117,8 @@ void check_replaceable(const fs::path& target, const std::string& marker) {
 }  // namespace
 
 void testing::set_commit_step_hook(std::function<void(const std::string&)> hook) { step_hook() = std::move(hook); }
+
+void testing::set_exchange_unsupported(bool unsupported) { exchange_disabled() = unsupported; }
 
 void atomic_write_dir(const std::string& path, const std::string& marker_file,
                       const std::function<void(const std::string&)>& write) {

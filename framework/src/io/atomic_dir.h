@@ -24,6 +24,9 @@ namespace testing {
 /// fsync, rename, exchange and unlink), with the step's name, so a test can
 /// kill the process at each step in turn. Pass nullptr to remove it.
 void set_commit_step_hook(std::function<void(const std::string& step)> hook);
+/// Test hook: makes the exchange fail as on a file system without
+/// RENAME_EXCHANGE (NFS, for one), so the two-rename fallback runs.
+void set_exchange_unsupported(bool unsupported);
 }  // namespace testing
 
 }  // namespace kiln::io
