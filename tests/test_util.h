@@ -33,7 +33,7 @@ std::string message_of(F&& f) {
     std::forward<F>(f)();
   } catch (const std::exception& e) {
     if (dynamic_cast<const E*>(&e)) return e.what();
-    FAIL_CHECK("wrong exception type: ", e.what());
+    FAIL_CHECK("wrong exception type: ", std::string(e.what()));
     return "";
   }
   FAIL_CHECK("no exception thrown");

@@ -1,13 +1,20 @@
 // Untrusted files (the default; {.trusted = false}): libhdf5 parses them in a sandboxed
 // child process and Kiln decodes a snapshot of what it read. The result must
-// be the same model as a trusted load, the same errors for bad files, no file
-// access from inside the sandbox, and a clear error for malformed answers.
+// be the same model as a trusted load (through the reader program or a forked
+// child), the same errors for bad files, no file access from inside the
+// sandbox, and a clear error for malformed answers however they arrive.
 #include <doctest/doctest.h>
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <iterator>
 #include <string>
+#include <vector>
 
 #include "io/hdf5_file.h"
 #include "io/hdf5_sandbox.h"
@@ -193,4 +200,90 @@ TEST_CASE("the snapshot decoder refuses every malformed answer with an IOError")
   trailing.push_back(0);
   CHECK(contains(message_of<IOError>([&] { io::decode_snapshot(trailing.data(), trailing.size(), "x"); }),
                  "1 trailing bytes"));
+}
+
+TEST_CASE("the sandbox runs kiln-h5-reader beside libkiln, and forks the same reader where it is missing") {
+  saving_test::ensure_layers();
+  const std::string program = io::h5_reader_program();
+  CHECK(contains(program, "/kiln/kiln-h5-reader"));
+  const char* f = "AserSayyd2009__mnist-digit-classifier-keras/best_model.keras";
+  const char* legacy = "KILNETA__CNN_MNIST/mnist_cnn.h5";
+  auto trusted = models::load_model(data(f), {.trusted = true});
+  auto trusted_legacy = models::load_model(data(legacy), {.trusted = true});
+  REQUIRE(::setenv("KILN_H5_READER", "", 1) == 0);  // no program: the forked child
+  CHECK(io::h5_reader_program().empty());
+  check_same_model(*trusted, *models::load_model(data(f)));
+  check_same_model(*trusted_legacy, *models::load_model(data(legacy)));
+  CHECK(contains(message_of<IOError>([&] { models::load_model(data("hostile/legacy_msg_iterate_crash.h5")); }),
+                 "legacy_msg_iterate_crash.h5"));
+  REQUIRE(::setenv("KILN_H5_READER", "/nonexistent/kiln-h5-reader", 1) == 0);
+  CHECK(contains(message_of<IOError>([&] { models::load_model(data(legacy)); }),
+                 "mnist_cnn.h5: cannot start the HDF5 sandbox (/nonexistent/kiln-h5-reader): No such file"));
+  ::unsetenv("KILN_H5_READER");
+  CHECK(io::h5_reader_program() == program);
+  check_same_model(*trusted, *models::load_model(data(f)));
+  CHECK(no_children_left());
+}
+
+TEST_CASE("the snapshot decoder reads an answer arriving in pieces, copying referenced values as they come") {
+  const std::string path = data("KILNETA__CNN_MNIST/mnist_cnn.h5");
+  std::ifstream in(path, std::ios::binary);
+  const std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  REQUIRE(bytes.size() > 1000);
+  auto file = io::H5File::from_memory(bytes.data(), bytes.size(), "trickle.h5", /*borrow=*/true);
+  std::vector<uint8_t> answer;
+  io::write_snapshot(
+      file.root(),
+      [&](const void* p, std::size_t n) {
+        const auto* b = static_cast<const uint8_t*>(p);
+        answer.insert(answer.end(), b, b + n);
+      },
+      {}, /*by_reference=*/true);
+  // Seven bytes per pull, so the decoder waits for more in the middle of everything it reads.
+  struct Trickle final : io::SnapshotSource {
+    const std::vector<uint8_t>& all;
+    std::size_t have = 0;
+    int pulls = 0;
+    explicit Trickle(const std::vector<uint8_t>& a) : all(a) {}
+    const uint8_t* data() const override { return all.data(); }
+    std::size_t size() const override { return have; }
+    bool pull() override {
+      if (have == all.size()) return false;
+      have = std::min(all.size(), have + 7);
+      ++pulls;
+      return true;
+    }
+    uint64_t limit() const override { return uint64_t{1} << 40; }
+  } source(answer);
+  int batches = 0;
+  const io::RawFetch fetch = [&](const std::vector<io::RawRead>& reads) {
+    ++batches;
+    for (const auto& r : reads) {
+      REQUIRE(r.offset + r.size <= bytes.size());
+      std::memcpy(r.dst, bytes.data() + r.offset, r.size);
+    }
+  };
+  const auto streamed = io::decode_snapshot(source, "x", {}, &fetch);
+  CHECK(source.pulls > 100);
+  CHECK(batches > 1);  // values are copied before the whole answer is there
+  const auto whole = io::take_snapshot(file.root());
+  // Every dataset decoded from the trickle equals libhdf5's own read, value for value.
+  int datasets = 0;
+  std::function<void(const io::H5SnapshotNode&, const io::H5SnapshotNode&)> same =
+      [&](const io::H5SnapshotNode& a, const io::H5SnapshotNode& b) {
+        REQUIRE(a.is_dataset == b.is_dataset);
+        REQUIRE(a.members.size() == b.members.size());
+        if (a.is_dataset) {
+          ++datasets;
+          CHECK(a.shape == b.shape);
+          CHECK(saving_test::max_abs_diff(a.data, b.data) == 0.0);
+        }
+        for (const auto& [k, m] : a.members) same(*m, *b.members.at(k));
+      };
+  same(*streamed, *whole);
+  CHECK(datasets >= 8);
+  // The same answer cut short is refused, however it arrives.
+  answer.resize(answer.size() / 2);
+  Trickle cut(answer);
+  CHECK(contains(message_of<IOError>([&] { io::decode_snapshot(cut, "x", {}, &fetch); }), "truncated"));
 }

@@ -8,13 +8,6 @@
 namespace kiln::plugins {
 namespace {
 
-/// The folder of the shared object holding this code ("" for a static build's executable).
-std::string own_folder() {
-  Dl_info info{};
-  if (dladdr(reinterpret_cast<void*>(&own_folder), &info) == 0 || !info.dli_fname) return "";
-  return std::filesystem::path(info.dli_fname).parent_path().string();
-}
-
 void* open_entry(const std::string& path, const char* entry, std::string& why) {
   // RTLD_LOCAL: the plugin's libraries (CUDA, MPI) stay out of the program's namespace.
   void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -33,9 +26,15 @@ void* open_entry(const std::string& path, const char* entry, std::string& why) {
 
 }  // namespace
 
+std::string library_folder() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&library_folder), &info) == 0 || !info.dli_fname) return "";
+  return std::filesystem::path(info.dli_fname).parent_path().string();
+}
+
 void* load_entry(const char* env_var, const std::string& file, const char* entry, std::string& why) {
   if (const char* env = std::getenv(env_var); env && *env) return open_entry(env, entry, why);
-  const std::string dir = own_folder();
+  const std::string dir = library_folder();
   const std::string beside = dir.empty() ? "" : (std::filesystem::path(dir) / file).string();
   if (!beside.empty() && std::filesystem::exists(beside)) return open_entry(beside, entry, why);
   return open_entry(file, entry, why);

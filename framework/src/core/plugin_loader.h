@@ -13,4 +13,8 @@ namespace kiln::plugins {
 /// loads stays loaded for the life of the process.
 void* load_entry(const char* env_var, const std::string& file, const char* entry, std::string& why);
 
+/// The folder of libkiln itself (of the program, for a static build): where
+/// its plugins and helper programs are; "" when it cannot be told.
+std::string library_folder();
+
 }  // namespace kiln::plugins

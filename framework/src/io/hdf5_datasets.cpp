@@ -64,10 +64,11 @@ std::vector<hsize_t> space_dims(hid_t space, const std::string& where) {
 
 H5Id H5Group::open_dataset(const std::string& rel) const {
   init_hdf5();
+  // Opened first, and checked only when that fails, to say why.
+  if (hid_t d = H5Dopen2(id(), rel.c_str(), H5P_DEFAULT); d >= 0) return H5Id(d);
+  H5Eclear2(H5E_DEFAULT);
   if (!exists(rel)) fail(where(rel), "no such dataset in the file");
-  hid_t d = H5Dopen2(id(), rel.c_str(), H5P_DEFAULT);
-  if (d < 0) fail(where(rel), "is not a readable dataset");
-  return H5Id(d);
+  fail(where(rel), "is not a readable dataset");
 }
 
 Shape H5Group::dataset_shape(const std::string& rel) const {
@@ -135,15 +136,24 @@ Tensor H5Group::read(const std::string& rel) const {
 std::optional<H5RawData> H5Group::raw_data(const std::string& rel) const {
   if (node_) return std::nullopt;
   const std::string w = where(rel);
-  H5Id d = open_dataset(rel);
+  init_hdf5();
+  // A dataset that does not open is left to read(), which names the problem.
+  H5Id d(H5Dopen2(id(), rel.c_str(), H5P_DEFAULT));
+  if (!d.valid()) {
+    H5Eclear2(H5E_DEFAULT);
+    return std::nullopt;
+  }
   H5Id type(H5Dget_type(d.get())), space(H5Dget_space(d.get())), dcpl(H5Dget_create_plist(d.get()));
-  H5Id file(H5Iget_file_id(d.get()));
-  if (!type.valid() || !space.valid() || !dcpl.valid() || !file.valid()) return std::nullopt;
-  H5Id fcpl(H5Fget_create_plist(file.get()));
-  hsize_t userblock = 0;
+  if (!type.valid() || !space.valid() || !dcpl.valid()) return std::nullopt;
+  if (file_->userblock < 0) {
+    H5Id file(H5Iget_file_id(d.get()));
+    H5Id fcpl(file.valid() ? H5Fget_create_plist(file.get()) : -1);
+    hsize_t userblock = 0;
+    file_->userblock = fcpl.valid() && H5Pget_userblock(fcpl.get(), &userblock) >= 0 ? static_cast<int64_t>(userblock) : 1;
+  }
   // Only bytes stored exactly as read() returns them: contiguous, unfiltered,
   // in this file, little-endian float32/float64/int64, at offsets from byte 0.
-  if (!fcpl.valid() || H5Pget_userblock(fcpl.get(), &userblock) < 0 || userblock != 0) return std::nullopt;
+  if (file_->userblock != 0) return std::nullopt;
   if (H5Pget_layout(dcpl.get()) != H5D_CONTIGUOUS || H5Pget_nfilters(dcpl.get()) != 0 ||
       H5Pget_external_count(dcpl.get()) != 0)
     return std::nullopt;

@@ -78,6 +78,8 @@ class H5Group {
   struct FileInfo {
     std::string name;
     uint64_t bytes = 0;
+    /// The file's user block size, read once by raw_data (-1: not yet).
+    mutable int64_t userblock = -1;
   };
   H5Group(H5Id id, std::shared_ptr<const FileInfo> file, std::string path);
   /// A read-only group over a snapshot (hdf5_snapshot.h): every read answers
@@ -95,6 +97,11 @@ class H5Group {
   bool exists(const std::string& rel) const;
   bool is_group(const std::string& rel) const;
   bool is_dataset(const std::string& rel) const;
+  /// What the direct member `name` (one of keys()) is, found with one probe
+  /// where is_group and is_dataset take several: neither is a dangling or
+  /// unreachable link, or an object of another type.
+  enum class Kind { none, group, dataset };
+  Kind member_kind(const std::string& name) const;
   /// Opens a subgroup; throws IOError naming the file and path if missing.
   H5Group group(const std::string& rel) const;
   /// Opens or creates a subgroup (and missing intermediate groups).

@@ -1,34 +1,34 @@
 #include "io/hdf5_sandbox.h"
 
 #include <fcntl.h>
-#include <linux/audit.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
-#include <poll.h>
-#include <sys/prctl.h>
+#include <spawn.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
-#include <chrono>
 #include <csignal>
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
+#include <functional>
+#include <memory>
+#include <vector>
 
 #include "backend/cpu/parallel.h"
+#include "core/plugin_loader.h"
 #include "io/atomic_file.h"
 #include "io/hdf5_sandbox_answer.h"
+#include "io/hdf5_sandbox_child.h"
 #include "io/hdf5_snapshot.h"
 #include "kiln/core/error.h"
 #include "kiln/core/limits.h"
+
+extern char** environ;
 
 namespace kiln::io {
 
@@ -36,84 +36,6 @@ namespace {
 
 using sandbox::Answer;
 using sandbox::AnswerReader;
-using sandbox::kErrorFrame;
-using sandbox::kMaxFrame;
-
-#if defined(__x86_64__)
-constexpr uint32_t kAuditArch = AUDIT_ARCH_X86_64;
-#elif defined(__aarch64__)
-constexpr uint32_t kAuditArch = AUDIT_ARCH_AARCH64;
-#else
-#error "the HDF5 sandbox knows the seccomp architecture of x86-64 and AArch64 only"
-#endif
-
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kAddressSanitizer = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kAddressSanitizer = true;
-#else
-constexpr bool kAddressSanitizer = false;
-#endif
-#else
-constexpr bool kAddressSanitizer = false;
-#endif
-
-// What libhdf5, the C++ runtime and the allocator need to parse an image in
-// memory and write the answer: nothing that names a path, a process or a socket.
-constexpr long kAllowed[] = {
-    SYS_read,  SYS_write,        SYS_writev,      SYS_close,         SYS_lseek,    SYS_fstat,
-    SYS_newfstatat, SYS_brk,     SYS_mmap,        SYS_munmap,        SYS_mremap,   SYS_mprotect,
-    SYS_madvise, SYS_futex,      SYS_rt_sigreturn, SYS_rt_sigprocmask, SYS_sigaltstack, SYS_getpid,
-    SYS_gettid, SYS_clock_gettime, SYS_gettimeofday, SYS_getrandom,   SYS_sched_yield, SYS_exit,
-    SYS_exit_group,
-    // A new anonymous pipe reaches nothing outside the process; the
-    // sanitizers' runtimes probe memory readability through one.
-    SYS_pipe2,
-#ifdef SYS_pipe
-    SYS_pipe,
-#endif
-};
-
-bool install_seccomp() {
-  std::vector<sock_filter> f;
-  f.push_back(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, arch)));
-  f.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, kAuditArch, 1, 0));
-  f.push_back(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS));
-  f.push_back(BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(seccomp_data, nr)));
-  for (long nr : kAllowed) {
-    f.push_back(BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, static_cast<uint32_t>(nr), 0, 1));
-    f.push_back(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW));
-  }
-  // Anything else fails with EPERM: libhdf5 then reports an error (a filter
-  // plugin it cannot load, an external file it cannot open) instead of dying.
-  f.push_back(BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM));
-  sock_fprog prog{static_cast<unsigned short>(f.size()), f.data()};
-  return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0 && prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0;
-}
-
-void write_all(int fd, const void* data, std::size_t n) {
-  const auto* p = static_cast<const uint8_t*>(data);
-  while (n > 0) {
-    const ssize_t w = ::write(fd, p, n);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) _exit(3);
-    p += w;
-    n -= static_cast<std::size_t>(w);
-  }
-}
-
-uint64_t vm_bytes_now() {
-  std::ifstream statm("/proc/self/statm");
-  uint64_t pages = 0;
-  statm >> pages;
-  return pages * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
-}
-
-void set_limit(int resource, rlim_t value) {
-  rlimit r{value, value};
-  setrlimit(resource, &r);
-}
 
 int64_t cpu_limit(const H5SandboxLimits& limits, std::size_t bytes) {
   return limits.cpu_seconds + static_cast<int64_t>(bytes >> 25);
@@ -121,63 +43,6 @@ int64_t cpu_limit(const H5SandboxLimits& limits, std::size_t bytes) {
 
 int64_t wall_limit(const H5SandboxLimits& limits, std::size_t bytes) {
   return std::max<int64_t>(limits.min_wall_seconds, 4 * cpu_limit(limits, bytes));
-}
-
-/// The child: confine, parse, stream the snapshot (or an error) out in frames, exit.
-[[noreturn]] void run_child(int out, const uint8_t* data, std::size_t size, const std::string& name,
-                            const H5SandboxLimits& limits) {
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (dup2(out, 3) < 0) _exit(4);
-  if (syscall(SYS_close_range, 4u, ~0u, 0u) != 0)
-    for (int fd = 4; fd < 65536; ++fd) close(fd);
-  close(0);
-  // SIGXCPU at the soft limit says why the child stopped; SIGKILL a second later if it ignores that.
-  const auto cpu = static_cast<rlim_t>(cpu_limit(limits, size));
-  const rlimit cpu_rl{cpu, cpu + 1};
-  setrlimit(RLIMIT_CPU, &cpu_rl);
-  set_limit(RLIMIT_FSIZE, 0);
-  set_limit(RLIMIT_NOFILE, 8);
-  // AddressSanitizer reserves terabytes of address space for its shadow memory.
-  if (!kAddressSanitizer)
-    set_limit(RLIMIT_AS, static_cast<rlim_t>(vm_bytes_now() + 2 * static_cast<uint64_t>(max_read_bytes()) +
-                                             4 * static_cast<uint64_t>(size) + (uint64_t{512} << 20)));
-  if (!install_seccomp()) {
-    const std::string m = name + ": cannot start the HDF5 sandbox (seccomp is unavailable: " +
-                          std::strerror(errno) + "); open only trusted files, with trusted = true";
-    const uint32_t tag = kErrorFrame, len = static_cast<uint32_t>(m.size());
-    write_all(3, &tag, sizeof tag);
-    write_all(3, &len, sizeof len);
-    write_all(3, m.data(), len);
-    _exit(0);
-  }
-  // The answer is a run of frames, each a u32 length and that many bytes of
-  // the snapshot's encoding, streamed as the file is walked; then a 0 (done),
-  // or kErrorFrame, a u32 length and a message.
-  const SnapshotSink sink = [](const void* data, std::size_t n) {
-    const auto* p = static_cast<const uint8_t*>(data);
-    while (n > 0) {
-      const auto len = static_cast<uint32_t>(std::min<std::size_t>(n, kMaxFrame));
-      write_all(3, &len, sizeof len);
-      write_all(3, p, len);
-      p += len;
-      n -= len;
-    }
-  };
-  try {
-    // The bytes are read in place, and values stored as they are read are
-    // sent as offsets: the parent copies them from its own bytes of the file.
-    H5File f = H5File::from_memory(data, size, name, /*borrow=*/true);
-    write_snapshot(f.root(), sink, {}, /*by_reference=*/true);
-    const uint32_t done = 0;
-    write_all(3, &done, sizeof done);
-  } catch (const std::exception& e) {
-    const std::string m = e.what();
-    const uint32_t tag = kErrorFrame, len = static_cast<uint32_t>(std::min<std::size_t>(m.size(), 4096));
-    write_all(3, &tag, sizeof tag);
-    write_all(3, &len, sizeof len);
-    write_all(3, m.data(), len);
-  }
-  _exit(0);
 }
 
 std::string describe_status(int status) {
@@ -199,43 +64,109 @@ int wait_for(pid_t pid) {
   return status;
 }
 
-/// Parses `size` bytes at `data` in the sandboxed child and decodes its
-/// answer, fetching values sent by reference through `fetch`.
-H5File run_sandbox(const uint8_t* data, std::size_t size, const std::string& name, const H5SandboxLimits& limits,
+
+
+/// Where the child reads the file from: the bytes in this process's memory
+/// (for a forked child), and a descriptor of them (for the reader program).
+struct ChildInput {
+  std::size_t size;
+  std::function<const uint8_t*()> bytes;  // each made on demand, and kept by the caller
+  std::function<int()> descriptor;        // until the child has started
+};
+
+/// Starts the reader program with its answer pipe and the file's descriptor.
+/// A fresh program, unlike a fork, does not share (copy-on-write) the loading
+/// process's memory, which made every page the loader then wrote take a fault,
+/// and it holds none of the locks the loading process's threads held.
+pid_t spawn_reader(const std::string& program, int answer_w, int file_fd, const std::string& name, int64_t cpu) {
+  // Both sources above the target numbers, so that neither dup2 overwrites the other.
+  const int a = fcntl(answer_w, F_DUPFD_CLOEXEC, 10), f = fcntl(file_fd, F_DUPFD_CLOEXEC, 10);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, a, sandbox::kAnswerFd);
+  posix_spawn_file_actions_adddup2(&actions, f, sandbox::kFileFd);
+  const std::string cpu_text = std::to_string(cpu), parent = std::to_string(getpid());
+  char* const argv[] = {const_cast<char*>(program.c_str()), const_cast<char*>(name.c_str()),
+                        const_cast<char*>(cpu_text.c_str()), const_cast<char*>(parent.c_str()), nullptr};
+  pid_t pid = -1;
+  const int err = a < 0 || f < 0 ? errno : posix_spawn(&pid, program.c_str(), &actions, nullptr, argv, environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (a >= 0) close(a);
+  if (f >= 0) close(f);
+  if (err != 0)
+    throw IOError(name + ": cannot start the HDF5 sandbox (" + program + "): " + std::strerror(err));
+  return pid;
+}
+
+/// Starts the sandboxed child writing to `answer_w`: the reader program where
+/// it is installed, else a fork of this process.
+pid_t start_child(const ChildInput& in, int answer_w, const std::string& name, const H5SandboxLimits& limits) {
+  const int64_t cpu = cpu_limit(limits, in.size);
+  if (const std::string program = h5_reader_program(); !program.empty())
+    return spawn_reader(program, answer_w, in.descriptor(), name, cpu);
+  const uint8_t* data = in.bytes();
+  const pid_t pid = fork();
+  if (pid < 0) throw IOError(name + ": cannot start the HDF5 sandbox: " + std::strerror(errno));
+  if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (dup2(answer_w, sandbox::kAnswerFd) < 0) _exit(4);
+    sandbox::close_from(sandbox::kAnswerFd + 1);
+    close(0);
+    sandbox::serve(data, in.size, name, cpu);
+  }
+  return pid;
+}
+
+/// The child's answer as the snapshot decoder reads it, frame by frame.
+class PipeSource final : public SnapshotSource {
+ public:
+  PipeSource(AnswerReader& reader, Answer& answer) : reader_(reader), answer_(answer) {}
+  const uint8_t* data() const override { return answer_.snapshot.data(); }
+  std::size_t size() const override { return answer_.snapshot.size(); }
+  bool pull() override { return reader_.next(answer_); }
+  uint64_t limit() const override { return sandbox::max_answer_bytes(); }
+
+ private:
+  AnswerReader& reader_;
+  Answer& answer_;
+};
+
+/// Parses the file in the sandboxed child and decodes its answer as it
+/// arrives, fetching values sent by reference through `fetch`.
+H5File run_sandbox(const ChildInput& in, const std::string& name, const H5SandboxLimits& limits,
                    const RawFetch& fetch) {
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) throw IOError(name + ": cannot start the HDF5 sandbox: " + std::strerror(errno));
-  const pid_t pid = fork();
-  if (pid < 0) {
+  pid_t pid = -1;
+  try {
+    pid = start_child(in, fds[1], name, limits);
+  } catch (...) {
     close(fds[0]);
     close(fds[1]);
-    throw IOError(name + ": cannot start the HDF5 sandbox: " + std::strerror(errno));
-  }
-  if (pid == 0) {
-    close(fds[0]);
-    run_child(fds[1], data, size, name, limits);
+    throw;
   }
   close(fds[1]);
   Answer answer;
-  try {
-    AnswerReader(fds[0], pid, name, wall_limit(limits, size)).read(answer, 64 << 10);
-  } catch (...) {
-    close(fds[0]);
-    wait_for(pid);
-    throw;
-  }
-  close(fds[0]);
-  // A complete answer is decoded while the child exits (tearing down its
-  // memory takes a few ms): the decoder reads only this process's memory.
+  answer.snapshot.reserve(64 << 10);
+  AnswerReader reader(fds[0], pid, name, wall_limit(limits, in.size));
+  PipeSource source(reader, answer);
   std::shared_ptr<const H5SnapshotNode> root;
-  if (answer.done && answer.error.empty()) {
-    try {
-      root = decode_snapshot(answer.snapshot.data(), answer.snapshot.size(), name, {}, &fetch);
-    } catch (...) {
+  std::exception_ptr malformed;
+  try {
+    root = decode_snapshot(source, name, {}, &fetch);
+  } catch (...) {
+    // A child still writing sent malformed data, or the fetch or the reader's
+    // limits failed: it is stopped. One that stopped part way (crashed, was
+    // killed, or reported an error) is explained below instead.
+    if (!answer.ended) {
+      kill(pid, SIGKILL);
+      close(fds[0]);
       wait_for(pid);
       throw;
     }
+    malformed = std::current_exception();
   }
+  close(fds[0]);
   const int status = wait_for(pid);
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
     throw IOError(name + ": cannot read the HDF5 file: the sandboxed reader " + describe_status(status) +
@@ -247,8 +178,9 @@ H5File run_sandbox(const uint8_t* data, std::size_t size, const std::string& nam
       if (static_cast<unsigned char>(c) < 0x20 && c != '\n') c = '?';
     throw IOError(m);
   }
+  if (malformed) std::rethrow_exception(malformed);
   if (!answer.done) throw IOError(name + ": the sandboxed HDF5 reader returned malformed data (it stopped part way)");
-  return H5File::from_snapshot(std::move(root), name, size);
+  return H5File::from_snapshot(std::move(root), name, in.size);
 }
 
 /// Copies the values the child sent by reference: every range is checked
@@ -274,36 +206,47 @@ void fetch_all(const std::vector<RawRead>& reads, const std::string& name, uint6
   if (!ok) throw IOError(name + ": the file changed or was truncated while it was read");
 }
 
-/// A file opened for the sandbox: mapped for the child (the parent never
-/// touches the mapping, so a file truncated meanwhile can only kill the
-/// child), and read with pread by the parent.
-class MappedFile {
+/// A file opened for the sandbox, read with pread by this process. A forked
+/// child reads a mapping of it (which this process never touches, so a file
+/// truncated meanwhile can only kill the child); the reader program maps the
+/// descriptor itself.
+class SandboxFile {
  public:
-  explicit MappedFile(const std::string& path) : path_(path) {
+  explicit SandboxFile(const std::string& path) {
     fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     struct stat st {};
     if (fd_ < 0 || fstat(fd_, &st) != 0) {
       const int err = errno;
+      if (fd_ >= 0) ::close(fd_);
       throw IOError(path + (err == ENOENT ? ": no such file" : ": cannot open: " + std::string(std::strerror(err))));
     }
-    if (S_ISDIR(st.st_mode)) throw IOError(path + ": is a directory, expected a file");
-    size_ = static_cast<uint64_t>(st.st_size);
-    if (size_ == 0) throw IOError(path + ": the file is empty (0 bytes), not an HDF5 file");
-    std::vector<uint8_t> head(std::min<uint64_t>(size_, 8));
-    if (::pread(fd_, head.data(), head.size(), 0) != static_cast<ssize_t>(head.size()) || !looks_like_hdf5(head))
-      throw IOError(path + ": not an HDF5 file (bad signature)");
-    check_declared_size(size_, size_, path);
-    map_ = mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd_, 0);
-    if (map_ == MAP_FAILED) throw IOError(path + ": cannot map the file: " + std::strerror(errno));
+    try {
+      if (S_ISDIR(st.st_mode)) throw IOError(path + ": is a directory, expected a file");
+      size_ = static_cast<uint64_t>(st.st_size);
+      if (size_ == 0) throw IOError(path + ": the file is empty (0 bytes), not an HDF5 file");
+      std::vector<uint8_t> head(std::min<uint64_t>(size_, 8));
+      if (!read_at(0, head.data(), head.size()) || !looks_like_hdf5(head))
+        throw IOError(path + ": not an HDF5 file (bad signature)");
+      check_declared_size(size_, size_, path);
+    } catch (...) {
+      ::close(fd_);
+      throw;
+    }
   }
-  ~MappedFile() {
+  ~SandboxFile() {
     if (map_ != MAP_FAILED) munmap(map_, size_);
-    if (fd_ >= 0) ::close(fd_);
+    ::close(fd_);
   }
-  MappedFile(const MappedFile&) = delete;
-  MappedFile& operator=(const MappedFile&) = delete;
-  const uint8_t* data() const { return static_cast<const uint8_t*>(map_); }
+  SandboxFile(const SandboxFile&) = delete;
+  SandboxFile& operator=(const SandboxFile&) = delete;
+  int fd() const { return fd_; }
   std::size_t size() const { return static_cast<std::size_t>(size_); }
+  /// A read-only mapping of the file, made on first use (only a forked child reads it).
+  const uint8_t* mapping(const std::string& path) {
+    if (map_ == MAP_FAILED) map_ = mmap(nullptr, size_, PROT_READ, MAP_PRIVATE, fd_, 0);
+    if (map_ == MAP_FAILED) throw IOError(path + ": cannot map the file: " + std::strerror(errno));
+    return static_cast<const uint8_t*>(map_);
+  }
   /// Reads `n` bytes at `offset` with pread; false when the file has fewer.
   bool read_at(uint64_t offset, uint8_t* p, std::size_t n) const {
     while (n > 0) {
@@ -318,10 +261,36 @@ class MappedFile {
   }
 
  private:
-  std::string path_;
   int fd_ = -1;
   uint64_t size_ = 0;
   void* map_ = MAP_FAILED;
+};
+
+/// The bytes of an in-memory image as a sealed memory file, for the reader program.
+class MemoryFile {
+ public:
+  MemoryFile(const std::vector<uint8_t>& bytes, const std::string& name) {
+    fd_ = memfd_create("kiln-h5-image", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+    if (fd_ < 0) throw IOError(name + ": cannot start the HDF5 sandbox: " + std::strerror(errno));
+    for (std::size_t at = 0; at < bytes.size();) {
+      const ssize_t w = ::write(fd_, bytes.data() + at, bytes.size() - at);
+      if (w < 0 && errno == EINTR) continue;
+      if (w <= 0) {
+        const int err = errno;
+        ::close(fd_);
+        throw IOError(name + ": cannot start the HDF5 sandbox: " + std::strerror(err));
+      }
+      at += static_cast<std::size_t>(w);
+    }
+    fcntl(fd_, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL);
+  }
+  ~MemoryFile() { ::close(fd_); }
+  MemoryFile(const MemoryFile&) = delete;
+  MemoryFile& operator=(const MemoryFile&) = delete;
+  int fd() const { return fd_; }
+
+ private:
+  int fd_ = -1;
 };
 
 }  // namespace
@@ -336,16 +305,31 @@ H5File untrusted_h5_from_image(const std::vector<uint8_t>& bytes, const std::str
       return true;
     });
   };
-  return run_sandbox(bytes.data(), bytes.size(), name, limits, fetch);
+  std::unique_ptr<MemoryFile> memory;
+  const ChildInput in{bytes.size(), [&] { return bytes.data(); },
+                      [&] {
+                        memory = std::make_unique<MemoryFile>(bytes, name);
+                        return memory->fd();
+                      }};
+  return run_sandbox(in, name, limits, fetch);
 }
 
 H5File open_untrusted_h5(const std::string& path, const H5SandboxLimits& limits) {
-  const MappedFile file(path);
+  SandboxFile file(path);
   const RawFetch fetch = [&](const std::vector<RawRead>& reads) {
     fetch_all(reads, path, file.size(),
               [&](uint64_t offset, uint8_t* dst, std::size_t n) { return file.read_at(offset, dst, n); });
   };
-  return run_sandbox(file.data(), file.size(), path, limits, fetch);
+  const ChildInput in{file.size(), [&] { return file.mapping(path); }, [&] { return file.fd(); }};
+  return run_sandbox(in, path, limits, fetch);
+}
+
+std::string h5_reader_program() {
+  if (const char* env = std::getenv("KILN_H5_READER")) return env;
+  const std::string dir = plugins::library_folder();
+  if (dir.empty()) return "";
+  std::string path = dir + "/kiln/kiln-h5-reader";
+  return access(path.c_str(), X_OK) == 0 ? path : "";
 }
 
 bool files_trusted_by_environment() {

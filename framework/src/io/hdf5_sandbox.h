@@ -18,10 +18,11 @@
 // decodes with its own bounds-checked parser. A crash, hang or exploit inside
 // libhdf5 stays in the child; the caller gets an IOError naming the file.
 //
-// Cost: the child reads the parent's mapping of the file in place, and sends
-// datasets stored as plain little-endian values as offsets; the parent checks
-// each range against the file and copies the values itself (pread), so the
-// weights are copied once, as a trusted load copies them.
+// Cost: the child reads a mapping of the file in place, and sends datasets
+// stored as plain little-endian values as offsets; the parent decodes the
+// answer as it arrives, checks each range against the file and copies the
+// values itself (pread) while the child walks on, so the weights are copied
+// once, as a trusted load copies them.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -45,6 +46,11 @@ H5File open_untrusted_h5(const std::string& path, const H5SandboxLimits& limits 
 /// The same for HDF5 bytes already in memory (a .keras member).
 H5File untrusted_h5_from_image(const std::vector<uint8_t>& bytes, const std::string& name,
                                const H5SandboxLimits& limits = {});
+
+/// The program the sandbox runs as its child: the path in KILN_H5_READER when
+/// that is set (empty: none), else kiln/kiln-h5-reader beside libkiln when it
+/// is there. "" means the child is forked from the loading process instead.
+std::string h5_reader_program();
 
 /// True when the environment variable KILN_TRUST_FILES is "1": every HDF5
 /// file is then read in the process, as if each load said trusted = true.

@@ -63,24 +63,31 @@ bool AnswerReader::read_exact(void* dst, std::size_t n) {
   return true;
 }
 
-void AnswerReader::read(Answer& a, std::size_t expected) {
-  const uint64_t cap = static_cast<uint64_t>(max_read_bytes()) + (uint64_t{256} << 20);
-  a.snapshot.reserve(expected);
-  for (uint32_t len = 0; read_exact(&len, sizeof len);) {
-    if (len == 0) {
-      a.done = true;
-      return;
-    }
-    if (len == kErrorFrame) {
-      uint32_t n = 0;
-      if (!read_exact(&n, sizeof n) || n > 4096) return;
+uint64_t max_answer_bytes() { return static_cast<uint64_t>(max_read_bytes()) + (uint64_t{256} << 20); }
+
+bool AnswerReader::next(Answer& a) {
+  const uint64_t cap = max_answer_bytes();
+  uint32_t len = 0;
+  if (a.ended || !read_exact(&len, sizeof len)) {
+    a.ended = true;
+    return false;
+  }
+  if (len == 0 || len == kErrorFrame) {
+    a.ended = true;
+    a.done = len == 0;
+    uint32_t n = 0;
+    if (len == kErrorFrame && read_exact(&n, sizeof n) && n <= 4096) {
       a.error.resize(n);
       if (!read_exact(a.error.data(), n)) a.error.clear();
-      return;
     }
-    if (a.snapshot.size() + len > cap) stop("returned more than " + std::to_string(cap) + " bytes");
-    if (!read_exact(a.snapshot.extend(len, name_), len)) return;
+    return false;
   }
+  if (a.snapshot.size() + len > cap) stop("returned more than " + std::to_string(cap) + " bytes");
+  if (!read_exact(a.snapshot.extend(len, name_), len)) {
+    a.ended = true;
+    return false;
+  }
+  return true;
 }
 
 }  // namespace kiln::io::sandbox

@@ -41,15 +41,20 @@ struct Answer {
   AnswerBuffer snapshot;
   std::string error;
   bool done = false;
+  bool ended = false;  // no more frames will be read
 };
+
+/// The most bytes an answer may have: the read limit, and room for the structure.
+uint64_t max_answer_bytes();
 
 /// Reads the child's pipe until its end, or kills the child (IOError) when it
 /// is too slow or sends more than the read limit allows.
 class AnswerReader {
  public:
   AnswerReader(int fd, pid_t pid, const std::string& name, int64_t wall_seconds);
-  /// Reads every frame into `a`, reserving `expected` bytes first.
-  void read(Answer& a, std::size_t expected);
+  /// Reads the next frame into `a`: true when it appended bytes to the
+  /// snapshot, false at the end (done, an error message, or the child gone).
+  bool next(Answer& a);
 
  private:
   bool read_exact(void* dst, std::size_t n);

@@ -18,23 +18,36 @@ using snapshot_format::Tag;
 // ---------------------------------------------------------------- decoding
 
 struct SnapshotReader {
-  const uint8_t* p;
-  std::size_t left;
+  SnapshotSource& src;
+  std::size_t pos = 0;
   const std::string& name;
   const H5SnapshotLimits& limits;
   const RawFetch* fetch;
   uint64_t objects = 0, referenced = 0;
-  std::vector<RawRead> reads;  // the values sent by reference, fetched once the structure is read
+  std::vector<RawRead> reads;  // values sent by reference and not yet copied
 
   [[noreturn]] void bad(const std::string& what) const {
     throw IOError(name + ": the sandboxed HDF5 reader returned malformed data (" + what + ")");
   }
-  void raw(void* dst, std::size_t n) {
-    if (n > left) bad("truncated");
-    std::memcpy(dst, p, n);
-    p += n;
-    left -= n;
+  /// Copies the values referenced so far; done before each wait for more of
+  /// the encoding, so the copies overlap the child's walk.
+  void fetch_pending() {
+    if (reads.empty()) return;
+    (*fetch)(reads);
+    reads.clear();
   }
+  /// The next `n` bytes, waiting for them if they have not arrived.
+  const uint8_t* need(std::size_t n) {
+    if (n > src.limit() - pos) bad("truncated");
+    while (src.size() - pos < n) {
+      fetch_pending();
+      if (!src.pull()) bad("truncated");
+    }
+    const uint8_t* at = src.data() + pos;
+    pos += n;
+    return at;
+  }
+  void raw(void* dst, std::size_t n) { std::memcpy(dst, need(n), n); }
   uint8_t u8() {
     uint8_t v;
     raw(&v, 1);
@@ -47,15 +60,12 @@ struct SnapshotReader {
   }
   uint64_t count(uint64_t min_bytes_each) {
     const uint64_t n = u64();
-    if (min_bytes_each && n > left / min_bytes_each) bad("a count larger than the data");
+    if (min_bytes_each && n > (src.limit() - pos) / min_bytes_each) bad("a count larger than the data");
     return n;
   }
   std::string str() {
-    const uint64_t n = count(1);
-    std::string s(reinterpret_cast<const char*>(p), static_cast<std::size_t>(n));
-    p += n;
-    left -= n;
-    return s;
+    const auto n = static_cast<std::size_t>(count(1));
+    return std::string(reinterpret_cast<const char*>(need(n)), n);
   }
   bool flag() {
     const uint8_t v = u8();
@@ -106,7 +116,7 @@ Tensor SnapshotReader::tensor() {
   for (int64_t d : shape.dims())
     if (__builtin_mul_overflow(expected, static_cast<uint64_t>(d), &expected)) bad("a dataset shape whose size overflows");
   const uint64_t nbytes = u64();
-  if (nbytes != expected || (!by_reference && nbytes > left))
+  if (nbytes != expected || (!by_reference && nbytes > src.limit() - pos))
     bad("a dataset whose byte count does not match its shape");
   check_declared_size(nbytes, byte_budget(limits), name);
   if (!by_reference) {
@@ -157,17 +167,31 @@ std::shared_ptr<const H5SnapshotNode> SnapshotReader::node(int depth) {
 
 }  // namespace
 
-std::shared_ptr<const H5SnapshotNode> decode_snapshot(const uint8_t* data, std::size_t size, const std::string& name,
+std::shared_ptr<const H5SnapshotNode> decode_snapshot(SnapshotSource& source, const std::string& name,
                                                       const H5SnapshotLimits& limits, const RawFetch* fetch) {
-  SnapshotReader r{data, size, name, limits, fetch};
+  SnapshotReader r{source, 0, name, limits, fetch};
   char magic[sizeof kMagic];
   r.raw(magic, sizeof magic);
   if (std::memcmp(magic, kMagic, sizeof magic) != 0) r.bad("bad header");
   auto root = r.node(0);
   if (root->is_dataset) r.bad("the root is not a group");
-  if (r.left != 0) r.bad(std::to_string(r.left) + " trailing bytes");
-  if (!r.reads.empty()) (*fetch)(r.reads);
+  if (source.size() != r.pos || source.pull()) r.bad(std::to_string(source.size() - r.pos) + " trailing bytes");
+  r.fetch_pending();
   return root;
+}
+
+std::shared_ptr<const H5SnapshotNode> decode_snapshot(const uint8_t* data, std::size_t size, const std::string& name,
+                                                      const H5SnapshotLimits& limits, const RawFetch* fetch) {
+  struct Whole final : SnapshotSource {
+    const uint8_t* bytes;
+    std::size_t n;
+    Whole(const uint8_t* b, std::size_t s) : bytes(b), n(s) {}
+    const uint8_t* data() const override { return bytes; }
+    std::size_t size() const override { return n; }
+    bool pull() override { return false; }
+    uint64_t limit() const override { return n; }
+  } whole(data, size);
+  return decode_snapshot(whole, name, limits, fetch);
 }
 
 }  // namespace kiln::io

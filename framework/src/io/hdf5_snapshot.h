@@ -75,10 +75,30 @@ struct RawRead {
 /// they can be copied in parallel); throws IOError when one is not in the file.
 using RawFetch = std::function<void(const std::vector<RawRead>& reads)>;
 
+/// An encoding that arrives in pieces (the sandboxed child's pipe), so that
+/// it is decoded, and the values it references copied, while the child is
+/// still walking the file.
+class SnapshotSource {
+ public:
+  virtual ~SnapshotSource() = default;
+  /// The bytes received so far; the pointer may change after pull().
+  virtual const uint8_t* data() const = 0;
+  virtual std::size_t size() const = 0;
+  /// Waits for more bytes and appends them; false when there will be none.
+  virtual bool pull() = 0;
+  /// The most bytes the encoding can have in all (counts are checked against it).
+  virtual uint64_t limit() const = 0;
+};
+
 /// The encoding of a snapshot, and its inverse. decode_snapshot refuses
 /// (IOError naming `name`) any byte string that is not exactly an encoding of
 /// a tree within `limits`: it is the only parser that sees the child's output.
+/// Values sent by reference are fetched as they arrive, in a batch each time
+/// the decoder would wait for more of the encoding.
 std::vector<uint8_t> encode_snapshot(const H5SnapshotNode& root);
+std::shared_ptr<const H5SnapshotNode> decode_snapshot(SnapshotSource& source, const std::string& name,
+                                                      const H5SnapshotLimits& limits = {},
+                                                      const RawFetch* fetch = nullptr);
 std::shared_ptr<const H5SnapshotNode> decode_snapshot(const uint8_t* data, std::size_t size, const std::string& name,
                                                       const H5SnapshotLimits& limits = {},
                                                       const RawFetch* fetch = nullptr);

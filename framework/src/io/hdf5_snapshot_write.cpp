@@ -70,8 +70,8 @@ struct Taker {
   static std::map<std::string, bool> members(const H5Group& g) {
     std::map<std::string, bool> out;
     for (const auto& key : g.keys()) {
-      if (g.is_group(key)) out.emplace(key, true);
-      else if (g.is_dataset(key)) out.emplace(key, false);
+      const H5Group::Kind kind = g.member_kind(key);
+      if (kind != H5Group::Kind::none) out.emplace(key, kind == H5Group::Kind::group);
     }
     return out;
   }
@@ -116,8 +116,12 @@ struct Taker {
 /// kBuffer bytes; a dataset's data goes to the sink straight from its tensor.
 struct Writer {
   static constexpr std::size_t kBuffer = std::size_t{1} << 20;
+  // The reader copies referenced values while the walk goes on, so the
+  // encoding is handed on at least once per this many referenced bytes.
+  static constexpr uint64_t kReferencedPerFlush = uint64_t{1} << 20;
   const SnapshotSink* sink = nullptr;
   std::vector<uint8_t> out;
+  uint64_t referenced_since_flush = 0;
 
   void flush() {
     if (sink && !out.empty()) {
@@ -207,6 +211,11 @@ struct Writer {
     t.count(g, ref->bytes);
     head(true, n.attrs);
     dataset_body(n, &*ref);
+    referenced_since_flush += ref->bytes;
+    if (referenced_since_flush >= kReferencedPerFlush) {
+      flush();
+      referenced_since_flush = 0;
+    }
   }
   /// The encoding of the live group `g`, taken and written member by member.
   void live_group(Taker& t, const H5Group& g, int depth, bool by_reference) {
