@@ -16,6 +16,11 @@ scripts/setup.sh pkgconf
 export DEBIAN_FRONTEND=noninteractive
 apt-get install -y -qq --no-install-recommends ./build-pkg/*.deb >/dev/null
 echo "packaging: installed $(cd build-pkg && echo *.deb)"
+# The HDF5 sandbox's reader program, where libkiln looks for it (kiln/ beside itself).
+reader=$(dpkg -L libkiln | grep '/kiln/kiln-h5-reader$') || { echo "packaging: libkiln has no kiln-h5-reader"; exit 1; }
+test -x "$reader" && test -e "$(dirname "$reader")/../libkiln.so.0" ||
+  { echo "packaging: $reader is not an executable beside libkiln"; exit 1; }
+echo "packaging: the HDF5 sandbox's reader is $reader"
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
