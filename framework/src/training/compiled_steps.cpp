@@ -21,11 +21,11 @@ struct ResultTraits<Logs> {
 };
 }  // namespace graph
 
-namespace {
+// Model::CompiledSteps holds these, so they have a namespace of their own
+// rather than an anonymous one (a member of a class with external linkage).
+namespace compiled_steps {
 
 using Parts = std::vector<Tensor>;
-
-Parts weights_of(const Batch& b) { return b.sample_weight.defined() ? Parts{b.sample_weight} : Parts{}; }
 
 /// One compiled step: its function, and whether it fell back to eager.
 template <class Fn>
@@ -57,6 +57,17 @@ struct Compiled {
 using StepFn = std::function<Logs(const Parts&, const Parts&, const Parts&)>;
 /// steps_per_execution steps: every batch's parts one after the other, and their count.
 using MultiStepFn = std::function<Logs(const Parts&, const Parts&, const Parts&, int)>;
+
+}  // namespace compiled_steps
+
+namespace {
+
+using compiled_steps::Compiled;
+using compiled_steps::MultiStepFn;
+using compiled_steps::Parts;
+using compiled_steps::StepFn;
+
+Parts weights_of(const Batch& b) { return b.sample_weight.defined() ? Parts{b.sample_weight} : Parts{}; }
 
 /// The batches' parts end to end, for one call of a multi-step function;
 /// false when some batches have sample weights and others not.
