@@ -40,7 +40,8 @@ def cell(rec, impl, mode, notes):
     v = ms(rec, impl, mode)
     r = rec.get(impl, {})
     if v is not None:
-        return fmt_ms(v) + ("*" if impl == "keras" and any(n.startswith("eager") for n in r.get("notes", [])) else "")
+        eager = ("eager" if mode == "fwd" else "eager bwd") in r.get("notes", [])
+        return fmt_ms(v) + ("*" if impl == "keras" and eager else "")
     why = r.get("error") or r.get(mode + "_error") or "not measured"
     notes.setdefault(why, len(notes) + 1)
     return "n/a[%d]" % notes[why]

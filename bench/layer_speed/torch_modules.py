@@ -137,7 +137,6 @@ class CellLoop(nn.Module):
         self.sequences = sequences
 
     def forward(self, x):
-        n = x.shape[0]
         states = [None] * len(self.cells)
         outs = []
         for t in range(x.shape[1]):
@@ -149,7 +148,6 @@ class CellLoop(nn.Module):
                     states[i] = cell(h, states[i])
                 h = states[i][0] if isinstance(states[i], tuple) else states[i]
             outs.append(h)
-        del n
         return torch.stack(outs, 1) if self.sequences else outs[-1]
 
 
