@@ -6,7 +6,8 @@
 #   bench/rnn_train.sh [--rounds N] [--steps N] [--cases NAME...] [--impls NAME...]
 #
 #   --cases   a subset of: language_id language_id_mask imdb (rnn_bench.cpp describes them)
-#   --impls   a subset of: kiln keras_jax torch
+#   --impls   a subset of: kiln keras_jax torch, and kiln_before: KILN_BEFORE_BIN, another build's rnn_bench
+#             (a change's before and after in one run)
 #
 # KILN_BUILD_DIR (default build) holds bench/rnn_bench, built beforehand
 # (`cmake --build build --target rnn_bench`). PEERS_PYTHON is a Python with keras and jax
@@ -55,6 +56,8 @@ for round in $(seq "$ROUNDS"); do
     for impl in "${IMPLS[@]}"; do
       case "$impl" in
         kiln) "$BIN" --model "$case" --steps "$STEPS" >>"$OUT" ;;
+        kiln_before) "${KILN_BEFORE_BIN:?kiln_before needs KILN_BEFORE_BIN}" --model "$case" --steps "$STEPS" |
+                       sed 's/"impl": "kiln"/"impl": "kiln_before"/' >>"$OUT" ;;
         keras_jax) "$PEERS_PYTHON" "$ROOT/bench/peers/rnn_peer.py" --impl keras_jax --case "$case" --steps "$STEPS" \
                      --threads "$THREADS" 2>/dev/null | tail -n 1 >>"$OUT" ;;
         torch) "$TORCH_PYTHON" "$ROOT/bench/peers/rnn_peer.py" --impl torch --case "$case" --steps "$STEPS" \
@@ -69,8 +72,8 @@ python3 - "$OUT" "bench/rnn_train.sh $ARGS_TEXT" "$THREADS" <<'EOF'
 import json, statistics, sys
 path, command, threads = sys.argv[1:4]
 rows = [json.loads(l) for l in open(path) if l.strip().startswith("{")]
-impls = [i for i in ["kiln", "keras_jax", "torch"] if any(r["impl"] == i for r in rows)]
-label = {"kiln": "Kiln", "keras_jax": "Keras 3 / JAX (jit)", "torch": "PyTorch eager"}
+impls = [i for i in ["kiln", "kiln_before", "keras_jax", "torch"] if any(r["impl"] == i for r in rows)]
+label = {"kiln": "Kiln", "kiln_before": "Kiln before", "keras_jax": "Keras 3 / JAX (jit)", "torch": "PyTorch eager"}
 versions = sorted({r["version"] for r in rows if "version" in r})
 print(f"Command: `{command}`, {threads} threads each; peers: {'; '.join(versions)}\n")
 print("| case | " + " | ".join(label[i] + " ms/step" for i in impls) + " | fastest peer / Kiln |")
@@ -84,7 +87,7 @@ for case in dict.fromkeys(r["case"] for r in rows):
             cells.append(f"{med[i]:.1f} [{min(ms):.1f}–{max(ms):.1f}]")
         else:
             cells.append("–")
-    peers = [v for i, v in med.items() if i != "kiln"]
+    peers = [v for i, v in med.items() if i not in ("kiln", "kiln_before")]
     ratio = f"{min(peers) / med['kiln']:.2f}" if peers and "kiln" in med else "–"
     print(f"| {case} | " + " | ".join(cells) + f" | {ratio} |")
 EOF
