@@ -6,6 +6,7 @@
 
 #include "kiln/autodiff/gradient_check.h"
 #include "kiln/autodiff/gradient_tape.h"
+#include "kiln/backend/cpu_kernels.h"
 #include "kiln/layers.h"
 #include "kiln/nn/masking.h"
 #include "kiln/ops/ops.h"
@@ -141,6 +142,39 @@ TEST_CASE("fused recurrence op: its gradient for every input matches finite diff
                masked);
       check_op("SimpleRNN", {.kind = K::simple_rnn, .zero_output_for_mask = zero}, 1, false, masked);
     }
+}
+
+TEST_CASE("fused recurrence kernels agree with the reference kernels' composed loop") {
+  using K = k::RecurrentKind;
+  k::random::set_seed(3);
+  const k::Tensor mask = k::random::uniform({6, 9}) > 0.3;
+  for (const k::RecurrenceOptions& o :
+       {k::RecurrenceOptions{.kind = K::lstm}, k::RecurrenceOptions{.kind = K::gru},
+        k::RecurrenceOptions{.kind = K::gru, .reset_after = false, .zero_output_for_mask = true},
+        k::RecurrenceOptions{.kind = K::simple_rnn}}) {
+    const int64_t g = o.kind == K::lstm ? 4 : o.kind == K::gru ? 3 : 1, u = 12;
+    std::vector<k::Tensor> in{k::random::normal({6, 9, g * u}), k::random::normal({u, g * u}, 0.0, 0.3)};
+    const k::Tensor bias = o.kind == K::gru && o.reset_after ? k::random::normal({g * u}) : k::Tensor();
+    std::vector<k::Tensor> states{k::random::normal({6, u})};
+    if (o.kind == K::lstm) states.push_back(k::random::normal({6, u}));
+    auto run = [&](k::CpuKernels kernels) {
+      k::set_cpu_kernels(kernels);
+      k::GradientTape tape({.persistent = true});
+      for (auto& t : in) tape.watch(t);
+      for (auto& t : states) tape.watch(t);
+      std::vector<k::Tensor> outs = k::recurrence(in[0], in[1], bias, states, mask, o);
+      k::Tensor loss = k::sum(k::square(outs[0])) + k::sum(outs.back());
+      std::vector<k::Tensor> r = outs;
+      for (auto& t : in) r.push_back(*tape.gradient(loss, t));
+      for (auto& t : states) r.push_back(*tape.gradient(loss, t));
+      k::set_cpu_kernels(k::CpuKernels::fast);
+      return r;
+    };
+    const std::vector<k::Tensor> fast = run(k::CpuKernels::fast), ref = run(k::CpuKernels::reference);
+    for (std::size_t i = 0; i < fast.size(); ++i)
+      CHECK_MESSAGE(max_diff(fast[i], ref[i]) < 1e-4 * (1.0 + k::max(k::abs(ref[i])).item<double>()),
+                    "kind " << static_cast<int>(o.kind) << ", tensor " << i);
+  }
 }
 
 TEST_CASE("fused recurrence in float32 equals the step loop, masked, forwards and backwards") {

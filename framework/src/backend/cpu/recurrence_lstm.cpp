@@ -11,6 +11,7 @@
 #include "backend/cpu/denormals.h"
 #include "backend/cpu/parallel.h"
 #include "backend/cpu/recurrence_math.h"
+#include "backend/cpu/reference.h"
 
 namespace kiln::cpu {
 
@@ -216,7 +217,8 @@ void simple_backward(const backend::RecurrenceParams& p, const std::vector<Tenso
 }  // namespace recurrence
 
 bool CpuBackend::has_recurrence(const backend::RecurrenceParams& p, DType dtype) const {
-  return (dtype == DType::float32 || dtype == DType::float64) && p.kind >= 0 && p.kind <= 2 && p.batch > 0 &&
+  // The reference kernels run the recurrence composed from the other primitives, the loop this kernel fuses.
+  return !reference_kernels() && (dtype == DType::float32 || dtype == DType::float64) && p.kind >= 0 && p.kind <= 2 && p.batch > 0 &&
          p.steps > 0 && p.units > 0;
 }
 
