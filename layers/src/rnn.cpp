@@ -144,12 +144,14 @@ std::vector<Tensor> RNNImpl::run(const Tensor& input, std::vector<Tensor> states
     if (rnn_.return_state) out.insert(out.end(), states.begin(), states.end());
     return out;
   }
-  Tensor seq = cell_->begin_sequence(x, states, training);
   Tensor mask = mask_in.defined() ? cast(mask_in, DType::bool_) : Tensor();
   if (rnn_.go_backwards) {
-    seq = reverse_time(seq);
+    // Reversed before begin_sequence, which treats every step alike (it projects each one and draws one
+    // dropout mask for all): the input is narrower than its projection (4·units wide for LSTM).
+    x = reverse_time(x);
     if (mask.defined()) mask = reverse_time(mask);
   }
+  Tensor seq = cell_->begin_sequence(x, states, training);
   Tensor output;
   // The fused op has lax.scan's masking rule; the unrolled loop's differs.
   std::optional<std::vector<Tensor>> fused;

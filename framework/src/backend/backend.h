@@ -67,6 +67,22 @@ struct ElementwiseProgram {
   std::vector<Step> steps;
 };
 
+/// A built-in cell's recurrence over a whole sequence (the formulas are kiln/ops/recurrent_ops.h's).
+/// Activations by number: what the fused kernels know.
+enum class RecurrenceActivation { tanh, sigmoid, hard_sigmoid, relu, linear };
+struct RecurrenceParams {
+  int kind = 1;  // kiln::RecurrentKind: 0 SimpleRNN, 1 LSTM, 2 GRU
+  RecurrenceActivation activation = RecurrenceActivation::tanh, recurrent_activation = RecurrenceActivation::sigmoid;
+  bool reset_after = true, zero_output_for_mask = false;
+  bool has_bias = false, has_mask = false;  // GRU reset_after's recurrent bias; a (batch, time) bool mask
+  int64_t batch = 0, steps = 0, units = 0;
+  /// Gate blocks of the projection: 1 (SimpleRNN), 4 (LSTM), 3 (GRU).
+  int64_t gates() const { return kind == 1 ? 4 : kind == 2 ? 3 : 1; }
+  /// Values per (example, step) the forward pass keeps for the backward pass, h_prev first.
+  int64_t saved_width() const { return units * (kind == 1 ? 7 : kind == 2 ? 5 : 2); }
+  int64_t states() const { return kind == 1 ? 2 : 1; }
+};
+
 class Backend {
  public:
   virtual ~Backend() = default;
@@ -267,6 +283,25 @@ class Backend {
   virtual void fft(const Tensor& re, const Tensor& im, bool inverse, Tensor& out_re, Tensor& out_im) {
     (void)re, (void)im, (void)inverse, (void)out_re, (void)out_im;
     throw std::logic_error("fft: this backend has no FFT kernel");
+  }
+
+  /// The fused recurrence (RecurrenceParams). Forward reads {projected (batch, time, gates·units),
+  /// recurrent_kernel (units, gates·units), [bias (gates·units,)], states (batch, units)..., [mask]} and
+  /// writes {outputs (batch, time, units), final states..., saved (batch, time, saved_width())}.
+  /// Backward reads {d outputs, d final states..., recurrent_kernel, [mask], saved} and writes
+  /// {d projected, d recurrent_kernel, [d bias], d initial states...}. Called only where
+  /// has_recurrence says so; elsewhere the op composes the loop from the other primitives.
+  virtual bool has_recurrence(const RecurrenceParams& p, DType dtype) const {
+    (void)p, (void)dtype;
+    return false;
+  }
+  virtual void recurrence_forward(const RecurrenceParams& p, const std::vector<Tensor>& in, std::vector<Tensor>& out) {
+    (void)p, (void)in, (void)out;
+    throw std::logic_error("recurrence_forward: this backend has no fused recurrence");
+  }
+  virtual void recurrence_backward(const RecurrenceParams& p, const std::vector<Tensor>& in, std::vector<Tensor>& out) {
+    (void)p, (void)in, (void)out;
+    throw std::logic_error("recurrence_backward: this backend has no fused recurrence");
   }
 
   /// Starts recording, instead of running, the work this thread queues on the

@@ -11,37 +11,6 @@
 
 namespace kiln::backend {
 
-void Recording::writes_in_place(const Tensor& t) {
-  for (const auto& w : in_place_)
-    if (w.tensor.impl() == t.impl()) return;
-  in_place_.push_back({t, 1});
-}
-
-void Recording::seal() {
-  for (auto& w : in_place_) w.holders = w.tensor.impl()->storage.use_count();
-  written_.clear();
-  for (const auto& n : nodes_)
-    for (const auto& o : n.outputs) written_.insert(o.impl()->storage.get());
-}
-
-bool Recording::may_write(const Storage* s) const {
-  if (written_.count(s)) return true;
-  for (const auto& w : in_place_)
-    if (w.tensor.impl()->storage.get() == s) return true;
-  return false;
-}
-
-void Recording::replay(std::size_t begin, std::size_t end) {
-  for (auto& w : in_place_) {
-    auto& storage = w.tensor.impl()->storage;
-    if (storage.use_count() <= w.holders) continue;
-    Tensor fresh = Tensor::empty(w.tensor.shape(), w.tensor.dtype(), w.tensor.device());
-    backend_for(w.tensor.device()).copy_from(w.tensor, fresh);
-    storage = fresh.impl()->storage;
-  }
-  run(begin, end);
-}
-
 namespace {
 
 std::optional<Tensor> opt(const Tensor* t) { return t ? std::optional<Tensor>(*t) : std::nullopt; }
@@ -243,6 +212,16 @@ class RecordingBackend final : public Backend {
     });
     n.params.conv = p;
     n.params.flag_a = relu;
+  }
+
+  bool has_recurrence(const RecurrenceParams& p, DType dtype) const override { return r_.has_recurrence(p, dtype); }
+  void recurrence_forward(const RecurrenceParams& p, const Ts& in, Ts& out) override {
+    run("RecurrenceForward", in, out, [&r = r_, p, in, out]() mutable { r.recurrence_forward(p, in, out); })
+        .params.axis = p.kind;
+  }
+  void recurrence_backward(const RecurrenceParams& p, const Ts& in, Ts& out) override {
+    run("RecurrenceBackward", in, out, [&r = r_, p, in, out]() mutable { r.recurrence_backward(p, in, out); })
+        .params.axis = p.kind;
   }
 
  private:

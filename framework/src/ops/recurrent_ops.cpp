@@ -4,6 +4,8 @@
 // d h_prev, and after the loop one matmul for d recurrent_kernel over all steps.
 #include "kiln/ops/recurrent_ops.h"
 
+#include <optional>
+
 #include "backend/recording.h"
 #include "core/op_log.h"
 
@@ -156,6 +158,84 @@ void check_run(const Run& r, int64_t gates) {
                        ", received " + s.shape().to_string());
 }
 
+backend::RecurrenceActivation activation_number(const std::string& n) {
+  using A = backend::RecurrenceActivation;
+  return n == "tanh" ? A::tanh : n == "sigmoid" ? A::sigmoid : n == "hard_sigmoid" ? A::hard_sigmoid
+         : n == "relu" ? A::relu : A::linear;
+}
+
+/// The backend's fused kernel's parameters, or nullopt where it has none for this call
+/// (another device, an integer dtype, operands of mixed dtypes or devices).
+std::optional<backend::RecurrenceParams> fused_params(const Run& r) {
+  backend::RecurrenceParams p;
+  p.kind = static_cast<int>(r.o.kind);
+  p.activation = activation_number(r.o.activation);
+  p.recurrent_activation = activation_number(r.o.recurrent_activation);
+  p.reset_after = r.o.reset_after;
+  p.zero_output_for_mask = r.o.zero_output_for_mask;
+  p.has_bias = r.bias.defined();
+  // Only GRU's reset_after form has a recurrent bias; the composed loop ignores one given elsewhere.
+  if (p.has_bias && !(r.o.kind == RecurrentKind::gru && r.o.reset_after)) return std::nullopt;
+  p.has_mask = r.mask.defined();
+  p.batch = r.batch, p.steps = r.steps, p.units = r.units;
+  std::vector<Tensor> operands{r.kernel};
+  if (p.has_bias) operands.push_back(r.bias);
+  operands.insert(operands.end(), r.states.begin(), r.states.end());
+  for (const auto& t : operands)
+    if (t.dtype() != r.projected.dtype() || t.device() != r.projected.device()) return std::nullopt;
+  if (p.has_mask && r.mask.device() != r.projected.device()) return std::nullopt;
+  if (p.has_bias && !(r.bias.shape() == Shape{r.kernel.shape()[1]})) return std::nullopt;
+  if (!be(r.projected).has_recurrence(p, r.projected.dtype())) return std::nullopt;
+  return p;
+}
+
+/// {outputs, final states...}; `saved` receives what the backward kernel reads.
+std::vector<Tensor> fused_forward(const Run& r, const backend::RecurrenceParams& p, Tensor& saved) {
+  std::vector<Tensor> in{r.projected, r.kernel};
+  if (p.has_bias) in.push_back(r.bias);
+  in.insert(in.end(), r.states.begin(), r.states.end());
+  if (p.has_mask) in.push_back(r.mask);
+  const DType dt = r.projected.dtype();
+  const Device dev = r.projected.device();
+  std::vector<Tensor> out{Tensor::empty({r.batch, r.steps, r.units}, dt, dev)};
+  for (std::size_t i = 0; i < r.states.size(); ++i) out.push_back(Tensor::empty({r.batch, r.units}, dt, dev));
+  out.push_back(Tensor::empty({r.batch, r.steps, p.saved_width()}, dt, dev));
+  be(r.projected).recurrence_forward(p, in, out);
+  saved = out.back();
+  out.pop_back();
+  return out;
+}
+
+/// {d projected, d kernel, d bias (undefined without one), d initial states...}
+std::vector<Tensor> fused_backward(const Run& r, const backend::RecurrenceParams& p, const Tensor& saved,
+                                   const Tensor& d_out, const std::vector<Tensor>& ds) {
+  std::vector<Tensor> in{d_out};
+  in.insert(in.end(), ds.begin(), ds.end());
+  in.push_back(r.kernel);
+  if (p.has_mask) in.push_back(r.mask);
+  in.push_back(saved);
+  const DType dt = r.projected.dtype();
+  const Device dev = r.projected.device();
+  std::vector<Tensor> out{Tensor::empty(r.projected.shape(), dt, dev), Tensor::empty(r.kernel.shape(), dt, dev)};
+  if (p.has_bias) out.push_back(Tensor::empty(r.bias.shape(), dt, dev));
+  for (const auto& s : r.states) out.push_back(Tensor::empty(s.shape(), dt, dev));
+  be(r.projected).recurrence_backward(p, in, out);
+  if (!p.has_bias) out.insert(out.begin() + 2, Tensor());
+  return out;
+}
+
+std::vector<Tensor> composed_forward(const Run& r, Saved& saved) {
+  return r.o.kind == RecurrentKind::lstm ? lstm_forward(r, saved)
+         : r.o.kind == RecurrentKind::gru ? gru_forward(r, saved)
+                                          : simple_forward(r, saved);
+}
+
+std::vector<Tensor> composed_backward(const Run& r, const Saved& saved, const Tensor& d_out, const std::vector<Tensor>& ds) {
+  return r.o.kind == RecurrentKind::lstm ? lstm_backward(r, saved, d_out, ds)
+         : r.o.kind == RecurrentKind::gru ? gru_backward(r, saved, d_out, ds)
+                                          : simple_backward(r, saved, d_out, ds);
+}
+
 }  // namespace
 }  // namespace ops::recurrence_steps
 
@@ -173,7 +253,9 @@ std::vector<Tensor> recurrence(const Tensor& projected, const Tensor& kernel, co
                                        o, projected.shape()[0], projected.shape()[1], kernel.shape()[0]});
   const int64_t gates = o.kind == RecurrentKind::lstm ? 4 : o.kind == RecurrentKind::gru ? 3 : 1;
   check_run(*run, gates);
+  const std::optional<backend::RecurrenceParams> fused = fused_params(*run);
   auto saved = std::make_shared<Saved>();
+  auto workspace = std::make_shared<Tensor>();  // the fused kernel's saved values
   std::vector<Tensor> outs;
   {
     autodiff::Pause pause;  // one node for the whole loop
@@ -190,22 +272,30 @@ std::vector<Tensor> recurrence(const Tensor& projected, const Tensor& kernel, co
     ins.insert(ins.end(), states.begin(), states.end());
     if (run->mask.defined()) ins.push_back(run->mask);
     backend::CompositeScope composite("Recurrence", ins, p);
-    outs = o.kind == RecurrentKind::lstm ? lstm_forward(*run, *saved)
-           : o.kind == RecurrentKind::gru ? gru_forward(*run, *saved)
-                                          : simple_forward(*run, *saved);
+    outs = fused ? fused_forward(*run, *fused, *workspace) : composed_forward(*run, *saved);
     composite.finish(outs);
   }
   if (!autodiff::active() || run->steps == 0) return outs;
   std::vector<Tensor> inputs{projected, kernel};
   if (bias.defined()) inputs.push_back(bias);
   inputs.insert(inputs.end(), states.begin(), states.end());
-  autodiff::record("Recurrence", inputs, outs, [run, saved](const autodiff::Grads& dy, const autodiff::Needs&) {
+  autodiff::record("Recurrence", inputs, outs, [run, saved, fused, workspace](const autodiff::Grads& dy,
+                                                                               const autodiff::Needs&) {
     std::vector<Tensor> ds;
     for (std::size_t i = 1; i < dy.size(); ++i) ds.push_back(dy[i].defined() ? dy[i] : zeros_like(run->states[i - 1]));
     const Tensor d_out = dy[0].defined() ? dy[0] : zeros({run->batch, run->steps, run->units}, run->projected.dtype());
-    std::vector<Tensor> g = run->o.kind == RecurrentKind::lstm ? lstm_backward(*run, *saved, d_out, ds)
-                            : run->o.kind == RecurrentKind::gru ? gru_backward(*run, *saved, d_out, ds)
-                                                                : simple_backward(*run, *saved, d_out, ds);
+    std::vector<Tensor> g;
+    if (fused && !autodiff::active()) {
+      g = fused_backward(*run, *fused, *workspace, d_out, ds);
+    } else {
+      // Under an outer tape (higher-order gradients) the backward pass is made of differentiable ops,
+      // which read the per-step values of the composed forward pass.
+      if (fused && saved->empty()) {
+        autodiff::Pause pause;
+        composed_forward(*run, *saved);
+      }
+      g = composed_backward(*run, *saved, d_out, ds);
+    }
     if (!run->bias.defined()) g.erase(g.begin() + 2);  // {d projected, d kernel, [d bias], d states...}
     return g;
   });

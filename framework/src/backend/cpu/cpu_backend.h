@@ -69,6 +69,11 @@ class CpuBackend : public backend::Backend {
     return kind == Fused::batch_norm || kind == Fused::batch_norm_inference || kind == Fused::adam ||
            kind == Fused::sgd || kind == Fused::rmsprop;
   }
+  bool has_recurrence(const backend::RecurrenceParams& p, DType dtype) const override;
+  void recurrence_forward(const backend::RecurrenceParams& p, const std::vector<Tensor>& in,
+                          std::vector<Tensor>& out) override;
+  void recurrence_backward(const backend::RecurrenceParams& p, const std::vector<Tensor>& in,
+                           std::vector<Tensor>& out) override;
   bool can_fuse(DType dtype, int unary, int binary) const override;
   bool fused_elementwise(const backend::ElementwiseProgram& program) override;
 };
@@ -93,6 +98,16 @@ void gemm_serial(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float*
                  float beta);
 void gemm_serial(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const double* a, const double* b, double* c,
                  double beta);
+/// The same with explicit leading dimensions (row-major: lda, ldb, ldc are the row strides of a, b, c as
+/// stored), split over the pool, or (`_serial_`) on the calling thread alone.
+void gemm_strided(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
+                  int64_t ldb, float* c, int64_t ldc, float beta);
+void gemm_strided(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const double* a, int64_t lda, const double* b,
+                  int64_t ldb, double* c, int64_t ldc, double beta);
+void gemm_serial_strided(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
+                         int64_t ldb, float* c, int64_t ldc, float beta);
+void gemm_serial_strided(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const double* a, int64_t lda,
+                         const double* b, int64_t ldb, double* c, int64_t ldc, double beta);
 /// x += bias along the last axis, then max(., 0) when relu; in place.
 void bias_add_inplace(Tensor& x, const Tensor& bias, bool relu);
 

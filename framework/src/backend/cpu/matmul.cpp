@@ -50,10 +50,15 @@ bool empty_gemm(int64_t m, int64_t n, int64_t k, T* c, T beta) {
 }
 
 template <class T>
-void gemm_impl(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, const T* b, T* c, T beta) {
-  if (empty_gemm(m, n, k, c, beta)) return;
+void gemm_impl(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b, int64_t ldb,
+               T* c, int64_t ldc, T beta) {
+  if (m == 0 || n == 0) return;
+  if (k == 0) {
+    for (int64_t r = 0; r < m; ++r)
+      for (int64_t j = 0; j < n; ++j) c[r * ldc + j] = beta == T(0) ? T(0) : beta * c[r * ldc + j];
+    return;
+  }
   ensure_single_threaded_blas();
-  const int64_t lda = ta ? m : k, ldb = tb ? k : n, ldc = n;
   const int threads = num_threads();
   const double flops = 2.0 * static_cast<double>(m) * n * k;
   if (threads <= 1 || flops < 4e5) {
@@ -123,10 +128,30 @@ void integer_matmul(bool ta, bool tb, int64_t M, int64_t N, int64_t K, const T* 
 }  // namespace
 
 void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, const float* b, float* c, float beta) {
-  gemm_impl<float>(ta, tb, m, n, k, a, b, c, beta);
+  gemm_impl<float>(ta, tb, m, n, k, a, ta ? m : k, b, tb ? k : n, c, n, beta);
 }
 void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const double* a, const double* b, double* c, double beta) {
-  gemm_impl<double>(ta, tb, m, n, k, a, b, c, beta);
+  gemm_impl<double>(ta, tb, m, n, k, a, ta ? m : k, b, tb ? k : n, c, n, beta);
+}
+void gemm_strided(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
+                  int64_t ldb, float* c, int64_t ldc, float beta) {
+  gemm_impl<float>(ta, tb, m, n, k, a, lda, b, ldb, c, ldc, beta);
+}
+void gemm_strided(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const double* a, int64_t lda, const double* b,
+                  int64_t ldb, double* c, int64_t ldc, double beta) {
+  gemm_impl<double>(ta, tb, m, n, k, a, lda, b, ldb, c, ldc, beta);
+}
+void gemm_serial_strided(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b,
+                         int64_t ldb, float* c, int64_t ldc, float beta) {
+  if (m == 0 || n == 0 || k == 0) return gemm_impl<float>(ta, tb, m, n, k, a, lda, b, ldb, c, ldc, beta);
+  ensure_single_threaded_blas();
+  blas_gemm(ta, tb, m, n, k, a, lda, b, ldb, c, ldc, beta);
+}
+void gemm_serial_strided(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const double* a, int64_t lda,
+                         const double* b, int64_t ldb, double* c, int64_t ldc, double beta) {
+  if (m == 0 || n == 0 || k == 0) return gemm_impl<double>(ta, tb, m, n, k, a, lda, b, ldb, c, ldc, beta);
+  ensure_single_threaded_blas();
+  blas_gemm(ta, tb, m, n, k, a, lda, b, ldb, c, ldc, beta);
 }
 
 template <class T>

@@ -227,7 +227,7 @@ void* thread_scratch(Scratch use, std::size_t nbytes) {
     std::size_t size = 0;
     ~Block() { std::free(data); }
   };
-  thread_local Block blocks[2];
+  thread_local Block blocks[static_cast<int>(Scratch::count)];
   Block& b = blocks[static_cast<int>(use)];
   if (nbytes > b.size) {
     const std::size_t size = (std::max<std::size_t>(nbytes, 2 * b.size) + 63) / 64 * 64;

@@ -50,7 +50,9 @@ inline void parallel_for(int64_t n, FnRef<void(int64_t, int64_t)> fn, int64_t mi
 /// Scratch memory of this thread, at least `nbytes`, 64-byte aligned: grown
 /// when too small and kept, so steady-state kernels do not allocate. Each use
 /// has its own block, valid until the next call for that use on this thread.
-enum class Scratch { partial_sums, kernel };
+/// A recurrence keeps a whole sequence's values in `sequence` (on the calling thread) and
+/// one step's in `step` (on each thread of its pool).
+enum class Scratch { partial_sums, kernel, sequence, step, count };
 void* thread_scratch(Scratch use, std::size_t nbytes);
 
 /// A parallel reduction into `size` values: [0, n) is split into `parts`; each part
