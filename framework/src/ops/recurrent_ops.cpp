@@ -6,6 +6,7 @@
 
 #include <optional>
 
+#include "backend/portable_trace.h"
 #include "backend/recording.h"
 #include "core/op_log.h"
 
@@ -165,8 +166,10 @@ backend::RecurrenceActivation activation_number(const std::string& n) {
 }
 
 /// The backend's fused kernel's parameters, or nullopt where it has none for this call
-/// (another device, an integer dtype, operands of mixed dtypes or devices).
+/// (another device, an integer dtype, operands of mixed dtypes or devices, a trace for export).
 std::optional<backend::RecurrenceParams> fused_params(const Run& r) {
+  // An exporter writes a recurrence ONNX cannot express as its loop's ops.
+  if (backend::portable_trace()) return std::nullopt;
   backend::RecurrenceParams p;
   p.kind = static_cast<int>(r.o.kind);
   p.activation = activation_number(r.o.activation);

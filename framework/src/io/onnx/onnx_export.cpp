@@ -2,6 +2,7 @@
 // dynamic dimensions at two sizes), writes the graph, and saves it atomically.
 #include "kiln/io/onnx.h"
 
+#include "backend/portable_trace.h"
 #include "backend/recording.h"
 #include "core/tracing.h"
 #include "io/atomic_file.h"
@@ -49,6 +50,7 @@ io::onnx::Trace trace(const OnnxBody& body, const std::vector<TensorSpec>& specs
     t.inputs.push_back(zeros(s, spec.dtype));
   }
   backend::RecordingScope recording(t.rec, /*execute=*/false);
+  backend::PortableTraceScope portable;
   tracing::Scope scope(&name, true);
   t.outputs = body(t.inputs);
   return t;
