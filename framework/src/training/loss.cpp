@@ -15,6 +15,22 @@
 
 namespace kiln {
 
+// ---- compile()'s loss argument ----
+
+LossConfig::LossConfig() = default;
+LossConfig::~LossConfig() = default;
+LossConfig::LossConfig(const LossConfig&) = default;
+LossConfig::LossConfig(LossConfig&&) noexcept = default;
+LossConfig& LossConfig::operator=(const LossConfig&) = default;
+LossConfig& LossConfig::operator=(LossConfig&&) noexcept = default;
+LossConfig::LossConfig(const char* name) : single_(name) {}
+LossConfig::LossConfig(std::string name) : single_(std::move(name)) {}
+LossConfig::LossConfig(LossPtr p) : single_(std::move(p)) {}
+LossConfig::LossConfig(LossFn fn) : single_(std::move(fn)) {}
+LossConfig::LossConfig(std::initializer_list<std::pair<const std::string, LossArg>> by_name) : by_name_(by_name) {}
+LossConfig::LossConfig(std::map<std::string, LossArg> by_name) : by_name_(std::move(by_name)) {}
+LossConfig::LossConfig(std::vector<LossArg> by_position) : by_position_(std::move(by_position)) {}
+
 // ---- reductions ----
 
 std::string standardize_reduction(const std::string& reduction) {

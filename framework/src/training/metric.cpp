@@ -10,6 +10,18 @@
 
 namespace kiln {
 
+MetricsConfig::MetricsConfig() = default;
+MetricsConfig::~MetricsConfig() = default;
+MetricsConfig::MetricsConfig(const MetricsConfig&) = default;
+MetricsConfig::MetricsConfig(MetricsConfig&&) noexcept = default;
+MetricsConfig& MetricsConfig::operator=(const MetricsConfig&) = default;
+MetricsConfig& MetricsConfig::operator=(MetricsConfig&&) noexcept = default;
+MetricsConfig::MetricsConfig(std::initializer_list<MetricArg> all) : all_(all) {}
+MetricsConfig::MetricsConfig(std::vector<MetricArg> all) : all_(std::move(all)) {}
+MetricsConfig::MetricsConfig(std::initializer_list<std::pair<const std::string, std::vector<MetricArg>>> by_name)
+    : by_name_(by_name) {}
+MetricsConfig::MetricsConfig(std::map<std::string, std::vector<MetricArg>> by_name) : by_name_(std::move(by_name)) {}
+
 Metric::Metric(std::string default_name, MetricOptions options)
     : name_(options.name.empty() ? std::move(default_name) : std::move(options.name)),
       // State and results are floating point; an integer dtype falls back to float32.

@@ -135,25 +135,30 @@ class LossArg {
 /// compile()'s loss: one for all outputs, one per output by name, or by position.
 class LossConfig {
  public:
-  LossConfig() = default;
+  LossConfig();  ///< No loss given.
+  ~LossConfig();  ///< Out of line: every includer would otherwise instantiate the map code.
+  LossConfig(const LossConfig&);  ///< Copies the arguments.
+  LossConfig(LossConfig&&) noexcept;  ///< Moves the arguments.
+  LossConfig& operator=(const LossConfig&);  ///< Copies the arguments.
+  LossConfig& operator=(LossConfig&&) noexcept;  ///< Moves the arguments.
   /// One loss by name for all outputs.
-  LossConfig(const char* name) : single_(name) {}
+  LossConfig(const char* name);
   /// One loss by name for all outputs.
-  LossConfig(std::string name) : single_(std::move(name)) {}
+  LossConfig(std::string name);
   /// One loss object for all outputs.
-  LossConfig(LossPtr p) : single_(std::move(p)) {}
+  LossConfig(LossPtr p);
   /// One loss object for all outputs, copied.
   template <class L>
     requires std::is_base_of_v<Loss, L>
   LossConfig(L l) : single_(std::move(l)) {}
   /// One loss function for all outputs.
-  LossConfig(LossFn fn) : single_(std::move(fn)) {}
+  LossConfig(LossFn fn);
   /// One loss per output, by output name: {{"out_a", "mse"}, {"out_b", "mae"}}.
-  LossConfig(std::initializer_list<std::pair<const std::string, LossArg>> by_name) : by_name_(by_name) {}
+  LossConfig(std::initializer_list<std::pair<const std::string, LossArg>> by_name);
   /// One loss per output, by output name.
-  LossConfig(std::map<std::string, LossArg> by_name) : by_name_(std::move(by_name)) {}
+  LossConfig(std::map<std::string, LossArg> by_name);
   /// One loss per output, by position.
-  LossConfig(std::vector<LossArg> by_position) : by_position_(std::move(by_position)) {}
+  LossConfig(std::vector<LossArg> by_position);
 
   /// The loss for all outputs (empty when given per output).
   const LossArg& single() const { return single_; }

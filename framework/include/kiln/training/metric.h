@@ -139,15 +139,20 @@ class MetricArg {
 /// compile()'s metrics: one list for every output, or lists per output name.
 class MetricsConfig {
  public:
-  MetricsConfig() = default;
+  MetricsConfig();  ///< No metric given.
+  ~MetricsConfig();  ///< Out of line: every includer would otherwise instantiate the map code.
+  MetricsConfig(const MetricsConfig&);  ///< Copies the arguments.
+  MetricsConfig(MetricsConfig&&) noexcept;  ///< Moves the arguments.
+  MetricsConfig& operator=(const MetricsConfig&);  ///< Copies the arguments.
+  MetricsConfig& operator=(MetricsConfig&&) noexcept;  ///< Moves the arguments.
   /// The same metrics for every output: {"accuracy", "mae"}.
-  MetricsConfig(std::initializer_list<MetricArg> all) : all_(all) {}
+  MetricsConfig(std::initializer_list<MetricArg> all);
   /// The same metrics for every output.
-  MetricsConfig(std::vector<MetricArg> all) : all_(std::move(all)) {}
+  MetricsConfig(std::vector<MetricArg> all);
   /// Metrics per output name: {{"out_a", {"mae"}}, {"out_b", {"accuracy"}}}.
-  MetricsConfig(std::initializer_list<std::pair<const std::string, std::vector<MetricArg>>> by_name) : by_name_(by_name) {}
+  MetricsConfig(std::initializer_list<std::pair<const std::string, std::vector<MetricArg>>> by_name);
   /// Metrics per output name.
-  MetricsConfig(std::map<std::string, std::vector<MetricArg>> by_name) : by_name_(std::move(by_name)) {}
+  MetricsConfig(std::map<std::string, std::vector<MetricArg>> by_name);
   /// The metrics for every output (empty when given per output).
   const std::vector<MetricArg>& all() const { return all_; }
   /// The metrics by output name.

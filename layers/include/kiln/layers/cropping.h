@@ -149,36 +149,36 @@ class ZeroPadding3DImpl : public PadCropBase {
 
 
 /// The handle of Cropping1DImpl: Cropping1D(), Cropping1D(cropping), Cropping1D(cropping, options).
-class Cropping1D : public LayerClass<Cropping1DImpl, std::tuple<Size2, Cropping1DOptions>> {
-  using Handle = LayerClass<Cropping1DImpl, std::tuple<Size2, Cropping1DOptions>>;
+class Cropping1D : public LayerClass<Cropping1DImpl, ParamList<Size2, Cropping1DOptions>> {
+  using Handle = LayerClass<Cropping1DImpl, ParamList<Size2, Cropping1DOptions>>;
 
  public:
   using Handle::Handle;
 };
 /// The handle of Cropping2DImpl: Cropping2D(height_cropping, width_cropping, options), each optional.
-class Cropping2D : public LayerClass<Cropping2DImpl, std::tuple<Size2, Size2, PadCropOptions>> {
-  using Handle = LayerClass<Cropping2DImpl, std::tuple<Size2, Size2, PadCropOptions>>;
+class Cropping2D : public LayerClass<Cropping2DImpl, ParamList<Size2, Size2, PadCropOptions>> {
+  using Handle = LayerClass<Cropping2DImpl, ParamList<Size2, Size2, PadCropOptions>>;
 
  public:
   using Handle::Handle;
 };
 /// The handle of Cropping3DImpl: Cropping3D(depth, height, width, options), each optional.
-class Cropping3D : public LayerClass<Cropping3DImpl, std::tuple<Size2, Size2, Size2, PadCropOptions>> {
-  using Handle = LayerClass<Cropping3DImpl, std::tuple<Size2, Size2, Size2, PadCropOptions>>;
+class Cropping3D : public LayerClass<Cropping3DImpl, ParamList<Size2, Size2, Size2, PadCropOptions>> {
+  using Handle = LayerClass<Cropping3DImpl, ParamList<Size2, Size2, Size2, PadCropOptions>>;
 
  public:
   using Handle::Handle;
 };
 /// The handle of ZeroPadding1DImpl: ZeroPadding1D(padding, options), each optional.
-class ZeroPadding1D : public LayerClass<ZeroPadding1DImpl, std::tuple<Size2, PadCropOptions>> {
-  using Handle = LayerClass<ZeroPadding1DImpl, std::tuple<Size2, PadCropOptions>>;
+class ZeroPadding1D : public LayerClass<ZeroPadding1DImpl, ParamList<Size2, PadCropOptions>> {
+  using Handle = LayerClass<ZeroPadding1DImpl, ParamList<Size2, PadCropOptions>>;
 
  public:
   using Handle::Handle;
 };
 /// The handle of ZeroPadding3DImpl: ZeroPadding3D(depth, height, width, options), each optional.
-class ZeroPadding3D : public LayerClass<ZeroPadding3DImpl, std::tuple<Size2, Size2, Size2, PadCropOptions>> {
-  using Handle = LayerClass<ZeroPadding3DImpl, std::tuple<Size2, Size2, Size2, PadCropOptions>>;
+class ZeroPadding3D : public LayerClass<ZeroPadding3DImpl, ParamList<Size2, Size2, Size2, PadCropOptions>> {
+  using Handle = LayerClass<ZeroPadding3DImpl, ParamList<Size2, Size2, Size2, PadCropOptions>>;
 
  public:
   using Handle::Handle;

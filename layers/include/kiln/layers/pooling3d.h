@@ -69,15 +69,15 @@ class AveragePooling3DImpl : public Pooling3DImpl {
 };
 
 /// The handle of MaxPooling3DImpl: MaxPooling3D(), (pool_size) or (pool_size, options).
-class MaxPooling3D : public LayerClass<MaxPooling3DImpl, std::tuple<std::vector<int>, Pooling3DOptions>> {
-  using Handle = LayerClass<MaxPooling3DImpl, std::tuple<std::vector<int>, Pooling3DOptions>>;
+class MaxPooling3D : public LayerClass<MaxPooling3DImpl, ParamList<std::vector<int>, Pooling3DOptions>> {
+  using Handle = LayerClass<MaxPooling3DImpl, ParamList<std::vector<int>, Pooling3DOptions>>;
 
  public:
   using Handle::Handle;
 };
 /// The handle of AveragePooling3DImpl: AveragePooling3D(), (pool_size) or (pool_size, options).
-class AveragePooling3D : public LayerClass<AveragePooling3DImpl, std::tuple<std::vector<int>, Pooling3DOptions>> {
-  using Handle = LayerClass<AveragePooling3DImpl, std::tuple<std::vector<int>, Pooling3DOptions>>;
+class AveragePooling3D : public LayerClass<AveragePooling3DImpl, ParamList<std::vector<int>, Pooling3DOptions>> {
+  using Handle = LayerClass<AveragePooling3DImpl, ParamList<std::vector<int>, Pooling3DOptions>>;
 
  public:
   using Handle::Handle;
