@@ -110,5 +110,10 @@ void gemm_serial_strided(bool ta, bool tb, int64_t m, int64_t n, int64_t k, cons
                          const double* b, int64_t ldb, double* c, int64_t ldc, double beta);
 /// x += bias along the last axis, then max(., 0) when relu; in place.
 void bias_add_inplace(Tensor& x, const Tensor& bias, bool relu);
+/// exp, expm1, tanh, sigmoid and erf of n float32 values on whole SIMD vectors
+/// (vector_math.h); false, with nothing written, for any other op. The
+/// single-op and the fused element-wise kernels both use it, so a traced
+/// function gives the same bits as eager execution.
+bool unary_vectorized(backend::UnaryOp op, const float* x, float* o, int64_t n);
 
 }  // namespace kiln::cpu

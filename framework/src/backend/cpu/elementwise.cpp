@@ -10,6 +10,7 @@
 #include "backend/cpu/cpu_backend.h"
 #include "backend/cpu/denormals.h"
 #include "backend/cpu/parallel.h"
+#include "backend/cpu/vector_math.h"
 #include "backend/cpu/wrapping.h"
 #include "backend/strided.h"
 #include "core/dispatch.h"
@@ -81,9 +82,27 @@ void CpuBackend::strided_copy(const Tensor& src, int64_t src_off, const std::vec
   });
 }
 
+bool unary_vectorized(UnaryOp op, const float* x, float* o, int64_t n) {
+  using namespace simd;
+  switch (op) {
+    case UnaryOp::exp: map_floats(x, o, n, [](wide v) { return exp_v(v); }); return true;
+    case UnaryOp::expm1: map_floats(x, o, n, [](wide v) { return expm1_v(v); }); return true;
+    case UnaryOp::tanh: map_floats(x, o, n, [](wide v) { return tanh_v(v); }); return true;
+    case UnaryOp::sigmoid: map_floats(x, o, n, [](wide v) { return sigmoid_v(v); }); return true;
+    case UnaryOp::erf: map_floats(x, o, n, [](wide v) { return erf_v(v); }); return true;
+    default: return false;
+  }
+}
+
 namespace {
+// Below this many elements a second thread costs more than it saves.
+constexpr int64_t kElementwiseGrain = 1 << 14;
+
 template <class T>
 void unary_float(UnaryOp op, const T* x, T* o, std::size_t n) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (unary_vectorized(op, x, o, static_cast<int64_t>(n))) return;
+  }
   std::array<std::size_t, 1> sh{n};
   auto xa = xt::adapt(x, n, xt::no_ownership(), sh);
   auto oa = xt::adapt(o, n, xt::no_ownership(), sh);
@@ -146,8 +165,14 @@ void CpuBackend::unary(UnaryOp op, const Tensor& x, Tensor& out) {
     for (std::size_t i = 0; i < n; ++i) o[i] = !p[i];
     return;
   }
-  if (x.dtype() == DType::float32) return unary_float(op, host_ptr<float>(x), host_ptr<float>(out), n);
-  if (x.dtype() == DType::float64) return unary_float(op, host_ptr<double>(x), host_ptr<double>(out), n);
+  auto split = [&](auto* xp, auto* op_) {
+    parallel_for(
+        static_cast<int64_t>(n),
+        [&](int64_t b, int64_t e) { unary_float(op, xp + b, op_ + b, static_cast<std::size_t>(e - b)); },
+        kElementwiseGrain);
+  };
+  if (x.dtype() == DType::float32) return split(host_ptr<float>(x), host_ptr<float>(out));
+  if (x.dtype() == DType::float64) return split(host_ptr<double>(x), host_ptr<double>(out));
   // Integer tensors: the ops that make sense on integers.
   dispatch_dtype(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
@@ -177,14 +202,31 @@ void binary_loop(const T* a, const T* b, R* o, const std::vector<int64_t>& shape
   // Large same-shape operands (gradient masks, optimizer maths): split the flat
   // range over the pool. These passes are memory-bound, and a second core
   // nearly doubles the bandwidth.
-  if (sa == so && sb == so) {
+  // A scalar operand (x * 0.2, x > 0) counts too: its strides are all zero.
+  auto scalar = [](const strided::Dims& st) {
+    for (auto v : st)
+      if (v != 0) return false;
+    return true;
+  };
+  const bool a_flat = sa == so, b_flat = sb == so;
+  if ((a_flat || scalar(sa)) && (b_flat || scalar(sb))) {
     int64_t total = 1;
     for (int64_t d : shape) total *= d;
     if (total >= (int64_t(1) << 16)) {
       parallel_for(
           total,
           [&](int64_t i0, int64_t i1) {
-            for (int64_t i = i0; i < i1; ++i) o[i] = f(a[i], b[i]);
+            if (a_flat && b_flat) {
+              for (int64_t i = i0; i < i1; ++i) o[i] = f(a[i], b[i]);
+            } else if (a_flat) {
+              const T bv = *b;
+              for (int64_t i = i0; i < i1; ++i) o[i] = f(a[i], bv);
+            } else if (b_flat) {
+              const T av = *a;
+              for (int64_t i = i0; i < i1; ++i) o[i] = f(av, b[i]);
+            } else {
+              for (int64_t i = i0; i < i1; ++i) o[i] = f(*a, *b);
+            }
           },
           int64_t(1) << 15);
       return;
@@ -304,11 +346,23 @@ void CpuBackend::where(const Tensor& cond, const Tensor& x, const Tensor& y, Ten
   const auto sy = broadcast_strides<strided::Dims>(y.shape().dims(), os);
   const auto so = strided::contiguous_dims(os);
   const bool* c = host_ptr<bool>(cond);
+  const bool same_shapes = cond.shape() == out.shape() && x.shape() == out.shape() && y.shape() == out.shape();
   dispatch_dtype(x.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* xp = static_cast<const T*>(x.raw_data());
     const T* yp = static_cast<const T*>(y.raw_data());
     T* o = static_cast<T*>(out.raw_data());
+    if (same_shapes) {
+      // The common case (leaky_relu's where(x > 0, x, a x)): one flat loop the
+      // compiler vectorizes, split over the threads.
+      parallel_for(
+          out.size(),
+          [&](int64_t b, int64_t e) {
+            for (int64_t i = b; i < e; ++i) o[i] = c[i] ? xp[i] : yp[i];
+          },
+          kElementwiseGrain);
+      return;
+    }
     strided_for<4>(os, {so, sc, sx, sy}, {0, 0, 0, 0}, [&](std::array<int64_t, 4> off, int64_t n, std::array<int64_t, 4> st) {
       for (int64_t i = 0; i < n; ++i)
         o[off[0] + i * st[0]] = c[off[1] + i * st[1]] ? xp[off[2] + i * st[2]] : yp[off[3] + i * st[3]];

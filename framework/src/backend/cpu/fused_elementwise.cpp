@@ -58,6 +58,9 @@ void unary_block(UnaryOp op, const T* x, T* o, int64_t n) {
       for (int64_t i = 0; i < n; ++i) o[i] = x[i] <= T(0) ? T(0) : x[i];
       break;
     default:
+      if constexpr (std::is_same_v<T, float>) {
+        if (unary_vectorized(op, x, o, n)) return;
+      }
       if constexpr (std::is_floating_point_v<T>) {
         switch (op) {
           case UnaryOp::exp: for (int64_t i = 0; i < n; ++i) o[i] = std::exp(x[i]); break;

@@ -1,4 +1,4 @@
-// CPU kernels for softmax, the fused sparse softmax cross-entropy, pooling and dropout.
+// CPU kernels for pooling, dropout and the bias add.
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -14,77 +14,6 @@
 #include "core/dispatch.h"
 
 namespace kiln::cpu {
-
-void CpuBackend::softmax(const Tensor& x, int axis, bool log, Tensor& out) {
-  FlushDenormals flush;
-  const auto& d = x.shape().dims();
-  int64_t outer = 1, inner = 1, n = d[axis];
-  for (int i = 0; i < axis; ++i) outer *= d[i];
-  for (std::size_t i = axis + 1; i < d.size(); ++i) inner *= d[i];
-  dispatch_float(x.dtype(), "softmax", [&](auto tag) {
-    using T = decltype(tag);
-    const T* p = static_cast<const T*>(x.raw_data());
-    T* o = static_cast<T*>(out.raw_data());
-    for (int64_t a = 0; a < outer; ++a)
-      for (int64_t c = 0; c < inner; ++c) {
-        const T* xp = p + a * n * inner + c;
-        T* op = o + a * n * inner + c;
-        T m = -std::numeric_limits<T>::infinity();
-        for (int64_t i = 0; i < n; ++i) m = std::max(m, xp[i * inner]);
-        if (!std::isfinite(m)) m = 0;
-        T s = 0;
-        for (int64_t i = 0; i < n; ++i) s += std::exp(xp[i * inner] - m);
-        if (log) {
-          const T ls = std::log(s) + m;
-          for (int64_t i = 0; i < n; ++i) op[i * inner] = xp[i * inner] - ls;
-        } else {
-          const T inv = T(1) / s;
-          for (int64_t i = 0; i < n; ++i) op[i * inner] = std::exp(xp[i * inner] - m) * inv;
-        }
-      }
-  });
-}
-
-void CpuBackend::sparse_xent(const Tensor& labels, const Tensor& logits, Tensor& loss, Tensor& probs) {
-  FlushDenormals flush;
-  const int64_t C = logits.shape()[-1];
-  const int64_t N = logits.size() / std::max<int64_t>(C, 1);
-  // Integer labels of any width, read in place.
-  const DType label_dtype = labels.dtype();
-  const void* raw_labels = labels.raw_data();
-  auto label_at = [label_dtype, raw_labels](int64_t i) -> int64_t {
-    switch (label_dtype) {
-      case DType::int64: return static_cast<const int64_t*>(raw_labels)[i];
-      case DType::int32: return static_cast<const int32_t*>(raw_labels)[i];
-      default: return static_cast<const uint8_t*>(raw_labels)[i];
-    }
-  };
-  for (int64_t i = 0; i < N; ++i)
-    if (label_at(i) < 0 || label_at(i) >= C)
-      throw ValueError("sparse_categorical_crossentropy: received a label value of " + std::to_string(label_at(i)) +
-                       " which is outside the valid range of [0, " + std::to_string(C) + ") for logits with shape " +
-                       logits.shape().to_string());
-  dispatch_float(logits.dtype(), "sparse_softmax_cross_entropy_with_logits", [&](auto tag) {
-    using T = decltype(tag);
-    const T* x = static_cast<const T*>(logits.raw_data());
-    T* l = static_cast<T*>(loss.raw_data());
-    T* pr = static_cast<T*>(probs.raw_data());
-    for (int64_t i = 0; i < N; ++i) {
-      const T* row = x + i * C;
-      T* prow = pr + i * C;
-      T m = row[0];
-      for (int64_t c = 1; c < C; ++c) m = std::max(m, row[c]);
-      T s = 0;
-      for (int64_t c = 0; c < C; ++c) {
-        prow[c] = std::exp(row[c] - m);
-        s += prow[c];
-      }
-      const T inv = T(1) / s;
-      for (int64_t c = 0; c < C; ++c) prow[c] *= inv;
-      l[i] = std::log(s) + m - row[label_at(i)];
-    }
-  });
-}
 
 bool is_pool_2x2(const backend::Pool2DParams& p) {
   return p.pool_h == 2 && p.pool_w == 2 && p.stride_h == 2 && p.stride_w == 2 && p.pad_top == 0 && p.pad_left == 0 &&
