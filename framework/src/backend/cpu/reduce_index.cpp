@@ -44,6 +44,66 @@ void reduce_into(const T* p, T* o, const std::vector<int64_t>& xs, const strided
     }
   });
 }
+
+// Reductions over the trailing axes (rows) or the leading axes (columns) of a
+// contiguous tensor: split over the threads, and vectorized. A row is folded
+// into 16 independent lanes that are combined at the end, so the loop needs no
+// reassociation; the order depends only on the row length, never on the
+// thread count, so results stay deterministic.
+template <class Op, class T>
+T reduce_row(const T* x, int64_t n, T init) {
+  constexpr int kLanes = 16;
+  T lanes[kLanes];
+  for (T& l : lanes) l = init;
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int l = 0; l < kLanes; ++l) lanes[l] = Op::apply(lanes[l], x[i + l]);
+  for (int w = kLanes / 2; w >= 1; w /= 2)
+    for (int l = 0; l < w; ++l) lanes[l] = Op::apply(lanes[l], lanes[l + w]);
+  T acc = lanes[0];
+  for (; i < n; ++i) acc = Op::apply(acc, x[i]);
+  return acc;
+}
+
+// Returns false when neither layout applies.
+template <class Op, class T>
+bool reduce_split(const T* p, T* o, const std::vector<int64_t>& xs, const std::vector<int64_t>& os, T init) {
+  std::size_t k = 0;  // leading axes kept (rows) or reduced (columns)
+  const bool rows_layout = [&] {
+    while (k < xs.size() && os[k] == xs[k]) ++k;
+    for (std::size_t d = k; d < xs.size(); ++d)
+      if (os[d] != 1) return false;
+    return true;
+  }();
+  int64_t lead = 1, trail = 1;
+  if (!rows_layout) {
+    k = 0;
+    while (k < xs.size() && os[k] == 1) ++k;
+    for (std::size_t d = k; d < xs.size(); ++d)
+      if (os[d] != xs[d]) return false;
+  }
+  for (std::size_t d = 0; d < xs.size(); ++d) (d < k ? lead : trail) *= xs[d];
+  constexpr int64_t kGrain = 1 << 14;
+  if (rows_layout) {
+    parallel_for(
+        lead, [&](int64_t r0, int64_t r1) {
+          for (int64_t r = r0; r < r1; ++r) o[r] = reduce_row<Op>(p + r * trail, trail, init);
+        },
+        std::max<int64_t>(1, kGrain / std::max<int64_t>(trail, 1)));
+  } else {
+    parallel_for(
+        trail, [&](int64_t c0, int64_t c1) {
+          for (int64_t c = c0; c < c1; ++c) o[c] = init;
+          for (int64_t r = 0; r < lead; ++r) {
+            const T* __restrict row = p + r * trail;
+            T* __restrict acc = o;
+            for (int64_t c = c0; c < c1; ++c) acc[c] = Op::apply(acc[c], row[c]);
+          }
+        },
+        std::max<int64_t>(8, kGrain / std::max<int64_t>(lead, 1)));
+  }
+  return true;
+}
 }  // namespace
 
 void CpuBackend::reduce(ReduceOp op, const Tensor& x, Tensor& out) {
@@ -63,8 +123,19 @@ void CpuBackend::reduce(ReduceOp op, const Tensor& x, Tensor& out) {
         if (op == ReduceOp::min) init = std::numeric_limits<T>::infinity();
       }
       T* o = static_cast<T*>(out.raw_data());
-      std::fill(o, o + out.size(), init);
       const T* p = static_cast<const T*>(x.raw_data());
+      if (x.size() > 0 && out.shape().rank() == x.shape().rank()) {
+        const auto& os = out.shape().dims();
+        bool done = false;
+        switch (op) {
+          case ReduceOp::sum: done = reduce_split<SumOp>(p, o, xs, os, init); break;
+          case ReduceOp::max: done = reduce_split<MaxOp>(p, o, xs, os, init); break;
+          case ReduceOp::min: done = reduce_split<MinOp>(p, o, xs, os, init); break;
+          case ReduceOp::prod: break;
+        }
+        if (done) return;
+      }
+      std::fill(o, o + out.size(), init);
       switch (op) {
         case ReduceOp::sum: reduce_into<SumOp>(p, o, xs, so, sx); break;
         case ReduceOp::prod: reduce_into<ProdOp>(p, o, xs, so, sx); break;
