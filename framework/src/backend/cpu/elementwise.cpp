@@ -196,6 +196,31 @@ void CpuBackend::unary(UnaryOp op, const Tensor& x, Tensor& out) {
 }
 
 namespace {
+// strided_for on the pool's threads: the first axis longer than 1 is cut into
+// slices, each a strided loop of its own. Small loops stay on this thread.
+template <std::size_t N, class F>
+void strided_for_parallel(const std::vector<int64_t>& shape, const std::array<strided::Dims, N>& st, F&& inner) {
+  int64_t total = 1;
+  for (int64_t v : shape) total *= v;
+  std::size_t d = 0;
+  while (d < shape.size() && shape[d] == 1) ++d;
+  if (d == shape.size() || total < (int64_t(1) << 16)) {
+    strided_for<N>(shape, st, std::array<int64_t, N>{}, inner);
+    return;
+  }
+  const int64_t per_index = total / shape[d];
+  parallel_for(
+      shape[d],
+      [&](int64_t b, int64_t e) {
+        std::vector<int64_t> slice = shape;
+        slice[d] = e - b;
+        std::array<int64_t, N> off;
+        for (std::size_t k = 0; k < N; ++k) off[k] = b * st[k][d];
+        strided_for<N>(slice, st, off, inner);
+      },
+      std::max<int64_t>(1, (int64_t(1) << 15) / per_index));
+}
+
 template <class T, class R, class F>
 void binary_loop(const T* a, const T* b, R* o, const std::vector<int64_t>& shape, const strided::Dims& sa,
                  const strided::Dims& sb, const strided::Dims& so, F f) {
@@ -232,7 +257,7 @@ void binary_loop(const T* a, const T* b, R* o, const std::vector<int64_t>& shape
       return;
     }
   }
-  strided_for<3>(shape, {so, sa, sb}, {0, 0, 0}, [&](std::array<int64_t, 3> off, int64_t n, std::array<int64_t, 3> st) {
+  strided_for_parallel<3>(shape, {so, sa, sb}, [&](std::array<int64_t, 3> off, int64_t n, std::array<int64_t, 3> st) {
     R* op = o + off[0];
     const T* ap = a + off[1];
     const T* bp = b + off[2];
@@ -363,7 +388,7 @@ void CpuBackend::where(const Tensor& cond, const Tensor& x, const Tensor& y, Ten
           kElementwiseGrain);
       return;
     }
-    strided_for<4>(os, {so, sc, sx, sy}, {0, 0, 0, 0}, [&](std::array<int64_t, 4> off, int64_t n, std::array<int64_t, 4> st) {
+    strided_for_parallel<4>(os, {so, sc, sx, sy}, [&](std::array<int64_t, 4> off, int64_t n, std::array<int64_t, 4> st) {
       for (int64_t i = 0; i < n; ++i)
         o[off[0] + i * st[0]] = c[off[1] + i * st[1]] ? xp[off[2] + i * st[2]] : yp[off[3] + i * st[3]];
     });

@@ -2,10 +2,12 @@
 // (backend/cpu/vector_math.h) against double-precision libm, in ulps, over
 // the whole float range and densely near zero; the threaded, vectorized
 // softmax, log-softmax and sparse cross-entropy against double-precision
-// rows; and where() and scalar-broadcast binary ops on the flat threaded path
-// against the same ops on small (serial) pieces.
+// rows; where() and scalar-broadcast binary ops on the flat threaded path
+// against the scalar result; and the threaded, lane-split reductions over
+// trailing, leading and middle axes against double-precision sums.
 #include <doctest/doctest.h>
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -16,7 +18,7 @@
 
 #include "kiln/kiln.h"
 
-namespace test_vector_math {
+namespace test_cpu_vector_kernels {
 
 namespace k = kiln;
 
@@ -68,7 +70,7 @@ double sigmoid_exact(double x) { return 1 / (1 + std::exp(-x)); }
 
 }  // namespace
 
-TEST_CASE("vector_math: exp, expm1, tanh, sigmoid and erf within 2 ulp of double precision") {
+TEST_CASE("cpu_vector_kernels: exp, expm1, tanh, sigmoid and erf within 2 ulp of double precision") {
   check_ulps("exp", [](const k::Tensor& x) { return k::exp(x); }, [](double x) { return std::exp(x); }, 2);
   check_ulps("expm1", [](const k::Tensor& x) { return k::expm1(x); }, [](double x) { return std::expm1(x); }, 2);
   check_ulps("tanh", [](const k::Tensor& x) { return k::tanh(x); }, [](double x) { return std::tanh(x); }, 2);
@@ -76,7 +78,7 @@ TEST_CASE("vector_math: exp, expm1, tanh, sigmoid and erf within 2 ulp of double
   check_ulps("erf", [](const k::Tensor& x) { return k::erf(x); }, [](double x) { return std::erf(x); }, 2);
 }
 
-TEST_CASE("vector_math: special values as libm gives them") {
+TEST_CASE("cpu_vector_kernels: special values as libm gives them") {
   const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
   k::Tensor x(std::vector<float>{nan, inf, -inf, -0.f, 89.f, -200.f}, k::Shape{6});
   auto e = k::exp(x).to_vector<float>();
@@ -108,7 +110,7 @@ TEST_CASE("vector_math: special values as libm gives them") {
   CHECK((f[3] == 0.f && std::signbit(f[3])));
 }
 
-TEST_CASE("vector_math: softmax and log_softmax rows against double precision, on every axis") {
+TEST_CASE("cpu_vector_kernels: softmax and log_softmax rows against double precision, on every axis") {
   // 300 rows of 97 (softmax over the last axis, split over threads), and the same data over axis 0.
   const int64_t rows = 300, cols = 97;
   std::vector<float> v(static_cast<std::size_t>(rows * cols));
@@ -136,7 +138,7 @@ TEST_CASE("vector_math: softmax and log_softmax rows against double precision, o
   }
 }
 
-TEST_CASE("vector_math: sparse cross-entropy keeps a finite loss when the label's probability underflows") {
+TEST_CASE("cpu_vector_kernels: sparse cross-entropy keeps a finite loss when the label's probability underflows") {
   k::Tensor logits(std::vector<float>{0.f, -200.f, 5.f, 1.f, 2.f, 3.f}, k::Shape{2, 3});
   k::Tensor labels(std::vector<int64_t>{1, 0}, k::Shape{2});
   auto loss = k::sparse_softmax_cross_entropy_with_logits(labels, logits).to_vector<double>();
@@ -146,7 +148,7 @@ TEST_CASE("vector_math: sparse cross-entropy keeps a finite loss when the label'
   CHECK(loss[1] == doctest::Approx(lse1 - 1.0).epsilon(1e-6));
 }
 
-TEST_CASE("vector_math: where and scalar-broadcast binary ops on the threaded path equal the serial result") {
+TEST_CASE("cpu_vector_kernels: where and scalar-broadcast binary ops on the threaded path equal the serial result") {
   // 100,003 elements take the flat threaded loops; each 1,000-element slice is below the grain and runs serially.
   const int64_t n = 100003;
   std::vector<float> v(static_cast<std::size_t>(n));
@@ -166,6 +168,68 @@ TEST_CASE("vector_math: where and scalar-broadcast binary ops on the threaded pa
   bool all = true;
   for (int64_t i = 0; i < n; ++i) all = all && sub[i] == 1.5f - v[i];
   CHECK(all);
+  // General broadcasts (a column and a row against a matrix) split along the first axis.
+  const int64_t r = 401, c = 300;
+  std::vector<float> m(static_cast<std::size_t>(r * c)), col(r), row(c);
+  for (int64_t i = 0; i < r * c; ++i) m[i] = static_cast<float>(i % 97) * 0.5f;
+  for (int64_t i = 0; i < r; ++i) col[i] = static_cast<float>(i) * 0.25f;
+  for (int64_t j = 0; j < c; ++j) row[j] = static_cast<float>(j) * 2.f;
+  auto d1 = k::subtract(k::Tensor(m, k::Shape{r, c}), k::Tensor(col, k::Shape{r, 1})).to_vector<float>();
+  auto d2 = k::multiply(k::Tensor(row, k::Shape{1, c}), k::Tensor(m, k::Shape{r, c})).to_vector<float>();
+  bool ok1 = true, ok2 = true;
+  for (int64_t i = 0; i < r; ++i)
+    for (int64_t j = 0; j < c; ++j) {
+      ok1 = ok1 && d1[i * c + j] == m[i * c + j] - col[i];
+      ok2 = ok2 && d2[i * c + j] == row[j] * m[i * c + j];
+    }
+  CHECK(ok1);
+  CHECK(ok2);
 }
 
-}  // namespace test_vector_math
+TEST_CASE("cpu_vector_kernels: sum, max and min over trailing, leading and middle axes") {
+  const int64_t a = 37, b = 29, c = 211;
+  std::vector<float> v(static_cast<std::size_t>(a * b * c));
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(std::sin(0.013 * double(i)) + 0.25 * double(i % 5));
+  k::Tensor x(v, k::Shape{a, b, c});
+  auto at = [&](int64_t i, int64_t j, int64_t l) { return double(v[static_cast<std::size_t>((i * b + j) * c + l)]); };
+  for (std::vector<int> axes : {std::vector<int>{2}, {1, 2}, {0}, {0, 1}, {1}, {0, 1, 2}}) {
+    auto reduced = [&](int64_t i, int64_t j, int64_t l) {
+      bool r[3] = {false, false, false};
+      for (int ax : axes) r[ax] = true;
+      double s = 0, mx = -1e300, mn = 1e300;
+      for (int64_t i2 = 0; i2 < a; ++i2)
+        for (int64_t j2 = 0; j2 < b; ++j2)
+          for (int64_t l2 = 0; l2 < c; ++l2) {
+            if ((!r[0] && i2 != i) || (!r[1] && j2 != j) || (!r[2] && l2 != l)) continue;
+            const double e = at(i2, j2, l2);
+            s += e, mx = std::max(mx, e), mn = std::min(mn, e);
+          }
+      return std::array<double, 3>{s, mx, mn};
+    };
+    auto sum = k::sum(x, axes, true), mx = k::max(x, axes, true), mn = k::min(x, axes, true);
+    auto sv = sum.to_vector<double>(), mv = mx.to_vector<double>(), nv = mn.to_vector<double>();
+    const auto& os = sum.shape().dims();
+    int64_t idx = 0, checked = 0;
+    for (int64_t i = 0; i < os[0]; ++i)
+      for (int64_t j = 0; j < os[1]; ++j)
+        for (int64_t l = 0; l < os[2]; ++l, ++idx) {
+          if (idx % 17 != 0 && idx > 3) continue;  // a sample of outputs keeps the reference cheap
+          const auto want = reduced(i, j, l);
+          INFO("axes size ", axes.size(), " first ", axes[0], ", output ", idx);
+          CHECK(sv[idx] == doctest::Approx(want[0]).epsilon(1e-5));
+          CHECK(mv[idx] == static_cast<float>(want[1]));
+          CHECK(nv[idx] == static_cast<float>(want[2]));
+          ++checked;
+        }
+    CHECK(checked > 0);
+  }
+  // NaN wins a max or min wherever it sits in the row.
+  std::vector<float> w(1000, 1.f);
+  w[613] = std::numeric_limits<float>::quiet_NaN();
+  k::Tensor y(w, k::Shape{2, 500});
+  auto ym = k::max(y, std::vector<int>{1}, true).to_vector<float>();
+  CHECK(ym[0] == 1.f);
+  CHECK(std::isnan(ym[1]));
+}
+
+}  // namespace test_cpu_vector_kernels
