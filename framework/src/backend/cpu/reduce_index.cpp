@@ -45,11 +45,12 @@ void reduce_into(const T* p, T* o, const std::vector<int64_t>& xs, const strided
   });
 }
 
-// Reductions over the trailing axes (rows) or the leading axes (columns) of a
-// contiguous tensor: split over the threads, and vectorized. A row is folded
-// into 16 independent lanes that are combined at the end, so the loop needs no
-// reassociation; the order depends only on the row length, never on the
-// thread count, so results stay deterministic.
+// Reductions over one run of adjacent axes of a contiguous tensor, seen as
+// [lead, mid, trail] reduced over mid: rows (trail 1), columns (lead 1) and
+// the middle (RepeatVector's gradient). Split over the threads, and
+// vectorized: a row folds into 16 independent lanes combined at the end, so
+// the loop needs no reassociation, and the order depends only on the row
+// length, never on the thread count, so results stay deterministic.
 template <class Op, class T>
 T reduce_row(const T* x, int64_t n, T init) {
   constexpr int kLanes = 16;
@@ -65,42 +66,40 @@ T reduce_row(const T* x, int64_t n, T init) {
   return acc;
 }
 
-// Returns false when neither layout applies.
+// Returns false when the reduced axes are not one adjacent run.
 template <class Op, class T>
 bool reduce_split(const T* p, T* o, const std::vector<int64_t>& xs, const std::vector<int64_t>& os, T init) {
-  std::size_t k = 0;  // leading axes kept (rows) or reduced (columns)
-  const bool rows_layout = [&] {
-    while (k < xs.size() && os[k] == xs[k]) ++k;
-    for (std::size_t d = k; d < xs.size(); ++d)
-      if (os[d] != 1) return false;
-    return true;
-  }();
-  int64_t lead = 1, trail = 1;
-  if (!rows_layout) {
-    k = 0;
-    while (k < xs.size() && os[k] == 1) ++k;
-    for (std::size_t d = k; d < xs.size(); ++d)
-      if (os[d] != xs[d]) return false;
+  std::size_t d = 0;
+  int64_t lead = 1, mid = 1, trail = 1;
+  for (; d < xs.size() && os[d] == xs[d]; ++d) lead *= xs[d];
+  for (; d < xs.size() && os[d] == 1; ++d) mid *= xs[d];
+  for (; d < xs.size(); ++d) {
+    if (os[d] != xs[d]) return false;
+    trail *= xs[d];
   }
-  for (std::size_t d = 0; d < xs.size(); ++d) (d < k ? lead : trail) *= xs[d];
+  // Output columns [c0, c1) of block a, the reduction of x's [mid, trail] block.
+  auto block = [&](int64_t a, int64_t c0, int64_t c1) {
+    const T* x = p + a * mid * trail;
+    T* __restrict out = o + a * trail;
+    if (trail == 1) {
+      out[0] = reduce_row<Op>(x, mid, init);
+      return;
+    }
+    for (int64_t c = c0; c < c1; ++c) out[c] = init;
+    for (int64_t m = 0; m < mid; ++m) {
+      const T* __restrict row = x + m * trail;
+      for (int64_t c = c0; c < c1; ++c) out[c] = Op::apply(out[c], row[c]);
+    }
+  };
   constexpr int64_t kGrain = 1 << 14;
-  if (rows_layout) {
+  if (lead >= 2 || trail == 1) {
     parallel_for(
-        lead, [&](int64_t r0, int64_t r1) {
-          for (int64_t r = r0; r < r1; ++r) o[r] = reduce_row<Op>(p + r * trail, trail, init);
+        lead, [&](int64_t a0, int64_t a1) {
+          for (int64_t a = a0; a < a1; ++a) block(a, 0, trail);
         },
-        std::max<int64_t>(1, kGrain / std::max<int64_t>(trail, 1)));
+        std::max<int64_t>(1, kGrain / std::max<int64_t>(mid * trail, 1)));
   } else {
-    parallel_for(
-        trail, [&](int64_t c0, int64_t c1) {
-          for (int64_t c = c0; c < c1; ++c) o[c] = init;
-          for (int64_t r = 0; r < lead; ++r) {
-            const T* __restrict row = p + r * trail;
-            T* __restrict acc = o;
-            for (int64_t c = c0; c < c1; ++c) acc[c] = Op::apply(acc[c], row[c]);
-          }
-        },
-        std::max<int64_t>(8, kGrain / std::max<int64_t>(lead, 1)));
+    parallel_for(trail, [&](int64_t c0, int64_t c1) { block(0, c0, c1); }, std::max<int64_t>(8, kGrain / std::max<int64_t>(mid, 1)));
   }
   return true;
 }
