@@ -184,6 +184,12 @@ TEST_CASE("cpu_vector_kernels: where and scalar-broadcast binary ops on the thre
     }
   CHECK(ok1);
   CHECK(ok2);
+  // A transpose is a strided copy, split over the threads along the output's first axis.
+  auto t = k::transpose(k::Tensor(m, k::Shape{r, c}), {1, 0}).to_vector<float>();
+  bool ok3 = true;
+  for (int64_t i = 0; i < r; ++i)
+    for (int64_t j = 0; j < c; ++j) ok3 = ok3 && t[j * r + i] == m[i * c + j];
+  CHECK(ok3);
 }
 
 TEST_CASE("cpu_vector_kernels: sum, max and min over trailing, leading and middle axes") {

@@ -10,6 +10,7 @@
 #include "backend/cpu/cpu_backend.h"
 #include "backend/cpu/denormals.h"
 #include "backend/cpu/parallel.h"
+#include "backend/cpu/strided_parallel.h"
 #include "backend/cpu/vector_math.h"
 #include "backend/cpu/wrapping.h"
 #include "backend/strided.h"
@@ -63,7 +64,12 @@ void CpuBackend::strided_copy(const Tensor& src, int64_t src_off, const std::vec
     using T = decltype(tag);
     const T* s = static_cast<const T*>(src.raw_data());
     T* d = static_cast<T*>(dst.raw_data());
-    strided_for<2>(shape.dims(), {dst_strides, src_strides}, {dst_off, src_off},
+    // Accumulating copies and copies that write one place twice (a zero stride) stay in
+    // order on this thread; the rest split over the threads.
+    bool distinct_writes = !accumulate;
+    for (std::size_t k = 0; k < dst_strides.size(); ++k)
+      if (dst_strides[k] == 0 && shape.dims()[k] > 1) distinct_writes = false;
+    strided_for_parallel<2>(shape.dims(), {dst_strides, src_strides}, {dst_off, src_off}, distinct_writes,
                    [&](std::array<int64_t, 2> off, int64_t n, std::array<int64_t, 2> st) {
                      T* dp = d + off[0];
                      const T* sp = s + off[1];
@@ -196,31 +202,6 @@ void CpuBackend::unary(UnaryOp op, const Tensor& x, Tensor& out) {
 }
 
 namespace {
-// strided_for on the pool's threads: the first axis longer than 1 is cut into
-// slices, each a strided loop of its own. Small loops stay on this thread.
-template <std::size_t N, class F>
-void strided_for_parallel(const std::vector<int64_t>& shape, const std::array<strided::Dims, N>& st, F&& inner) {
-  int64_t total = 1;
-  for (int64_t v : shape) total *= v;
-  std::size_t d = 0;
-  while (d < shape.size() && shape[d] == 1) ++d;
-  if (d == shape.size() || total < (int64_t(1) << 16)) {
-    strided_for<N>(shape, st, std::array<int64_t, N>{}, inner);
-    return;
-  }
-  const int64_t per_index = total / shape[d];
-  parallel_for(
-      shape[d],
-      [&](int64_t b, int64_t e) {
-        std::vector<int64_t> slice = shape;
-        slice[d] = e - b;
-        std::array<int64_t, N> off;
-        for (std::size_t k = 0; k < N; ++k) off[k] = b * st[k][d];
-        strided_for<N>(slice, st, off, inner);
-      },
-      std::max<int64_t>(1, (int64_t(1) << 15) / per_index));
-}
-
 template <class T, class R, class F>
 void binary_loop(const T* a, const T* b, R* o, const std::vector<int64_t>& shape, const strided::Dims& sa,
                  const strided::Dims& sb, const strided::Dims& so, F f) {
@@ -257,7 +238,7 @@ void binary_loop(const T* a, const T* b, R* o, const std::vector<int64_t>& shape
       return;
     }
   }
-  strided_for_parallel<3>(shape, {so, sa, sb}, [&](std::array<int64_t, 3> off, int64_t n, std::array<int64_t, 3> st) {
+  strided_for_parallel<3>(shape, {so, sa, sb}, {0, 0, 0}, true, [&](std::array<int64_t, 3> off, int64_t n, std::array<int64_t, 3> st) {
     R* op = o + off[0];
     const T* ap = a + off[1];
     const T* bp = b + off[2];
@@ -388,7 +369,7 @@ void CpuBackend::where(const Tensor& cond, const Tensor& x, const Tensor& y, Ten
           kElementwiseGrain);
       return;
     }
-    strided_for_parallel<4>(os, {so, sc, sx, sy}, [&](std::array<int64_t, 4> off, int64_t n, std::array<int64_t, 4> st) {
+    strided_for_parallel<4>(os, {so, sc, sx, sy}, {0, 0, 0, 0}, true, [&](std::array<int64_t, 4> off, int64_t n, std::array<int64_t, 4> st) {
       for (int64_t i = 0; i < n; ++i)
         o[off[0] + i * st[0]] = c[off[1] + i * st[1]] ? xp[off[2] + i * st[2]] : yp[off[3] + i * st[3]];
     });
