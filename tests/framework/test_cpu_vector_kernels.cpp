@@ -198,7 +198,7 @@ TEST_CASE("cpu_vector_kernels: sum, max and min over trailing, leading and middl
   for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(std::sin(0.013 * double(i)) + 0.25 * double(i % 5));
   k::Tensor x(v, k::Shape{a, b, c});
   auto at = [&](int64_t i, int64_t j, int64_t l) { return double(v[static_cast<std::size_t>((i * b + j) * c + l)]); };
-  for (std::vector<int> axes : {std::vector<int>{2}, {1, 2}, {0}, {0, 1}, {1}, {0, 1, 2}}) {
+  for (std::vector<int> axes : {std::vector<int>{2}, {1, 2}, {0}, {0, 1}, {1}, {0, 1, 2}, {0, 2}}) {
     auto reduced = [&](int64_t i, int64_t j, int64_t l) {
       bool r[3] = {false, false, false};
       for (int ax : axes) r[ax] = true;
@@ -229,6 +229,18 @@ TEST_CASE("cpu_vector_kernels: sum, max and min over trailing, leading and middl
         }
     CHECK(checked > 0);
   }
+  // Axes 1 and 3 of four (GroupNormalization's statistics): split along the kept first axis.
+  const int64_t g0 = 6, g1 = 5, g2 = 4, g3 = 700;
+  std::vector<float> gv(static_cast<std::size_t>(g0 * g1 * g2 * g3));
+  for (std::size_t i = 0; i < gv.size(); ++i) gv[i] = static_cast<float>((i * 7919) % 1000) * 1e-3f;
+  auto gs = k::sum(k::Tensor(gv, k::Shape{g0, g1, g2, g3}), std::vector<int>{1, 3}).to_vector<double>();
+  for (int64_t i = 0; i < g0; ++i)
+    for (int64_t l = 0; l < g2; ++l) {
+      double want = 0;
+      for (int64_t j = 0; j < g1; ++j)
+        for (int64_t m = 0; m < g3; ++m) want += gv[static_cast<std::size_t>(((i * g1 + j) * g2 + l) * g3 + m)];
+      CHECK(gs[static_cast<std::size_t>(i * g2 + l)] == doctest::Approx(want).epsilon(1e-5));
+    }
   // NaN wins a max or min wherever it sits in the row.
   std::vector<float> w(1000, 1.f);
   w[613] = std::numeric_limits<float>::quiet_NaN();

@@ -7,6 +7,7 @@
 #include "backend/cpu/cpu_backend.h"
 #include "backend/cpu/denormals.h"
 #include "backend/cpu/parallel.h"
+#include "backend/cpu/strided_parallel.h"
 #include "backend/strided.h"
 #include "core/dispatch.h"
 
@@ -24,10 +25,14 @@ struct MaxOp { template <class T> static T apply(T a, T v) { return (v > a || v 
 struct MinOp { template <class T> static T apply(T a, T v) { return (v < a || v != v) ? v : a; } };
 
 // out[o] = Op(out[o], x[i]) over x's shape; reduced axes have output stride 0.
-// The op is a template parameter so the inner loops vectorise.
+// The op is a template parameter so the inner loops vectorise. Split over the
+// threads when x's first axis longer than 1 is kept: its slices own distinct outputs.
 template <class Op, class T>
 void reduce_into(const T* p, T* o, const std::vector<int64_t>& xs, const strided::Dims& so, const strided::Dims& sx) {
-  strided_for<2>(xs, {so, sx}, {0, 0}, [&](std::array<int64_t, 2> off, int64_t n, std::array<int64_t, 2> st) {
+  std::size_t first = 0;
+  while (first < xs.size() && xs[first] == 1) ++first;
+  const bool split = first < xs.size() && so[first] != 0;
+  strided_for_parallel<2>(xs, {so, sx}, {0, 0}, split, [&](std::array<int64_t, 2> off, int64_t n, std::array<int64_t, 2> st) {
     T* __restrict op_ = o + off[0];
     const T* __restrict xp = p + off[1];
     if (st[0] == 0) {
