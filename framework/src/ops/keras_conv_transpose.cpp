@@ -3,15 +3,22 @@
 // (a negative amount crops), then a stride-1 convolution with the kernel flipped
 // in space and its two channel axes swapped.
 #include <algorithm>
+#include <array>
+#include <optional>
 
+#include "autodiff/autodiff.h"
+#include "backend/portable_trace.h"
 #include "kiln/core/error.h"
 #include "kiln/ops/array_ops.h"
 #include "kiln/ops/keras_nn_ops.h"
 #include "kiln/ops/shape_ops.h"
+#include "ops/conv2d_params_ops.h"
 #include "ops/keras_conv_args.h"
+#include "ops/op_util.h"
 
 namespace kiln {
 
+using namespace ops;
 using namespace ops::spatial;
 
 namespace {
@@ -63,6 +70,40 @@ Tensor pad_or_crop_axis(Tensor x, int axis, int64_t left, int64_t right) {
   return x;
 }
 
+// A 2-D transposed convolution is the input gradient of the convolution it
+// transposes: one backend pass, where the composed form dilates the input with
+// zeros (stride^2 times the pixels) and convolves that. Output pixel o gets
+// x[j] k[t] where o = j s + t d - (ke - 1 - left), which is conv2d's
+// backward-input rule with that top padding. Not taken where the far-side
+// padding would be negative (an output_padding that reaches past the
+// convolution), nor for graphs written out for ONNX, which keep the portable ops.
+std::optional<Tensor> conv2d_transpose_direct(const Tensor& x, const Tensor& kernel, const std::array<AxisPadding, 2>& pads,
+                                              const std::vector<int64_t>& st, const std::vector<int64_t>& dil) {
+  if (backend::portable_trace()) return std::nullopt;
+  const Shape& xs = x.shape();
+  const Shape& ks = kernel.shape();
+  backend::Conv2DParams p{};
+  p.n = xs[0], p.oh = xs[1], p.ow = xs[2], p.c_out = xs[3];
+  p.kh = ks[0], p.kw = ks[1], p.c_in = ks[2];
+  p.stride_h = static_cast<int>(st[0]), p.stride_w = static_cast<int>(st[1]);
+  p.dil_h = static_cast<int>(dil[0]), p.dil_w = static_cast<int>(dil[1]);
+  const int64_t keh = (p.kh - 1) * p.dil_h + 1, kew = (p.kw - 1) * p.dil_w + 1;
+  p.pad_top = keh - 1 - pads[0].left;
+  p.pad_left = kew - 1 - pads[1].left;
+  p.h = (p.oh - 1) * p.stride_h + 1 + pads[0].left + pads[0].right - (keh - 1);
+  p.w = (p.ow - 1) * p.stride_w + 1 + pads[1].left + pads[1].right - (kew - 1);
+  if (p.h <= 0 || p.w <= 0 || p.pad_top < 0 || p.pad_left < 0 || pads[0].right > keh - 1 || pads[1].right > kew - 1)
+    return std::nullopt;
+  Tensor y = Tensor::empty(Shape{p.n, p.h, p.w, p.c_in}, x.dtype(), x.device());
+  be(x).conv2d_backward_input(x, kernel, p, y);
+  if (autodiff::active())
+    autodiff::record("Conv2DTranspose", {x, kernel}, {y}, [x, kernel, p](const Grads& dy, const Needs& n) {
+      return Grads{n[0] ? ops::conv2d_with_params(dy[0], kernel, p) : Tensor(),
+                   n[1] ? ops::conv2d_backward_filter(dy[0], x, p) : Tensor()};
+    });
+  return y;
+}
+
 }  // namespace
 
 int64_t conv_transpose_output_length(int64_t length, int64_t kernel, int64_t stride, int64_t dilation,
@@ -98,9 +139,14 @@ Tensor conv_transpose(const Tensor& inputs, const Tensor& kernel, const ConvTran
     throw ValueError(std::string(op) + ": the kernel's in_channels (last axis of kernel shape " + ks.to_string() +
                      ") must equal the input channels (" + std::to_string(x.shape()[-1]) + " in inputs of shape " +
                      inputs.shape().to_string() + ")");
+  std::vector<AxisPadding> pads;
+  for (int i = 0; i < rank; ++i)
+    pads.push_back(transpose_padding(ks[i], st[static_cast<std::size_t>(i)], dil[static_cast<std::size_t>(i)], args.padding,
+                                     out_pad ? std::optional<int64_t>((*out_pad)[static_cast<std::size_t>(i)]) : std::nullopt));
+  if (rank == 2)
+    if (auto y = conv2d_transpose_direct(x, kernel, {pads[0], pads[1]}, st, dil)) return cf ? to_first(*y) : *y;
   for (int i = 0; i < rank; ++i) {
-    const auto p = transpose_padding(ks[i], st[static_cast<std::size_t>(i)], dil[static_cast<std::size_t>(i)], args.padding,
-                                     out_pad ? std::optional<int64_t>((*out_pad)[static_cast<std::size_t>(i)]) : std::nullopt);
+    const AxisPadding& p = pads[static_cast<std::size_t>(i)];
     x = pad_or_crop_axis(dilate_axis(x, i + 1, st[static_cast<std::size_t>(i)]), i + 1, p.left, p.right);
   }
   // (*k, out, in) flipped in space -> (*k, in, out).

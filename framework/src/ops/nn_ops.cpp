@@ -7,6 +7,7 @@
 #include "kiln/ops/random.h"
 #include "kiln/ops/reduce_ops.h"
 #include "backend/recording.h"
+#include "ops/conv2d_params_ops.h"
 #include "ops/op_util.h"
 #include "core/op_log.h"
 
@@ -72,6 +73,15 @@ bool parse_padding(const std::string& p, const char* op) {
   throw ValueError(std::string(op) + ": padding must be \"valid\" or \"same\", but received \"" + p + "\"");
 }
 
+}  // namespace
+
+namespace ops {
+Tensor conv2d_with_params(const Tensor& x, const Tensor& w, const backend::Conv2DParams& p) {
+  Tensor y = Tensor::empty(Shape{p.n, p.oh, p.ow, p.c_out}, x.dtype(), x.device());
+  be(x).conv2d(x, w, p, y);
+  autodiff::record_no_gradient("Conv2D", {x, w}, {y});
+  return y;
+}
 Tensor conv2d_backward_input(const Tensor& dy, const Tensor& w, const backend::Conv2DParams& p) {
   Tensor dx = Tensor::empty(Shape{p.n, p.h, p.w, p.c_in}, dy.dtype(), dy.device());
   be(dy).conv2d_backward_input(dy, w, p, dx);
@@ -84,7 +94,7 @@ Tensor conv2d_backward_filter(const Tensor& x, const Tensor& dy, const backend::
   autodiff::record_no_gradient("Conv2DBackpropFilter", {x, dy}, {dw});
   return dw;
 }
-}  // namespace
+}  // namespace ops
 
 namespace {
 backend::Conv2DParams conv_params(const char* op, const Tensor& x, const Tensor& kernel, const Conv2DOptions& o) {
