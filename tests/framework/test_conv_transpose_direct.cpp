@@ -1,4 +1,4 @@
-// The 2-D transposed convolution as one backend pass (conv2d's input gradient)
+// The 1-D and 2-D transposed convolutions as one backend pass (conv2d's input gradient)
 // against the composed form it replaces: the input dilated by the stride,
 // padded as Keras converts its padding, then convolved with the flipped kernel.
 // The composed form is what ONNX export traces (backend::PortableTraceScope),
@@ -56,6 +56,25 @@ TEST_CASE("conv_transpose_direct: one pass equals the dilate-pad-convolve form")
   k::Tensor x = k::random::normal({2, 5, 4, 3}, 0.0, 1.0, k::float32, 7);
   for (const Case& c : kCases) {
     k::Tensor kernel = k::random::normal({c.k, c.k, 6, 3}, 0.0, 1.0, k::float32, 11);
+    k::Tensor direct = k::conv_transpose(x, kernel, args_of(c));
+    k::Tensor composed;
+    {
+      kiln::backend::PortableTraceScope portable;
+      composed = k::conv_transpose(x, kernel, args_of(c));
+    }
+    INFO(describe(c), ": shapes ", direct.shape().to_string(), " and ", composed.shape().to_string());
+    REQUIRE(direct.shape() == composed.shape());
+    auto a = direct.to_vector<double>(), b = composed.to_vector<double>();
+    double worst = 0;
+    for (std::size_t i = 0; i < a.size(); ++i) worst = std::max(worst, std::abs(a[i] - b[i]));
+    CHECK(worst < 1e-4);
+  }
+}
+
+TEST_CASE("conv_transpose_direct: the 1-D form, run as 2-D with a height of 1, equals the composed form") {
+  k::Tensor x = k::random::normal({2, 9, 3}, 0.0, 1.0, k::float32, 17);
+  for (const Case& c : kCases) {
+    k::Tensor kernel = k::random::normal({c.k, 5, 3}, 0.0, 1.0, k::float32, 19);
     k::Tensor direct = k::conv_transpose(x, kernel, args_of(c));
     k::Tensor composed;
     {

@@ -70,7 +70,7 @@ Tensor pad_or_crop_axis(Tensor x, int axis, int64_t left, int64_t right) {
   return x;
 }
 
-// A 2-D transposed convolution is the input gradient of the convolution it
+// A 2-D transposed convolution (and a 1-D one, as 2-D of height 1) is the input gradient of the convolution it
 // transposes: one backend pass, where the composed form dilates the input with
 // zeros (stride^2 times the pixels) and convolves that. Output pixel o gets
 // x[j] k[t] where o = j s + t d - (ke - 1 - left), which is conv2d's
@@ -145,6 +145,14 @@ Tensor conv_transpose(const Tensor& inputs, const Tensor& kernel, const ConvTran
                                      out_pad ? std::optional<int64_t>((*out_pad)[static_cast<std::size_t>(i)]) : std::nullopt));
   if (rank == 2)
     if (auto y = conv2d_transpose_direct(x, kernel, {pads[0], pads[1]}, st, dil)) return cf ? to_first(*y) : *y;
+  if (rank == 1) {  // as 2-D with a height of 1
+    const Shape xs = x.shape();
+    if (auto y = conv2d_transpose_direct(reshape(x, Shape{xs[0], 1, xs[1], xs[2]}), expand_dims(kernel, 0),
+                                         {AxisPadding{0, 0}, pads[0]}, {1, st[0]}, {1, dil[0]})) {
+      Tensor out = squeeze(*y, std::vector<int>{1});
+      return cf ? to_first(out) : out;
+    }
+  }
   for (int i = 0; i < rank; ++i) {
     const AxisPadding& p = pads[static_cast<std::size_t>(i)];
     x = pad_or_crop_axis(dilate_axis(x, i + 1, st[static_cast<std::size_t>(i)]), i + 1, p.left, p.right);
