@@ -133,8 +133,9 @@ TEST_CASE("cpu_vector_kernels: softmax and log_softmax rows against double preci
       }
     }
     INFO("axis ", axis, ": softmax relative error ", worst, ", log_softmax ", worst_log);
-    CHECK(worst < 2e-6);
-    CHECK(worst_log < 1e-6);
+    // x - max rounds to float before exp: down at -50, that is 2e-6 of the probability by itself.
+    CHECK(worst < 1e-5);
+    CHECK(worst_log < 2e-6);
   }
 }
 
