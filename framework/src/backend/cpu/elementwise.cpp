@@ -3,6 +3,7 @@
 #include <xtensor/xadapt.hpp>
 #include <xtensor/xmath.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -81,6 +82,8 @@ void CpuBackend::strided_copy(const Tensor& src, int64_t src_off, const std::vec
                        }
                      } else if (st[0] == 1 && st[1] == 1) {
                        std::memcpy(dp, sp, static_cast<std::size_t>(n) * sizeof(T));
+                     } else if (st[0] == 1 && st[1] == 0) {  // a broadcast value
+                       std::fill_n(dp, n, *sp);
                      } else {
                        for (int64_t i = 0; i < n; ++i) dp[i * st[0]] = sp[i * st[1]];
                      }
@@ -101,24 +104,6 @@ bool unary_vectorized(UnaryOp op, const float* x, float* o, int64_t n) {
 }
 
 namespace {
-// c ? a : b by masking bits: GCC compiles `c ? a : b` over a bool array to a
-// branch per element, which random conditions mispredict half the time; this
-// form vectorizes. A bool holds 0 or 1.
-template <class T>
-inline T select_bits(bool c, T a, T b) {
-  using U = std::conditional_t<sizeof(T) == 1, uint8_t,
-                               std::conditional_t<sizeof(T) == 2, uint16_t, std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>>;
-  static_assert(sizeof(U) == sizeof(T));
-  U ua, ub;
-  std::memcpy(&ua, &a, sizeof a);
-  std::memcpy(&ub, &b, sizeof b);
-  const U mask = static_cast<U>(U(0) - static_cast<U>(c));
-  const U r = static_cast<U>((ua & mask) | (ub & static_cast<U>(~mask)));
-  T out;
-  std::memcpy(&out, &r, sizeof out);
-  return out;
-}
-
 // Below this many elements a second thread costs more than it saves.
 constexpr int64_t kElementwiseGrain = 1 << 14;
 
@@ -382,7 +367,7 @@ void CpuBackend::where(const Tensor& cond, const Tensor& x, const Tensor& y, Ten
       parallel_for(
           out.size(),
           [&](int64_t b, int64_t e) {
-            for (int64_t i = b; i < e; ++i) o[i] = select_bits(c[i], xp[i], yp[i]);
+            for (int64_t i = b; i < e; ++i) o[i] = simd::select_bits(c[i], xp[i], yp[i]);
           },
           kElementwiseGrain);
       return;

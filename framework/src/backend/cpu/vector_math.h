@@ -1,5 +1,6 @@
 #pragma once
-// Private: float32 exp, expm1, tanh, sigmoid and erf on whole SIMD vectors
+// Private: float32 exp, expm1, tanh, sigmoid and erf on whole SIMD vectors,
+// and a select that vectorizes
 // (simd.h), for the element-wise kernels. glibc evaluates these one element
 // at a time through a call; here each is a short polynomial the compiler keeps
 // in ymm registers. Accuracy, measured against double precision over the float
@@ -13,6 +14,8 @@
 // writes erf = 1 - exp(-x^2) g(1/x), with g a degree-8 least-squares fit of
 // erfc(x) exp(x^2) (scripts/fit_erfc.py reproduces the coefficients).
 #include <cstdint>
+#include <cstring>
+#include <type_traits>
 
 #include "backend/cpu/simd.h"
 
@@ -106,6 +109,24 @@ inline V erf_v(V x) {
   V r = ax < 1.f ? small : big;
   r = ax == ax ? r : ax;  // NaN
   return (V)((I)r | sign);
+}
+
+/// c ? a : b by masking bits: GCC compiles `c ? a : b` over a bool array to a
+/// branch per element, which random conditions mispredict half the time; this
+/// form vectorizes. A bool holds 0 or 1.
+template <class T>
+inline T select_bits(bool c, T a, T b) {
+  using U = std::conditional_t<sizeof(T) == 1, uint8_t,
+                               std::conditional_t<sizeof(T) == 2, uint16_t, std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>>;
+  static_assert(sizeof(U) == sizeof(T));
+  U ua, ub;
+  std::memcpy(&ua, &a, sizeof a);
+  std::memcpy(&ub, &b, sizeof b);
+  const U mask = static_cast<U>(U(0) - static_cast<U>(c));
+  const U r = static_cast<U>((ua & mask) | (ub & static_cast<U>(~mask)));
+  T out;
+  std::memcpy(&out, &r, sizeof out);
+  return out;
 }
 
 /// Applies `f` to n floats, a whole vector at a time; the last partial vector
