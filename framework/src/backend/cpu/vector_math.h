@@ -1,7 +1,7 @@
 #pragma once
-// Private: float32 exp, expm1, tanh, sigmoid and erf on whole SIMD vectors,
-// and a select that vectorizes
-// (simd.h), for the element-wise kernels. glibc evaluates these one element
+// Private: float32 exp, expm1, tanh, sigmoid and erf on whole SIMD vectors
+// (simd.h), and a select that vectorizes, for the element-wise kernels. glibc
+// evaluates these one element
 // at a time through a call; here each is a short polynomial the compiler keeps
 // in ymm registers. Accuracy, measured against double precision over the float
 // range: exp and expm1 within 1 ulp, tanh, sigmoid and erf within 2 (erf
