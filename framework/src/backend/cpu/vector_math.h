@@ -1,12 +1,11 @@
 #pragma once
 // Private: float32 exp, expm1, tanh, sigmoid and erf on whole SIMD vectors
 // (simd.h), and a select that vectorizes, for the element-wise kernels. glibc
-// evaluates these one element
-// at a time through a call; here each is a short polynomial the compiler keeps
-// in ymm registers. Accuracy, measured against double precision over the float
-// range: exp and expm1 within 1 ulp, tanh, sigmoid and erf within 2 (erf
-// within 1.1e-7 absolute). NaN gives NaN, and overflow gives inf, as
-// the libm functions do.
+// evaluates these one element at a time through a call; here each is a short
+// polynomial the compiler keeps in ymm registers. Accuracy, measured against
+// double precision over the float range: exp and expm1 within 1 ulp, tanh,
+// sigmoid and erf within 2 (erf within 1.1e-7 absolute). NaN gives NaN, and
+// overflow gives inf, as the libm functions do.
 //
 // The polynomials: exp and expm1 use their Taylor series on a reduced argument
 // (|r| <= ln2/2 and |x| < 1/2), truncated where the next term falls below
