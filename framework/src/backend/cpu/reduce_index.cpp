@@ -8,6 +8,7 @@
 #include "backend/cpu/denormals.h"
 #include "backend/cpu/parallel.h"
 #include "backend/cpu/strided_parallel.h"
+#include "backend/cpu/vector_math.h"
 #include "backend/strided.h"
 #include "core/dispatch.h"
 
@@ -53,22 +54,12 @@ void reduce_into(const T* p, T* o, const std::vector<int64_t>& xs, const strided
 // Reductions over one run of adjacent axes of a contiguous tensor, seen as
 // [lead, mid, trail] reduced over mid: rows (trail 1), columns (lead 1) and
 // the middle (RepeatVector's gradient). Split over the threads, and
-// vectorized: a row folds into 16 independent lanes combined at the end, so
-// the loop needs no reassociation, and the order depends only on the row
-// length, never on the thread count, so results stay deterministic.
+// vectorized: a row folds into 16 independent lanes (simd::fold_lanes), so the
+// loop needs no reassociation, and the order depends only on the row length,
+// never on the thread count, so results stay deterministic.
 template <class Op, class T>
 T reduce_row(const T* x, int64_t n, T init) {
-  constexpr int kLanes = 16;
-  T lanes[kLanes];
-  for (T& l : lanes) l = init;
-  int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes)
-    for (int l = 0; l < kLanes; ++l) lanes[l] = Op::apply(lanes[l], x[i + l]);
-  for (int w = kLanes / 2; w >= 1; w /= 2)
-    for (int l = 0; l < w; ++l) lanes[l] = Op::apply(lanes[l], lanes[l + w]);
-  T acc = lanes[0];
-  for (; i < n; ++i) acc = Op::apply(acc, x[i]);
-  return acc;
+  return simd::fold_lanes(x, n, init, [](T a, T v) { return Op::apply(a, v); });
 }
 
 // Returns false when the reduced axes are not one adjacent run.

@@ -30,13 +30,18 @@ void shifted_exp(const T* x, T* e, int64_t n, T m) {
 // them until the sum is known.
 template <class T>
 T softmax_row(const T* x, T* o, int64_t n, int64_t stride, bool log) {
+  auto max_of = [](T a, T v) { return std::max(a, v); };
   T m = -std::numeric_limits<T>::infinity();
-  for (int64_t i = 0; i < n; ++i) m = std::max(m, x[i * stride]);
+  if (stride == 1) {
+    m = simd::fold_lanes(x, n, m, max_of);
+  } else {
+    for (int64_t i = 0; i < n; ++i) m = max_of(m, x[i * stride]);
+  }
   if (!std::isfinite(m)) m = 0;
   T s = 0;
   if (stride == 1) {
     shifted_exp(x, o, n, m);
-    for (int64_t i = 0; i < n; ++i) s += o[i];
+    s = simd::fold_lanes(static_cast<const T*>(o), n, T(0), [](T a, T v) { return a + v; });
   } else {
     for (int64_t i = 0; i < n; ++i) s += o[i * stride] = std::exp(x[i * stride] - m);
   }

@@ -110,6 +110,24 @@ inline V erf_v(V x) {
   return (V)((I)r | sign);
 }
 
+/// f folded over n values into 16 independent lanes, which the compiler keeps
+/// in vector registers (a single accumulator would be a chain of dependent
+/// scalar operations), then the lanes pairwise. The order depends only on n.
+template <class T, class F>
+inline T fold_lanes(const T* x, int64_t n, T init, F f) {
+  constexpr int kLanes = 16;
+  T lanes[kLanes];
+  for (T& l : lanes) l = init;
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int l = 0; l < kLanes; ++l) lanes[l] = f(lanes[l], x[i + l]);
+  for (int w = kLanes / 2; w >= 1; w /= 2)
+    for (int l = 0; l < w; ++l) lanes[l] = f(lanes[l], lanes[l + w]);
+  T acc = lanes[0];
+  for (; i < n; ++i) acc = f(acc, x[i]);
+  return acc;
+}
+
 /// c ? a : b by masking bits: GCC compiles `c ? a : b` over a bool array to a
 /// branch per element, which random conditions mispredict half the time; this
 /// form vectorizes. A bool holds 0 or 1.
