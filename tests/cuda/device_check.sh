@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# The one prepared run for a machine with an NVIDIA GPU (an H100 or H200 lent
+# for a quarter of an hour): builds what is missing, then, within a wall-time
+# budget (9 minutes by default), runs every check that needs the card and
+# prints one summary table:
+#   parity     the GPU parity suite, the layer catalogue included (test_cuda,
+#              less the training, CUDA Graphs and NCCL cases, which follow);
+#   training   the GPU training tests and CUDA Graphs (test_cuda);
+#   nccl       the NCCL one-rank data-parallel test (test_cuda);
+#   memcheck   compute-sanitizer memcheck over the kernel-level parity cases;
+#   bench      bench/run_gpu.sh, every case, Kiln and PyTorch alternating (one round);
+#              needs PyTorch in $PYTHON, else its PyTorch columns say so.
+#
+#   tests/cuda/device_check.sh [--emulate] [BUILD_DIR] [OUT_DIR]
+#
+# --emulate runs the same steps on the CPU against the emulated device
+# (KILN_EMULATE_CUDA=1, framework/src/backend/emulated_cuda.h), which is how
+# the script is kept working without a card; memcheck and the benchmark are
+# then reported as skipped. KILN_DEVICE_CHECK_BUDGET_S sets the budget for
+# the steps after the build (default 540 s). BUILD_DIR defaults to
+# build-device, configured here (Release, KILN_CUDA=ON) when it has no cache;
+# OUT_DIR (default BUILD_DIR/device-check) gets one log per step and
+# summary.md. Exit status 0 when no step failed.
+set -uo pipefail
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+EMULATE=0
+if [[ "${1:-}" == --emulate ]]; then
+  EMULATE=1
+  shift
+fi
+BUILD="${1:-$ROOT/build-device}"
+case "$BUILD" in /*) ;; *) BUILD="$ROOT/$BUILD" ;; esac
+OUT="${2:-$BUILD/device-check}"
+BUDGET="${KILN_DEVICE_CHECK_BUDGET_S:-540}"
+mkdir -p "$OUT"
+declare -A RESULT SECS
+ORDER=()
+START=0
+
+# Seconds left of the budget, at least 30 so a late step still says why it stopped.
+left() { local l=$((BUDGET - ($(date +%s) - START))); echo $((l > 30 ? l : 30)); }
+
+step() {  # name limit_seconds command...
+  local name="$1" limit="$2" t0 rc
+  shift 2
+  ORDER+=("$name")
+  t0=$(date +%s)
+  (cd "$BUILD/tests/cuda" && timeout --kill-after=10 "$limit" "$@") > "$OUT/$name.log" 2>&1
+  rc=$?
+  SECS[$name]=$(($(date +%s) - t0))
+  if [[ $rc -eq 0 ]]; then RESULT[$name]=pass
+  elif [[ $rc -eq 124 || $rc -eq 137 ]]; then RESULT[$name]="FAIL: over ${limit} s"
+  else RESULT[$name]="FAIL rc=$rc"; fi
+}
+
+skip() {  # name reason
+  ORDER+=("$1")
+  RESULT[$1]="skipped: $2"
+  SECS[$1]=0
+}
+
+# ---- the build: only what the checks run ----
+t0=$(date +%s)
+if [[ ! -f "$BUILD/CMakeCache.txt" ]]; then
+  cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DKILN_CUDA=ON -DKILN_BUILD_EXAMPLES=OFF > "$OUT/build.log" 2>&1
+fi
+cmake --build "$BUILD" -j "$(nproc)" --target test_cuda kiln_bench >> "$OUT/build.log" 2>&1
+build_rc=$?
+ORDER+=(build)
+SECS[build]=$(($(date +%s) - t0))
+RESULT[build]=$([[ $build_rc -eq 0 ]] && echo pass || echo "FAIL rc=$build_rc")
+
+START=$(date +%s)
+TEST_CUDA="$BUILD/tests/cuda/test_cuda"
+SAN="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
+# doctest splits filters at commas, so no pattern holds one.
+TRAINING='*trains on the GPU*,*evaluate and predict on the GPU*,*model.to(device)*,*CUDA Graphs*'
+KERNELS='GPU parity: unary*,GPU parity: broadcasting*,GPU parity: reductions*,GPU parity: matmul*,GPU parity: softmax*'
+KERNELS+=',GPU parity: conv2d*,GPU parity: pooling,GPU parity: element-wise chains*,GPU parity: bias_add*'
+KERNELS+=',GPU parity: batch normalization*,GPU parity: fused optimizer*'
+if [[ $build_rc -ne 0 ]]; then
+  for s in parity training nccl memcheck bench; do skip "$s" "the build failed"; done
+else
+  if [[ $EMULATE -eq 1 ]]; then
+    export KILN_EMULATE_CUDA=1
+    echo "emulated device (KILN_EMULATE_CUDA=1): no GPU used" > "$OUT/gpu.txt"
+  else
+    nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv > "$OUT/gpu.txt" 2>&1
+  fi
+  step parity "$(left)" "$TEST_CUDA" --duration=true -tce="$TRAINING,*NCCL*"
+  step training "$(left)" "$TEST_CUDA" --duration=true -tc="$TRAINING"
+  step nccl "$(left)" "$TEST_CUDA" --duration=true -tc='*NCCL*'
+  if [[ $EMULATE -eq 1 ]]; then
+    skip memcheck "no GPU (emulated device)"
+    skip bench "no GPU (emulated device)"
+  else
+    # Memcheck without leak checking: the caching allocator keeps freed blocks
+    # until the process ends, by design. The kernel-level cases reach every
+    # kernel the layers use; the catalogue repeats them at layer size.
+    if [[ -x "$SAN" ]]; then
+      step memcheck "$(left)" "$SAN" --tool memcheck --error-exitcode 9 "$TEST_CUDA" -tc="$KERNELS"
+    else
+      skip memcheck "compute-sanitizer not found"
+    fi
+    ORDER+=(bench)
+    t0=$(date +%s)
+    (cd "$ROOT" && KILN_BUILD_DIR="$BUILD" timeout --kill-after=10 "$(left)" bench/run_gpu.sh --rounds 1) > "$OUT/bench.log" 2>&1
+    rc=$?
+    SECS[bench]=$(($(date +%s) - t0))
+    RESULT[bench]=$([[ $rc -eq 0 ]] && echo pass || echo "FAIL rc=$rc")
+  fi
+fi
+
+status=0
+{
+  echo "## Device check, $(date -u +%Y-%m-%dT%H:%MZ), commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)"
+  echo
+  cat "$OUT/gpu.txt" 2>/dev/null
+  echo
+  printf '| step | result | seconds |\n|---|---|---|\n'
+  for name in "${ORDER[@]}"; do printf '| %s | %s | %s |\n' "$name" "${RESULT[$name]}" "${SECS[$name]}"; done
+  echo
+  echo "Budget after the build: $BUDGET s; used $(($(date +%s) - START)) s."
+  if [[ -f "$OUT/bench.log" ]]; then
+    echo
+    grep -E '^\|' "$OUT/bench.log" || tail -n 5 "$OUT/bench.log"
+  fi
+} | tee "$OUT/summary.md"
+for name in "${ORDER[@]}"; do
+  [[ "${RESULT[$name]}" == pass || "${RESULT[$name]}" == skipped* ]] || status=1
+done
+exit $status
