@@ -251,4 +251,31 @@ TEST_CASE("cpu_vector_kernels: sum, max and min over trailing, leading and middl
   CHECK(std::isnan(ym[1]));
 }
 
+TEST_CASE("cpu_vector_kernels: transposes of the two inner axes, tiled, for every size and dtype") {
+  for (const std::vector<int64_t>& dims : {std::vector<int64_t>{17, 33}, {3, 40, 16}, {2, 3, 31, 50}, {16, 16}, {5, 15, 70}}) {
+    const int r = static_cast<int>(dims.size());
+    int64_t n = 1;
+    for (int64_t d : dims) n *= d;
+    std::vector<double> v(static_cast<std::size_t>(n));
+    for (int64_t i = 0; i < n; ++i) v[static_cast<std::size_t>(i)] = static_cast<double>((i * 37) % 1001);
+    std::vector<int> perm(static_cast<std::size_t>(r));
+    for (int i = 0; i < r; ++i) perm[static_cast<std::size_t>(i)] = i;
+    std::swap(perm[static_cast<std::size_t>(r - 1)], perm[static_cast<std::size_t>(r - 2)]);
+    for (k::DType dt : {k::float32, k::int64, k::float64}) {
+      k::Tensor x = k::cast(k::Tensor(v, k::Shape(dims)), dt);
+      auto got = k::transpose(x, perm).to_vector<double>();
+      // Reference: out[..., i, j] = x[..., j, i].
+      const int64_t rows = dims[static_cast<std::size_t>(r - 1)], cols = dims[static_cast<std::size_t>(r - 2)];
+      bool same = got.size() == v.size();
+      for (int64_t o = 0; same && o < n / (rows * cols); ++o)
+        for (int64_t i = 0; i < rows; ++i)
+          for (int64_t j = 0; j < cols; ++j)
+            same = same && got[static_cast<std::size_t>(o * rows * cols + i * cols + j)] ==
+                               v[static_cast<std::size_t>(o * rows * cols + j * rows + i)];
+      INFO("shape ", k::Shape(dims).to_string(), ", dtype ", k::dtype_name(dt));
+      CHECK(same);
+    }
+  }
+}
+
 }  // namespace test_cpu_vector_kernels

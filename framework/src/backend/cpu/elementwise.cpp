@@ -12,6 +12,7 @@
 #include "backend/cpu/denormals.h"
 #include "backend/cpu/parallel.h"
 #include "backend/cpu/strided_parallel.h"
+#include "backend/cpu/transpose_tiles.h"
 #include "backend/cpu/vector_math.h"
 #include "backend/cpu/wrapping.h"
 #include "backend/strided.h"
@@ -65,6 +66,8 @@ void CpuBackend::strided_copy(const Tensor& src, int64_t src_off, const std::vec
     using T = decltype(tag);
     const T* s = static_cast<const T*>(src.raw_data());
     T* d = static_cast<T*>(dst.raw_data());
+    if (!accumulate && is_inner_transpose(shape.dims(), src_strides, dst_strides))
+      return copy_inner_transpose(s, src_off, src_strides, d, dst_off, dst_strides, shape.dims());
     // Accumulating copies and copies that write one place twice (a zero stride) stay in
     // order on this thread; the rest split over the threads.
     bool distinct_writes = !accumulate;
