@@ -13,13 +13,18 @@
 namespace kiln::cpu {
 
 /// Whether the copy is such a transpose: the destination contiguous over its
-/// last two axes, the source's unit stride on the second-to-last, and both
-/// axes long enough for tiles to pay.
+/// last two axes and never written twice (no zero stride on a longer axis),
+/// the source's unit stride on the second-to-last, and both axes long enough
+/// for tiles to pay.
 inline bool is_inner_transpose(const std::vector<int64_t>& shape, const std::vector<int64_t>& src_strides,
                                const std::vector<int64_t>& dst_strides) {
   const std::size_t r = shape.size();
-  return r >= 2 && dst_strides[r - 1] == 1 && dst_strides[r - 2] == shape[r - 1] && src_strides[r - 2] == 1 &&
-         src_strides[r - 1] != 1 && shape[r - 1] >= 16 && shape[r - 2] >= 16;
+  if (r < 2 || dst_strides[r - 1] != 1 || dst_strides[r - 2] != shape[r - 1] || src_strides[r - 2] != 1 ||
+      src_strides[r - 1] == 1 || shape[r - 1] < 16 || shape[r - 2] < 16)
+    return false;
+  for (std::size_t k = 0; k + 2 < r; ++k)
+    if (dst_strides[k] == 0 && shape[k] > 1) return false;
+  return true;
 }
 
 template <class T>
