@@ -1,12 +1,16 @@
 #pragma once
 // Private: calls f(T{}) with the C++ type of a DType.
 #include <cstdint>
+#include <string>
 
 #include "kiln/core/dtype.h"
 #include "kiln/core/error.h"
+#include "kiln/core/half.h"
 
 namespace kiln {
 
+/// Kernels that compute: float16 and bfloat16 never reach them, since ops
+/// compute those in float32 (ops/half_compute.h).
 template <class F>
 decltype(auto) dispatch_dtype(DType d, F&& f) {
   switch (d) {
@@ -16,8 +20,28 @@ decltype(auto) dispatch_dtype(DType d, F&& f) {
     case DType::int64: return f(int64_t{});
     case DType::uint8: return f(uint8_t{});
     case DType::bool_: return f(bool{});
+    case DType::float16:
+    case DType::bfloat16: break;
   }
-  throw TypeError("unknown dtype");
+  throw TypeError("internal: a kernel received a " + dtype_name(d) + " tensor; " + dtype_name(d) +
+                  " is computed in float32 by the op that calls it");
+}
+
+/// Conversions and copies, which also handle the 16-bit float storage types.
+template <class F>
+decltype(auto) dispatch_any_dtype(DType d, F&& f) {
+  switch (d) {
+    case DType::float16: return f(float16_t{});
+    case DType::bfloat16: return f(bfloat16_t{});
+    default: return dispatch_dtype(d, std::forward<F>(f));
+  }
+}
+
+/// Copies, which move bits: the 16-bit float types as uint16_t.
+template <class F>
+decltype(auto) dispatch_storage_dtype(DType d, F&& f) {
+  if (is_half_float(d)) return f(uint16_t{});
+  return dispatch_dtype(d, std::forward<F>(f));
 }
 
 template <class F>

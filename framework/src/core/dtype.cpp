@@ -14,6 +14,8 @@ std::string dtype_name(DType d) {
     case DType::int64: return "int64";
     case DType::uint8: return "uint8";
     case DType::bool_: return "bool";
+    case DType::float16: return "float16";
+    case DType::bfloat16: return "bfloat16";
   }
   return "unknown";
 }
@@ -27,7 +29,10 @@ DType dtype_from_name(const std::string& n) {
   if (n == "int64") return DType::int64;
   if (n == "uint8") return DType::uint8;
   if (n == "bool") return DType::bool_;
-  throw ValueError("Unknown dtype '" + n + "'; expected one of float32, float64, int32, int64, uint8, bool");
+  if (n == "float16") return DType::float16;
+  if (n == "bfloat16") return DType::bfloat16;
+  throw ValueError("Unknown dtype '" + n +
+                   "'; expected one of float16, bfloat16, float32, float64, int32, int64, uint8, bool");
 }
 
 std::size_t dtype_size(DType d) {
@@ -38,6 +43,8 @@ std::size_t dtype_size(DType d) {
     case DType::int64: return 8;
     case DType::uint8: return 1;
     case DType::bool_: return 1;
+    case DType::float16: return 2;
+    case DType::bfloat16: return 2;
   }
   return 0;
 }

@@ -1,5 +1,7 @@
 #include "kiln/core/tensor.h"
 
+#include "kiln/core/half.h"
+
 #include <atomic>
 #include <cmath>
 #include <cstdlib>
@@ -94,10 +96,10 @@ template <class T> DType literal_dtype() {
 Tensor convert_host(const Tensor& src, DType dtype) {
   if (src.dtype() == dtype) return src;
   Tensor out = Tensor::empty(src.shape(), dtype);
-  dispatch_dtype(src.dtype(), [&](auto from) {
+  dispatch_any_dtype(src.dtype(), [&](auto from) {
     using S = decltype(from);
     const S* p = static_cast<const S*>(src.raw_data());
-    dispatch_dtype(dtype, [&](auto to) {
+    dispatch_any_dtype(dtype, [&](auto to) {
       using D = decltype(to);
       D* q = static_cast<D*>(out.raw_data());
       for (int64_t i = 0; i < src.size(); ++i) q[i] = static_cast<D>(p[i]);
@@ -120,6 +122,8 @@ template <class T>
 Tensor::Tensor(const std::vector<T>& data, const Shape& shape) : impl_(from_flat<T>(data, shape).impl_) {}
 template Tensor::Tensor(const std::vector<float>&, const Shape&);
 template Tensor::Tensor(const std::vector<double>&, const Shape&);
+template Tensor::Tensor(const std::vector<float16_t>&, const Shape&);
+template Tensor::Tensor(const std::vector<bfloat16_t>&, const Shape&);
 template Tensor::Tensor(const std::vector<int32_t>&, const Shape&);
 template Tensor::Tensor(const std::vector<int64_t>&, const Shape&);
 template Tensor::Tensor(const std::vector<uint8_t>&, const Shape&);
@@ -199,7 +203,7 @@ const T* Tensor::data() const {
   return const_cast<Tensor*>(this)->data<T>();
 }
 #define KILN_INST(T) template T* Tensor::data<T>(); template const T* Tensor::data<T>() const;
-KILN_INST(float) KILN_INST(double) KILN_INST(int32_t) KILN_INST(int64_t) KILN_INST(uint8_t) KILN_INST(bool)
+KILN_INST(float) KILN_INST(double) KILN_INST(float16_t) KILN_INST(bfloat16_t) KILN_INST(int32_t) KILN_INST(int64_t) KILN_INST(uint8_t) KILN_INST(bool)
 #undef KILN_INST
 
 template <class T>
@@ -207,7 +211,7 @@ std::vector<T> Tensor::to_vector() const {
   tracing::check_value_read("Tensor::to_vector() / item()");
   Tensor host = to(Device::cpu());
   std::vector<T> out(static_cast<std::size_t>(host.size()));
-  dispatch_dtype(host.dtype(), [&](auto tag) {
+  dispatch_any_dtype(host.dtype(), [&](auto tag) {
     using S = decltype(tag);
     const S* p = static_cast<const S*>(host.raw_data());
     for (std::size_t i = 0; i < out.size(); ++i) out[i] = static_cast<T>(p[i]);
@@ -223,14 +227,14 @@ T Tensor::item() const {
   tracing::check_value_read("Tensor::to_vector() / item()");
   const Tensor host = to(Device::cpu());
   T out{};
-  dispatch_dtype(host.dtype(), [&](auto tag) {
+  dispatch_any_dtype(host.dtype(), [&](auto tag) {
     using S = decltype(tag);
     out = static_cast<T>(*static_cast<const S*>(host.raw_data()));
   });
   return out;
 }
 #define KILN_INST(T) template std::vector<T> Tensor::to_vector<T>() const; template T Tensor::item<T>() const;
-KILN_INST(float) KILN_INST(double) KILN_INST(int32_t) KILN_INST(int64_t) KILN_INST(uint8_t) KILN_INST(bool)
+KILN_INST(float) KILN_INST(double) KILN_INST(float16_t) KILN_INST(bfloat16_t) KILN_INST(int32_t) KILN_INST(int64_t) KILN_INST(uint8_t) KILN_INST(bool)
 #undef KILN_INST
 
 }  // namespace kiln

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <functional>
 #include <ostream>
 #include <sstream>
@@ -27,17 +28,41 @@ constexpr int64_t kThreshold = 1000;  // more elements than this are summarised
 constexpr int64_t kEdgeItems = 3;     // elements kept at each end of a summarised axis
 constexpr std::size_t kLineWidth = 75;
 
+// std::to_chars for the 16-bit floats: the shortest digits that read back as
+// the same 16-bit value, as NumPy prints float16.
+template <class T>
+std::to_chars_result chars(char* first, char* last, T v, std::chars_format fmt) {
+  if constexpr (is_half_type_v<T>) {
+    const float f = static_cast<float>(v);
+    for (int p = 0;; ++p) {
+      auto r = std::to_chars(first, last, f, fmt, p);
+      float back = 0;
+      std::from_chars(first, r.ptr, back, fmt);
+      if (T(back).bits == v.bits || p >= 24) return r;
+    }
+  } else {
+    return std::to_chars(first, last, v, fmt);
+  }
+}
+template <class T>
+std::to_chars_result chars(char* first, char* last, T v, std::chars_format fmt, int precision) {
+  if constexpr (is_half_type_v<T>) return std::to_chars(first, last, static_cast<float>(v), fmt, precision);
+  else return std::to_chars(first, last, v, fmt, precision);
+}
+template <class T>
+inline constexpr bool is_float_v = std::is_floating_point_v<T> || is_half_type_v<T>;
+
 // The shortest text that reads back as v (in v's own type), rounded to at most
 // kPrecision digits after the point, like NumPy's dragon4 with unique=True.
 template <class T>
 std::string shortest(T v, std::chars_format fmt) {
   char buf[128];
-  auto r = std::to_chars(buf, buf + sizeof buf, v, fmt);
+  auto r = chars(buf, buf + sizeof buf, v, fmt);
   std::string s(buf, r.ptr);
   const auto dot = s.find('.');
   const auto end = s.find('e') == std::string::npos ? s.size() : s.find('e');
   if (dot != std::string::npos && end - dot - 1 > static_cast<std::size_t>(kPrecision)) {
-    r = std::to_chars(buf, buf + sizeof buf, v, fmt, kPrecision);
+    r = chars(buf, buf + sizeof buf, v, fmt, kPrecision);
     s.assign(buf, r.ptr);
     auto e = s.find('e') == std::string::npos ? s.size() : s.find('e');
     auto last = s.find_last_not_of('0', e - 1);
@@ -100,7 +125,7 @@ std::function<std::string(T)> float_format(const std::vector<T>& vals) {
       // NumPy's min_digits: the extra digits are the value's own (0.9998766f
       // prints 9.9987662e-01 beside 8-digit values), not zeros.
       char buf[64];
-      auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific, static_cast<int>(precision));
+      auto r = chars(buf, buf + sizeof buf, v, std::chars_format::scientific, static_cast<int>(precision));
       s.assign(buf, r.ptr);
     }
     const auto e = s.find('e');
@@ -112,11 +137,21 @@ std::function<std::string(T)> float_format(const std::vector<T>& vals) {
 }
 
 // One element's text at a common width (NumPy's IntegerFormat, BoolFormat, FloatingFormat).
+// ml_dtypes' bfloat16 (what TF prints through) formats each element on its
+// own, as C's "%g" does, with no common width.
+inline std::string bfloat16_text(bfloat16_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", static_cast<double>(static_cast<float>(v)));
+  return buf;
+}
+
 template <class T>
 std::function<std::string(T)> element_format(const std::vector<T>& vals) {
-  if constexpr (std::is_same_v<T, bool>) {
+  if constexpr (std::is_same_v<T, bfloat16_t>) {
+    return [](T v) { return bfloat16_text(v); };
+  } else if constexpr (std::is_same_v<T, bool>) {
     return [](T v) { return std::string(v ? " True" : "False"); };
-  } else if constexpr (std::is_floating_point_v<T>) {
+  } else if constexpr (is_float_v<T>) {
     return float_format(vals);
   } else {
     std::size_t width = 0;
@@ -131,18 +166,20 @@ std::function<std::string(T)> element_format(const std::vector<T>& vals) {
 // A 0-d tensor prints as the NumPy scalar: "5.5", "10.0", "1e-05", "True".
 template <class T>
 std::string scalar_text(T v) {
-  if constexpr (std::is_same_v<T, bool>) {
+  if constexpr (std::is_same_v<T, bfloat16_t>) {
+    return bfloat16_text(v);
+  } else if constexpr (std::is_same_v<T, bool>) {
     return v ? "True" : "False";
-  } else if constexpr (std::is_floating_point_v<T>) {
+  } else if constexpr (is_float_v<T>) {
     if (std::isnan(v)) return "nan";
     if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
     const double a = std::abs(static_cast<double>(v));
     char buf[64];
     if (a != 0 && (a < 1e-4 || a >= 1e16)) {
-      auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
+      auto r = chars(buf, buf + sizeof buf, v, std::chars_format::scientific);
       return std::string(buf, r.ptr);
     }
-    auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed);
+    auto r = chars(buf, buf + sizeof buf, v, std::chars_format::fixed);
     std::string s(buf, r.ptr);
     return s.find('.') == std::string::npos ? s + ".0" : s;
   } else {
@@ -234,7 +271,7 @@ std::ostream& operator<<(std::ostream& os, const Tensor& t) {
     return os << "Tensor(\"" << *fn << "\", shape=" << t.impl()->shape.to_string() << ", dtype=" << t.dtype()
               << ")";
   Tensor h = t.to(Device::cpu());
-  std::string text = dispatch_dtype(h.dtype(), [&](auto tag) {
+  std::string text = dispatch_any_dtype(h.dtype(), [&](auto tag) {
     using T = decltype(tag);
     return array_text(static_cast<const T*>(h.raw_data()), h.shape(), h.size());
   });

@@ -67,8 +67,7 @@ H5AttrInfo H5Group::attr_info(const std::string& name) const {
   return info;
 }
 
-namespace {
-/// Reads a string (or empty numeric) attribute as a list of strings.
+namespace h5 {
 std::vector<std::string> read_string_attr(hid_t loc, const std::string& name, const std::string& w,
                                           uint64_t file_bytes) {
   H5Id a(H5Aopen(loc, name.c_str(), H5P_DEFAULT));
@@ -119,7 +118,9 @@ std::vector<std::string> read_string_attr(hid_t loc, const std::string& name, co
   }
   return out;
 }
-}  // namespace
+}  // namespace h5
+
+using h5::read_string_attr;
 
 std::vector<std::string> H5Group::read_attr_strings(const std::string& name) const {
   const std::string w = where() + " attribute '" + name + "'";

@@ -20,6 +20,25 @@ using h5::space_dims;
 
 namespace h5 {
 
+hid_t float16_type() {
+  // Made once and kept: HDF5 has no predefined binary16 before 1.14.4.
+  static const hid_t t = [] {
+    hid_t h = H5Tcopy(H5T_IEEE_F32LE);
+    H5Tset_fields(h, 15, 10, 5, 0, 10);
+    H5Tset_size(h, 2);
+    H5Tset_ebias(h, 15);
+    H5Tset_precision(h, 16);
+    return h;
+  }();
+  return t;
+}
+
+bool is_keras_bfloat16(hid_t dataset, hid_t type, uint64_t file_bytes, const std::string& where) {
+  if (H5Tget_class(type) != H5T_OPAQUE || H5Tget_size(type) != 2 || H5Aexists(dataset, "dtype") <= 0) return false;
+  const std::vector<std::string> v = read_string_attr(dataset, "dtype", where + " (attribute dtype)", file_bytes);
+  return v.size() == 1 && v[0] == "bfloat16";
+}
+
 std::size_t checked_elems(const std::vector<hsize_t>& dims, std::size_t elem, uint64_t available_bytes,
                           const std::string& where) {
   uint64_t n = 1, bytes = 0;
@@ -96,6 +115,7 @@ std::string H5Group::dataset_dtype(const std::string& rel) const {
   const H5T_class_t cls = H5Tget_class(type.get());
   const std::size_t size = H5Tget_size(type.get());
   if (cls == H5T_FLOAT) return "float" + std::to_string(size * 8);
+  if (h5::is_keras_bfloat16(d.get(), type.get(), file_->bytes, where(rel))) return "bfloat16";
   if (cls == H5T_INTEGER)
     return std::string(H5Tget_sign(type.get()) == H5T_SGN_NONE ? "uint" : "int") + std::to_string(size * 8);
   if (cls == H5T_STRING) return "string";
@@ -127,10 +147,12 @@ Tensor H5Group::read(const std::string& rel) const {
       fail(w, "cannot read the data (truncated or corrupt file?)");
     return t;
   };
+  if (cls == H5T_FLOAT && fsize == 2) return read_as(h5::float16_type(), DType::float16);
   if (cls == H5T_FLOAT) return fsize == 8 ? read_as(H5T_NATIVE_DOUBLE, DType::float64) : read_as(H5T_NATIVE_FLOAT, DType::float32);
+  if (h5::is_keras_bfloat16(d.get(), type.get(), file_->bytes, w)) return read_as(type.get(), DType::bfloat16);
   if (cls == H5T_INTEGER) return read_as(H5T_NATIVE_INT64, DType::int64);
   fail(w, "unsupported dataset type (HDF5 class " + std::to_string(static_cast<int>(cls)) +
-              "); expected float or integer data");
+              "); expected float, integer or Keras's bfloat16 data");
 }
 
 std::optional<H5RawData> H5Group::raw_data(const std::string& rel) const {
@@ -178,6 +200,19 @@ std::optional<H5RawData> H5Group::raw_data(const std::string& rel) const {
   return H5RawData{dt, Shape(std::vector<int64_t>(hd.begin(), hd.end())), static_cast<uint64_t>(offset), bytes};
 }
 
+namespace {
+// A scalar variable-length UTF-8 string attribute, as h5py writes a str.
+void write_dataset_attr(hid_t dataset, const char* name, const std::string& value, const std::string& w) {
+  H5Id type(H5Tcopy(H5T_C_S1));
+  H5Tset_size(type.get(), H5T_VARIABLE);
+  H5Tset_cset(type.get(), H5T_CSET_UTF8);
+  H5Id space(H5Screate(H5S_SCALAR));
+  H5Id a(H5Acreate2(dataset, name, type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT));
+  const char* p = value.c_str();
+  if (!a.valid() || H5Awrite(a.get(), type.get(), &p) < 0) fail(w, std::string("cannot write the attribute ") + name);
+}
+}  // namespace
+
 void H5Group::write(const std::string& rel, const Tensor& value) {
   require_live("write a dataset");
   init_hdf5();
@@ -190,6 +225,7 @@ void H5Group::write(const std::string& rel, const Tensor& value) {
   H5Id lcpl(H5Pcreate(H5P_LINK_CREATE));
   H5Pset_create_intermediate_group(lcpl.get(), 1);
   hid_t file_type, mem_type;
+  H5Id bf16(-1);
   switch (t.dtype()) {
     case DType::float32: file_type = H5T_IEEE_F32LE; mem_type = H5T_NATIVE_FLOAT; break;
     case DType::float64: file_type = H5T_IEEE_F64LE; mem_type = H5T_NATIVE_DOUBLE; break;
@@ -197,12 +233,20 @@ void H5Group::write(const std::string& rel, const Tensor& value) {
     case DType::int64: file_type = H5T_STD_I64LE; mem_type = H5T_NATIVE_INT64; break;
     case DType::uint8: file_type = H5T_STD_U8LE; mem_type = H5T_NATIVE_UINT8; break;
     case DType::bool_: file_type = H5T_STD_U8LE; mem_type = H5T_NATIVE_UINT8; break;
+    case DType::float16: file_type = mem_type = h5::float16_type(); break;
+    case DType::bfloat16: bf16 = H5Id(H5Tcreate(H5T_OPAQUE, 2)); file_type = mem_type = bf16.get(); break;
     default: fail(w, "unsupported dtype");
   }
   H5Id d(H5Dcreate2(id(), rel.c_str(), file_type, space.get(), lcpl.get(), H5P_DEFAULT, H5P_DEFAULT));
   if (!d.valid()) fail(w, "cannot create the dataset");
   herr_t rc = 0;
   switch (t.dtype()) {
+    case DType::float16:
+    case DType::bfloat16:
+      // bfloat16 as Keras writes it: opaque 2-byte values, marked by an attribute.
+      if (t.size() > 0) rc = H5Dwrite(d.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, t.raw_data());
+      if (rc >= 0 && t.dtype() == DType::bfloat16) write_dataset_attr(d.get(), "dtype", "bfloat16", w);
+      break;
     case DType::float32: { auto v = t.to_vector<float>(); if (!v.empty()) rc = H5Dwrite(d.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()); break; }
     case DType::float64: { auto v = t.to_vector<double>(); if (!v.empty()) rc = H5Dwrite(d.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()); break; }
     case DType::int32: { auto v = t.to_vector<int32_t>(); if (!v.empty()) rc = H5Dwrite(d.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()); break; }

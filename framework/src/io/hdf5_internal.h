@@ -32,6 +32,16 @@ std::string join_path(const std::string& base, const std::string& rel);
 /// "a/b/c" -> {"a", "b", "c"} (empty components dropped).
 std::vector<std::string> split_path(const std::string& rel);
 
+/// Reads a string (or empty numeric) attribute of `loc` as a list of strings.
+std::vector<std::string> read_string_attr(hid_t loc, const std::string& name, const std::string& where,
+                                          uint64_t file_bytes);
+
+/// IEEE 754 binary16, little-endian: the type h5py writes for NumPy's float16.
+hid_t float16_type();
+/// Whether a dataset holds bfloat16 as Keras writes it: 2-byte opaque values
+/// with the attribute dtype = "bfloat16".
+bool is_keras_bfloat16(hid_t dataset, hid_t type, uint64_t file_bytes, const std::string& where);
+
 /// A simple dataspace's dimensions ({0} for a null dataspace).
 std::vector<hsize_t> space_dims(hid_t space, const std::string& where);
 

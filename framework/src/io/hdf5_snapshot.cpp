@@ -110,7 +110,9 @@ Tensor SnapshotReader::tensor() {
   if (code == 0) return Tensor();
   const bool by_reference = (code & snapshot_format::kByReference) != 0;
   const auto dt = static_cast<DType>((code & ~snapshot_format::kByReference) - 1);
-  if (dt != DType::float32 && dt != DType::float64 && dt != DType::int64) bad("a dataset of an unexpected dtype");
+  if (dt != DType::float32 && dt != DType::float64 && dt != DType::int64 && dt != DType::float16 &&
+      dt != DType::bfloat16)
+    bad("a dataset of an unexpected dtype");
   const Shape shape(dims());
   uint64_t expected = dtype_size(dt);
   for (int64_t d : shape.dims())

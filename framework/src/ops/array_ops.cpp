@@ -11,6 +11,7 @@
 #include "ops/op_util.h"
 #include "core/tensor_impl.h"
 #include "core/op_log.h"
+#include "ops/half_compute.h"
 
 namespace kiln {
 
@@ -18,6 +19,7 @@ using namespace ops;
 
 Tensor reshape(const Tensor& x, const Shape& shape) {
   KILN_LOG_OP(reshape, x, shape);
+  KILN_HALF_IN_FLOAT32(reshape, x, shape);
   if (!x.defined()) throw ValueError("reshape: received an undefined tensor");
   std::vector<int64_t> dims = shape.dims();
   int infer = -1;
@@ -54,6 +56,7 @@ Tensor reshape(const Tensor& x, const Shape& shape) {
 
 Tensor transpose(const Tensor& x, std::vector<int> perm) {
   KILN_LOG_OP(transpose, x, perm);
+  KILN_HALF_IN_FLOAT32(transpose, x, perm);
   check_concrete("transpose", x);
   const int64_t r = x.rank();
   if (perm.empty())
@@ -86,6 +89,7 @@ Tensor transpose(const Tensor& x, std::vector<int> perm) {
 
 Tensor expand_dims(const Tensor& x, int axis) {
   KILN_LOG_OP(expand_dims, x, axis);
+  KILN_HALF_IN_FLOAT32(expand_dims, x, axis);
   const int64_t r = x.rank() + 1;
   int a = normalize_axis("expand_dims", axis, r);
   std::vector<int64_t> d = x.shape().dims();
@@ -95,6 +99,7 @@ Tensor expand_dims(const Tensor& x, int axis) {
 
 Tensor squeeze(const Tensor& x, std::vector<int> axes) {
   KILN_LOG_OP(squeeze, x, axes);
+  KILN_HALF_IN_FLOAT32(squeeze, x, axes);
   std::vector<int64_t> d;
   const auto& xd = x.shape().dims();
   std::vector<bool> drop(xd.size(), false);
@@ -116,12 +121,14 @@ Tensor squeeze(const Tensor& x, std::vector<int> axes) {
 
 Tensor flatten(const Tensor& x) {
   KILN_LOG_OP(flatten, x);
+  KILN_HALF_IN_FLOAT32(flatten, x);
   if (x.rank() < 1) throw ValueError("flatten: expected a tensor of rank >= 1, but received a scalar");
   return reshape(x, Shape{x.shape()[0], x.rank() == 1 ? 1 : x.size() / std::max<int64_t>(x.shape()[0], 1)});
 }
 
 Tensor concat(const std::vector<Tensor>& xs, int axis) {
   KILN_LOG_OP(concat, xs, axis);
+  KILN_HALF_IN_FLOAT32(concat, xs, axis);
   if (xs.empty()) throw ValueError("concat: expected at least one tensor");
   for (const auto& x : xs) check_concrete("concat", x);
   common_device("concat", xs);
@@ -159,6 +166,7 @@ Tensor concat(const std::vector<Tensor>& xs, int axis) {
 
 Tensor stack(const std::vector<Tensor>& xs, int axis) {
   KILN_LOG_OP(stack, xs, axis);
+  KILN_HALF_IN_FLOAT32(stack, xs, axis);
   if (xs.empty()) throw ValueError("stack: expected at least one tensor");
   int a = normalize_axis("stack", axis, xs[0].rank() + 1);
   std::vector<Tensor> e;
@@ -173,6 +181,7 @@ Tensor stack(const std::vector<Tensor>& xs, int axis) {
 
 std::vector<Tensor> split(const Tensor& x, const std::vector<int64_t>& sizes, int axis) {
   KILN_LOG_OP(split, x, sizes, axis);
+  KILN_HALF_IN_FLOAT32(split, x, sizes, axis);
   check_concrete("split", x);
   int a = normalize_axis("split", axis, x.rank());
   int64_t total = std::accumulate(sizes.begin(), sizes.end(), int64_t{0});
@@ -193,6 +202,7 @@ std::vector<Tensor> split(const Tensor& x, const std::vector<int64_t>& sizes, in
 
 std::vector<Tensor> split(const Tensor& x, int64_t num, int axis) {
   KILN_LOG_OP(split, x, num, axis);
+  KILN_HALF_IN_FLOAT32(split, x, num, axis);
   int a = normalize_axis("split", axis, x.rank());
   if (num <= 0 || x.shape()[a] % num != 0)
     throw ValueError("split: cannot split axis " + std::to_string(axis) + " of size " + std::to_string(x.shape()[a]) +
@@ -202,6 +212,7 @@ std::vector<Tensor> split(const Tensor& x, int64_t num, int axis) {
 
 Tensor broadcast_to(const Tensor& x, const Shape& shape) {
   KILN_LOG_OP(broadcast_to, x, shape);
+  KILN_HALF_IN_FLOAT32(broadcast_to, x, shape);
   check_concrete("broadcast_to", x);
   Shape b = broadcast_shapes(x.shape(), shape, "broadcast_to");
   if (!(b == shape))
@@ -224,6 +235,7 @@ Tensor broadcast_to(const Tensor& x, const Shape& shape) {
 
 Tensor tile(const Tensor& x, const std::vector<int64_t>& reps) {
   KILN_LOG_OP(tile, x, reps);
+  KILN_HALF_IN_FLOAT32(tile, x, reps);
   for (int64_t r : reps)
     if (r < 0)
       throw ValueError("tile: repetitions must be 0 or more, but received " + Shape(reps).to_string() +
@@ -268,6 +280,8 @@ std::pair<double, double> representable_range(DType d) {
       return {static_cast<double>(std::numeric_limits<int64_t>::min()), static_cast<double>(std::numeric_limits<int64_t>::max())};
     case DType::uint8: return {0.0, 255.0};
     case DType::bool_: return {0.0, 1.0};
+    case DType::float16: return {-65504.0, 65504.0};
+    case DType::bfloat16: return {-3.3895313892515355e38, 3.3895313892515355e38};
   }
   return {0.0, 0.0};
 }
@@ -317,12 +331,14 @@ Tensor saturate_cast(const Tensor& x, DType dtype) {
 
 Tensor stop_gradient(const Tensor& x) {
   KILN_LOG_OP(stop_gradient, x);
+  KILN_HALF_IN_FLOAT32(stop_gradient, x);
   check_concrete("stop_gradient", x);
   return alias_with_shape(x, x.shape());
 }
 
 Tensor identity(const Tensor& x) {
   KILN_LOG_OP(identity, x);
+  KILN_HALF_IN_FLOAT32(identity, x);
   check_concrete("identity", x);
   Tensor y = alias_with_shape(x, x.shape());
   if (autodiff::active()) autodiff::record("Identity", {x}, {y}, [](const Grads& dy, const Needs&) { return Grads{dy[0]}; });
@@ -331,6 +347,7 @@ Tensor identity(const Tensor& x) {
 
 Tensor copy(const Tensor& x) {
   KILN_LOG_OP(copy, x);
+  KILN_HALF_IN_FLOAT32(copy, x);
   check_concrete("copy", x);
   Tensor y = x.clone();
   if (autodiff::active()) autodiff::record("Identity", {x}, {y}, [](const Grads& dy, const Needs&) { return Grads{dy[0]}; });

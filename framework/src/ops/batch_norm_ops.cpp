@@ -8,6 +8,7 @@
 #include "kiln/ops/reduce_ops.h"
 #include "ops/op_util.h"
 #include "core/op_log.h"
+#include "ops/half_compute.h"
 
 namespace kiln {
 
@@ -87,6 +88,7 @@ BatchNormResult batch_norm_training(const Tensor& x, const Tensor& gamma, const 
 Tensor batch_norm_inference(const Tensor& x, const Tensor& mean, const Tensor& variance, const Tensor& gamma,
                             const Tensor& beta, double epsilon) {
   KILN_LOG_OP(batch_norm_inference, x, mean, variance, gamma, beta, epsilon);
+  KILN_HALF_IN_FLOAT32(batch_norm_inference, x, mean, variance, gamma, beta, epsilon);
   check_concrete("batch_norm_inference", x);
   if (!is_floating(x.dtype()))
     throw TypeError("batch_norm_inference: expected a float input, but received " + dtype_name(x.dtype()) +

@@ -8,6 +8,7 @@
 #include "kiln/ops/math_ops.h"
 #include "ops/op_util.h"
 #include "core/op_log.h"
+#include "ops/half_compute.h"
 
 namespace kiln {
 
@@ -21,6 +22,7 @@ void check_float(const char* op, const Tensor& t) {
 
 Tensor clip_by_norm(const Tensor& t, double clip_norm, Axes axes) {
   KILN_LOG_OP(clip_by_norm, t, clip_norm, axes);
+  KILN_HALF_IN_FLOAT32(clip_by_norm, t, clip_norm, axes);
   check_float("clip_by_norm", t);
   Tensor l2sum = sum(multiply(t, t), axes, /*keepdims=*/true);
   // The double where keeps the gradient finite for an all-zero t: sqrt is only
@@ -34,6 +36,7 @@ Tensor clip_by_norm(const Tensor& t, double clip_norm, Axes axes) {
 
 Tensor global_norm(const std::vector<Tensor>& tensors) {
   KILN_LOG_OP(global_norm, tensors);
+  KILN_HALF_IN_FLOAT32(global_norm, tensors);
   std::vector<Tensor> squared;
   DType dtype = DType::float32;
   for (std::size_t i = 0; i < tensors.size(); ++i) {

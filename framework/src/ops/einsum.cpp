@@ -13,6 +13,7 @@
 #include "kiln/ops/math_ops.h"
 #include "kiln/ops/reduce_ops.h"
 #include "core/op_log.h"
+#include "ops/half_compute.h"
 
 namespace kiln {
 
@@ -231,6 +232,7 @@ std::pair<Tensor, Labels> contract_pair(Tensor a, Labels la, Tensor b, Labels lb
 
 Tensor einsum(const std::string& equation, const std::vector<Tensor>& operands) {
   KILN_LOG_OP(einsum, equation, operands);
+  KILN_HALF_IN_FLOAT32(einsum, equation, operands);
   if (operands.empty()) throw ValueError("einsum: expected at least one operand for '" + equation + "'");
   for (std::size_t i = 0; i < operands.size(); ++i) {
     if (!operands[i].defined()) throw ValueError("einsum: operand " + std::to_string(i) + " is undefined");

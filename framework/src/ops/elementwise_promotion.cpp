@@ -13,17 +13,23 @@ int keras_promotion_rank(DType d) {
     case DType::uint8: return 1;
     case DType::int32: return 2;
     case DType::int64: return 3;
-    case DType::float32: return 4;
-    case DType::float64: return 5;
+    case DType::float16:
+    case DType::bfloat16: return 4;
+    case DType::float32: return 5;
+    case DType::float64: return 6;
   }
-  return 4;
+  return 5;
 }
 
 Tensor cast_if_needed(const Tensor& x, DType d) { return x.dtype() == d ? x : cast(x, d); }
 
 }  // namespace
 
-DType keras_result_type(DType a, DType b) { return keras_promotion_rank(a) >= keras_promotion_rank(b) ? a : b; }
+DType keras_result_type(DType a, DType b) {
+  // float16 and bfloat16 are siblings in the lattice: their join is float32.
+  if (is_half_float(a) && is_half_float(b) && a != b) return DType::float32;
+  return keras_promotion_rank(a) >= keras_promotion_rank(b) ? a : b;
+}
 
 DType keras_float_result_type(DType a, DType b) {
   DType d = keras_result_type(a, b);

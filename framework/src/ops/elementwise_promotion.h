@@ -1,8 +1,9 @@
 #pragma once
 // Private: Keras's dtype rules (keras.backend.result_type) for the ops of
-// kiln/ops/elementwise_math.h. On Kiln's dtypes the promotion lattice is a
-// chain, bool < uint8 < int32 < int64 < float32 < float64, so the result of
-// two dtypes is the larger one.
+// kiln/ops/elementwise_math.h. On Kiln's dtypes the promotion lattice is
+// bool < uint8 < int32 < int64 < {float16, bfloat16} < float32 < float64, so
+// the result of two dtypes is the larger one, and float32 for float16 with
+// bfloat16. (Kiln keeps int64 and float64 where JAX without x64 drops to 32 bits.)
 #include <utility>
 
 #include "kiln/core/tensor.h"

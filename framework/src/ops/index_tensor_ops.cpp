@@ -14,6 +14,7 @@
 #include "kiln/ops/array_ops.h"
 #include "kiln/ops/math_ops.h"
 #include "ops/op_util.h"
+#include "ops/half_compute.h"
 
 namespace kiln {
 
@@ -90,6 +91,7 @@ void check_values_shape(const char* op, const Tensor& indices, const Tensor& val
 
 std::vector<Tensor> nonzero(const Tensor& x) {
   KILN_LOG_OP(nonzero, x);
+  KILN_HALF_IN_FLOAT32(nonzero, x);
   check_concrete("nonzero", x);
   auto flags = cast(x != 0.0, DType::int32).to_vector<int32_t>();
   std::vector<std::vector<int32_t>> axes(static_cast<size_t>(x.rank()));
@@ -109,6 +111,7 @@ std::vector<Tensor> nonzero(const Tensor& x) {
 
 Tensor boolean_mask(const Tensor& x, const Tensor& mask) {
   KILN_LOG_OP(boolean_mask, x, mask);
+  KILN_HALF_IN_FLOAT32(boolean_mask, x, mask);
   check_concrete("boolean_mask", x);
   check_concrete("boolean_mask", mask);
   if (mask.dtype() != DType::bool_)
@@ -127,6 +130,7 @@ Tensor boolean_mask(const Tensor& x, const Tensor& mask) {
 
 Tensor scatter(const Tensor& indices, const Tensor& values, const Shape& shape) {
   KILN_LOG_OP(scatter, indices, values, shape);
+  KILN_HALF_IN_FLOAT32(scatter, indices, values, shape);
   check_concrete("scatter", values);
   auto rows = linear_rows("scatter", indices, shape);
   check_values_shape("scatter", indices, values, shape);
@@ -139,6 +143,7 @@ Tensor scatter(const Tensor& indices, const Tensor& values, const Shape& shape) 
 
 Tensor scatter_update(const Tensor& inputs, const Tensor& indices, const Tensor& updates) {
   KILN_LOG_OP(scatter_update, inputs, indices, updates);
+  KILN_HALF_IN_FLOAT32(scatter_update, inputs, indices, updates);
   check_concrete("scatter_update", inputs);
   check_concrete("scatter_update", updates);
   auto rows = linear_rows("scatter_update", indices, inputs.shape());

@@ -9,6 +9,7 @@
 #include "kiln/ops/math_ops.h"
 #include "kiln/ops/reduce_ops.h"
 #include "ops/op_util.h"
+#include "ops/half_compute.h"
 
 namespace kiln {
 
@@ -93,6 +94,7 @@ Tensor slice_backward(const Tensor& dy, const Shape& xs, const SlicePlan& p, con
 
 Tensor slice(const Tensor& x, const std::vector<Index>& idx) {
   KILN_LOG_OP(slice, x, idx);
+  KILN_HALF_IN_FLOAT32(slice, x, idx);
   check_concrete("slice", x);
   SlicePlan p = plan_slice(x.shape(), idx);
   Tensor y = Tensor::empty(p.out_shape, x.dtype(), x.device());
@@ -118,6 +120,7 @@ Tensor gather_backward(const Tensor& dy, const Tensor& indices, const Shape& par
 
 Tensor gather(const Tensor& params, const Tensor& indices, int axis) {
   KILN_LOG_OP(gather, params, indices, axis);
+  KILN_HALF_IN_FLOAT32(gather, params, indices, axis);
   check_concrete("gather", params);
   check_concrete("gather", indices);
   if (!is_integer(indices.dtype()))
@@ -141,6 +144,7 @@ Tensor gather(const Tensor& params, const Tensor& indices, int axis) {
 
 Tensor where(const Tensor& cond, const Tensor& x, const Tensor& y) {
   KILN_LOG_OP(where, cond, x, y);
+  KILN_HALF_IN_FLOAT32(where, cond, x, y);
   check_concrete("where", cond);
   check_concrete("where", x);
   check_concrete("where", y);
@@ -160,6 +164,7 @@ Tensor where(const Tensor& cond, const Tensor& x, const Tensor& y) {
 
 Tensor one_hot(const Tensor& indices, int64_t depth, DType dtype) {
   KILN_LOG_OP(one_hot, indices, depth, dtype);
+  KILN_HALF_IN_FLOAT32(one_hot, indices, depth, dtype);
   check_concrete("one_hot", indices);
   if (!is_integer(indices.dtype()))
     throw TypeError("one_hot: indices must be an integer tensor, but received " + dtype_name(indices.dtype()));

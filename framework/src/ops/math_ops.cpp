@@ -9,6 +9,7 @@
 #include "core/op_log.h"
 #include "ops/op_util.h"
 #include "core/tensor_impl.h"
+#include "ops/half_compute.h"
 
 namespace kiln {
 
@@ -69,12 +70,14 @@ Tensor relu_mask_grad(const Tensor& x, const Tensor& dy) { return relu_backward(
 
 Tensor add(const Tensor& a, const Tensor& b) {
   KILN_LOG_OP(add, a, b);
+  KILN_HALF_IN_FLOAT32(add, a, b);
   Tensor y = binary_forward(BinaryOp::add, a, b, "add");
   if (autodiff::active()) autodiff::record("Add", {a, b}, {y}, [](const Grads& dy, const Needs&) { return Grads{dy[0], dy[0]}; });
   return y;
 }
 Tensor subtract(const Tensor& a, const Tensor& b) {
   KILN_LOG_OP(subtract, a, b);
+  KILN_HALF_IN_FLOAT32(subtract, a, b);
   Tensor y = binary_forward(BinaryOp::sub, a, b, "subtract");
   if (autodiff::active())
     autodiff::record("Sub", {a, b}, {y}, [](const Grads& dy, const Needs& n) {
@@ -84,6 +87,7 @@ Tensor subtract(const Tensor& a, const Tensor& b) {
 }
 Tensor multiply(const Tensor& a, const Tensor& b) {
   KILN_LOG_OP(multiply, a, b);
+  KILN_HALF_IN_FLOAT32(multiply, a, b);
   Tensor y = binary_forward(BinaryOp::mul, a, b, "multiply");
   if (autodiff::active())
     autodiff::record("Mul", {a, b}, {y}, [a, b](const Grads& dy, const Needs& n) {
@@ -93,6 +97,7 @@ Tensor multiply(const Tensor& a, const Tensor& b) {
 }
 Tensor divide(const Tensor& a, const Tensor& b) {
   KILN_LOG_OP(divide, a, b);
+  KILN_HALF_IN_FLOAT32(divide, a, b);
   if (!is_floating(a.dtype()) && !is_floating(b.dtype()) && a.dtype() == b.dtype())
     return divide(cast(a, DType::float32), cast(b, DType::float32));
   Tensor y = binary_forward(BinaryOp::div, a, b, "divide");
@@ -105,6 +110,7 @@ Tensor divide(const Tensor& a, const Tensor& b) {
 }
 Tensor floor_divide(const Tensor& a, const Tensor& b) {
   KILN_LOG_OP(floor_divide, a, b);
+  KILN_HALF_IN_FLOAT32(floor_divide, a, b);
   if (is_floating(a.dtype()) || is_floating(b.dtype())) {
     autodiff::Pause pause;  // piecewise constant: no gradient
     return floor(divide(a, b));
@@ -116,6 +122,7 @@ Tensor floor_divide(const Tensor& a, const Tensor& b) {
 }
 Tensor pow(const Tensor& a, const Tensor& b) {
   KILN_LOG_OP(pow, a, b);
+  KILN_HALF_IN_FLOAT32(pow, a, b);
   Tensor y = binary_forward(BinaryOp::pow, a, b, "pow");
   if (autodiff::active())
     autodiff::record("Pow", {a, b}, {y}, [a, b, y](const Grads& dy, const Needs& n) {
@@ -133,10 +140,12 @@ Tensor pow(const Tensor& a, const Tensor& b) {
 }
 Tensor pow(const Tensor& a, double e) {
   KILN_LOG_OP(pow, a, e);
+  KILN_HALF_IN_FLOAT32(pow, a, e);
   return pow(a, scalar_like(e, a));
 }
 Tensor maximum(const Tensor& a, const Tensor& b) {
   KILN_LOG_OP(maximum, a, b);
+  KILN_HALF_IN_FLOAT32(maximum, a, b);
   Tensor y = binary_forward(BinaryOp::maximum, a, b, "maximum");
   if (autodiff::active())
     autodiff::record("Maximum", {a, b}, {y}, [a, b](const Grads& dy, const Needs&) {
@@ -148,6 +157,7 @@ Tensor maximum(const Tensor& a, const Tensor& b) {
 }
 Tensor minimum(const Tensor& a, const Tensor& b) {
   KILN_LOG_OP(minimum, a, b);
+  KILN_HALF_IN_FLOAT32(minimum, a, b);
   Tensor y = binary_forward(BinaryOp::minimum, a, b, "minimum");
   if (autodiff::active())
     autodiff::record("Minimum", {a, b}, {y}, [a, b](const Grads& dy, const Needs&) {
@@ -159,18 +169,21 @@ Tensor minimum(const Tensor& a, const Tensor& b) {
 }
 Tensor clip(const Tensor& x, double lo, double hi) {
   KILN_LOG_OP(clip, x, lo, hi);
+  KILN_HALF_IN_FLOAT32(clip, x, lo, hi);
   if (lo > hi) throw ValueError("clip: lower bound " + std::to_string(lo) + " is above upper bound " + std::to_string(hi));
   return minimum(maximum(x, scalar_like(lo, x)), scalar_like(hi, x));
 }
 
 Tensor neg(const Tensor& x) {
   KILN_LOG_OP(neg, x);
+  KILN_HALF_IN_FLOAT32(neg, x);
   Tensor y = unary_forward(UnaryOp::neg, x, "neg");
   if (autodiff::active()) autodiff::record("Neg", {x}, {y}, [](const Grads& dy, const Needs&) { return Grads{neg(dy[0])}; });
   return y;
 }
 Tensor abs(const Tensor& x) {
   KILN_LOG_OP(abs, x);
+  KILN_HALF_IN_FLOAT32(abs, x);
   Tensor y = unary_forward(UnaryOp::abs, x, "abs");
   if (autodiff::active())
     autodiff::record("Abs", {x}, {y}, [x](const Grads& dy, const Needs&) { return Grads{multiply(dy[0], sign(x))}; });
@@ -178,41 +191,49 @@ Tensor abs(const Tensor& x) {
 }
 Tensor sign(const Tensor& x) {
   KILN_LOG_OP(sign, x);
+  KILN_HALF_IN_FLOAT32(sign, x);
   Tensor y = unary_forward(UnaryOp::sign, x, "sign");
   if (autodiff::active()) autodiff::record("Sign", {x}, {y}, [](const Grads& dy, const Needs&) { return Grads{zeros_like(dy[0])}; });
   return y;
 }
 Tensor exp(const Tensor& x) {
   KILN_LOG_OP(exp, x);
+  KILN_HALF_IN_FLOAT32(exp, x);
   return unary_op(UnaryOp::exp, x, "exp", [](const Tensor&, const Tensor& y, const Tensor& dy) { return multiply(dy, y); });
 }
 Tensor log(const Tensor& x) {
   KILN_LOG_OP(log, x);
+  KILN_HALF_IN_FLOAT32(log, x);
   return unary_op(UnaryOp::log, x, "log", [](const Tensor& x, const Tensor&, const Tensor& dy) { return divide(dy, x); });
 }
 Tensor log1p(const Tensor& x) {
   KILN_LOG_OP(log1p, x);
+  KILN_HALF_IN_FLOAT32(log1p, x);
   return unary_op(UnaryOp::log1p, x, "log1p",
                   [](const Tensor& x, const Tensor&, const Tensor& dy) { return divide(dy, add(x, scalar_like(1, x))); });
 }
 Tensor expm1(const Tensor& x) {
   KILN_LOG_OP(expm1, x);
+  KILN_HALF_IN_FLOAT32(expm1, x);
   return unary_op(UnaryOp::expm1, x, "expm1",
                   [](const Tensor&, const Tensor& y, const Tensor& dy) { return multiply(dy, add(y, scalar_like(1, y))); });
 }
 Tensor sqrt(const Tensor& x) {
   KILN_LOG_OP(sqrt, x);
+  KILN_HALF_IN_FLOAT32(sqrt, x);
   return unary_op(UnaryOp::sqrt, x, "sqrt",
                   [](const Tensor&, const Tensor& y, const Tensor& dy) { return divide(multiply(dy, scalar_like(0.5, y)), y); });
 }
 Tensor rsqrt(const Tensor& x) {
   KILN_LOG_OP(rsqrt, x);
+  KILN_HALF_IN_FLOAT32(rsqrt, x);
   return unary_op(UnaryOp::rsqrt, x, "rsqrt", [](const Tensor& x, const Tensor& y, const Tensor& dy) {
     return multiply(dy, multiply(scalar_like(-0.5, y), divide(y, x)));
   });
 }
 Tensor square(const Tensor& x) {
   KILN_LOG_OP(square, x);
+  KILN_HALF_IN_FLOAT32(square, x);
   Tensor y = unary_forward(UnaryOp::square, x, "square");
   if (autodiff::active())
     autodiff::record("Square", {x}, {y}, [x](const Grads& dy, const Needs&) {
@@ -222,32 +243,38 @@ Tensor square(const Tensor& x) {
 }
 Tensor sin(const Tensor& x) {
   KILN_LOG_OP(sin, x);
+  KILN_HALF_IN_FLOAT32(sin, x);
   return unary_op(UnaryOp::sin, x, "sin", [](const Tensor& x, const Tensor&, const Tensor& dy) { return multiply(dy, cos(x)); });
 }
 Tensor cos(const Tensor& x) {
   KILN_LOG_OP(cos, x);
+  KILN_HALF_IN_FLOAT32(cos, x);
   return unary_op(UnaryOp::cos, x, "cos", [](const Tensor& x, const Tensor&, const Tensor& dy) { return neg(multiply(dy, sin(x))); });
 }
 Tensor tanh(const Tensor& x) {
   KILN_LOG_OP(tanh, x);
+  KILN_HALF_IN_FLOAT32(tanh, x);
   return unary_op(UnaryOp::tanh, x, "tanh", [](const Tensor&, const Tensor& y, const Tensor& dy) {
     return multiply(dy, subtract(scalar_like(1, y), square(y)));
   });
 }
 Tensor erf(const Tensor& x) {
   KILN_LOG_OP(erf, x);
+  KILN_HALF_IN_FLOAT32(erf, x);
   return unary_op(UnaryOp::erf, x, "erf", [](const Tensor& x, const Tensor&, const Tensor& dy) {
     return multiply(dy, multiply(scalar_like(2.0 / std::sqrt(M_PI), x), exp(neg(square(x)))));
   });
 }
 Tensor sigmoid(const Tensor& x) {
   KILN_LOG_OP(sigmoid, x);
+  KILN_HALF_IN_FLOAT32(sigmoid, x);
   return unary_op(UnaryOp::sigmoid, x, "sigmoid", [](const Tensor&, const Tensor& y, const Tensor& dy) {
     return multiply(dy, multiply(y, subtract(scalar_like(1, y), y)));
   });
 }
 Tensor relu(const Tensor& x) {
   KILN_LOG_OP(relu, x);
+  KILN_HALF_IN_FLOAT32(relu, x);
   Tensor y = unary_forward(UnaryOp::relu, x, "relu");
   // The gradient's mask reads the output (y > 0 exactly where x > 0, NaN
   // included), not the input: the input (often a BatchNormalization's output)
@@ -259,119 +286,75 @@ Tensor relu(const Tensor& x) {
 }
 Tensor softplus(const Tensor& x) {
   KILN_LOG_OP(softplus, x);
+  KILN_HALF_IN_FLOAT32(softplus, x);
   return unary_op(UnaryOp::softplus, x, "softplus",
                   [](const Tensor& x, const Tensor&, const Tensor& dy) { return multiply(dy, sigmoid(x)); });
 }
 Tensor floor(const Tensor& x) {
   KILN_LOG_OP(floor, x);
+  KILN_HALF_IN_FLOAT32(floor, x);
   return unary_op(UnaryOp::floor, x, "floor", [](const Tensor&, const Tensor&, const Tensor& dy) { return zeros_like(dy); });
 }
 Tensor round(const Tensor& x) {
   KILN_LOG_OP(round, x);
+  KILN_HALF_IN_FLOAT32(round, x);
   return unary_op(UnaryOp::round, x, "round", [](const Tensor&, const Tensor&, const Tensor& dy) { return zeros_like(dy); });
 }
 Tensor isnan(const Tensor& x) {
   KILN_LOG_OP(isnan, x);
+  KILN_HALF_IN_FLOAT32(isnan, x);
   return unary_forward(UnaryOp::isnan, x, "isnan");
 }
 Tensor isfinite(const Tensor& x) {
   KILN_LOG_OP(isfinite, x);
+  KILN_HALF_IN_FLOAT32(isfinite, x);
   return unary_forward(UnaryOp::isfinite, x, "isfinite");
 }
 
 Tensor equal(const Tensor& a, const Tensor& b) {
   KILN_LOG_OP(equal, a, b);
+  KILN_HALF_IN_FLOAT32(equal, a, b);
   return binary_forward(BinaryOp::eq, a, b, "equal");
 }
 Tensor not_equal(const Tensor& a, const Tensor& b) {
   KILN_LOG_OP(not_equal, a, b);
+  KILN_HALF_IN_FLOAT32(not_equal, a, b);
   return binary_forward(BinaryOp::ne, a, b, "not_equal");
 }
 Tensor less(const Tensor& a, const Tensor& b) {
   KILN_LOG_OP(less, a, b);
+  KILN_HALF_IN_FLOAT32(less, a, b);
   return binary_forward(BinaryOp::lt, a, b, "less");
 }
 Tensor less_equal(const Tensor& a, const Tensor& b) {
   KILN_LOG_OP(less_equal, a, b);
+  KILN_HALF_IN_FLOAT32(less_equal, a, b);
   return binary_forward(BinaryOp::le, a, b, "less_equal");
 }
 Tensor greater(const Tensor& a, const Tensor& b) {
   KILN_LOG_OP(greater, a, b);
+  KILN_HALF_IN_FLOAT32(greater, a, b);
   return binary_forward(BinaryOp::gt, a, b, "greater");
 }
 Tensor greater_equal(const Tensor& a, const Tensor& b) {
   KILN_LOG_OP(greater_equal, a, b);
+  KILN_HALF_IN_FLOAT32(greater_equal, a, b);
   return binary_forward(BinaryOp::ge, a, b, "greater_equal");
 }
 Tensor logical_and(const Tensor& a, const Tensor& b) {
   KILN_LOG_OP(logical_and, a, b);
+  KILN_HALF_IN_FLOAT32(logical_and, a, b);
   return binary_forward(BinaryOp::logical_and, cast(a, DType::bool_), cast(b, DType::bool_), "logical_and");
 }
 Tensor logical_or(const Tensor& a, const Tensor& b) {
   KILN_LOG_OP(logical_or, a, b);
+  KILN_HALF_IN_FLOAT32(logical_or, a, b);
   return binary_forward(BinaryOp::logical_or, cast(a, DType::bool_), cast(b, DType::bool_), "logical_or");
 }
 Tensor logical_not(const Tensor& x) {
   KILN_LOG_OP(logical_not, x);
+  KILN_HALF_IN_FLOAT32(logical_not, x);
   return unary_forward(UnaryOp::logical_not, cast(x, DType::bool_), "logical_not");
 }
-
-// ---- operators ----
-Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
-Tensor operator-(const Tensor& a, const Tensor& b) { return subtract(a, b); }
-Tensor operator*(const Tensor& a, const Tensor& b) { return multiply(a, b); }
-Tensor operator/(const Tensor& a, const Tensor& b) { return divide(a, b); }
-Tensor operator-(const Tensor& a) { return neg(a); }
-Tensor operator+(const Tensor& a, double b) { return add(a, scalar_like(b, a)); }
-Tensor operator-(const Tensor& a, double b) { return subtract(a, scalar_like(b, a)); }
-Tensor operator*(const Tensor& a, double b) { return multiply(a, scalar_like(b, a)); }
-// Integer tensors divide as float32 (true division), so the scalar must not be rounded to an integer first.
-namespace {
-Tensor as_float_if_integer(const Tensor& t) { return is_floating(t.dtype()) ? t : cast(t, DType::float32); }
-}  // namespace
-Tensor operator/(const Tensor& a, double b) {
-  Tensor af = as_float_if_integer(a);
-  return divide(af, scalar_like(b, af));
-}
-Tensor operator+(double a, const Tensor& b) { return add(scalar_like(a, b), b); }
-Tensor operator-(double a, const Tensor& b) { return subtract(scalar_like(a, b), b); }
-Tensor operator*(double a, const Tensor& b) { return multiply(scalar_like(a, b), b); }
-Tensor operator/(double a, const Tensor& b) {
-  Tensor bf = as_float_if_integer(b);
-  return divide(scalar_like(a, bf), bf);
-}
-Tensor operator==(const Tensor& a, const Tensor& b) { return equal(a, b); }
-Tensor operator!=(const Tensor& a, const Tensor& b) { return not_equal(a, b); }
-Tensor operator<(const Tensor& a, const Tensor& b) { return less(a, b); }
-Tensor operator<=(const Tensor& a, const Tensor& b) { return less_equal(a, b); }
-Tensor operator>(const Tensor& a, const Tensor& b) { return greater(a, b); }
-Tensor operator>=(const Tensor& a, const Tensor& b) { return greater_equal(a, b); }
-namespace {
-// The tensor a number is compared with: an integer (or bool) tensor against a
-// number it cannot hold exactly compares in float64, as NumPy does.
-Tensor comparable(const Tensor& t, double v) {
-  if (is_floating(t.dtype())) return t;
-  if (v == std::floor(v) && std::abs(v) < 9.0e15) return t;
-  return cast(t, DType::float64);
-}
-template <class Cmp>
-Tensor compare_number(Cmp cmp, const Tensor& t, double v, bool number_first) {
-  Tensor c = comparable(t, v);
-  Tensor s = scalar_like(v, c);
-  return number_first ? cmp(s, c) : cmp(c, s);
-}
-}  // namespace
-Tensor operator<(const Tensor& a, double b) { return compare_number(less, a, b, false); }
-Tensor operator>(const Tensor& a, double b) { return compare_number(greater, a, b, false); }
-Tensor operator<=(const Tensor& a, double b) { return compare_number(less_equal, a, b, false); }
-Tensor operator>=(const Tensor& a, double b) { return compare_number(greater_equal, a, b, false); }
-Tensor operator==(const Tensor& a, double b) { return compare_number(equal, a, b, false); }
-Tensor operator!=(const Tensor& a, double b) { return compare_number(not_equal, a, b, false); }
-Tensor operator==(double a, const Tensor& b) { return compare_number(equal, b, a, true); }
-Tensor operator!=(double a, const Tensor& b) { return compare_number(not_equal, b, a, true); }
-Tensor operator<(double a, const Tensor& b) { return compare_number(less, b, a, true); }
-Tensor operator>(double a, const Tensor& b) { return compare_number(greater, b, a, true); }
-Tensor operator<=(double a, const Tensor& b) { return compare_number(less_equal, b, a, true); }
-Tensor operator>=(double a, const Tensor& b) { return compare_number(greater_equal, b, a, true); }
 
 }  // namespace kiln

@@ -7,6 +7,7 @@
 #include "core/op_log.h"
 #include "core/tensor_impl.h"
 #include "ops/op_util.h"
+#include "ops/half_compute.h"
 
 namespace kiln {
 
@@ -14,6 +15,7 @@ using namespace ops;
 
 Tensor matmul(const Tensor& a, const Tensor& b, bool ta, bool tb) {
   KILN_LOG_OP(matmul, a, b, ta, tb);
+  KILN_HALF_IN_FLOAT32(matmul, a, b, ta, tb);
   check_concrete("matmul", a);
   check_concrete("matmul", b);
   common_device("matmul", {a, b});

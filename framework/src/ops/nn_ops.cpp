@@ -10,6 +10,7 @@
 #include "ops/conv2d_params_ops.h"
 #include "ops/op_util.h"
 #include "core/op_log.h"
+#include "ops/half_compute.h"
 
 namespace kiln {
 
@@ -26,6 +27,7 @@ void check_floating(const char* op, const Tensor& x) {
 
 Tensor softmax(const Tensor& x, int axis) {
   KILN_LOG_OP(softmax, x, axis);
+  KILN_HALF_IN_FLOAT32(softmax, x, axis);
   check_concrete("softmax", x);
   check_floating("softmax", x);
   int a = normalize_axis("softmax", axis, x.rank());
@@ -41,6 +43,7 @@ Tensor softmax(const Tensor& x, int axis) {
 
 Tensor log_softmax(const Tensor& x, int axis) {
   KILN_LOG_OP(log_softmax, x, axis);
+  KILN_HALF_IN_FLOAT32(log_softmax, x, axis);
   check_concrete("log_softmax", x);
   check_floating("log_softmax", x);
   int a = normalize_axis("log_softmax", axis, x.rank());
@@ -147,6 +150,7 @@ std::pair<Tensor, Tensor> bias_act_grad(const Tensor& dy, const Tensor& y, bool 
 
 Tensor conv2d(const Tensor& x, const Tensor& kernel, Conv2DOptions o) {
   KILN_LOG_OP(conv2d, x, kernel, o);
+  KILN_HALF_IN_FLOAT32(conv2d, x, kernel, o);
   const backend::Conv2DParams p = conv_params("conv2d", x, kernel, o);
   Tensor y = Tensor::empty(Shape{p.n, p.oh, p.ow, p.c_out}, x.dtype(), x.device());
   be(x).conv2d(x, kernel, p, y);
@@ -160,6 +164,7 @@ Tensor conv2d(const Tensor& x, const Tensor& kernel, Conv2DOptions o) {
 
 Tensor conv2d_bias(const Tensor& x, const Tensor& kernel, const Tensor& bias, Conv2DOptions o, bool relu) {
   KILN_LOG_OP(conv2d_bias, x, kernel, bias, o, relu);
+  KILN_HALF_IN_FLOAT32(conv2d_bias, x, kernel, bias, o, relu);
   const backend::Conv2DParams p = conv_params("conv2d_bias", x, kernel, o);
   Tensor y = Tensor::empty(Shape{p.n, p.oh, p.ow, p.c_out}, x.dtype(), x.device());
   check_per_channel("conv2d_bias", "bias", bias, y, "output");
@@ -184,6 +189,7 @@ Tensor conv2d_bias(const Tensor& x, const Tensor& kernel, const Tensor& bias, Co
 
 Tensor depthwise_conv2d(const Tensor& x, const Tensor& kernel, Conv2DOptions o) {
   KILN_LOG_OP(depthwise_conv2d, x, kernel, o);
+  KILN_HALF_IN_FLOAT32(depthwise_conv2d, x, kernel, o);
   backend::Conv2DParams p = conv_params("depthwise_conv2d", x, kernel, o);
   const int64_t c = p.c_in, m = p.c_out;
   if (!be(x).has_depthwise_conv2d(x.dtype())) {
@@ -254,6 +260,7 @@ Tensor avg_pool2d_backward(const Tensor& dy, const Shape& xs, const backend::Poo
 
 Tensor max_pool2d(const Tensor& x, Pool2DOptions o) {
   KILN_LOG_OP(max_pool2d, x, o);
+  KILN_HALF_IN_FLOAT32(max_pool2d, x, o);
   auto p = pool_params(x, o, "max_pool2d");
   if (x.size() >= (int64_t{1} << 31))
     throw ValueError("max_pool2d: the input " + x.shape().to_string() + " has 2^31 or more elements, too many for int32 argmax indices");
@@ -285,6 +292,7 @@ Tensor avg_pool2d_backward(const Tensor& dy, const Shape& xs, const backend::Poo
 
 Tensor avg_pool2d(const Tensor& x, Pool2DOptions o) {
   KILN_LOG_OP(avg_pool2d, x, o);
+  KILN_HALF_IN_FLOAT32(avg_pool2d, x, o);
   auto p = pool_params(x, o, "avg_pool2d");
   Tensor y = Tensor::empty(Shape{p.n, p.oh, p.ow, p.c}, x.dtype(), x.device());
   be(x).avg_pool2d(x, p, y);
@@ -297,6 +305,7 @@ Tensor avg_pool2d(const Tensor& x, Pool2DOptions o) {
 
 Tensor dropout(const Tensor& x, double rate) {
   KILN_LOG_OP(dropout, x, rate);
+  KILN_HALF_IN_FLOAT32(dropout, x, rate);
   check_concrete("dropout", x);
   if (rate < 0 || rate >= 1) throw ValueError("dropout: rate must be in [0, 1), but received " + kiln::detail::number_text(rate));
   if (rate == 0) return identity(x);
@@ -313,6 +322,7 @@ Tensor dropout(const Tensor& x, double rate) {
 
 Tensor bias_add(const Tensor& x, const Tensor& bias, bool relu_after) {
   KILN_LOG_OP(bias_add, x, bias, relu_after);
+  KILN_HALF_IN_FLOAT32(bias_add, x, bias, relu_after);
   check_concrete("bias_add", x);
   check_per_channel("bias_add", "bias", bias, x, "input");
   if (!is_floating(x.dtype())) throw TypeError("bias_add: expected float inputs, but received " + dtype_name(x.dtype()));
@@ -328,6 +338,7 @@ Tensor bias_add(const Tensor& x, const Tensor& bias, bool relu_after) {
 
 Tensor sparse_softmax_cross_entropy_with_logits(const Tensor& labels, const Tensor& logits) {
   KILN_LOG_OP(sparse_softmax_cross_entropy_with_logits, labels, logits);
+  KILN_HALF_IN_FLOAT32(sparse_softmax_cross_entropy_with_logits, labels, logits);
   const char* op = "sparse_softmax_cross_entropy_with_logits";
   check_concrete(op, labels);
   check_concrete(op, logits);

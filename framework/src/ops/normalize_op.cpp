@@ -6,11 +6,13 @@
 #include "kiln/ops/math_ops.h"
 #include "kiln/ops/nn_ops.h"
 #include "kiln/ops/reduce_ops.h"
+#include "ops/half_compute.h"
 
 namespace kiln {
 
 Tensor normalize(const Tensor& x, int axis, int order, std::optional<double> epsilon) {
   KILN_LOG_OP(normalize, x, axis, order, epsilon);
+  KILN_HALF_IN_FLOAT32(normalize, x, axis, order, epsilon);
   if (order < 1) throw ValueError("normalize: argument `order` must be an int >= 1. Received: order=" +
                                   std::to_string(order));
   const double eps = epsilon.value_or(1e-7);

@@ -12,6 +12,7 @@
 #include "core/op_log.h"
 #include "kiln/ops/array_ops.h"
 #include "kiln/core/error.h"
+#include "ops/half_compute.h"
 
 namespace kiln::random {
 namespace {
@@ -76,6 +77,7 @@ void set_state(const std::string& state) {
 
 Tensor normal(const Shape& shape, double mean, double stddev, DType dtype, std::optional<uint64_t> seed) {
   KILN_LOG_OP(random::normal, shape, mean, stddev, dtype, seed);
+  KILN_HALF_IN_FLOAT32(random::normal, shape, mean, stddev, dtype, seed);
   if (!is_floating(dtype)) throw TypeError("random::normal: dtype must be float32 or float64, got " + dtype_name(dtype));
   std::normal_distribution<double> d(mean, stddev);
   return generate(shape, dtype, seed, [d](auto& g) mutable { return d(g); });
@@ -83,6 +85,7 @@ Tensor normal(const Shape& shape, double mean, double stddev, DType dtype, std::
 
 Tensor uniform(const Shape& shape, double minval, double maxval, DType dtype, std::optional<uint64_t> seed) {
   KILN_LOG_OP(random::uniform, shape, minval, maxval, dtype, seed);
+  KILN_HALF_IN_FLOAT32(random::uniform, shape, minval, maxval, dtype, seed);
   if (maxval <= minval && !(is_floating(dtype) && maxval == minval))
     throw ValueError("random::uniform: maxval (" + kiln::detail::number_text(maxval) + ") must be greater than minval (" +
                      kiln::detail::number_text(minval) + ")");
@@ -97,6 +100,7 @@ Tensor uniform(const Shape& shape, double minval, double maxval, DType dtype, st
 
 Tensor truncated_normal(const Shape& shape, double mean, double stddev, DType dtype, std::optional<uint64_t> seed) {
   KILN_LOG_OP(random::truncated_normal, shape, mean, stddev, dtype, seed);
+  KILN_HALF_IN_FLOAT32(random::truncated_normal, shape, mean, stddev, dtype, seed);
   if (!is_floating(dtype)) throw TypeError("random::truncated_normal: dtype must be float, got " + dtype_name(dtype));
   std::normal_distribution<double> d(0.0, 1.0);
   return generate(shape, dtype, seed, [d, mean, stddev](auto& g) mutable {
@@ -109,6 +113,7 @@ Tensor truncated_normal(const Shape& shape, double mean, double stddev, DType dt
 
 Tensor permutation(int64_t n, std::optional<uint64_t> seed) {
   KILN_LOG_OP(random::permutation, n, seed);
+  KILN_HALF_IN_FLOAT32(random::permutation, n, seed);
   auto gen = make_gen(seed);
   std::vector<int64_t> v(static_cast<std::size_t>(n));
   for (int64_t i = 0; i < n; ++i) v[i] = i;

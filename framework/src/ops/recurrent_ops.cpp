@@ -16,6 +16,7 @@
 #include "kiln/ops/reduce_ops.h"
 #include "op_util.h"
 #include "recurrence_util.h"
+#include "ops/half_compute.h"
 
 namespace kiln {
 namespace ops::recurrence_steps {
@@ -249,6 +250,7 @@ bool recurrence_supports(const std::string& a) {
 std::vector<Tensor> recurrence(const Tensor& projected, const Tensor& kernel, const Tensor& bias,
                                const std::vector<Tensor>& states, const Tensor& mask, const RecurrenceOptions& o) {
   KILN_LOG_OP(recurrence, projected, kernel, bias, states, mask, o);
+  KILN_HALF_IN_FLOAT32(recurrence, projected, kernel, bias, states, mask, o);
   using namespace ops::recurrence_steps;
   if (!recurrence_supports(o.activation) || !recurrence_supports(o.recurrent_activation))
     throw ValueError("recurrence: unsupported activation '" + o.activation + "' or '" + o.recurrent_activation + "'");

@@ -10,6 +10,7 @@
 #include "ops/op_util.h"
 #include "core/tensor_impl.h"
 #include "core/op_log.h"
+#include "ops/half_compute.h"
 
 namespace kiln {
 
@@ -46,6 +47,7 @@ Tensor expand_back(const Tensor& dy, const Shape& xs, const std::vector<int>& ax
 
 Tensor sum(const Tensor& x, Axes a, bool keepdims) {
   KILN_LOG_OP(sum, x, a, keepdims);
+  KILN_HALF_IN_FLOAT32(sum, x, a, keepdims);
   auto axes = resolve_axes("sum", a.axes, x.rank());
   Tensor y = reduce_forward(ReduceOp::sum, x, axes, keepdims, "sum");
   if (autodiff::active()) {
@@ -57,6 +59,7 @@ Tensor sum(const Tensor& x, Axes a, bool keepdims) {
 
 Tensor mean(const Tensor& x, Axes a, bool keepdims) {
   KILN_LOG_OP(mean, x, a, keepdims);
+  KILN_HALF_IN_FLOAT32(mean, x, a, keepdims);
   auto axes = resolve_axes("mean", a.axes, x.rank());
   int64_t n = 1;
   for (int ax : axes) n *= x.shape()[ax];
@@ -87,10 +90,12 @@ Tensor minmax(ReduceOp op, const Tensor& x, Axes a, bool keepdims, const char* n
 
 Tensor max(const Tensor& x, Axes a, bool keepdims) {
   KILN_LOG_OP(max, x, a, keepdims);
+  KILN_HALF_IN_FLOAT32(max, x, a, keepdims);
   return minmax(ReduceOp::max, x, a, keepdims, "max");
 }
 Tensor min(const Tensor& x, Axes a, bool keepdims) {
   KILN_LOG_OP(min, x, a, keepdims);
+  KILN_HALF_IN_FLOAT32(min, x, a, keepdims);
   return minmax(ReduceOp::min, x, a, keepdims, "min");
 }
 
@@ -130,6 +135,7 @@ Tensor prod_of_others(const Tensor& x, const std::vector<int>& axes) {
 
 Tensor prod(const Tensor& x, Axes a, bool keepdims) {
   KILN_LOG_OP(prod, x, a, keepdims);
+  KILN_HALF_IN_FLOAT32(prod, x, a, keepdims);
   auto axes = resolve_axes("prod", a.axes, x.rank());
   Tensor y = reduce_forward(ReduceOp::prod, x, axes, keepdims, "prod");
   if (autodiff::active()) {
@@ -143,16 +149,19 @@ Tensor prod(const Tensor& x, Axes a, bool keepdims) {
 
 Tensor var(const Tensor& x, Axes a, bool keepdims) {
   KILN_LOG_OP(var, x, a, keepdims);
+  KILN_HALF_IN_FLOAT32(var, x, a, keepdims);
   Tensor m = mean(x, a, true);
   return mean(square(subtract(x, m)), a, keepdims);
 }
 Tensor std(const Tensor& x, Axes a, bool keepdims) {
   KILN_LOG_OP(std, x, a, keepdims);
+  KILN_HALF_IN_FLOAT32(std, x, a, keepdims);
   return sqrt(var(x, a, keepdims));
 }
 
 Tensor logsumexp(const Tensor& x, Axes a, bool keepdims) {
   KILN_LOG_OP(logsumexp, x, a, keepdims);
+  KILN_HALF_IN_FLOAT32(logsumexp, x, a, keepdims);
   Tensor m = stop_gradient(max(x, a, true));
   Tensor finite_m = where(isfinite(m), m, zeros_like(m));
   Tensor r = add(log(sum(exp(subtract(x, finite_m)), a, true)), finite_m);
@@ -177,10 +186,12 @@ Tensor arg(bool is_max, const Tensor& x, int axis, const char* name) {
 
 Tensor argmax(const Tensor& x, int axis) {
   KILN_LOG_OP(argmax, x, axis);
+  KILN_HALF_IN_FLOAT32(argmax, x, axis);
   return arg(true, x, axis, "argmax");
 }
 Tensor argmin(const Tensor& x, int axis) {
   KILN_LOG_OP(argmin, x, axis);
+  KILN_HALF_IN_FLOAT32(argmin, x, axis);
   return arg(false, x, axis, "argmin");
 }
 

@@ -7,6 +7,7 @@
 #include "core/check.h"
 #include "ops/op_util.h"
 #include "core/op_log.h"
+#include "ops/half_compute.h"
 
 namespace kiln {
 
@@ -14,6 +15,7 @@ using namespace ops;
 
 Tensor floor_mod(const Tensor& a, const Tensor& b) {
   KILN_LOG_OP(floor_mod, a, b);
+  KILN_HALF_IN_FLOAT32(floor_mod, a, b);
   check_concrete("floor_mod", a);
   check_concrete("floor_mod", b);
   common_device("floor_mod", {a, b});
@@ -31,6 +33,7 @@ Tensor floor_mod(const Tensor& a, const Tensor& b) {
 
 Tensor arctan2(const Tensor& y, const Tensor& x) {
   KILN_LOG_OP(arctan2, y, x);
+  KILN_HALF_IN_FLOAT32(arctan2, y, x);
   check_concrete("arctan2", y);
   check_concrete("arctan2", x);
   common_device("arctan2", {y, x});
@@ -54,6 +57,7 @@ Tensor operator%(double a, const Tensor& b) { return floor_mod(scalar_like(a, b)
 
 Tensor add_n(const std::vector<Tensor>& inputs) {
   KILN_LOG_OP(add_n, inputs);
+  KILN_HALF_IN_FLOAT32(add_n, inputs);
   if (inputs.empty())
     throw ValueError(
         "add_n: inputs must be a list of at least one tensor with the same dtype and shape, but received an empty "

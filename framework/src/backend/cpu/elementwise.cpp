@@ -1,5 +1,5 @@
-// CPU element-wise kernels: fill, cast, strided copies, unary maths (through
-// xtensor), broadcasting binary ops and where.
+// CPU element-wise kernels: strided copies, unary maths (through xtensor),
+// broadcasting binary ops and where.
 #include <xtensor/xadapt.hpp>
 #include <xtensor/xmath.hpp>
 
@@ -26,43 +26,14 @@ using strided::strided_for;
 using backend::BinaryOp;
 using backend::UnaryOp;
 
-void CpuBackend::fill(Tensor& out, double value) {
-  FlushDenormals flush;
-  dispatch_dtype(out.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    T* p = static_cast<T*>(out.raw_data());
-    const T v = static_cast<T>(value);
-    std::fill(p, p + out.size(), v);
-  });
-}
-
-void CpuBackend::copy_from(const Tensor& src, Tensor& dst) {
-  FlushDenormals flush;
-  std::memcpy(dst.raw_data(), src.raw_data(), static_cast<std::size_t>(src.size()) * dtype_size(src.dtype()));
-}
-
-void CpuBackend::cast(const Tensor& x, Tensor& out) {
-  FlushDenormals flush;
-  dispatch_dtype(x.dtype(), [&](auto ti) {
-    using S = decltype(ti);
-    dispatch_dtype(out.dtype(), [&](auto to) {
-      using D = decltype(to);
-      const S* s = static_cast<const S*>(x.raw_data());
-      D* d = static_cast<D*>(out.raw_data());
-      const int64_t n = x.size();
-      for (int64_t i = 0; i < n; ++i) {
-        if constexpr (std::is_same_v<D, bool>) d[i] = s[i] != S(0);
-        else d[i] = static_cast<D>(s[i]);
-      }
-    });
-  });
-}
-
 void CpuBackend::strided_copy(const Tensor& src, int64_t src_off, const std::vector<int64_t>& src_strides,
                               Tensor& dst, int64_t dst_off, const std::vector<int64_t>& dst_strides,
                               const Shape& shape, bool accumulate) {
   FlushDenormals flush;
-  dispatch_dtype(src.dtype(), [&](auto tag) {
+  if (accumulate && is_half_float(src.dtype()))
+    throw TypeError("internal: strided_copy cannot accumulate " + dtype_name(src.dtype()) +
+                    " values; the op should compute them in float32");
+  dispatch_storage_dtype(src.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* s = static_cast<const T*>(src.raw_data());
     T* d = static_cast<T*>(dst.raw_data());
