@@ -325,7 +325,7 @@ TEST_CASE("errors: tensors") {
   CHECK_HAS(sym, "exp");
   CHECK_HAS(sym, "(None, 3)");
   CHECK_THROWS_AS(T::symbolic({2}).raw_data(), k::ValueError);
-  CHECK_THROWS_AS(k::dtype_from_name("float16"), k::ValueError);
+  CHECK_THROWS_AS(k::dtype_from_name("complex64"), k::ValueError);
   CHECK_THROWS_AS(k::range(0.0, 1.0, 0.0), k::ValueError);
   CHECK_THROWS_AS(k::linspace(0, 1, -1), k::ValueError);
   CHECK_THROWS_AS(k::random::uniform({2}, 1.0, 1.0, k::int32), k::ValueError);

@@ -45,10 +45,17 @@ class Oracle:
 
     # ---- inputs -------------------------------------------------------------
     def arr(self, a):
-        """Saves an array for the Kiln tool and returns its file name."""
+        """Saves an array for the Kiln tool and returns its file name. A float16 or
+        bfloat16 array travels as its exact float32 values, its dtype in the name
+        (a00012.bfloat16.npy), since .npy has no bfloat16."""
         self._n += 1
-        name = "a%05d.npy" % self._n
-        np.save(os.path.join(self.work, name), np.asarray(a))
+        a = np.asarray(a)
+        if a.dtype.name in ("float16", "bfloat16"):
+            name = "a%05d.%s.npy" % (self._n, a.dtype.name)
+            a = a.astype(np.float32)
+        else:
+            name = "a%05d.npy" % self._n
+        np.save(os.path.join(self.work, name), a)
         return name
 
     def add(self, case):

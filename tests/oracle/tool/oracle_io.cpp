@@ -19,7 +19,15 @@ Group::Group(fs::path dir) : dir_(std::move(dir)) {
 }
 
 kiln::Tensor Group::array(const json& file_name) const {
-  return kiln::datasets::load_npy((dir_ / file_name.get<std::string>()).string());
+  // a00012.bfloat16.npy holds a 16-bit array as its exact float32 values (oracle.py's arr).
+  const std::string name = file_name.get<std::string>();
+  kiln::Tensor t = kiln::datasets::load_npy((dir_ / name).string());
+  for (kiln::DType d : {kiln::DType::float16, kiln::DType::bfloat16}) {
+    const std::string suffix = "." + kiln::dtype_name(d) + ".npy";
+    if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
+      return kiln::cast(t, d);
+  }
+  return t;
 }
 
 kiln::Tensor Group::optional_array(const json& c, const char* key) const {
@@ -55,7 +63,9 @@ void write_npy(const fs::path& path, const kiln::Tensor& t) {
   kiln::Tensor v = t;
   const char* descr = "<f4";
   std::size_t item = 4;
-  if (v.dtype() == kiln::DType::float64) {
+  if (kiln::is_half_float(v.dtype())) {
+    v = kiln::cast(v, kiln::DType::float32);  // exact: oracle.py compares it with the 16-bit values
+  } else if (v.dtype() == kiln::DType::float64) {
     descr = "<f8";
     item = 8;
   } else if (v.dtype() != kiln::DType::float32) {

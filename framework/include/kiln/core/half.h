@@ -10,6 +10,7 @@
 
 namespace kiln {
 
+/// @cond
 namespace half_detail {
 
 // float -> binary16, round to nearest even; NaN stays NaN (quiet), overflow gives inf.
@@ -69,39 +70,52 @@ constexpr float round_to_odd(double d) {
 }
 
 }  // namespace half_detail
+/// @endcond
 
-/// IEEE 754 binary16 (NumPy's float16): 1 sign, 5 exponent and 10 fraction bits.
-struct float16_t {
-  uint16_t bits = 0;
-  constexpr float16_t() = default;
-  constexpr explicit float16_t(float f) : bits(half_detail::float_to_half_bits(f)) {}
-  constexpr explicit float16_t(double d) : float16_t(half_detail::round_to_odd(d)) {}
+/// A 16-bit float stored as its bits; Format converts to and from float.
+template <class Derived, class Format>
+struct basic_half {
+  uint16_t bits = 0;  ///< The value's 16 bits (sign, exponent, fraction).
+  constexpr basic_half() = default;  ///< Positive zero.
+  /// The value nearest f, ties to even; NaN stays NaN, beyond the range gives infinity.
+  constexpr explicit basic_half(float f) : bits(Format::from_float(f)) {}
+  /// The value nearest d, in one rounding (as a direct conversion from double rounds).
+  constexpr explicit basic_half(double d) : basic_half(half_detail::round_to_odd(d)) {}
+  /// The value nearest the integer v.
   template <class T>
     requires std::is_integral_v<T>
-  constexpr explicit float16_t(T v) : float16_t(static_cast<double>(v)) {}
-  constexpr operator float() const { return half_detail::half_bits_to_float(bits); }
-  static constexpr float16_t from_bits(uint16_t b) {
-    float16_t h;
+  constexpr explicit basic_half(T v) : basic_half(static_cast<double>(v)) {}
+  /// The exact float of the value.
+  constexpr operator float() const { return Format::to_float(bits); }
+  /// The value with the given bits.
+  static constexpr Derived from_bits(uint16_t b) {
+    Derived h;
     h.bits = b;
     return h;
   }
 };
 
+/// @cond
+namespace half_detail {
+struct binary16_format {
+  static constexpr uint16_t from_float(float f) { return float_to_half_bits(f); }
+  static constexpr float to_float(uint16_t b) { return half_bits_to_float(b); }
+};
+struct bfloat16_format {
+  static constexpr uint16_t from_float(float f) { return float_to_bfloat16_bits(f); }
+  static constexpr float to_float(uint16_t b) { return bfloat16_bits_to_float(b); }
+};
+}  // namespace half_detail
+/// @endcond
+
+/// IEEE 754 binary16 (NumPy's float16): 1 sign, 5 exponent and 10 fraction bits.
+struct float16_t : basic_half<float16_t, half_detail::binary16_format> {
+  using basic_half::basic_half;
+};
+
 /// bfloat16: float32's sign and 8 exponent bits with 7 fraction bits.
-struct bfloat16_t {
-  uint16_t bits = 0;
-  constexpr bfloat16_t() = default;
-  constexpr explicit bfloat16_t(float f) : bits(half_detail::float_to_bfloat16_bits(f)) {}
-  constexpr explicit bfloat16_t(double d) : bfloat16_t(half_detail::round_to_odd(d)) {}
-  template <class T>
-    requires std::is_integral_v<T>
-  constexpr explicit bfloat16_t(T v) : bfloat16_t(static_cast<double>(v)) {}
-  constexpr operator float() const { return half_detail::bfloat16_bits_to_float(bits); }
-  static constexpr bfloat16_t from_bits(uint16_t b) {
-    bfloat16_t h;
-    h.bits = b;
-    return h;
-  }
+struct bfloat16_t : basic_half<bfloat16_t, half_detail::bfloat16_format> {
+  using basic_half::basic_half;
 };
 
 /// Whether T is one of the 16-bit float storage types.
