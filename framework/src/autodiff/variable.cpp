@@ -166,13 +166,24 @@ void update_in_place(VariableImpl& v, const Tensor& t, backend::BinaryOp op, con
   if (backend::active_recording()) unique_storage(v.value, true);
   note_in_place_write(v.value);
   auto& be = backend::backend_for(v.value.device());
+  const bool half = is_half_float(v.value.dtype());
+  // 16-bit values are added in float32 and rounded once, as the ops compute them.
+  auto apply = [&](Tensor& out) {
+    if (!half) return be.binary(op, v.value, src, out);
+    Tensor a = Tensor::empty(v.value.shape(), DType::float32, v.value.device());
+    Tensor b = Tensor::empty(src.shape(), DType::float32, src.device());
+    be.cast(v.value, a);
+    be.cast(src, b);
+    be.binary(op, a, b, a);
+    be.cast(a, out);
+  };
   if (shared(v.value)) {  // a snapshot holds the buffer: write the result to a fresh one
     Tensor fresh = Tensor::empty(v.value.shape(), v.value.dtype(), v.value.device());
-    be.binary(op, v.value, src, fresh);
+    apply(fresh);
     v.value.impl()->storage = fresh.impl()->storage;
     return;
   }
-  be.binary(op, v.value, src, v.value);
+  apply(v.value);
 }
 }  // namespace
 

@@ -15,10 +15,12 @@ void check_grad(const char* op, const Variable& var, const Tensor& grad) {
                      var.path() + "' of shape " + var.shape().to_string());
 }
 /// The gradient in the variable's dtype, and whether a fused kernel may run in place.
+/// float16 and bfloat16 variables take the ops, which compute each step in float32
+/// and round it to the variable's dtype, as Keras's ops do on them.
 bool fusable(const Variable& var, const Tensor& grad, Tensor& g) {
   const Tensor w = var.read_value_untracked();
   g = grad.dtype() == w.dtype() ? grad : grad.cast(w.dtype());
-  return w.device() == g.device() && is_floating(w.dtype());
+  return w.device() == g.device() && is_floating(w.dtype()) && !is_half_float(w.dtype());
 }
 Tensor slot_for_update(Variable* v) { return v ? v->value_for_update() : Tensor(); }
 }  // namespace
