@@ -255,7 +255,8 @@ DType ConfigReader::dtype() const {
   } else {
     fail("dtype", "a dtype name or a DTypePolicy object");
   }
-  // Mixed-precision and half policies compute in float32 here (Kiln has no half types).
+  // Layers do not cast their inputs to a 16-bit compute dtype, so 16-bit and mixed
+  // policies load as float32 layers: the same model, computed in more precision.
   if (name.rfind("mixed_", 0) == 0 || name == "float16" || name == "bfloat16") return DType::float32;
   return dtype_from_name(name);
 }

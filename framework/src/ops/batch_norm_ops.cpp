@@ -44,7 +44,13 @@ Grads composed_backward(const Tensor& dy, const Tensor& x, const Tensor& gamma, 
 
 }  // namespace
 
+// A 16-bit batch normalization's results, rounded back from float32 (ops/half_compute.h).
+static BatchNormResult narrow(BatchNormResult r, DType to) {
+  return {cast(r.y, to), cast(r.mean, to), cast(r.variance, to)};
+}
+
 BatchNormResult batch_norm_training(const Tensor& x, const Tensor& gamma, const Tensor& beta, double epsilon) {
+  KILN_HALF_IN_FLOAT32(batch_norm_training, x, gamma, beta, epsilon);
   check_concrete("batch_norm_training", x);
   if (!is_floating(x.dtype()))
     throw TypeError("batch_norm_training: expected a float input, but received " + dtype_name(x.dtype()) +

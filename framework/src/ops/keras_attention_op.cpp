@@ -12,6 +12,7 @@
 #include "kiln/ops/math_ops.h"
 #include "kiln/ops/nn_ops.h"
 #include "kiln/ops/shape_ops.h"
+#include "ops/half_compute.h"
 
 namespace kiln {
 
@@ -34,7 +35,15 @@ void check_inputs(const Tensor& q, const Tensor& k, const Tensor& v) {
 
 }  // namespace
 
+// A 16-bit bias is widened with the query, key and value (ops/half_compute.h).
+static AttentionArgs widen(const AttentionArgs& a) {
+  AttentionArgs w = a;
+  w.bias = half_compute::widen(a.bias);
+  return w;
+}
+
 Tensor dot_product_attention(const Tensor& query, const Tensor& key, const Tensor& value, const AttentionArgs& args) {
+  KILN_HALF_IN_FLOAT32(dot_product_attention, query, key, value, args);
   if (args.flash_attention.value_or(false))
     throw ValueError("dot_product_attention: flash_attention=true is not supported on this backend; pass nullopt or "
                      "false");

@@ -13,6 +13,7 @@
 #include "kiln/ops/keras_nn_ops.h"
 #include "kiln/ops/shape_ops.h"
 #include "ops/conv2d_params_ops.h"
+#include "ops/half_compute.h"
 #include "ops/keras_conv_args.h"
 #include "ops/op_util.h"
 
@@ -115,6 +116,7 @@ int64_t conv_transpose_output_length(int64_t length, int64_t kernel, int64_t str
 }
 
 Tensor conv_transpose(const Tensor& inputs, const Tensor& kernel, const ConvTransposeArgs& args) {
+  KILN_HALF_IN_FLOAT32(conv_transpose, inputs, kernel, args);
   const char* op = "conv_transpose";
   const int rank = spatial_rank(op, inputs);
   if (kernel.rank() != inputs.rank() || !is_floating(kernel.dtype()))

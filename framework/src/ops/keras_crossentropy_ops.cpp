@@ -64,6 +64,9 @@ Tensor categorical_crossentropy(const Tensor& target, const Tensor& output, bool
 }
 
 Tensor sparse_categorical_crossentropy(const Tensor& target, const Tensor& output, bool from_logits, int axis) {
+  // As Keras's JAX backend: 16-bit outputs meet float32 one-hot targets, so the losses are float32.
+  if (is_half_float(output.dtype()))
+    return sparse_categorical_crossentropy(target, cast(output, DType::float32), from_logits, axis);
   const Tensor o = float_output("sparse_categorical_crossentropy", output);
   if (o.rank() < 1)
     throw ValueError("sparse_categorical_crossentropy: Argument `output` must be at least rank 1. Received: "

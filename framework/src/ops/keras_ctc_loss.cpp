@@ -54,6 +54,10 @@ void check_ctc_inputs(const Tensor& target, const Tensor& output, const Tensor& 
 
 Tensor ctc_loss(const Tensor& target, const Tensor& output, const Tensor& target_length, const Tensor& output_length,
                 int64_t mask_index) {
+  // As Keras: 16-bit logits are computed, and the losses returned, in float32 (log-space
+  // sums underflow float16).
+  if (is_half_float(output.dtype()))
+    return ctc_loss(target, cast(output, DType::float32), target_length, output_length, mask_index);
   check_ctc_inputs(target, output, target_length, output_length, mask_index);
   const int64_t b = output.shape()[0], t_max = output.shape()[1], k = output.shape()[2], n = target.shape()[1];
   const DType d = output.dtype();

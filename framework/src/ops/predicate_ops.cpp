@@ -97,8 +97,11 @@ Tensor logical_xor(const Tensor& a, const Tensor& b) {
 Tensor nan_to_num(const Tensor& x, double nan, std::optional<double> posinf, std::optional<double> neginf) {
   check_concrete("nan_to_num", x);
   if (!is_floating(x.dtype())) return identity(x);
-  const bool single = x.dtype() == DType::float32;
-  const double top = single ? std::numeric_limits<float>::max() : std::numeric_limits<double>::max();
+  // The largest finite value of x's own dtype.
+  const double top = x.dtype() == DType::float16    ? 65504.0
+                     : x.dtype() == DType::bfloat16 ? 3.3895313892515355e38
+                     : x.dtype() == DType::float32  ? std::numeric_limits<float>::max()
+                                                    : std::numeric_limits<double>::max();
   Tensor out = where(isnan(x), zeros_like(x) + nan, x);
   out = where(equal(x, zeros_like(x) + kInf), zeros_like(x) + posinf.value_or(top), out);
   return where(equal(x, zeros_like(x) - kInf), zeros_like(x) + neginf.value_or(-top), out);

@@ -214,10 +214,12 @@ Tensor all(const Tensor& x, Axes a, bool keepdims) {
   return logical_not(any(logical_not(reduce_truthy(x)), a, keepdims));
 }
 Tensor amax(const Tensor& x, Axes a, bool keepdims) {
+  KILN_HALF_IN_FLOAT32(amax, x, a, keepdims);
   check_concrete("amax", x);
   return x.dtype() == DType::bool_ ? bool_extreme(x, a, keepdims, true) : minmax(ReduceOp::max, x, a, keepdims, "amax");
 }
 Tensor amin(const Tensor& x, Axes a, bool keepdims) {
+  KILN_HALF_IN_FLOAT32(amin, x, a, keepdims);
   check_concrete("amin", x);
   return x.dtype() == DType::bool_ ? bool_extreme(x, a, keepdims, false) : minmax(ReduceOp::min, x, a, keepdims, "amin");
 }

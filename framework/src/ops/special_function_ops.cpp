@@ -7,6 +7,7 @@
 #include "kiln/ops/math_ops.h"
 #include "ops/elementwise_promotion.h"
 #include "ops/op_util.h"
+#include "ops/half_compute.h"
 
 namespace kiln {
 
@@ -67,6 +68,7 @@ Tensor erfinv(const Tensor& x) {
 }
 
 Tensor i0(const Tensor& x) {
+  KILN_HALF_IN_FLOAT32(i0, x);
   check_concrete("i0", x);
   const bool wide = x.dtype() == DType::float64 || x.dtype() == DType::int64;
   const DType out_dtype = wide ? DType::float64 : DType::float32;

@@ -9,6 +9,7 @@
 #include "kiln/ops/math_ops.h"
 #include "ops/elementwise_promotion.h"
 #include "ops/op_util.h"
+#include "ops/half_compute.h"
 
 namespace kiln {
 
@@ -58,6 +59,7 @@ Tensor cosh(const Tensor& x) {
 }
 
 Tensor arcsinh(const Tensor& x) {
+  KILN_HALF_IN_FLOAT32(arcsinh, x);  // a² overflows float16 long before asinh does
   Tensor xf = float_input("arcsinh", x);
   // asinh is odd: evaluate log1p(a + a² / (1 + sqrt(1 + a²))) on a = |x| (exact
   // near 0), mirrored through where so that the gradient at 0 is 1, not sign(0).
