@@ -111,7 +111,10 @@ std::pair<Tensor, Tensor> histogram(const Tensor& x, int64_t bins, std::optional
     if (bins > 0 && v == e.back()) pos = bins;
     if (pos >= 1 && pos <= bins) counts[static_cast<size_t>(pos - 1)] += 1.0f;
   }
-  return {Tensor(counts, Shape{bins}).to(x.device()), edges};
+  // Keras counts in a 16-bit input's own dtype, float32 otherwise.
+  Tensor c = Tensor(counts, Shape{bins});
+  if (is_half_float(x.dtype())) c = cast(c, x.dtype());
+  return {c.to(x.device()), edges};
 }
 
 }  // namespace kiln
