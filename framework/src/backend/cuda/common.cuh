@@ -1,6 +1,8 @@
 #pragma once
 // Private, nvcc only: helpers shared by the kernel files. Kernels use
 // grid-stride loops, so the grid size is capped and any n works.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -33,7 +35,22 @@ void dispatch_all(DT dt, F&& f) {
     case DT::i64: f(int64_t{}); break;
     case DT::u8: f(uint8_t{}); break;
     case DT::b8: f(bool{}); break;
+    case DT::f16: case DT::bf16: break;  // refused on the host (to_dt)
   }
+}
+/// Calls f(T{}) for the storage type of dt, the 16-bit floats included:
+/// for fill and cast, which convert them.
+template <class F>
+void dispatch_storage(DT dt, F&& f) {
+  if (dt == DT::f16) f(__half{});
+  else if (dt == DT::bf16) f(__nv_bfloat16{});
+  else dispatch_all(dt, f);
+}
+/// Calls f(T{}) for an unsigned type of dt's size: for copies, which move bits.
+template <class F>
+void dispatch_bits(DT dt, F&& f) {
+  if (dt == DT::f16 || dt == DT::bf16) f(uint16_t{});
+  else dispatch_all(dt, f);
 }
 template <class F>
 void dispatch_float(DT dt, F&& f) {
@@ -49,7 +66,7 @@ void dispatch_numeric(DT dt, F&& f) {
     case DT::i32: f(int32_t{}); break;
     case DT::i64: f(int64_t{}); break;
     case DT::u8: f(uint8_t{}); break;
-    case DT::b8: break;
+    case DT::b8: case DT::f16: case DT::bf16: break;
   }
 }
 

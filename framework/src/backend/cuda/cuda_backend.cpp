@@ -23,6 +23,8 @@ using backend::UnaryOp;
 // The kernels mirror backend.h's enums by value.
 static_assert(static_cast<int>(k::DT::b8) == static_cast<int>(DType::bool_));
 static_assert(static_cast<int>(k::DT::u8) == static_cast<int>(DType::uint8));
+static_assert(static_cast<int>(k::DT::f16) == static_cast<int>(DType::float16));
+static_assert(static_cast<int>(k::DT::bf16) == static_cast<int>(DType::bfloat16));
 static_assert(static_cast<int>(k::Un::logical_not) == static_cast<int>(UnaryOp::logical_not));
 static_assert(static_cast<int>(k::Un::sigmoid) == static_cast<int>(UnaryOp::sigmoid));
 static_assert(static_cast<int>(k::Bin::relu_grad) == static_cast<int>(BinaryOp::relu_grad));
@@ -231,14 +233,14 @@ void CudaBackend::copy_from(const Tensor& src, Tensor& dst) {
 void CudaBackend::fill(Tensor& out, double value) {
   expect_here("fill", {&out});
   DeviceGuard g(index_);
-  k::fill(to_dt(out.dtype()), out.raw_data(), out.size(), value, ctx_.stream());
+  k::fill(to_storage_dt(out.dtype()), out.raw_data(), out.size(), value, ctx_.stream());
   KILN_CUDA_LAUNCHED("fill");
 }
 
 void CudaBackend::cast(const Tensor& x, Tensor& out) {
   expect_here("cast", {&x, &out});
   DeviceGuard g(index_);
-  k::cast(to_dt(x.dtype()), to_dt(out.dtype()), x.raw_data(), out.raw_data(), x.size(), ctx_.stream());
+  k::cast(to_storage_dt(x.dtype()), to_storage_dt(out.dtype()), x.raw_data(), out.raw_data(), x.size(), ctx_.stream());
   KILN_CUDA_LAUNCHED("cast");
 }
 
@@ -253,7 +255,9 @@ void CudaBackend::strided_copy(const Tensor& src, int64_t src_off, const std::ve
     for (int d = 0; d < p.rank; ++d)
       if (p.stride[0][d] == 0 && p.shape[d] > 1) atomic = true;
   DeviceGuard g(index_);
-  k::strided_copy(to_dt(src.dtype()), src.raw_data(), src_off, dst.raw_data(), dst_off, p, accumulate, atomic,
+  // Adding 16-bit floats is arithmetic, which the ops do in float32.
+  const k::DT dt = accumulate ? to_dt(src.dtype()) : to_storage_dt(src.dtype());
+  k::strided_copy(dt, src.raw_data(), src_off, dst.raw_data(), dst_off, p, accumulate, atomic,
                   ctx_.stream());
   KILN_CUDA_LAUNCHED("strided_copy");
 }

@@ -67,6 +67,17 @@ using TensorDesc = Desc<cudnnTensorDescriptor_t, cudnnCreateTensorDescriptor, cu
 using FilterDesc = Desc<cudnnFilterDescriptor_t, cudnnCreateFilterDescriptor, cudnnDestroyFilterDescriptor>;
 using ConvDesc = Desc<cudnnConvolutionDescriptor_t, cudnnCreateConvolutionDescriptor, cudnnDestroyConvolutionDescriptor>;
 
-inline k::DT to_dt(DType d) { return static_cast<k::DT>(static_cast<int>(d)); }
+/// The kernels' code of a dtype that moves as bits: fill, cast and copies.
+inline k::DT to_storage_dt(DType d) { return static_cast<k::DT>(static_cast<int>(d)); }
+/// The kernels' code of a dtype an arithmetic kernel computes in. The ops
+/// compute 16-bit floats in float32 (ops/half_compute.h), so a float16 or
+/// bfloat16 tensor here is a bug in an op, named rather than left to a kernel
+/// whose dispatch has no case for it.
+inline k::DT to_dt(DType d) {
+  if (is_half_float(d))
+    throw TypeError("internal: a CUDA kernel received a " + dtype_name(d) +
+                    " tensor; the op should compute it in float32");
+  return to_storage_dt(d);
+}
 
 }  // namespace kiln::cuda

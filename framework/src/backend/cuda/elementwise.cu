@@ -15,12 +15,54 @@ __global__ void fill_kernel(T* out, int64_t n, T v) {
   KILN_GRID_STRIDE(i, n) out[i] = v;
 }
 
+template <class T>
+constexpr bool is_half_v = std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>;
+
+// One rounding to a 16-bit float, to nearest even, as the CPU's conversions:
+// from float directly, from everything else through double (exact for every
+// integer a 16-bit float can hold apart from rounding, and for double itself).
+template <class H, class S>
+__device__ __forceinline__ H to_half(S v) {
+  if constexpr (std::is_same_v<S, float>) {
+    if constexpr (std::is_same_v<H, __half>) return __float2half_rn(v);
+    else return __float2bfloat16_rn(v);
+  } else {
+    const double d = static_cast<double>(v);
+    if constexpr (std::is_same_v<H, __half>) return __double2half(d);
+    else return __double2bfloat16(d);
+  }
+}
+
+template <class H>
+__device__ __forceinline__ float from_half(H v) {
+  if constexpr (std::is_same_v<H, __half>) return __half2float(v);
+  else return __bfloat162float(v);
+}
+
+// A 16-bit float converts exactly to float, and from there as a float would.
+template <class D, class S>
+__device__ __forceinline__ D convert(S v) {
+  if constexpr (is_half_v<S>) {
+    return convert<D>(from_half(v));
+  } else if constexpr (is_half_v<D>) {
+    if constexpr (std::is_same_v<S, bool>) return to_half<D>(v ? 1.0f : 0.0f);
+    else return to_half<D>(v);
+  } else if constexpr (std::is_same_v<D, bool>) {
+    return v != S(0);
+  } else {
+    return static_cast<D>(v);
+  }
+}
+
+template <class T>
+__global__ void fill_value_kernel(T* out, int64_t n, double v) {
+  const T x = convert<T>(v);
+  KILN_GRID_STRIDE(i, n) out[i] = x;
+}
+
 template <class S, class D>
 __global__ void cast_kernel(const S* x, D* out, int64_t n) {
-  KILN_GRID_STRIDE(i, n) {
-    if constexpr (std::is_same_v<D, bool>) out[i] = x[i] != S(0);
-    else out[i] = static_cast<D>(x[i]);
-  }
+  KILN_GRID_STRIDE(i, n) out[i] = convert<D>(x[i]);
 }
 
 template <class T>
@@ -100,17 +142,20 @@ bool is_flat(const Plan& p) {
 
 void fill(DT dt, void* out, int64_t n, double value, cudaStream_t s) {
   if (n <= 0) return;
-  dispatch_all(dt, [&](auto tag) {
+  dispatch_storage(dt, [&](auto tag) {
     using T = decltype(tag);
-    fill_kernel<T><<<grid_for(n), kThreads, 0, s>>>(static_cast<T*>(out), n, static_cast<T>(value));
+    if constexpr (is_half_v<T>)
+      fill_value_kernel<T><<<grid_for(n), kThreads, 0, s>>>(static_cast<T*>(out), n, value);
+    else
+      fill_kernel<T><<<grid_for(n), kThreads, 0, s>>>(static_cast<T*>(out), n, static_cast<T>(value));
   });
 }
 
 void cast(DT src, DT dst, const void* x, void* out, int64_t n, cudaStream_t s) {
   if (n <= 0) return;
-  dispatch_all(src, [&](auto ts) {
+  dispatch_storage(src, [&](auto ts) {
     using S = decltype(ts);
-    dispatch_all(dst, [&](auto td) {
+    dispatch_storage(dst, [&](auto td) {
       using D = decltype(td);
       cast_kernel<S, D><<<grid_for(n), kThreads, 0, s>>>(static_cast<const S*>(x), static_cast<D*>(out), n);
     });
@@ -120,7 +165,7 @@ void cast(DT src, DT dst, const void* x, void* out, int64_t n, cudaStream_t s) {
 void strided_copy(DT dt, const void* src, int64_t src_off, void* dst, int64_t dst_off, const Plan& p, bool accumulate,
                   bool atomic, cudaStream_t s) {
   if (p.n <= 0) return;
-  dispatch_all(dt, [&](auto tag) {
+  dispatch_bits(dt, [&](auto tag) {
     using T = decltype(tag);
     strided_copy_kernel<T><<<grid_for(p.n), kThreads, 0, s>>>(static_cast<const T*>(src) + src_off,
                                                               static_cast<T*>(dst) + dst_off, p, accumulate, atomic);
