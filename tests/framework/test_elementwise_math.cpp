@@ -46,6 +46,17 @@ void check_special(const k::Tensor& t, const std::vector<double>& expected, doub
 
 }  // namespace
 
+TEST_CASE("elementwise_math: integer powers are exact and wrap as JAX's") {
+  // keras.ops.power on the JAX backend: exact products, modulo 2^bits.
+  CHECK(k::power(ints({3, 5, -2, 7}), ints({40, 13, 3, 0})).to_vector<int32_t>() ==
+        std::vector<int32_t>{689956897, 1220703125, -8, 1});
+  CHECK(k::power(ints({2}, k::uint8), ints({9}, k::uint8)).to_vector<uint8_t>() == std::vector<uint8_t>{0});
+  CHECK(k::power(ints({3}, k::int64), ints({39}, k::int64)).item<int64_t>() == 4052555153018976267LL);
+  // Negative exponents truncate the true power: only 1 and -1 keep a magnitude.
+  CHECK(k::power(ints({2, 0, 1, -1, -1}), ints({-1, -1, -3, -3, -2})).to_vector<int32_t>() ==
+        std::vector<int32_t>{0, 0, 1, -1, 1});
+}
+
 TEST_CASE("elementwise_math: Keras's result dtypes") {
   CHECK(k::power(bools({1, 0}), bools({1, 1})).dtype() == k::int32);
   CHECK(k::power(ints({2, 3}), ints({1, 2}, k::uint8)).dtype() == k::int32);

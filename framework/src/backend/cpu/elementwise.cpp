@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "backend/cpu/cpu_backend.h"
+#include "backend/int_pow.h"
 #include "backend/cpu/denormals.h"
 #include "backend/cpu/parallel.h"
 #include "backend/cpu/strided_parallel.h"
@@ -299,7 +300,10 @@ void CpuBackend::binary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& o
             });
           break;
         case BinaryOp::pow:
-          binary_loop(ap, bp, o, os, sa, sb, so, [](T x, T y) { return static_cast<T>(std::pow(x, y)); });
+          if constexpr (std::is_floating_point_v<T>)
+            binary_loop(ap, bp, o, os, sa, sb, so, [](T x, T y) { return static_cast<T>(std::pow(x, y)); });
+          else
+            binary_loop(ap, bp, o, os, sa, sb, so, [](T x, T y) { return backend::int_pow(x, y); });
           break;
         case BinaryOp::maximum:
           binary_loop(ap, bp, o, os, sa, sb, so, [](T x, T y) { return x >= y || x != x ? x : y; });

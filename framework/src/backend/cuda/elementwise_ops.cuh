@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "backend/cuda/kernel_types.h"
+#include "backend/int_pow.h"
 
 namespace kiln::cuda::k {
 
@@ -93,7 +94,8 @@ __device__ __forceinline__ T arith(Bin op, T x, T y) {
       }
     case Bin::pow:
       if constexpr (std::is_same_v<T, float>) return powf(x, y);
-      else return static_cast<T>(pow(static_cast<double>(x), static_cast<double>(y)));
+      else if constexpr (std::is_same_v<T, double>) return pow(x, y);
+      else return ::kiln::backend::int_pow(x, y);
     case Bin::maximum: return (x >= y || x != x) ? x : y;
     case Bin::minimum: return (x <= y || x != x) ? x : y;
     case Bin::relu_grad: return x > T(0) ? y : T(0);  // a = forward input, b = dy
