@@ -12,12 +12,19 @@
 #              needs PyTorch in $PYTHON, else its PyTorch columns say so.
 #
 #   tests/cuda/device_check.sh [--emulate] [BUILD_DIR] [OUT_DIR]
+#   tests/cuda/device_check.sh --bundle FILE [OUT_DIR]
+#
+# --bundle runs a build made elsewhere and packed by tests/cuda/pack_for_device.sh
+# (for a device machine of another image, with no time to build): it unpacks
+# FILE at the repository root, finds the device's CUDA, cuDNN and NCCL
+# libraries, and runs the same steps without building.
 #
 # --emulate runs the same steps on the CPU against the emulated device
 # (KILN_EMULATE_CUDA=1, framework/src/backend/emulated_cuda.h), which is how
 # the script is kept working without a card; memcheck and the benchmark are
 # then reported as skipped. KILN_DEVICE_CHECK_BUDGET_S sets the budget for
-# the steps after the build (default 540 s). BUILD_DIR defaults to
+# the steps after the build (default 540 s); KILN_DEVICE_CHECK_CASES="a b ..."
+# limits the benchmark to those cases of bench/run_gpu.sh. BUILD_DIR defaults to
 # build-device, configured here (Release, KILN_CUDA=ON) when it has no cache;
 # OUT_DIR (default BUILD_DIR/device-check) gets one log per step and
 # summary.md. Exit status 0 when no step failed. The CTest
@@ -25,9 +32,14 @@
 set -uo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 EMULATE=0
+BUNDLE=""
 if [[ "${1:-}" == --emulate ]]; then
   EMULATE=1
   shift
+elif [[ "${1:-}" == --bundle ]]; then
+  BUNDLE="${2:?--bundle needs a file}"
+  shift 2
+  set -- "$ROOT/build-device" "$@"
 fi
 BUILD="${1:-$ROOT/build-device}"
 case "$BUILD" in /*) ;; *) BUILD="$ROOT/$BUILD" ;; esac
@@ -60,20 +72,47 @@ skip() {  # name reason
   SECS[$1]=0
 }
 
+# A packed build: its libraries first, then the device's CUDA libraries
+# wherever the image keeps them. PyTorch keeps its own search path.
+use_bundle() {
+  tar -C "$ROOT" -xJf "$BUNDLE" || return 1
+  local dirs="$BUILD:$BUILD/lib" lib d
+  for lib in libcudart.so.13 libcublas.so.13 libcudnn.so.9 libnccl.so.2; do
+    d="$(find /usr/local/cuda/ /usr/lib/x86_64-linux-gnu /usr/local/lib /opt -name "$lib" -print -quit 2>/dev/null)"
+    [[ -n "$d" && ":$dirs:" != *":$(dirname "$d"):"* ]] && dirs+=":$(dirname "$d")"
+  done
+  export LD_LIBRARY_PATH="$dirs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  printf '#!/bin/sh\nunset LD_LIBRARY_PATH\nexec %s "$@"\n' "$(command -v python3)" > "$BUILD/python-peer"
+  chmod +x "$BUILD/python-peer"
+  export PYTHON="$BUILD/python-peer"
+  # The tests read fixtures from the source folder compiled into them.
+  local src
+  src="$(cat "$BUILD/SOURCE_DIR" 2>/dev/null || true)"
+  if [[ -n "$src" && ! -e "$src" ]]; then mkdir -p "$(dirname "$src")" && ln -s "$ROOT" "$src"; fi
+  echo "bundle of commit $(cat "$BUILD/COMMIT" 2>/dev/null); LD_LIBRARY_PATH=$LD_LIBRARY_PATH; sources at ${src:-?}"
+}
+
 # ---- the build: only what the checks run ----
 t0=$(date +%s)
-if [[ ! -f "$BUILD/CMakeCache.txt" ]]; then
+if [[ -n "$BUNDLE" ]]; then
+  use_bundle > "$OUT/build.log" 2>&1
+  build_rc=$?
+elif [[ ! -f "$BUILD/CMakeCache.txt" ]]; then
   cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DKILN_CUDA=ON -DKILN_BUILD_EXAMPLES=OFF > "$OUT/build.log" 2>&1
 fi
-TARGETS=(test_cuda)
-[[ $EMULATE -eq 1 ]] || TARGETS+=(kiln_bench)  # the benchmark runs only on a card
-cmake --build "$BUILD" -j "$(nproc)" --target "${TARGETS[@]}" >> "$OUT/build.log" 2>&1
-build_rc=$?
+if [[ -z "$BUNDLE" ]]; then
+  TARGETS=(test_cuda)
+  [[ $EMULATE -eq 1 ]] || TARGETS+=(kiln_bench)  # the benchmark runs only on a card
+  cmake --build "$BUILD" -j "$(nproc)" --target "${TARGETS[@]}" >> "$OUT/build.log" 2>&1
+  build_rc=$?
+fi
 ORDER+=(build)
 SECS[build]=$(($(date +%s) - t0))
 RESULT[build]=$([[ $build_rc -eq 0 ]] && echo pass || echo "FAIL rc=$build_rc")
 
 START=$(date +%s)
+BENCH_DATA=()
+[[ -d "$BUILD/data" ]] && BENCH_DATA=(--data "$BUILD/data")
 TEST_CUDA="$BUILD/tests/cuda/test_cuda"
 SAN="$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)"
 # doctest splits filters at commas, so no pattern holds one.
@@ -107,7 +146,7 @@ else
     fi
     ORDER+=(bench)
     t0=$(date +%s)
-    (cd "$ROOT" && KILN_BUILD_DIR="$BUILD" timeout --kill-after=10 "$(left)" bench/run_gpu.sh --rounds 1) > "$OUT/bench.log" 2>&1
+    (cd "$ROOT" && KILN_BUILD_DIR="$BUILD" timeout --kill-after=10 "$(left)" bench/run_gpu.sh --rounds 1 "${BENCH_DATA[@]}" ${KILN_DEVICE_CHECK_CASES:+--cases $KILN_DEVICE_CHECK_CASES}) > "$OUT/bench.log" 2>&1
     rc=$?
     SECS[bench]=$(($(date +%s) - t0))
     RESULT[bench]=$([[ $rc -eq 0 ]] && echo pass || echo "FAIL rc=$rc")
