@@ -46,6 +46,32 @@ Tensor alias_with_shape(const Tensor& t, const Shape& shape) {
   return Tensor(impl);
 }
 
+Tensor leading_rows_view(const Tensor& t, int64_t start, int64_t stop) {
+  if (t.rank() == 0 || start < 0 || stop < start || stop > t.shape()[0])
+    throw ValueError("leading_rows_view: rows [" + std::to_string(start) + ", " + std::to_string(stop) +
+                     ") of a " + t.shape().to_string() + " tensor");
+  // The view's Storage owns nothing (no deleter); the parent's stays alive beside it.
+  struct View {
+    std::shared_ptr<Storage> parent;
+    Storage rows;
+  };
+  auto v = std::make_shared<View>();
+  v->parent = t.impl()->storage;
+  const int64_t n = t.shape()[0];
+  const std::size_t row_bytes = n == 0 ? 0 : static_cast<std::size_t>(t.size() / n) * dtype_size(t.dtype());
+  v->rows.data = static_cast<char*>(v->parent->data) + static_cast<std::size_t>(start) * row_bytes;
+  v->rows.nbytes = static_cast<std::size_t>(stop - start) * row_bytes;
+  v->rows.device = v->parent->device;
+  auto impl = std::make_shared<TensorImpl>();
+  impl->storage = std::shared_ptr<Storage>(v, &v->rows);
+  std::vector<int64_t> dims = t.shape().dims();
+  dims[0] = stop - start;
+  impl->shape = Shape(dims);
+  impl->dtype = t.dtype();
+  impl->device = t.device();
+  return Tensor(impl);
+}
+
 namespace {
 template <class T>
 Tensor from_flat(const std::vector<T>& v, const Shape& shape) {

@@ -41,6 +41,10 @@ struct TensorImpl {
 
 /// New tensor sharing `t`'s storage under another shape (same element count).
 Tensor alias_with_shape(const Tensor& t, const Shape& shape);
+/// Rows [start, stop) of `t`'s first axis as a tensor over the same bytes,
+/// which it keeps alive: for batches that are only copied to a device, so the
+/// rows are not first copied on the host. Writing to it writes to `t`.
+Tensor leading_rows_view(const Tensor& t, int64_t start, int64_t stop);
 /// Row-major strides of a shape, in elements.
 std::vector<int64_t> contiguous_strides(const Shape& s);
 

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "core/number_text.h"
+#include "core/tensor_impl.h"
 #include "kiln/ops/array_ops.h"
 #include "kiln/core/error.h"
 #include "kiln/ops/math_ops.h"
@@ -18,7 +19,10 @@ namespace kiln::training {
 
 namespace {
 
-Tensor take_rows(const Tensor& t, const Tensor& idx) { return gather(t, idx, 0); }
+// The row indices are made on the host; arrays may live on a device.
+Tensor take_rows(const Tensor& t, const Tensor& idx) {
+  return gather(t, idx.device() == t.device() ? idx : idx.to(t.device()), 0);
+}
 
 Tensor row_range(int64_t start, int64_t stop) {
   return range(static_cast<double>(start), static_cast<double>(stop), 1.0, DType::int64);
@@ -177,6 +181,25 @@ BatchPull ArrayDataAdapter::start_pass() const {
     for (const auto& t : a->x) b.x.push_back(take_rows(t, idx));
     for (const auto& t : a->y) b.y.push_back(take_rows(t, idx));
     if (a->sample_weight.defined()) b.sample_weight = take_rows(a->sample_weight, idx);
+    return b;
+  };
+}
+
+BatchPull ArrayDataAdapter::start_pass_for_upload() const {
+  const Arrays& a = *arrays_;
+  bool host = true;
+  for (const auto& t : a.x) host = host && t.device().is_cpu();
+  for (const auto& t : a.y) host = host && t.device().is_cpu();
+  if (a.sample_weight.defined()) host = host && a.sample_weight.device().is_cpu();
+  if (shuffle_ || !host) return start_pass();
+  return [a = arrays_, n = a.n, bs = int64_t(batch_size_), start = int64_t(0)]() mutable -> std::optional<Batch> {
+    if (start >= n) return std::nullopt;
+    const int64_t stop = std::min(start + bs, n);
+    Batch b;
+    for (const auto& t : a->x) b.x.push_back(leading_rows_view(t, start, stop));
+    for (const auto& t : a->y) b.y.push_back(leading_rows_view(t, start, stop));
+    if (a->sample_weight.defined()) b.sample_weight = leading_rows_view(a->sample_weight, start, stop);
+    start = stop;
     return b;
   };
 }

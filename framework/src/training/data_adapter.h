@@ -59,6 +59,9 @@ class DataAdapter {
   virtual ~DataAdapter() = default;
   /// Starts a pass over the data (shuffled arrays draw their order here).
   virtual BatchPull start_pass() const = 0;
+  /// The same pass for batches that are only copied to a device: unshuffled
+  /// host arrays then give views of their rows instead of copies.
+  virtual BatchPull start_pass_for_upload() const { return start_pass(); }
   /// How many steps an epoch (or an evaluation) asked for `requested` steps
   /// runs, as callbacks are told (CallbackParams::steps); 0 when unknown.
   virtual int steps(std::optional<int> requested) const = 0;
@@ -75,6 +78,7 @@ class ArrayDataAdapter final : public DataAdapter {
  public:
   ArrayDataAdapter(Arrays arrays, int batch_size, bool shuffle);
   BatchPull start_pass() const override;
+  BatchPull start_pass_for_upload() const override;
   int steps(std::optional<int> requested) const override;
   bool resumes_across_epochs() const override { return false; }
 

@@ -22,11 +22,11 @@ EpochIterator EpochIterator::for_runs(std::shared_ptr<const DataAdapter> adapter
 }
 
 int EpochIterator::run_epoch(const std::function<bool(int, const Batch&)>& step) {
-  if (!resume_ || !pass_) pass_ = adapter_->start_pass();
   // A pass that carries over must not lose the batches a worker made ahead.
+  const bool upload = prefetch_to_ && !prefetch_to_->is_cpu() && !resume_;
+  if (!resume_ || !pass_) pass_ = upload ? adapter_->start_pass_for_upload() : adapter_->start_pass();
   BatchPull ahead;
-  if (prefetch_to_ && !prefetch_to_->is_cpu() && !resume_)
-    ahead = prefetch_to_device(std::move(pass_), *prefetch_to_, steps_);
+  if (upload) ahead = prefetch_to_device(std::move(pass_), *prefetch_to_, steps_);
   int done = 0;
   while (!steps_ || done < *steps_) {
     std::optional<Batch> batch = ahead ? ahead() : pass_();
