@@ -330,6 +330,14 @@ TEST_CASE("GPU parity: pooling") {
       parity("max_pool2d" + t, [o = c.o](const Ins& v) { return k::max_pool2d(v[0], o); }, {rn(c.x, d)});
       parity("avg_pool2d" + t, [o = c.o](const Ins& v) { return k::avg_pool2d(v[0], o); }, {rn(c.x, d)});
     }
+  // Without a tape no argmax is written (inference); a NaN wins its window on both devices.
+  for (const auto& c : cases) {
+    const Tensor x = rn(c.x);
+    const Tensor with_nans = k::where(k::random::uniform(c.x, 0, 1, k::float32, 99) < 0.05, Tensor(std::nanf("")), x);
+    for (const Tensor& in : {x, with_nans})
+      check_close("max_pool2d without a tape " + c.x.to_string() + " " + c.o.padding, k::max_pool2d(in, c.o),
+                  k::max_pool2d(in.to(gpu()), c.o).to(k::Device::cpu()), {0, 0});
+  }
 }
 
 TEST_CASE("mixing devices in one op is a clear error") {

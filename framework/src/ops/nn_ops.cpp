@@ -265,7 +265,9 @@ Tensor max_pool2d(const Tensor& x, Pool2DOptions o) {
   if (x.size() >= (int64_t{1} << 31))
     throw ValueError("max_pool2d: the input " + x.shape().to_string() + " has 2^31 or more elements, too many for int32 argmax indices");
   Tensor y = Tensor::empty(Shape{p.n, p.oh, p.ow, p.c}, x.dtype(), x.device());
-  Tensor am = Tensor::empty(y.shape(), DType::int32, x.device());
+  // Only the gradient reads the argmax: without a tape the backend gets an empty
+  // one and skips writing it (a fifth of the pass's memory traffic).
+  Tensor am = Tensor::empty(autodiff::active() ? y.shape() : Shape{0}, DType::int32, x.device());
   be(x).max_pool2d(x, p, y, am);
   if (autodiff::active()) {
     Tensor shape_only = Tensor::symbolic(x.shape(), x.dtype());

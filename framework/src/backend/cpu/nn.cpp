@@ -48,7 +48,7 @@ void max_pool_2x2(const T* x, const backend::Pool2DParams& p, T* out, int32_t* a
               i = take ? static_cast<int32_t>(base[k] + c) + lane_index() : i;
             }
             store8(out + o + c, v);
-            store8(am + o + c, i);
+            if (am) store8(am + o + c, i);
           }
         }
         for (; c < C; ++c) {
@@ -57,7 +57,7 @@ void max_pool_2x2(const T* x, const backend::Pool2DParams& p, T* out, int32_t* a
           for (int k = 1; k < 4; ++k)
             if (const T u = x[base[k] + c]; u > v || (u != u && v == v)) v = u, i = static_cast<int32_t>(base[k] + c);
           out[o + c] = v;
-          am[o + c] = i;
+          if (am) am[o + c] = i;
         }
       }
 }
@@ -105,7 +105,7 @@ void CpuBackend::max_pool2d(const Tensor& x, const backend::Pool2DParams& p, Ten
     using T = decltype(tag);
     const T* xp = static_cast<const T*>(x.raw_data());
     T* op = static_cast<T*>(out.raw_data());
-    int32_t* am = host_ptr<int32_t>(argmax);
+    int32_t* am = argmax.size() > 0 ? host_ptr<int32_t>(argmax) : nullptr;  // empty: not wanted
     if (is_pool_2x2(p) && !reference_kernels()) {
       parallel_for(p.n, [&](int64_t n0, int64_t n1) { max_pool_2x2(xp, p, op, am, n0, n1); });
       return;

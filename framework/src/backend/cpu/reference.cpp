@@ -84,7 +84,7 @@ void max_pool2d(const T* x, const backend::Pool2DParams& p, T* out, int32_t* arg
         }
         const int64_t o = ((n * p.oh + oy) * p.ow + ox) * p.c;
         std::memcpy(out + o, best.data(), sizeof(T) * p.c);
-        std::memcpy(argmax + o, bidx.data(), sizeof(int32_t) * p.c);
+        if (argmax) std::memcpy(argmax + o, bidx.data(), sizeof(int32_t) * p.c);
       }
 }
 

@@ -53,7 +53,9 @@ void CudaBackend::max_pool2d(const Tensor& x, const backend::Pool2DParams& p, Te
   if (x.size() > INT32_MAX)
     throw ValueError("max_pool2d: the int32 argmax cannot index an input of " + std::to_string(x.size()) + " elements");
   DeviceGuard g(index_);
-  k::max_pool(to_dt(x.dtype()), x.raw_data(), out.raw_data(), static_cast<int32_t*>(argmax.raw_data()), pool_dims(p),
+  // An empty argmax: no gradient will read it, so it is not written.
+  int32_t* am = argmax.size() > 0 ? static_cast<int32_t*>(argmax.raw_data()) : nullptr;
+  k::max_pool(to_dt(x.dtype()), x.raw_data(), out.raw_data(), am, pool_dims(p),
               ctx_.stream());
   KILN_CUDA_LAUNCHED("max_pool2d");
 }

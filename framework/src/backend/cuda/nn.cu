@@ -18,33 +18,41 @@ __device__ __forceinline__ void covering(int64_t i, int64_t pad, int len, int st
   if (hi > out_n) hi = out_n;
 }
 
-template <class T>
+// One thread per output element, channels fastest so a warp reads
+// consecutive channels. I is the index type: 32-bit division is several times
+// cheaper than 64-bit, and every guide-size pool fits in it. The argmax, which
+// only the gradient reads, is written when asked for.
+template <class T, class I, bool kArgmax>
 __global__ void max_pool_kernel(const T* x, T* out, int32_t* argmax, const __grid_constant__ PoolDims p) {
-  KILN_GRID_STRIDE(t, p.n * p.oh * p.ow * p.c) {
-    const int64_t c = t % p.c;
-    int64_t r = t / p.c;
-    const int64_t ox = r % p.ow;
-    r /= p.ow;
-    const int64_t oy = r % p.oh, n = r / p.oh;
+  const I C = static_cast<I>(p.c), OW = static_cast<I>(p.ow), OH = static_cast<I>(p.oh);
+  const I H = static_cast<I>(p.h), W = static_cast<I>(p.w);
+  KILN_GRID_STRIDE(t64, p.n * p.oh * p.ow * p.c) {
+    const I t = static_cast<I>(t64);
+    const I c = t % C;
+    I r = t / C;
+    const I ox = r % OW;
+    r /= OW;
+    const I oy = r % OH, n = r / OH;
     T best = neg_infinity<T>();
-    int32_t bidx = -1;
-    // Same visiting order and tie rule as the CPU backend: the first maximum wins.
+    I bidx = -1;
+    // Same visiting order, tie and NaN rule as the CPU backend: a later element
+    // wins only when strictly greater, or when it is the window's first NaN.
     for (int ky = 0; ky < p.ph; ++ky) {
-      const int64_t iy = oy * p.sh + ky - p.pt;
-      if (iy < 0 || iy >= p.h) continue;
+      const I iy = oy * p.sh + ky - static_cast<I>(p.pt);
+      if (iy < 0 || iy >= H) continue;
       for (int kx = 0; kx < p.pw; ++kx) {
-        const int64_t ix = ox * p.sw + kx - p.pl;
-        if (ix < 0 || ix >= p.w) continue;
-        const int64_t i = ((n * p.h + iy) * p.w + ix) * p.c + c;
+        const I ix = ox * p.sw + kx - static_cast<I>(p.pl);
+        if (ix < 0 || ix >= W) continue;
+        const I i = ((n * H + iy) * W + ix) * C + c;
         const T v = x[i];
-        if (v > best || bidx < 0) {
+        if (bidx < 0 || v > best || (v != v && best == best)) {
           best = v;
-          bidx = static_cast<int32_t>(i);
+          bidx = i;
         }
       }
     }
     out[t] = best;
-    argmax[t] = bidx;
+    if constexpr (kArgmax) argmax[t] = static_cast<int32_t>(bidx);
   }
 }
 
@@ -180,7 +188,13 @@ void max_pool(DT dt, const void* x, void* out, int32_t* argmax, const PoolDims& 
   if (total <= 0) return;
   dispatch_float(dt, [&](auto tag) {
     using T = decltype(tag);
-    max_pool_kernel<T><<<grid_for(total), kThreads, 0, s>>>(static_cast<const T*>(x), static_cast<T*>(out), argmax, p);
+    const T* xp = static_cast<const T*>(x);
+    T* op = static_cast<T*>(out);
+    const bool narrow = p.n * p.h * p.w * p.c < (int64_t{1} << 31);  // then so is every output index
+    if (narrow && argmax) max_pool_kernel<T, int32_t, true><<<grid_for(total), kThreads, 0, s>>>(xp, op, argmax, p);
+    else if (narrow) max_pool_kernel<T, int32_t, false><<<grid_for(total), kThreads, 0, s>>>(xp, op, argmax, p);
+    else if (argmax) max_pool_kernel<T, int64_t, true><<<grid_for(total), kThreads, 0, s>>>(xp, op, argmax, p);
+    else max_pool_kernel<T, int64_t, false><<<grid_for(total), kThreads, 0, s>>>(xp, op, argmax, p);
   });
 }
 
