@@ -50,6 +50,7 @@ struct DeviceContext {
   cudnnHandle_t cudnn();
   std::mutex lib_mu;  // cuBLAS / cuDNN handles are not safe to share across threads
   std::map<std::vector<int64_t>, ConvAlgo> conv_algos;
+  std::map<std::vector<int64_t>, bool> conv_gemm_wins;  // conv_race.h: per geometry, whether GEMM beat cuDNN
 
  private:
   cublasHandle_t cublas_ = nullptr;

@@ -1,8 +1,10 @@
 // Batch normalization over the last axis: training forward and backward
 // through cuDNN, inference with given statistics as one element-wise pass.
-// For cuDNN, x (..., C) is an NHWC tensor of rows × C × 1 × 1, whose
+// For cuDNN, x (N, ..., C) is an NHWC tensor of N × C × (rows / N) × 1, whose
 // per-channel (spatial) statistics are exactly the statistics over every axis
-// but the last.
+// but the last. Keeping the batch axis as N matters: described as rows × C × 1 × 1,
+// a ResNet-sized batch (131,072 rows of 64) took cuDNN's per-row kernels 3-6 ms
+// per call on an H200.
 //
 // cuDNN reports the batch variance only as a running average with Bessel's
 // correction; with an averaging factor of 1 that is the unbiased batch
@@ -17,7 +19,7 @@ namespace kiln::cuda {
 namespace {
 
 struct BnShape {
-  int rows = 0, c = 0;
+  int rows = 0, c = 0, n = 0, spatial = 0;  // rows = n · spatial
   bool ok = false;
 };
 
@@ -31,7 +33,9 @@ BnShape bn_shape(const Tensor& x, double eps) {
   if (c <= 0 || rows < 2 || rows > INT_MAX || c > INT_MAX) return s;
   s.rows = static_cast<int>(rows);
   s.c = static_cast<int>(c);
-  s.ok = true;
+  s.n = x.rank() > 2 ? static_cast<int>(x.shape()[0]) : s.rows;
+  s.spatial = s.n > 0 ? s.rows / s.n : 0;
+  s.ok = s.n > 0;
   return s;
 }
 
@@ -41,7 +45,7 @@ cudnnDataType_t cudnn_type(DType d) { return d == DType::float64 ? CUDNN_DATA_DO
 struct BnDescs {
   TensorDesc x, param;
   BnDescs(const BnShape& s, DType dt) {
-    KILN_CUDNN_CHECK(cudnnSetTensor4dDescriptor(x, CUDNN_TENSOR_NHWC, cudnn_type(dt), s.rows, s.c, 1, 1));
+    KILN_CUDNN_CHECK(cudnnSetTensor4dDescriptor(x, CUDNN_TENSOR_NHWC, cudnn_type(dt), s.n, s.c, s.spatial, 1));
     KILN_CUDNN_CHECK(cudnnDeriveBNTensorDescriptor(param, x, CUDNN_BATCHNORM_SPATIAL));
   }
 };

@@ -13,6 +13,7 @@
 #include <memory>
 #include <string>
 
+#include "backend/cuda/conv_race.h"
 #include "backend/cuda/cuda_backend.h"
 #include "backend/cuda/kernels.h"
 #include "backend/cuda/plan.h"
@@ -90,6 +91,12 @@ void krsc_to_hwio(DeviceContext& ctx, k::DT dt, const void* wt, void* w, const b
 
 constexpr std::size_t kWorkspaceLimit = std::size_t(512) << 20;
 
+/// The cache key of a convolution: direction, geometry as cuDNN sees it, and the math mode.
+std::vector<int64_t> conv_key(const backend::Conv2DParams& p, const CudnnGeom& g, int direction) {
+  return {direction, p.n,      g.hp,    g.wp,    p.c_in,  p.kh,    p.kw, p.c_out, p.oh,
+          p.ow,      p.stride_h, p.stride_w, p.dil_h, p.dil_w, g.pad_h, g.pad_w, tf32_allowed() ? 1 : 0};
+}
+
 /// Descriptors of one convolution in cuDNN's terms.
 struct CudnnConv {
   TensorDesc x, y;
@@ -111,9 +118,7 @@ struct CudnnConv {
     int n = 0, c = 0, h = 0, wd = 0;
     KILN_CUDNN_TRY(cudnnGetConvolution2dForwardOutputDim(conv, x, w, &n, &c, &h, &wd));
     if (n != p.n || c != p.c_out || h != p.oh || wd != p.ow) throw CudnnUnsupported{};
-    key = {direction, p.n,     geom.hp,    geom.wp,    p.c_in,  p.kh,    p.kw,        p.c_out,
-           p.oh,      p.ow,    p.stride_h, p.stride_w, p.dil_h, p.dil_w, geom.pad_h,  geom.pad_w,
-           tf32 ? 1 : 0};
+    key = conv_key(p, geom, direction);
   }
 };
 
@@ -306,23 +311,28 @@ void CudaBackend::conv2d(const Tensor& x, const Tensor& w, const backend::Conv2D
   expect_here("conv2d", {&x, &w, &out});
   expect_floating("conv2d", x);
   DeviceGuard g(index_);
-  if (cudnn_eligible(x, p) && cudnn_ran([&] {
+  if (!cudnn_eligible(x, p)) return conv_gemm_forward(x, w, p, out);
+  const auto cudnn = [&] {
+    return cudnn_ran([&] {
         CudnnConv c(p, ForwardConv::kDirection);
         const ConvInput in = conv_input(ctx_, x, p, c.geom);
         Scratch wt(ctx_, static_cast<std::size_t>(w.size()) * dtype_size(x.dtype()));
         hwio_to_krsc(ctx_, to_dt(x.dtype()), w.raw_data(), wt.get(), p);
         KILN_CUDA_LAUNCHED("conv2d layout");
         run_cudnn_conv<ForwardConv>(ctx_, c, ConvBuffers{in.data, wt.get(), nullptr, out.raw_data()});
-      }))
-    return;
-  conv_gemm_forward(x, w, p, out);
+      });
+  };
+  run_faster_conv(ctx_, conv_key(p, cudnn_geometry(p), ForwardConv::kDirection), cudnn,
+                  [&] { conv_gemm_forward(x, w, p, out); });
 }
 
 void CudaBackend::conv2d_backward_input(const Tensor& dy, const Tensor& w, const backend::Conv2DParams& p, Tensor& dx) {
   expect_here("conv2d_backward_input", {&dy, &w, &dx});
   expect_floating("conv2d_backward_input", dy);
   DeviceGuard g(index_);
-  if (cudnn_eligible(dy, p) && cudnn_ran([&] {
+  if (!cudnn_eligible(dy, p)) return conv_gemm_backward_input(dy, w, p, dx);
+  const auto cudnn = [&] {
+    return cudnn_ran([&] {
         CudnnConv c(p, BackwardDataConv::kDirection);
         const k::DT dt = to_dt(dy.dtype());
         const std::size_t es = dtype_size(dy.dtype());
@@ -342,25 +352,29 @@ void CudaBackend::conv2d_backward_input(const Tensor& dy, const Tensor& w, const
         copy_region(ctx_, dt, dxout, dx.raw_data(), false, p.n, p.h, p.w, c.geom.hp, c.geom.wp, p.c_in, p.pad_top,
                     p.pad_left);
         KILN_CUDA_LAUNCHED("conv2d unpad");
-      }))
-    return;
-  conv_gemm_backward_input(dy, w, p, dx);
+      });
+  };
+  run_faster_conv(ctx_, conv_key(p, cudnn_geometry(p), BackwardDataConv::kDirection), cudnn,
+                  [&] { conv_gemm_backward_input(dy, w, p, dx); });
 }
 
 void CudaBackend::conv2d_backward_filter(const Tensor& x, const Tensor& dy, const backend::Conv2DParams& p, Tensor& dw) {
   expect_here("conv2d_backward_filter", {&x, &dy, &dw});
   expect_floating("conv2d_backward_filter", x);
   DeviceGuard g(index_);
-  if (cudnn_eligible(x, p) && cudnn_ran([&] {
+  if (!cudnn_eligible(x, p)) return conv_gemm_backward_filter(x, dy, p, dw);
+  const auto cudnn = [&] {
+    return cudnn_ran([&] {
         CudnnConv c(p, BackwardFilterConv::kDirection);
         const ConvInput in = conv_input(ctx_, x, p, c.geom);
         Scratch dwt(ctx_, static_cast<std::size_t>(dw.size()) * dtype_size(x.dtype()));
         run_cudnn_conv<BackwardFilterConv>(ctx_, c, ConvBuffers{in.data, nullptr, dy.raw_data(), dwt.get()});
         krsc_to_hwio(ctx_, to_dt(x.dtype()), dwt.get(), dw.raw_data(), p);
         KILN_CUDA_LAUNCHED("conv2d layout");
-      }))
-    return;
-  conv_gemm_backward_filter(x, dy, p, dw);
+      });
+  };
+  run_faster_conv(ctx_, conv_key(p, cudnn_geometry(p), BackwardFilterConv::kDirection), cudnn,
+                  [&] { conv_gemm_backward_filter(x, dy, p, dw); });
 }
 
 }  // namespace kiln::cuda
