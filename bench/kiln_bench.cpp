@@ -19,6 +19,7 @@
 //   kiln_bench --device cuda --case gpu_cnn_infer        # predict the 10,000 test images at batch 1000
 //   kiln_bench --device cuda --case gpu_cnn_train_b64_jit  # batch 64 with compiled steps (jit_compile=True)
 //   kiln_bench --device cuda --case gpu_cnn_infer_jit      # predict with the compiled predict_step
+//   kiln_bench --device cuda --case gpu_cnn_infer_resident # predict test images already on the GPU (no uploads)
 // The gpu_* cases run on CUDA device 0 (they imply --device cuda); the other cases run only on the CPU.
 // Without a usable CUDA device (CPU-only build, no driver, no GPU) a GPU case prints
 //   {"impl":"kiln","case":"gpu_cnn_train_b64","skipped":"no CUDA device"}
@@ -245,9 +246,10 @@ void gpu_train_case(const std::string& name, const Args& args, int batch, bool j
 /// GPU inference: predict the 10,000 test images at batch 1000 on CUDA device 0 after one untimed warm-up
 /// pass. predict copies each batch to the device and the logits back to the host, so the timed figure
 /// includes both transfers, as in the PyTorch peer (which calls .cpu() on its logits).
-void gpu_infer_case(const std::string& name, const Args& args, bool jit = false) {
+void gpu_infer_case(const std::string& name, const Args& args, bool jit = false, bool resident = false) {
   k::random::set_seed(0);
   Data d = load_fashion(args, 0);
+  if (resident) d.x_test = d.x_test.to(k::Device::cuda(0));  // untimed: the pass then uploads nothing
   k::Sequential model = guide_cnn();
   model.to(k::Device::cuda(0));
   compile(model, jit);
@@ -295,7 +297,7 @@ const std::vector<std::string>& case_names() {
                                                  "cnn_b16",   "cnn_b64",   "cnn_b256",     "dispatch",
                                                  "gpu_cnn_train_b64", "gpu_cnn_train_b512", "gpu_cnn_infer",
                                                  "gpu_cnn_train_b64_jit", "gpu_cnn_train_b512_jit",
-                                                 "gpu_cnn_infer_jit"};
+                                                 "gpu_cnn_infer_jit", "gpu_cnn_infer_resident"};
   return names;
 }
 
@@ -313,6 +315,7 @@ void run_case(const Args& a) {
   else if (c == "gpu_cnn_train_b512") gpu_train_case(c, a, 512);
   else if (c == "gpu_cnn_infer") gpu_infer_case(c, a);
   else if (c == "gpu_cnn_infer_jit") gpu_infer_case(c, a, true);  // compiled predict_step
+  else if (c == "gpu_cnn_infer_resident") gpu_infer_case(c, a, false, true);
   else if (c == "gpu_cnn_train_b64_jit") gpu_train_case(c, a, 64, true);  // compiled steps (jit_compile)
   else if (c == "gpu_cnn_train_b512_jit") gpu_train_case(c, a, 512, true);
   else throw k::ValueError("kiln_bench: unknown --case '" + c + "'; run with --list");
@@ -354,7 +357,7 @@ int main(int argc, char** argv) {
   if (known && a.device == "cuda" && !gpu) {
     std::cerr << "kiln_bench: case '" << a.case_name << "' runs on the CPU only; the GPU cases are "
               << "gpu_cnn_train_b64, gpu_cnn_train_b512, gpu_cnn_infer, gpu_cnn_train_b64_jit, "
-              << "gpu_cnn_train_b512_jit and gpu_cnn_infer_jit\n";
+              << "gpu_cnn_train_b512_jit, gpu_cnn_infer_jit and gpu_cnn_infer_resident\n";
     return 2;
   }
   // The GPU cases imply --device cuda. Without a usable device they report a skip, not a failure.

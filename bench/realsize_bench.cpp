@@ -6,7 +6,9 @@
 //
 //   realsize_bench --case resnet_train|resnet_infer|vgg_train|vgg_infer|bigcnn_train|bigcnn_infer
 //   realsize_bench --case sgemm      # 1024^3 float32 matmul through Kiln's GEMM path, GFLOP/s (best of 7)
-//   options: --steps N (timed batches; default per case), --eager (jit_compile = false)
+//   options: --steps N (timed batches; default per case), --eager (jit_compile = false),
+//            --device cuda (the model on CUDA device 0, batches uploaded by fit and predict as they go;
+//            five times the CPU's default steps; bench/run_gpu.sh runs these cases)
 //
 // Synthetic data (uniform images, uniform labels): only the speed is measured.
 // Training: compile (Adam, sparse categorical cross-entropy from logits), fit
@@ -55,38 +57,46 @@ Case case_of(const std::string& model) {
   throw k::ValueError("realsize_bench: unknown model '" + model + "' (resnet, vgg, bigcnn)");
 }
 
-void print(const std::string& name, int64_t batch, int64_t samples, double seconds, double warmup, bool jit) {
+void print(const std::string& name, int64_t batch, int64_t samples, double seconds, double warmup, bool jit, bool gpu) {
   std::printf(
       "{\"impl\":\"kiln\",\"case\":\"%s\",\"batch\":%lld,\"samples\":%lld,\"seconds\":%.4f,\"samples_per_s\":%.2f,"
-      "\"warmup_s\":%.3f,\"jit_compile\":%s,\"peak_rss_mb\":%.1f}\n",
+      "\"warmup_s\":%.3f,\"jit_compile\":%s,\"peak_rss_mb\":%.1f,\"device\":\"%s\"}\n",
       name.c_str(), static_cast<long long>(batch), static_cast<long long>(samples), seconds, samples / seconds, warmup,
-      jit ? "true" : "false", peak_rss_mb());
+      jit ? "true" : "false", peak_rss_mb(), gpu ? k::cuda::device_name(0).c_str() : "cpu");
 }
 
-void run_case(const std::string& name, int64_t steps, bool jit) {
+// Device work is asynchronous: the clock stops when the device is done.
+void finish(bool gpu) {
+  if (gpu) k::cuda::synchronize();
+}
+
+void run_case(const std::string& name, int64_t steps, bool jit, bool gpu) {
   const auto underscore = name.rfind('_');
   const std::string model_name = name.substr(0, underscore), mode = name.substr(underscore + 1);
   if (mode != "train" && mode != "infer") throw k::ValueError("realsize_bench: unknown case '" + name + "'");
   Case c = case_of(model_name);
   const bool train = mode == "train";
-  if (steps <= 0) steps = train ? c.train_steps : c.infer_steps;
+  if (steps <= 0) steps = (train ? c.train_steps : c.infer_steps) * (gpu ? 5 : 1);
   k::random::set_seed(0);
   k::Shape xs{c.batch * steps};
   for (int64_t d : c.image.dims()) xs.push_back(d);
   const k::Tensor x = k::random::uniform(xs);
   const k::Tensor y = k::random::uniform(k::Shape{c.batch * steps}, 0, 10, k::int64);
   std::shared_ptr<k::Model> model = c.make();
+  if (gpu) model->to(k::Device::cuda(0));
   model->compile({.optimizer = "adam", .loss = k::losses::SparseCategoricalCrossentropy({.from_logits = true}),
                   .jit_compile = jit});
   const k::Tensor warm_x = x[{k::Slice(0, 2 * c.batch)}], warm_y = y[{k::Slice(0, 2 * c.batch)}];
   auto t0 = Clock::now();
   if (train) model->fit(warm_x, warm_y, {.batch_size = c.batch, .epochs = 1, .verbose = 0, .shuffle = false});
   else model->predict(warm_x, {.batch_size = c.batch, .verbose = 0});
+  finish(gpu);
   const double warmup = seconds_since(t0);
   t0 = Clock::now();
   if (train) model->fit(x, y, {.batch_size = c.batch, .epochs = 1, .verbose = 0, .shuffle = false});
   else model->predict(x, {.batch_size = c.batch, .verbose = 0});
-  print(name, c.batch, c.batch * steps, seconds_since(t0), warmup, jit);
+  finish(gpu);
+  print(name, c.batch, c.batch * steps, seconds_since(t0), warmup, jit, gpu);
 }
 
 void sgemm_case() {
@@ -109,19 +119,24 @@ void sgemm_case() {
 int main(int argc, char** argv) {
   std::string name;
   int64_t steps = 0;
-  bool jit = true;
+  bool jit = true, gpu = false;
   for (int i = 1; i < argc; ++i) {
     if (!std::strcmp(argv[i], "--case") && i + 1 < argc) name = argv[++i];
     else if (!std::strcmp(argv[i], "--steps") && i + 1 < argc) steps = std::atoll(argv[++i]);
     else if (!std::strcmp(argv[i], "--eager")) jit = false;
+    else if (!std::strcmp(argv[i], "--device") && i + 1 < argc) gpu = !std::strcmp(argv[++i], "cuda");
     else {
-      std::cerr << "usage: realsize_bench --case NAME [--steps N] [--eager]\n";
+      std::cerr << "usage: realsize_bench --case NAME [--steps N] [--eager] [--device cpu|cuda]\n";
       return 2;
     }
   }
+  if (gpu && k::cuda::device_count() == 0) {
+    std::printf("{\"impl\":\"kiln\",\"case\":\"%s\",\"skipped\":\"no CUDA device\"}\n", name.c_str());
+    return 0;
+  }
   try {
     if (name == "sgemm") sgemm_case();
-    else run_case(name, steps, jit);
+    else run_case(name, steps, jit, gpu);
   } catch (const std::exception& e) {
     std::cerr << "realsize_bench: " << e.what() << "\n";
     return 1;

@@ -5,7 +5,8 @@
 // With --model, the training step of a whole network under fit (traced, Adam), on
 // synthetic data, as bench/rnn_train.sh runs it beside Keras and PyTorch
 // (bench/peers/rnn_peer.py builds the same networks):
-//   rnn_bench --model language_id|language_id_mask|imdb [--steps N]   one JSON line
+//   rnn_bench --model language_id|language_id_mask|imdb [--steps N] [--device cuda]   one JSON line
+//     (--device cuda: the network on CUDA device 0, as bench/run_gpu.sh runs it)
 //     language_id:  Embedding(61, 32) -> Bidirectional(LSTM(128)) -> Dense(7, softmax), length 16, batch 128
 //                   (_mask: mask_zero, words of 2 to 16 characters padded with zeros)
 //     imdb:         Keras's bidirectional LSTM example: Embedding(20000, 128) -> Bidirectional(LSTM(64,
@@ -88,7 +89,11 @@ k::Sequential train_model(const std::string& model, const TrainCase& c) {
 }
 
 /// Fits 2 untimed batches (tracing happens there), then `steps` timed ones; prints ms per step.
-int train_bench(const std::string& model, int steps) {
+int train_bench(const std::string& model, int steps, bool gpu) {
+  if (gpu && k::cuda::device_count() == 0) {
+    std::printf("{\"impl\": \"kiln\", \"case\": \"%s\", \"skipped\": \"no CUDA device\"}\n", model.c_str());
+    return 0;
+  }
   const TrainCase c = train_case(model);
   const int64_t n = c.batch * steps;
   std::mt19937_64 rng(7);
@@ -102,15 +107,18 @@ int train_bench(const std::string& model, int steps) {
   const k::Tensor x(ids, k::Shape{n, c.length});
   const k::Tensor y(labels, k::Shape{n, 1});
   k::Sequential net = train_model(model, c);
+  if (gpu) net.to(k::Device::cuda(0));
   net.compile({.optimizer = "adam",
                .loss = model == "imdb" ? "binary_crossentropy" : "sparse_categorical_crossentropy"});
   const k::Tensor x_warm = x[{k::Slice(0, 2 * c.batch)}], y_warm = y[{k::Slice(0, 2 * c.batch)}];
   net.fit(x_warm, y_warm, {.batch_size = static_cast<int>(c.batch), .verbose = 0, .shuffle = false});
+  if (gpu) k::cuda::synchronize();
   const auto t0 = std::chrono::steady_clock::now();
   net.fit(x, y, {.batch_size = static_cast<int>(c.batch), .verbose = 0, .shuffle = false});
+  if (gpu) k::cuda::synchronize();  // device work is asynchronous
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / steps;
-  std::printf("{\"impl\": \"kiln\", \"case\": \"%s\", \"ms_per_step\": %.3f, \"steps\": %d}\n", model.c_str(), ms,
-              steps);
+  std::printf("{\"impl\": \"kiln\", \"case\": \"%s\", \"ms_per_step\": %.3f, \"steps\": %d, \"device\": \"%s\"}\n",
+              model.c_str(), ms, steps, gpu ? k::cuda::device_name(0).c_str() : "cpu");
   return 0;
 }
 }  // namespace
@@ -118,12 +126,14 @@ int train_bench(const std::string& model, int steps) {
 int main(int argc, char** argv) {
   int reps = 10, steps = 30;
   std::string model;
+  bool gpu = false;
   for (int i = 1; i + 1 < argc; ++i) {
+    if (std::strcmp(argv[i], "--device") == 0) gpu = std::strcmp(argv[i + 1], "cuda") == 0;
     if (std::strcmp(argv[i], "--reps") == 0) reps = std::atoi(argv[i + 1]);
     if (std::strcmp(argv[i], "--steps") == 0) steps = std::atoi(argv[i + 1]);
     if (std::strcmp(argv[i], "--model") == 0) model = argv[i + 1];
   }
-  if (!model.empty()) return train_bench(model, steps);
+  if (!model.empty()) return train_bench(model, steps, gpu);
   k::random::set_seed(1);
   const k::Tensor x = k::random::normal({32, 50, 32});
   std::printf("batch 32, 50 steps, 32 features, 64 units, %d calls each\n", reps);

@@ -5,10 +5,17 @@
 #
 #   --rounds N     rounds per case (default 3); each round runs kiln, then pytorch, in fresh processes
 #   --cases ...    a subset of: gpu_cnn_train_b64 gpu_cnn_train_b512 gpu_cnn_infer gpu_cnn_train_b64_jit
-#                  gpu_cnn_train_b512_jit gpu_cnn_infer_jit, and the _jit cases with _nographs appended
-#                  (default all). The _jit cases are Kiln's compiled steps, whose GPU
+#                  gpu_cnn_train_b512_jit gpu_cnn_infer_jit, and the _jit cases with _nographs appended,
+#                  gpu_cnn_infer_resident (Kiln only: the test images already on the GPU);
+#                  gpu_resnet_train gpu_resnet_infer gpu_lstm_train gpu_lstm_mask_train (default all).
+#                  The _jit cases are Kiln's compiled steps, whose GPU
 #                  work is captured as CUDA Graphs; _nographs runs the same with KILN_CUDA_GRAPHS=0. Both
 #                  are Kiln only, and compare with the PyTorch columns of their eager case.
+#                  The model cases: the ResNet-style CNN of bench/realsize.sh at batch 128 (realsize_bench
+#                  --device cuda against bench/peers/peer.py: PyTorch eager, eager with bf16 autocast, and
+#                  torch.compile), and the language-ID network, Embedding -> Bidirectional(LSTM(128)) ->
+#                  Dense, batch 128 (rnn_bench --model language_id[_mask] --device cuda against
+#                  bench/peers/rnn_peer.py, PyTorch's cuDNN LSTM).
 #   --data DIR     Fashion-MNIST IDX .gz files (default /usr/share/datasets/fashion-mnist)
 #
 # Uses the build in $KILN_BUILD_DIR (default build/); builds the kiln_bench target there if it is missing
@@ -21,7 +28,8 @@ ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD="${KILN_BUILD_DIR:-$ROOT/build}"
 case "$BUILD" in /*) ;; *) BUILD="$ROOT/$BUILD" ;; esac
 ALL_CASES=(gpu_cnn_train_b64 gpu_cnn_train_b512 gpu_cnn_infer gpu_cnn_train_b64_jit gpu_cnn_train_b512_jit
-           gpu_cnn_infer_jit gpu_cnn_train_b64_jit_nographs gpu_cnn_train_b512_jit_nographs gpu_cnn_infer_jit_nographs)
+           gpu_cnn_infer_jit gpu_cnn_train_b64_jit_nographs gpu_cnn_train_b512_jit_nographs gpu_cnn_infer_jit_nographs
+           gpu_cnn_infer_resident gpu_resnet_train gpu_resnet_infer gpu_lstm_train gpu_lstm_mask_train)
 PYTHON="${PYTHON:-python3}"
 
 ROUNDS=3
@@ -52,13 +60,16 @@ done
 
 KILN_BIN="$BUILD/bench/kiln_bench"
 TORCH_PY="$ROOT/bench/torch_gpu_bench.py"
+PEER_PY="$ROOT/bench/peers/peer.py"
+RNN_PEER_PY="$ROOT/bench/peers/rnn_peer.py"
+LSTM_STEPS=100
 if [[ ! -x "$KILN_BIN" ]]; then
   echo "run_gpu.sh: $KILN_BIN is missing; building kiln_bench in $BUILD" >&2
   if [[ ! -f "$BUILD/CMakeCache.txt" ]]; then
     cmake -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DKILN_CUDA=ON \
       -DKILN_BUILD_TESTS=OFF -DKILN_BUILD_EXAMPLES=OFF >&2
   fi
-  cmake --build "$BUILD" -j "$(nproc)" --target kiln_bench >&2
+  cmake --build "$BUILD" -j "$(nproc)" --target kiln_bench realsize_bench rnn_bench >&2
 fi
 [[ -x "$KILN_BIN" ]] || { echo "run_gpu.sh: $KILN_BIN is missing (build failed?)" >&2; exit 1; }
 
@@ -68,10 +79,33 @@ STAMP="gpu-$(date +%Y%m%d-%H%M%S)"
 JSONL="$OUT_DIR/$STAMP.jsonl"
 : > "$JSONL"
 
+# The implementations each case runs, Kiln first.
+impls_of() {
+  case "$1" in
+    *_jit*|*_nographs|*_resident) echo kiln ;;
+    gpu_cnn_*) echo kiln pytorch pytorch_graphs ;;
+    gpu_resnet_*) echo kiln pytorch pytorch_amp pytorch_compile ;;
+    gpu_lstm_*) echo kiln pytorch ;;
+  esac
+}
+
 run_one() {  # impl case round
-  local impl="$1" c="$2" r="$3" line rc=0 t0 t1 err
+  local impl="$1" c="$2" r="$3" line rc=0 t0 t1 err model
   local -a cmd
-  if [[ "$impl" == kiln && "$c" == *_nographs ]]; then
+  if [[ "$c" == gpu_resnet_* ]]; then
+    model="${c#gpu_}"
+    case "$impl" in
+      kiln) cmd=("$BUILD/bench/realsize_bench" --device cuda --case "$model") ;;
+      pytorch) cmd=("$PYTHON" "$PEER_PY" --impl torch --device cuda --case "$model") ;;
+      pytorch_amp) cmd=("$PYTHON" "$PEER_PY" --impl torch --device cuda --amp bf16 --case "$model") ;;
+      pytorch_compile) cmd=("$PYTHON" "$PEER_PY" --impl torch_compile --device cuda --case "$model") ;;
+    esac
+  elif [[ "$c" == gpu_lstm_* ]]; then
+    model="language_id"
+    [[ "$c" == *_mask_* ]] && model="language_id_mask"
+    if [[ "$impl" == kiln ]]; then cmd=("$BUILD/bench/rnn_bench" --model "$model" --device cuda --steps "$LSTM_STEPS")
+    else cmd=("$PYTHON" "$RNN_PEER_PY" --impl torch --case "$model" --device cuda --steps "$LSTM_STEPS"); fi
+  elif [[ "$impl" == kiln && "$c" == *_nographs ]]; then
     cmd=(env KILN_CUDA_GRAPHS=0 "$KILN_BIN" --device cuda --case "${c%_nographs}" "${DATA_ARGS[@]}")
   elif [[ "$impl" == kiln ]]; then cmd=("$KILN_BIN" --device cuda --case "$c" "${DATA_ARGS[@]}")
   elif [[ "$impl" == pytorch_graphs ]]; then cmd=("$PYTHON" "$TORCH_PY" --graphs --case "$c" "${DATA_ARGS[@]}")
@@ -86,7 +120,9 @@ run_one() {  # impl case round
   else
     rm -f "$err"
   fi
-  [[ "$c" == *_nographs ]] && line="${line/\"case\":\"${c%_nographs}\"/\"case\":\"$c\"}"
+  # Every line carries the runner's case name (the model benchmarks print their own).
+  line="$(printf '%s' "$line" | "$PYTHON" -c 'import json, sys
+r = json.loads(sys.stdin.read()); r["case"] = sys.argv[1]; r["impl"] = sys.argv[2]; print(json.dumps(r))' "$c" "$impl")"
   echo "${line%\}},\"round\":$r}" >> "$JSONL"
   printf 'run_gpu.sh: %-8s %-18s round %d  %5.1fs  %s\n' "$impl" "$c" "$r" "$(awk "BEGIN { print $t1 - $t0 }")" "$line" >&2
 }
@@ -94,9 +130,7 @@ run_one() {  # impl case round
 START=$(date +%s)
 for c in "${CASES[@]}"; do
   for ((r = 1; r <= ROUNDS; r++)); do
-    run_one kiln "$c" "$r"
-    [[ "$c" == *_jit* || "$c" == *_nographs ]] || run_one pytorch "$c" "$r"
-    [[ "$c" == *_jit* || "$c" == *_nographs ]] || run_one pytorch_graphs "$c" "$r"
+    for impl in $(impls_of "$c"); do run_one "$impl" "$c" "$r"; done
   done
 done
 ELAPSED=$(( $(date +%s) - START ))
@@ -118,10 +152,19 @@ CASES = {
     "gpu_cnn_train_b512_jit_nographs": "the b512 compiled epoch without CUDA Graphs (KILN_CUDA_GRAPHS=0)",
     "gpu_cnn_infer_jit": "inference with Kiln's compiled predict_step; compare with the eager row",
     "gpu_cnn_infer_jit_nographs": "compiled inference without CUDA Graphs (KILN_CUDA_GRAPHS=0)",
+    "gpu_cnn_infer_resident": "inference on test images already on the GPU (no uploads); compare with the eager row",
 }
+MODEL_CASES = {
+    "gpu_resnet_train": "ResNet-style CNN (bench/realsize.sh), 32x32x3, train, batch 128, 40 steps",
+    "gpu_resnet_infer": "ResNet-style CNN, inference, batch 128, 80 batches",
+    "gpu_lstm_train": "Embedding(61, 32) -> Bidirectional(LSTM(128)) -> Dense(7), length 16, train, batch 128",
+    "gpu_lstm_mask_train": "the same with mask_zero / packed sequences of 2 to 16 steps",
+}
+MODEL_PEERS = [("pytorch", "PyTorch eager"), ("pytorch_amp", "PyTorch eager, bf16 autocast"),
+               ("pytorch_compile", "torch.compile")]
 # Kiln-only cases take the PyTorch columns of the case they vary.
 def peer_case(c):
-    return c.replace("_nographs", "").replace("_jit", "")
+    return c.replace("_nographs", "").replace("_jit", "").replace("_resident", "")
 # figure -> (label, better direction or None for information only)
 FIGURES = [
     ("samples_per_s", "samples/s", "higher"),
@@ -130,6 +173,7 @@ FIGURES = [
     ("test_acc", "test accuracy after the epoch", None),
     ("accuracy", "accuracy (untrained model)", None),
     ("final_loss", "mean training loss", None),
+    ("ms_per_step", "ms per training step", "lower"),
 ]
 
 def values(case, impl, key):
@@ -174,6 +218,31 @@ for c in [c for c in CASES if any(r["case"] == c for r in rows)]:
         errs = [r for r in rows if r["case"] == c and r["impl"] == impl and "error" in r]
         if skips: print(f"| `{c}` | {impl} SKIPPED | {'; '.join(skips)} | | | | | |")
         if errs: print(f"| `{c}` | {impl} FAILED runs | {len(errs)} | | | | | see .err files |")
+model_rows = [c for c in MODEL_CASES if any(r["case"] == c for r in rows)]
+if model_rows:
+    print()
+    print("| case | figure | Kiln | " + " | ".join(label for _, label in MODEL_PEERS) + " | " +
+          " | ".join(f"Kiln / {label}" for _, label in MODEL_PEERS) + " | better |")
+    print("|---" * (3 + 2 * len(MODEL_PEERS) + 1) + "|")
+for c in model_rows:
+    first = True
+    for key, label, better in FIGURES:
+        k = values(c, "kiln", key)
+        peers = [values(c, impl, key) for impl, _ in MODEL_PEERS]
+        if not k and not any(peers): continue
+        def ratio(peer):
+            if k and peer and better and statistics.median(peer):
+                return f"**{statistics.median(k) / statistics.median(peer):.2f}×**"
+            return "–"
+        note = {"higher": "higher is better", "lower": "lower is better"}.get(better, "info")
+        print(f"| {f'`{c}` {MODEL_CASES[c]}' if first else ''} | {label} | {cell(k)} | " +
+              " | ".join(cell(p) for p in peers) + " | " + " | ".join(ratio(p) for p in peers) + f" | {note} |")
+        first = False
+    for impl in ["kiln"] + [i for i, _ in MODEL_PEERS]:
+        skips = sorted({r["skipped"] for r in rows if r["case"] == c and r["impl"] == impl and "skipped" in r})
+        errs = [r for r in rows if r["case"] == c and r["impl"] == impl and "error" in r]
+        if skips: print(f"| `{c}` | {impl} SKIPPED | {'; '.join(skips)} |" + " |" * (2 * len(MODEL_PEERS) + 1))
+        if errs: print(f"| `{c}` | {impl} FAILED runs | {len(errs)} |" + " |" * (2 * len(MODEL_PEERS)) + " see .err files |")
 print()
 print("Kiln/eager and Kiln/graphs are median(Kiln) / median(peer): for samples/s above 1 means Kiln is faster; "
       "for seconds and RSS below 1 means Kiln is better. PyTorch CUDA Graphs trains on whole batches only (the "

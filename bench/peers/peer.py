@@ -4,11 +4,17 @@ sparse categorical cross-entropy from logits; two untimed warm-up batches
 (compilation happens there), then N timed batches. Prints one JSON line.
 
   peer.py --impl torch|torch_compile|keras_tensorflow|keras_jax --case resnet_train [--steps N]
+  peer.py --impl torch|torch_compile --case resnet_train --device cuda [--amp bf16]
   peer.py --flops resnet       # forward FLOPs per sample (Keras's layer shapes)
 
 Keras runs with jit_compile=True on JAX and Keras's default ("auto", XLA where
 it can) on TensorFlow. PyTorch runs eagerly or under torch.compile (inductor's
-C++ code generation on the CPU), NCHW.
+C++ code generation on the CPU), NCHW. With --device cuda (bench/run_gpu.sh),
+PyTorch runs on GPU 0 in channels_last (its advice for convolutions on tensor
+cores), cudnn.benchmark on, TF32 off unless KILN_CUDA_TF32=1 (as Kiln), the
+data in pinned host memory and each batch uploaded asynchronously, and
+torch.cuda.synchronize() before the clock stops; --amp bf16 runs the forward
+pass under torch.autocast with bfloat16.
 """
 import argparse
 import json
@@ -59,7 +65,8 @@ def backend_version(backend):
     return "tensorflow " + tf.__version__
 
 
-def run_torch(compiled, name, mode, steps, batch):
+def run_torch(compiled, name, mode, steps, batch, device="cpu", amp=None):
+    import contextlib
     import torch
     torch.manual_seed(0)
     n = batch * steps
@@ -67,19 +74,37 @@ def run_torch(compiled, name, mode, steps, batch):
     x = torch.rand(n, c, h, w)
     y = torch.randint(0, 10, (n,))
     model = models.torch_model(torch, name)
+    gpu = device == "cuda"
+    if gpu:
+        tf32 = os.environ.get("KILN_CUDA_TF32") == "1"
+        torch.backends.cuda.matmul.allow_tf32 = tf32
+        torch.backends.cudnn.allow_tf32 = tf32
+        torch.backends.cudnn.benchmark = True
+        model = model.to("cuda", memory_format=torch.channels_last)
+        x, y = x.contiguous(memory_format=torch.channels_last).pin_memory(), y.pin_memory()
     step_model = torch.compile(model) if compiled else model
     opt = torch.optim.Adam(model.parameters(), lr=1e-3, eps=1e-7)  # Keras's epsilon
 
+    def batch_of(t, i):
+        b = t[i * batch:(i + 1) * batch]
+        return b.to("cuda", non_blocking=True) if gpu else b
+
+    def autocast():
+        if amp == "bf16":
+            return torch.autocast("cuda" if gpu else "cpu", dtype=torch.bfloat16)
+        return contextlib.nullcontext()
+
     def train_batch(i):
-        xb, yb = x[i * batch:(i + 1) * batch], y[i * batch:(i + 1) * batch]
+        xb, yb = batch_of(x, i), batch_of(y, i)
         opt.zero_grad(set_to_none=True)
-        loss = torch.nn.functional.cross_entropy(step_model(xb), yb)
+        with autocast():
+            loss = torch.nn.functional.cross_entropy(step_model(xb), yb)
         loss.backward()
         opt.step()
 
     def infer_batch(i):
-        with torch.inference_mode():
-            step_model(x[i * batch:(i + 1) * batch]).argmax(-1)
+        with torch.inference_mode(), autocast():
+            step_model(batch_of(x, i)).argmax(-1).cpu()
 
     if mode == "train":
         model.train()
@@ -87,13 +112,19 @@ def run_torch(compiled, name, mode, steps, batch):
     else:
         model.eval()
         one = infer_batch
+    def sync():
+        if gpu:
+            torch.cuda.synchronize()
+
     t0 = time.perf_counter()
     for i in range(2):
         one(i)
+    sync()
     warm = time.perf_counter() - t0
     t0 = time.perf_counter()
     for i in range(steps):
         one(i)
+    sync()
     return time.perf_counter() - t0, warm, "torch " + torch.__version__
 
 
@@ -103,6 +134,8 @@ def main():
     p.add_argument("--case")
     p.add_argument("--steps", type=int, default=0)
     p.add_argument("--flops")
+    p.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
+    p.add_argument("--amp", choices=["bf16"])
     a = p.parse_args()
     if a.flops:
         os.environ.setdefault("KERAS_BACKEND", "jax")
@@ -111,9 +144,9 @@ def main():
         return
     name, mode = a.case.rsplit("_", 1)
     batch = models.BATCH[name]
-    steps = a.steps or models.STEPS[mode][name]
+    steps = a.steps or models.STEPS[mode][name] * (5 if a.device == "cuda" else 1)  # as realsize_bench
     if a.impl in ("torch", "torch_compile"):
-        seconds, warm, version = run_torch(a.impl == "torch_compile", name, mode, steps, batch)
+        seconds, warm, version = run_torch(a.impl == "torch_compile", name, mode, steps, batch, a.device, a.amp)
     elif a.impl in ("keras_tensorflow", "keras_jax"):
         seconds, warm, version = run_keras(a.impl.split("_", 1)[1], name, mode, steps, batch)
     else:
@@ -121,7 +154,8 @@ def main():
     n = batch * steps
     print(json.dumps({"impl": a.impl, "case": a.case, "batch": batch, "samples": n, "seconds": round(seconds, 4),
                       "samples_per_s": round(n / seconds, 2), "warmup_s": round(warm, 3),
-                      "peak_rss_mb": round(peak_rss_mb(), 1), "version": version}))
+                      "peak_rss_mb": round(peak_rss_mb(), 1), "version": version, "device": a.device,
+                      "amp": a.amp or "none"}))
 
 
 if __name__ == "__main__":

@@ -3,12 +3,14 @@ that `rnn_bench --model CASE` times in Kiln (bench/rnn_bench.cpp), on the same
 kind of synthetic data, with Adam(1e-3). Two untimed batches first (compilation
 happens there), then --steps timed ones. Prints one JSON line.
 
-  rnn_peer.py --impl keras_jax|torch --case language_id|language_id_mask|imdb [--steps N]
+  rnn_peer.py --impl keras_jax|torch --case language_id|language_id_mask|imdb [--steps N] [--device cuda]
 
 Keras runs fit with jit_compile=True on JAX (mask_zero for language_id_mask).
 PyTorch runs eagerly, nn.LSTM(bidirectional=True) (its fused CPU LSTM); the
 masked case packs the padded batch (pack_padded_sequence), PyTorch's way of
-giving an LSTM sequences of different lengths.
+giving an LSTM sequences of different lengths. With --device cuda (bench/run_gpu.sh)
+the network runs on GPU 0 through cuDNN's LSTM, each batch is uploaded from pinned
+memory, and torch.cuda.synchronize() runs before the clock stops.
 """
 import argparse
 import json
@@ -60,10 +62,11 @@ def run_keras(case, steps):
     return time.perf_counter() - t0, f"keras {keras.__version__}, jax {jax.__version__}"
 
 
-def run_torch(case, steps, threads):
+def run_torch(case, steps, threads, device="cpu"):
     import torch
     from torch import nn
     torch.set_num_threads(threads)
+    gpu = device == "cuda"
     x, y, lengths, batch = data(case, steps)
     vocab = CASES[case][0]
     imdb = case == "imdb"
@@ -85,23 +88,37 @@ def run_torch(case, steps, threads):
             return self.out(torch.cat([h[-2], h[-1]], dim=1))  # the last layer's two directions
 
     net = Net()
+    if gpu:  # cuDNN's LSTM; the lengths of packed sequences stay on the host, as PyTorch asks
+        torch.backends.cudnn.benchmark = True
+        net = net.cuda()
     opt = torch.optim.Adam(net.parameters(), lr=1e-3)
     loss_fn = nn.BCEWithLogitsLoss() if imdb else nn.CrossEntropyLoss()
     xt, yt, lt = torch.from_numpy(x), torch.from_numpy(y), torch.from_numpy(lengths)
     yt = yt.float()[:, None] if imdb else yt
+    if gpu:
+        xt, yt = xt.pin_memory(), yt.pin_memory()
+
+    def on_device(t):
+        return t.to("cuda", non_blocking=True) if gpu else t
 
     def step(i):
         s = slice(i * batch, (i + 1) * batch)
         opt.zero_grad()
-        loss = loss_fn(net(xt[s], lt[s]), yt[s])
+        loss = loss_fn(net(on_device(xt[s]), lt[s]), on_device(yt[s]))
         loss.backward()
         opt.step()
 
+    def sync():
+        if gpu:
+            torch.cuda.synchronize()
+
     for i in range(2):
         step(i)
+    sync()
     t0 = time.perf_counter()
     for i in range(steps):
         step(i)
+    sync()
     return time.perf_counter() - t0, f"torch {torch.__version__}"
 
 
@@ -111,13 +128,14 @@ def main():
     ap.add_argument("--case", required=True, choices=sorted(CASES))
     ap.add_argument("--steps", type=int, default=30)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     a = ap.parse_args()
     if a.impl == "keras_jax":
         seconds, version = run_keras(a.case, a.steps)
     else:
-        seconds, version = run_torch(a.case, a.steps, a.threads)
+        seconds, version = run_torch(a.case, a.steps, a.threads, a.device)
     print(json.dumps({"impl": a.impl, "case": a.case, "ms_per_step": round(1000 * seconds / a.steps, 3),
-                      "steps": a.steps, "version": version}))
+                      "steps": a.steps, "version": version, "device": a.device}))
 
 
 if __name__ == "__main__":
