@@ -28,7 +28,6 @@ using namespace kiln::cudatest;
 namespace {
 
 const std::vector<k::DType> kHalves = {k::float16, k::bfloat16};
-const std::vector<k::DType> kOthers = {k::float32, k::float64, k::int32, k::int64, k::uint8, k::bool_};
 
 /// One 16-bit rounding apart: both devices compute in float32, whose last-bit
 /// differences can land on either side of a 16-bit rounding boundary.
