@@ -11,11 +11,6 @@ namespace kiln::cuda::k {
 namespace {
 
 template <class T>
-__global__ void fill_kernel(T* out, int64_t n, T v) {
-  KILN_GRID_STRIDE(i, n) out[i] = v;
-}
-
-template <class T>
 constexpr bool is_half_v = std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>;
 
 // One rounding to a 16-bit float, to nearest even, as the CPU's conversions:
@@ -54,8 +49,9 @@ __device__ __forceinline__ D convert(S v) {
   }
 }
 
+// The value arrives as a double and is converted once per thread, as cast would convert it.
 template <class T>
-__global__ void fill_value_kernel(T* out, int64_t n, double v) {
+__global__ void fill_kernel(T* out, int64_t n, double v) {
   const T x = convert<T>(v);
   KILN_GRID_STRIDE(i, n) out[i] = x;
 }
@@ -144,10 +140,7 @@ void fill(DT dt, void* out, int64_t n, double value, cudaStream_t s) {
   if (n <= 0) return;
   dispatch_storage(dt, [&](auto tag) {
     using T = decltype(tag);
-    if constexpr (is_half_v<T>)
-      fill_value_kernel<T><<<grid_for(n), kThreads, 0, s>>>(static_cast<T*>(out), n, value);
-    else
-      fill_kernel<T><<<grid_for(n), kThreads, 0, s>>>(static_cast<T*>(out), n, static_cast<T>(value));
+    fill_kernel<T><<<grid_for(n), kThreads, 0, s>>>(static_cast<T*>(out), n, value);
   });
 }
 
