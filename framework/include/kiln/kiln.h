@@ -35,6 +35,7 @@
 #include "kiln/nn/initializers.h"
 #include "kiln/nn/input_layer.h"
 #include "kiln/nn/layer.h"
+#include "kiln/nn/layer_handle.h"
 #include "kiln/nn/layer_registry.h"
 #include "kiln/nn/module.h"
 #include "kiln/nn/operation_layer.h"
