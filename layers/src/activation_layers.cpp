@@ -19,7 +19,7 @@ ActivationImpl::ActivationImpl(std::string activation, ActivationOptions o)
   if (activation_.empty()) activation_ = "linear";
   apply_input_shape(*this, o_);
 }
-Tensor ActivationImpl::call(const Tensor& x, bool) { return fn_(cast_input(x, dtype())); }
+Tensor ActivationImpl::call(const Tensor& x, bool) { return fn_(cast_input(x, compute_dtype())); }
 Config ActivationImpl::get_config() const { return layer_config(*this); }
 KILN_REGISTER_LAYER(ActivationImpl, "Activation")
 
@@ -34,7 +34,7 @@ ReLUImpl::ReLUImpl(ReLUOptions o) : ElementwiseLayer(base_options(o)), o_(std::m
   apply_input_shape(*this, o_);
 }
 Tensor ReLUImpl::call(const Tensor& input, bool) {
-  Tensor x = cast_input(input, dtype());
+  Tensor x = cast_input(input, compute_dtype());
   Tensor y;
   if (o_.negative_slope == 0 && o_.threshold == 0) {
     y = relu(x);
@@ -52,7 +52,7 @@ KILN_REGISTER_LAYER(ReLUImpl, "ReLU")
 SoftmaxImpl::SoftmaxImpl(SoftmaxOptions o) : ElementwiseLayer(base_options(o)), o_(std::move(o)) {
   apply_input_shape(*this, o_);
 }
-Tensor SoftmaxImpl::call(const Tensor& x, bool) { return softmax(cast_input(x, dtype()), o_.axis); }
+Tensor SoftmaxImpl::call(const Tensor& x, bool) { return softmax(cast_input(x, compute_dtype()), o_.axis); }
 Config SoftmaxImpl::get_config() const { return layer_config(*this); }
 KILN_REGISTER_LAYER(SoftmaxImpl, "Softmax")
 
@@ -64,7 +64,7 @@ LeakyReLUImpl::LeakyReLUImpl(double slope, ActivationOptions o)
                      std::to_string(negative_slope_));
   apply_input_shape(*this, o_);
 }
-Tensor LeakyReLUImpl::call(const Tensor& x, bool) { return activations::leaky_relu(cast_input(x, dtype()), negative_slope_); }
+Tensor LeakyReLUImpl::call(const Tensor& x, bool) { return activations::leaky_relu(cast_input(x, compute_dtype()), negative_slope_); }
 Config LeakyReLUImpl::get_config() const { return layer_config(*this); }
 Config LeakyReLUImpl::upgrade_entry(const Config& e) {
   const Config& c = e["config"];
@@ -80,7 +80,7 @@ KILN_REGISTER_LAYER(LeakyReLUImpl, "LeakyReLU")
 ELUImpl::ELUImpl(double alpha, ActivationOptions o) : ElementwiseLayer(base_options(o)), alpha_(alpha), o_(std::move(o)) {
   apply_input_shape(*this, o_);
 }
-Tensor ELUImpl::call(const Tensor& x, bool) { return activations::elu(cast_input(x, dtype()), alpha_); }
+Tensor ELUImpl::call(const Tensor& x, bool) { return activations::elu(cast_input(x, compute_dtype()), alpha_); }
 Config ELUImpl::get_config() const { return layer_config(*this); }
 KILN_REGISTER_LAYER(ELUImpl, "ELU")
 
@@ -110,7 +110,7 @@ void PReLUImpl::build(const Shape& s) {
   set_input_spec({spec});
 }
 Tensor PReLUImpl::call(const Tensor& input, bool) {
-  Tensor x = cast_to_compute(input, dtype());
+  Tensor x = cast_to_compute(input, compute_dtype());
   return relu(x) - alpha_.value() * relu(-x);
 }
 Config PReLUImpl::get_config() const { return layer_config(*this); }

@@ -25,7 +25,7 @@ std::string AdaptivePoolingImpl::class_name() const {
 }
 
 Tensor AdaptivePoolingImpl::call(const Tensor& input, bool) {
-  const Tensor x = cast_input(input, dtype());
+  const Tensor x = cast_input(input, compute_dtype());
   const std::vector<int64_t> sizes(output_size_.begin(), output_size_.end());
   return is_max_ ? ::kiln::adaptive_max_pool(x, sizes, o_.data_format) : ::kiln::adaptive_average_pool(x, sizes, o_.data_format);
 }

@@ -27,7 +27,7 @@ void LayerScaleImpl::build(const Shape& s) {
   gamma_ = add_weight("variable", Shape{projection_dim_}, {.initializer = initializers::Constant(init_values_)});
 }
 
-Tensor LayerScaleImpl::call(const Tensor& x, bool) { return cast_to_compute(x, dtype()) * gamma_.value(); }
+Tensor LayerScaleImpl::call(const Tensor& x, bool) { return cast_to_compute(x, compute_dtype()) * gamma_.value(); }
 
 Config LayerScaleImpl::get_config() const { return layer_config(*this); }
 
@@ -42,7 +42,7 @@ StochasticDepthImpl::StochasticDepthImpl(double rate, ApplicationLayerOptions o)
 
 Tensor StochasticDepthImpl::call(const Tensor& input, bool training) {
   if (!training || drop_path_rate_ == 0) return input;
-  Tensor x = cast_to_compute(input, dtype());
+  Tensor x = cast_to_compute(input, compute_dtype());
   const double keep = 1.0 - drop_path_rate_;
   // One draw per sample, broadcast over the rest: the whole residual path goes.
   Shape per_sample(std::vector<int64_t>(static_cast<std::size_t>(x.rank()), 1));
@@ -71,7 +71,7 @@ std::vector<Tensor> CustomScaleLayerImpl::call(const std::vector<Tensor>& xs, bo
   if (xs.size() != 2)
     throw ValueError("Layer '" + name() + "' (CustomScaleLayer) expects a list of 2 inputs, but received " +
                      std::to_string(xs.size()));
-  return {cast_to_compute(xs[0], dtype()) + cast_to_compute(xs[1], dtype()) * scale_};
+  return {cast_to_compute(xs[0], compute_dtype()) + cast_to_compute(xs[1], compute_dtype()) * scale_};
 }
 
 Config CustomScaleLayerImpl::get_config() const { return layer_config(*this); }

@@ -61,8 +61,8 @@ std::pair<Tensor, Tensor> AttentionImpl::attend(const std::vector<Tensor>& input
   for (const auto& x : inputs) shapes.push_back(x.shape());
   validate(shapes);
   if (!built()) build_for(shapes);
-  const Tensor q = cast_to_compute(inputs[0], dtype()), v = cast_to_compute(inputs[1], dtype());
-  const Tensor k = inputs.size() > 2 ? cast_to_compute(inputs[2], dtype()) : v;
+  const Tensor q = cast_to_compute(inputs[0], compute_dtype()), v = cast_to_compute(inputs[1], compute_dtype());
+  const Tensor k = inputs.size() > 2 ? cast_to_compute(inputs[2], compute_dtype()) : v;
   const Tensor q_mask = get_keras_mask(inputs[0]), v_mask = get_keras_mask(inputs[1]);
   Tensor s = scores(q, k);
   Tensor keep;  // broadcastable to (batch, Tq, Tv)

@@ -29,7 +29,7 @@ std::vector<Tensor> attention_outputs(const std::pair<Tensor, Tensor>& out, bool
 /// constraints of the attention layer's options `o` (Keras's
 /// _get_common_kwargs_for_sublayer); a bias over bias_axes when o.use_bias.
 template <class O>
-std::shared_ptr<EinsumDenseImpl> attention_projection(const O& o, DType dtype, const std::string& equation,
+std::shared_ptr<EinsumDenseImpl> attention_projection(const O& o, const DTypePolicy& dtype, const std::string& equation,
                                                       Shape output_shape, const std::string& bias_axes,
                                                       const std::string& name,
                                                       const std::string& activation = "linear") {

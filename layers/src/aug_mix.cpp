@@ -30,7 +30,7 @@ AugMixImpl::AugMixImpl(AugMixOptions o) : RandomImageLayer(base_options(o)), o_(
   if (o_.all_ops)
     for (const char* n : {"random_brightness", "random_color_degeneration", "random_contrast", "random_sharpness"})
       names_.push_back(n);
-  const AugmentSetup setup{range, o_.value_range, o_.interpolation, o_.seed, o_.data_format, o_.dtype};
+  const AugmentSetup setup{range, o_.value_range, o_.interpolation, o_.seed, o_.data_format, o_.dtype.compute_dtype()};
   for (std::size_t i = 0; i < names_.size(); ++i) ops_.push_back(make_augment_op(names_[i], setup, i + 1));
   apply_input_shape(*this, o_);
 }

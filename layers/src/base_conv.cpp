@@ -94,7 +94,7 @@ Config BaseConvImpl<N>::get_config() const {
 
 template <int N>
 Tensor BaseConvImpl<N>::channels_last_input(const Tensor& input) const {
-  Tensor x = cast_to_compute(input, dtype());
+  Tensor x = cast_to_compute(input, compute_dtype());
   return channels_first() ? transpose(x, to_channels_last(N + 2)) : x;
 }
 

@@ -37,7 +37,7 @@ BasePoolingImpl<N>::BasePoolingImpl(Size pool_size, PoolingOptions<N> o, bool is
 template <int N>
 Tensor BasePoolingImpl<N>::call(const Tensor& input, bool) {
   const bool cf = o_.data_format == "channels_first";
-  Tensor x = cast_input(input, dtype());
+  Tensor x = cast_input(input, compute_dtype());
   if (cf) x = transpose(x, to_channels_last(N + 2));
   Pool2DOptions po{size_2d(pool_size_), size_2d(o_.strides), o_.padding};
   if constexpr (N == 1) x = expand_dims(x, 1);

@@ -92,8 +92,10 @@ Tensor BidirectionalImpl::compute_mask(const Tensor&, const Tensor& mask) {
   return forward_->rnn_options().return_sequences ? mask : Tensor();
 }
 
-std::vector<Tensor> BidirectionalImpl::merge(const Tensor& y, const Tensor& y_rev_in) const {
-  Tensor y_rev = forward_->rnn_options().return_sequences ? flip_time(y_rev_in) : y_rev_in;
+std::vector<Tensor> BidirectionalImpl::merge(const Tensor& y_in, const Tensor& y_rev_in) const {
+  // Keras casts both directions to the wrapper's compute dtype before merging them.
+  const Tensor y = cast_input(y_in, compute_dtype());
+  Tensor y_rev = cast_input(forward_->rnn_options().return_sequences ? flip_time(y_rev_in) : y_rev_in, compute_dtype());
   if (!merge_mode_) return {y, y_rev};
   if (*merge_mode_ == "concat") return {concat({y, y_rev}, -1)};
   if (*merge_mode_ == "sum") return {y + y_rev};

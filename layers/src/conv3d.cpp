@@ -76,7 +76,7 @@ Shape Conv3DImpl::compute_output_shape(const Shape& s) {
 
 Tensor Conv3DImpl::call(const Tensor& input, bool) {
   const bool cf = o_.data_format == "channels_first";
-  Tensor x = cast_to_compute(input, dtype());
+  Tensor x = cast_to_compute(input, compute_dtype());
   if (cf) x = transpose(x, to_channels_last(5));
   const std::vector<int64_t> strides(o_.strides.begin(), o_.strides.end());
   const std::vector<int64_t> dilation(o_.dilation_rate.begin(), o_.dilation_rate.end());

@@ -105,7 +105,7 @@ Shape Conv3DTransposeImpl::compute_output_shape(const Shape& s) {
 
 Tensor Conv3DTransposeImpl::call(const Tensor& input, bool) {
   const bool cf = o_.data_format == "channels_first";
-  Tensor x = cast_to_compute(input, dtype());
+  Tensor x = cast_to_compute(input, compute_dtype());
   if (cf) x = transpose(x, to_channels_last(5));
   std::optional<std::vector<int64_t>> op;
   if (o_.output_padding) op = std::vector<int64_t>(o_.output_padding->begin(), o_.output_padding->end());

@@ -157,7 +157,7 @@ void ConvLSTMCellImpl<N>::build(const Shape& s) {
 template <int N>
 std::vector<Tensor> ConvLSTMCellImpl<N>::initial_state(const Shape& step_input) {
   const Shape s = state_shape(step_input);
-  return {zeros(s, dtype()), zeros(s, dtype())};
+  return {zeros(s, compute_dtype()), zeros(s, compute_dtype())};
 }
 
 template <int N>
@@ -176,7 +176,7 @@ template <int N>
 Tensor ConvLSTMCellImpl<N>::input_conv(const std::vector<Tensor>& inputs) const {
   const bool cf = channels_first();
   auto conv = [&](const Tensor& x, const Tensor& k) {
-    Tensor xl = cast_to_compute(x, dtype());
+    Tensor xl = cast_to_compute(x, compute_dtype());
     return ::kiln::conv(cf ? transpose(xl, to_channels_last(N + 2)) : xl, k, {strides_, o_.padding, "channels_last", dilation_});
   };
   Tensor z;

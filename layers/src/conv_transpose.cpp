@@ -79,7 +79,7 @@ Tensor ConvTransposeImpl<N>::call(const Tensor& input, bool) {
   std::optional<std::vector<int64_t>> op;
   if (o_.output_padding) op = size_values(*o_.output_padding);
   const bool cf = o_.data_format == "channels_first";
-  Tensor x = cast_to_compute(input, dtype());
+  Tensor x = cast_to_compute(input, compute_dtype());
   if (cf) x = transpose(x, to_channels_last(N + 2));
   Tensor y = ::kiln::conv_transpose(x, kernel_.value(), {st, o_.padding, op, "channels_last", d});
   if (o_.use_bias) y = bias_add(y, bias_.value());

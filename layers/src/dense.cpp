@@ -39,7 +39,7 @@ void DenseImpl::build(const Shape& s) {
 }
 
 Tensor DenseImpl::call(const Tensor& input, bool) {
-  Tensor x = cast_to_compute(input, dtype());
+  Tensor x = cast_to_compute(input, compute_dtype());
   Tensor y;
   if (x.rank() == 2) {
     y = matmul(x, kernel_.value());

@@ -102,7 +102,7 @@ void DepthwiseConvImpl<N>::build(const Shape& s) {
 template <int N>
 Tensor DepthwiseConvImpl<N>::call(const Tensor& input, bool) {
   const bool cf = this->channels_first();
-  Tensor x = cast_to_compute(input, this->dtype());
+  Tensor x = cast_to_compute(input, this->compute_dtype());
   if (cf) x = transpose(x, to_channels_last(N + 2));
   Tensor y = this->depthwise(x, kernel_.value());
   if (o_.use_bias) y = bias_add(y, bias_.value());
@@ -146,7 +146,7 @@ void SeparableConvImpl<N>::build(const Shape& s) {
 template <int N>
 Tensor SeparableConvImpl<N>::call(const Tensor& input, bool) {
   const bool cf = this->channels_first();
-  Tensor x = cast_to_compute(input, this->dtype());
+  Tensor x = cast_to_compute(input, this->compute_dtype());
   if (cf) x = transpose(x, to_channels_last(N + 2));
   Tensor d = this->depthwise(x, depthwise_kernel_.value());
   // The pointwise 1x1 convolution is a matmul over the channel axis.

@@ -55,7 +55,7 @@ Tensor DiscretizationImpl::call(const Tensor& input, bool) {
                    DType::int32);
   }
   indices = where(isnan(x), fill(x.shape(), static_cast<double>(n), DType::int32), indices);  // searchsorted's end
-  const DType out = o_.output_mode == "int" ? DType::int32 : dtype();
+  const DType out = o_.output_mode == "int" ? DType::int32 : compute_dtype();
   return encode_categorical(indices, o_.output_mode, n + 1, out);
 }
 

@@ -23,7 +23,7 @@ DropoutImpl::DropoutImpl(double rate, DropoutOptions o) : Layer(base_options(o))
 
 Tensor DropoutImpl::call(const Tensor& input, bool training) {
   if (!training || rate_ == 0) return input;
-  Tensor x = cast_input(input, dtype());
+  Tensor x = cast_input(input, compute_dtype());
   if (rate_ == 1) return zeros_like(x) * x;  // keeps the graph connected; every unit dropped
   if (!o_.noise_shape && !o_.seed) return dropout(x, rate_);
   Shape ns = o_.noise_shape ? *o_.noise_shape : x.shape();

@@ -152,7 +152,7 @@ void EinsumDenseImpl::build(const Shape& s) {
 }
 
 Tensor EinsumDenseImpl::call(const Tensor& input, bool) {
-  Tensor y = einsum(equation_, {cast_to_compute(input, dtype()), kernel_.value()});
+  Tensor y = einsum(equation_, {cast_to_compute(input, compute_dtype()), kernel_.value()});
   if (bias_.defined()) y = add(y, bias_.value());
   return activation_(y);
 }

@@ -57,7 +57,7 @@ void NormalizationImpl::build(const Shape& s) {
 
 // A given statistic: a scalar broadcasts; a list fills the trailing kept axes (Keras's expanded shape).
 Tensor NormalizationImpl::given(const std::vector<double>& v) const {
-  const DType dt = dtype();
+  const DType dt = compute_dtype();
   if (v.size() == 1) return Tensor(v[0], dt);
   Shape expanded(std::vector<int64_t>(broadcast_shape_.rank(), 1));
   if (!keep_.empty()) expanded[keep_.back()] = static_cast<int64_t>(v.size());
@@ -73,7 +73,7 @@ Tensor NormalizationImpl::variance() const {
 }
 
 Tensor NormalizationImpl::call(const Tensor& input, bool) {
-  Tensor x = cast_to_compute(input, dtype());
+  Tensor x = cast_to_compute(input, compute_dtype());
   Tensor stddev = maximum(sqrt(variance()), scalar_like(kEpsilon, x));
   if (o_.invert) return mean() + x * stddev;
   return (x - mean()) / stddev;
@@ -82,6 +82,7 @@ Tensor NormalizationImpl::call(const Tensor& input, bool) {
 void NormalizationImpl::adapt(const Tensor& data) {
   if (o_.mean)
     throw ValueError("Layer '" + name() + "' (Normalization): adapt() cannot be used when `mean` and `variance` were given");
+  // The statistics are computed in the variables' dtype (float32 under a mixed policy).
   Tensor x = cast_to_compute(data, dtype());
   if (!built()) {
     Shape s = x.shape();

@@ -29,7 +29,7 @@ std::vector<int> GlobalPoolingImpl::spatial_axes() const {
 }
 
 Tensor GlobalPoolingImpl::call(const Tensor& input, bool) {
-  Tensor x = cast_input(input, dtype());
+  Tensor x = cast_input(input, compute_dtype());
   return is_max_ ? max(x, spatial_axes(), o_.keepdims) : mean(x, spatial_axes(), o_.keepdims);
 }
 

@@ -35,17 +35,20 @@ void GroupNormalizationImpl::build(const Shape& s) {
                      std::to_string(dim) + ").");
   if (o_.scale)
     gamma_ = add_weight("gamma", {dim},
-                        {.initializer = o_.gamma_initializer, .regularizer = o_.gamma_regularizer, .constraint = o_.gamma_constraint});
+                        {.initializer = o_.gamma_initializer, .regularizer = o_.gamma_regularizer, .constraint = o_.gamma_constraint,
+                         .autocast = false});
   if (o_.center)
     beta_ = add_weight("beta", {dim},
-                       {.initializer = o_.beta_initializer, .regularizer = o_.beta_regularizer, .constraint = o_.beta_constraint});
+                       {.initializer = o_.beta_initializer, .regularizer = o_.beta_regularizer, .constraint = o_.beta_constraint,
+                        .autocast = false});
   InputSpec spec{.ndim = s.rank()};
   spec.axes[axis_] = dim;
   set_input_spec({spec});
 }
 
 Tensor GroupNormalizationImpl::call(const Tensor& input, bool) {
-  Tensor x = cast_to_compute(input, dtype());
+  // Keras normalizes 16-bit inputs in float32 and casts the result back.
+  const Tensor x = cast_to_compute(input, statistics_dtype(compute_dtype()));
   const Shape& s = x.shape();
   // (b, ..., C, ...) -> (b, ..., groups, C / groups, ...)
   Shape grouped;
@@ -68,7 +71,7 @@ Tensor GroupNormalizationImpl::call(const Tensor& input, bool) {
   channel_shape[axis_] = s[axis_];
   if (o_.scale) y = y * reshape(gamma_.value(), channel_shape);
   if (o_.center) y = y + reshape(beta_.value(), channel_shape);
-  return y;
+  return cast_to_compute(y, compute_dtype());
 }
 
 Config GroupNormalizationImpl::get_config() const { return layer_config(*this); }

@@ -62,7 +62,7 @@ void GroupedQueryAttentionImpl::build(const std::vector<Shape>& shapes) {
   const Shape& ks = shapes.size() > 2 ? shapes[2] : shapes[1];
   auto proj = [&](const char* equation, Shape out, const char* bias_axes, const char* name,
                   const char* activation = "linear") {
-    return attention_projection(o_, dtype(), equation, std::move(out), bias_axes, name, activation);
+    return attention_projection(o_, dtype_policy(), equation, std::move(out), bias_axes, name, activation);
   };
   query_ = proj("bqm,muh->bquh", {None, num_query_heads_, head_dim_}, "uh", "query");
   query_->build_for(shapes[0]);

@@ -38,7 +38,7 @@ void GRUCellImpl::build(const Shape& s) {
 }
 
 Tensor GRUCellImpl::project(const Tensor& x) {
-  Tensor z = matmul(cast_to_compute(x, dtype()), kernel_.value());
+  Tensor z = matmul(cast_to_compute(x, compute_dtype()), kernel_.value());
   if (!o_.use_bias) return z;
   return bias_add(z, o_.reset_after ? bias_.value()[0] : bias_.value());
 }

@@ -20,7 +20,7 @@ constexpr uint64_t kCrossHashKey = 0xDECAFCAFFEULL;
 
 HashedCrossingOptions crossing_default_dtype(HashedCrossingOptions o) {
   // Keras: int64 bins in "int" mode unless a dtype is given; Kiln's float32 default stands for "not given".
-  if (o.output_mode == "int" && o.dtype == DType::float32) o.dtype = DType::int64;
+  if (o.output_mode == "int" && o.dtype.variable_dtype() == DType::float32) o.dtype = DType::int64;
   return o;
 }
 
@@ -77,8 +77,8 @@ Tensor HashedCrossingImpl::output(const std::vector<std::vector<uint64_t>>& hash
     bins[i] = static_cast<int64_t>(h % modulus);
   }
   const Tensor indices(bins, shape);
-  if (o_.output_mode == "int") return cast(indices, dtype());
-  return encode_categorical(indices, "one_hot", num_bins_, dtype());
+  if (o_.output_mode == "int") return cast(indices, compute_dtype());
+  return encode_categorical(indices, "one_hot", num_bins_, compute_dtype());
 }
 
 std::vector<Tensor> HashedCrossingImpl::call(const std::vector<Tensor>& xs, bool) {

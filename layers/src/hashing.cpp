@@ -46,7 +46,7 @@ std::string salt_text(const std::vector<int64_t>& v) {
 // Keras's defaults: int64 bins in "int" mode, floatx otherwise. Kiln's dtype option
 // defaults to float32, which in "int" mode therefore stands for "not given".
 HashingOptions with_default_dtype(HashingOptions o) {
-  if (o.output_mode == "int" && o.dtype == DType::float32) o.dtype = DType::int64;
+  if (o.output_mode == "int" && o.dtype.variable_dtype() == DType::float32) o.dtype = DType::int64;
   return o;
 }
 
@@ -64,9 +64,9 @@ HashingImpl::HashingImpl(int64_t num_bins, HashingOptions o)
   if (num_bins_ <= 0)
     throw ValueError("The `num_bins` for `Hashing` cannot be `None` or non-positive values. Received: num_bins=" +
                      std::to_string(num_bins_) + ".");
-  if (o_.output_mode == "int" && o_.dtype != DType::int32 && o_.dtype != DType::int64)
+  if (o_.output_mode == "int" && o_.dtype.compute_dtype() != DType::int32 && o_.dtype.compute_dtype() != DType::int64)
     throw ValueError("When `output_mode=\"int\"`, `dtype` should be an integer type, 'int32' or 'in64'. Received: dtype=" +
-                     dtype_name(o_.dtype));
+                     o_.dtype.name());
   if (o_.output_mode != "int" && o_.output_mode != "one_hot" && o_.output_mode != "multi_hot" && o_.output_mode != "count")
     throw ValueError("Invalid value for argument `output_mode`. Expected one of ('int', 'one_hot', 'multi_hot', 'count'). "
                      "Received: output_mode=" + o_.output_mode);
@@ -97,7 +97,7 @@ std::vector<int64_t> HashingImpl::bins(const std::vector<std::string>& strings, 
 
 Tensor HashingImpl::output(const std::vector<int64_t>& b, Shape shape) const {
   Tensor indices(b, shape);
-  if (o_.output_mode == "int") return cast(indices, dtype());
+  if (o_.output_mode == "int") return cast(indices, compute_dtype());
   if (o_.output_mode == "one_hot" && shape.rank() == 0)
     throw ValueError("Layer '" + name() + "' (Hashing): output_mode='one_hot' needs an input of rank 1 or more (Keras "
                      "reads its last axis), received shape " + shape.to_string());
@@ -106,7 +106,7 @@ Tensor HashingImpl::output(const std::vector<int64_t>& b, Shape shape) const {
     shape.dims().pop_back();
     indices = reshape(indices, shape);
   }
-  return encode_categorical(indices, o_.output_mode, num_bins_, dtype());
+  return encode_categorical(indices, o_.output_mode, num_bins_, compute_dtype());
 }
 
 Tensor HashingImpl::call(const Tensor& x, bool) {

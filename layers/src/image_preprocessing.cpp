@@ -68,7 +68,7 @@ Tensor resize_image(const Tensor& x, ImageAxes a, int64_t h, int64_t w, bool nea
 RescalingImpl::RescalingImpl(double scale, RescalingOptions o) : Layer(base_options(o)), scale_(scale), o_(std::move(o)) {
   apply_input_shape(*this, o_);
 }
-Tensor RescalingImpl::call(const Tensor& input, bool) { return cast_to_compute(input, dtype()) * scale_ + o_.offset; }
+Tensor RescalingImpl::call(const Tensor& input, bool) { return cast_to_compute(input, compute_dtype()) * scale_ + o_.offset; }
 Config RescalingImpl::get_config() const { return layer_config(*this); }
 KILN_REGISTER_LAYER(RescalingImpl, "Rescaling")
 
@@ -89,7 +89,7 @@ ResizingImpl::ResizingImpl(int64_t height, int64_t width, ResizingOptions o)
 }
 
 Tensor ResizingImpl::call(const Tensor& input, bool) {
-  Tensor x = cast_to_compute(input, dtype());
+  Tensor x = cast_to_compute(input, compute_dtype());
   compute_output_shape(x.shape());
   const ImageAxes a = image_axes(o_.data_format);
   if (o_.crop_to_aspect_ratio) x = crop_to_aspect(x, a, height_, width_);
@@ -112,7 +112,7 @@ CenterCropImpl::CenterCropImpl(int64_t height, int64_t width, CenterCropOptions 
 }
 
 Tensor CenterCropImpl::call(const Tensor& input, bool) {
-  Tensor x = cast_to_compute(input, dtype());
+  Tensor x = cast_to_compute(input, compute_dtype());
   compute_output_shape(x.shape());
   const ImageAxes a = image_axes(o_.data_format);
   const int64_t dh = x.shape()[a.h] - height_, dw = x.shape()[a.w] - width_;

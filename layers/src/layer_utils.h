@@ -46,6 +46,9 @@ Tensor cast_input(const Tensor& x, DType layer_dtype);
 /// Any input (integer and bool too) in the layer's dtype: for layers that
 /// multiply by their float weights (Dense, Conv, normalization).
 Tensor cast_to_compute(const Tensor& x, DType layer_dtype);
+/// The dtype Keras's normalization layers compute their statistics in for a
+/// compute dtype: float32 for the 16-bit floats (result_type(x, "float32")).
+inline DType statistics_dtype(DType compute) { return compute == DType::float64 ? DType::float64 : DType::float32; }
 
 Config size2_json(Size2 s);
 /// Adds "batch_input_shape" when the layer was given an input shape.

@@ -41,7 +41,7 @@ void LSTMCellImpl::build(const Shape& s) {
 }
 
 Tensor LSTMCellImpl::project(const Tensor& x) {
-  Tensor z = matmul(cast_to_compute(x, dtype()), kernel_.value());
+  Tensor z = matmul(cast_to_compute(x, compute_dtype()), kernel_.value());
   return o_.use_bias ? bias_add(z, bias_.value()) : z;
 }
 

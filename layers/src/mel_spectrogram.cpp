@@ -90,7 +90,7 @@ Tensor MelSpectrogramImpl::call(const Tensor& input, bool) {
   std::vector<int> perm;
   for (int i = 0; i < rank; ++i) perm.push_back(i);
   std::swap(perm[rank - 1], perm[rank - 2]);
-  return cast(transpose(y, perm), dtype());
+  return cast(transpose(y, perm), compute_dtype());
 }
 
 Shape MelSpectrogramImpl::compute_output_shape(const Shape& s) {

@@ -101,7 +101,7 @@ std::vector<Tensor> MergeImpl::call(const std::vector<Tensor>& xs, bool) {
   for (const auto& x : xs) rank = std::max(rank, x.rank());
   std::vector<Tensor> cast_xs;
   for (const auto& x : xs) {
-    Tensor v = cast_input(x, dtype());
+    Tensor v = cast_input(x, compute_dtype());
     while (v.rank() < rank) v = expand_dims(v, 1);
     cast_xs.push_back(v);
   }
@@ -192,7 +192,7 @@ Tensor ConcatenateImpl::call(const Tensor& x, bool) { not_a_list(*this, x.shape(
 std::vector<Tensor> ConcatenateImpl::call(const std::vector<Tensor>& xs, bool) {
   compute_output_shape(shapes_of(xs));
   std::vector<Tensor> cast_xs;
-  for (const auto& x : xs) cast_xs.push_back(cast_input(x, dtype()));
+  for (const auto& x : xs) cast_xs.push_back(cast_input(x, compute_dtype()));
   return {concat(cast_xs, o_.axis)};
 }
 
@@ -254,7 +254,7 @@ Tensor l2_normalize(const Tensor& x, int axis) {
 
 std::vector<Tensor> DotImpl::call(const std::vector<Tensor>& xs, bool) {
   Shape out_shape = compute_output_shape(shapes_of(xs))[0];
-  Tensor a = cast_input(xs[0], dtype()), b = cast_input(xs[1], dtype());
+  Tensor a = cast_input(xs[0], compute_dtype()), b = cast_input(xs[1], compute_dtype());
   auto [a0, a1] = resolve_axes(a.shape(), b.shape());
   if (o_.normalize) {
     a = l2_normalize(a, a0);

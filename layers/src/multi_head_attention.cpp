@@ -107,7 +107,7 @@ void MultiHeadAttentionImpl::build(const std::vector<Shape>& shapes) {
   const int64_t dv = *o_.value_dim;
   auto proj = [&](const Projection& pr, const std::vector<int64_t>& known, const std::string& name,
                   const std::string& activation = "linear") {
-    return attention_projection(o_, dtype(), pr.equation, partial_shape(pr.output_rank - 1, known), pr.bias_axes, name,
+    return attention_projection(o_, dtype_policy(), pr.equation, partial_shape(pr.output_rank - 1, known), pr.bias_axes, name,
                                 activation);
   };
   Projection p = proj_equation(qr - 1, 1, 2);

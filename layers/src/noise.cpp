@@ -34,7 +34,7 @@ GaussianNoiseImpl::GaussianNoiseImpl(double stddev, NoiseOptions o)
 
 Tensor GaussianNoiseImpl::call(const Tensor& input, bool training) {
   if (!training || stddev_ == 0) return input;
-  Tensor x = cast_input(input, dtype());
+  Tensor x = cast_input(input, compute_dtype());
   return x + random::normal(x.shape(), 0.0, stddev_, x.dtype(), next_seed(o_.seed));
 }
 
@@ -51,7 +51,7 @@ GaussianDropoutImpl::GaussianDropoutImpl(double rate, NoiseOptions o)
 
 Tensor GaussianDropoutImpl::call(const Tensor& input, bool training) {
   if (!training || rate_ == 0) return input;
-  Tensor x = cast_input(input, dtype());
+  Tensor x = cast_input(input, compute_dtype());
   const double stddev = std::sqrt(rate_ / (1.0 - rate_));
   return x * random::normal(x.shape(), 1.0, stddev, x.dtype(), next_seed(o_.seed));
 }
@@ -69,7 +69,7 @@ AlphaDropoutImpl::AlphaDropoutImpl(double rate, AlphaDropoutOptions o)
 
 Tensor AlphaDropoutImpl::call(const Tensor& input, bool training) {
   if (!training || rate_ == 0) return input;
-  Tensor x = cast_input(input, dtype());
+  Tensor x = cast_input(input, compute_dtype());
   Shape ns = o_.noise_shape ? *o_.noise_shape : x.shape();
   if (ns.rank() != x.rank())
     throw ShapeError("Layer '" + name() + "' (AlphaDropout): noise_shape " + ns.to_string() +

@@ -67,21 +67,26 @@ void BatchNormalizationImpl::build(const Shape& s) {
   if (o_.scale)
     gamma_ = add_weight("gamma", param_shape_,
                         {.initializer = o_.gamma_initializer, .regularizer = o_.gamma_regularizer,
-                         .constraint = o_.gamma_constraint});
+                         .constraint = o_.gamma_constraint, .autocast = false});
   if (o_.center)
     beta_ = add_weight("beta", param_shape_,
                        {.initializer = o_.beta_initializer, .regularizer = o_.beta_regularizer,
-                        .constraint = o_.beta_constraint});
-  moving_mean_ = add_weight("moving_mean", param_shape_, {.initializer = o_.moving_mean_initializer, .trainable = false});
+                        .constraint = o_.beta_constraint, .autocast = false});
+  moving_mean_ = add_weight("moving_mean", param_shape_, {.initializer = o_.moving_mean_initializer, .trainable = false, .autocast = false});
   moving_variance_ =
-      add_weight("moving_variance", param_shape_, {.initializer = o_.moving_variance_initializer, .trainable = false});
+      add_weight("moving_variance", param_shape_,
+                 {.initializer = o_.moving_variance_initializer, .trainable = false, .autocast = false});
   InputSpec spec{.ndim = s.rank()};
   for (int a : axes_) spec.axes[a] = s[a];
   set_input_spec({spec});
 }
 
 Tensor BatchNormalizationImpl::call(const Tensor& input, bool training) {
-  Tensor x = cast_to_compute(input, dtype());
+  // Keras normalizes 16-bit inputs in float32 and casts the result back.
+  return cast_to_compute(normalize(cast_to_compute(input, statistics_dtype(compute_dtype())), training), compute_dtype());
+}
+
+Tensor BatchNormalizationImpl::normalize(const Tensor& x, bool training) {
   Tensor mean_t, var_t;
   const double m = o_.momentum;
   const bool across_ranks = o_.synchronized && distribute::current_strategy() &&
@@ -166,25 +171,25 @@ void LayerNormalizationImpl::build(const Shape& s) {
   if (o_.scale)
     gamma_ = add_weight("gamma", param,
                         {.initializer = o_.gamma_initializer, .regularizer = o_.gamma_regularizer,
-                         .constraint = o_.gamma_constraint});
+                         .constraint = o_.gamma_constraint, .autocast = false});
   if (o_.center)
     beta_ = add_weight("beta", param,
                        {.initializer = o_.beta_initializer, .regularizer = o_.beta_regularizer,
-                        .constraint = o_.beta_constraint});
+                        .constraint = o_.beta_constraint, .autocast = false});
   InputSpec spec{.ndim = s.rank()};
   for (int a : axes_) spec.axes[a] = s[a];
   set_input_spec({spec});
 }
 
 Tensor LayerNormalizationImpl::call(const Tensor& input, bool) {
-  Tensor x = cast_to_compute(input, dtype());
+  const Tensor x = cast_to_compute(input, statistics_dtype(compute_dtype()));
   Tensor m = mean(x, axes_, true);
   Tensor v = var(x, axes_, true);
   Tensor inv = rsqrt(v + o_.epsilon);
   if (o_.scale) inv = inv * reshape(gamma_.value(), broadcast_shape_);
   Tensor y = (x - m) * inv;
   if (o_.center) y = y + reshape(beta_.value(), broadcast_shape_);
-  return y;
+  return cast_to_compute(y, compute_dtype());
 }
 
 Config LayerNormalizationImpl::get_config() const {

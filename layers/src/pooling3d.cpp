@@ -34,7 +34,7 @@ Pooling3DImpl::Pooling3DImpl(std::vector<int> pool_size, Pooling3DOptions o, boo
 
 Tensor Pooling3DImpl::call(const Tensor& input, bool) {
   const bool cf = o_.data_format == "channels_first";
-  Tensor x = cast_input(input, dtype());
+  Tensor x = cast_input(input, compute_dtype());
   if (cf) x = transpose(x, to_channels_last(5));
   const Shape s = x.shape();  // (b, D, H, W, C)
   auto pool = [&](const Tensor& t, Pool2DOptions po) { return is_max_ ? max_pool2d(t, po) : avg_pool2d(t, po); };

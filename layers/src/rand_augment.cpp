@@ -26,7 +26,7 @@ RandAugmentImpl::RandAugmentImpl(RandAugmentOptions o) : RandomImageLayer(base_o
                      std::to_string(o_.num_ops));
   check_color_value_range("RandAugment", o_.value_range, /*sort=*/false);
   o_.data_format = check_data_format("RandAugment", o_.data_format);
-  const AugmentSetup setup{range, o_.value_range, o_.interpolation, o_.seed, o_.data_format, o_.dtype};
+  const AugmentSetup setup{range, o_.value_range, o_.interpolation, o_.seed, o_.data_format, o_.dtype.compute_dtype()};
   for (std::size_t i = 0; i < op_names().size(); ++i) ops_.push_back(make_augment_op(op_names()[i], setup, i + 1));
   apply_input_shape(*this, o_);
 }

@@ -21,7 +21,7 @@ RandomColorJitterImpl::RandomColorJitterImpl(RandomColorJitterOptions o) : Rando
     s.value_range = o_.value_range;
     if (o_.seed) s.seed = *o_.seed + step;
     ++step;
-    s.dtype = o_.dtype;
+    s.dtype = o_.dtype.compute_dtype();
     return s;
   };
   if (o_.brightness_factor) steps_.push_back(RandomBrightness(*o_.brightness_factor, step_options()).ptr());

@@ -25,7 +25,7 @@ Tensor RandomImageLayer::to_batch(const Tensor& input, const std::string& data_f
     throw ValueError("Layer '" + name() + "' (" + class_name() +
                      "): expected image tensor to have rank 3 (single image) or 4 (batch of images). Received: data.shape=" +
                      input.shape().to_string());
-  Tensor x = cast_to_compute(input, dtype());
+  Tensor x = cast_to_compute(input, compute_dtype());
   if (x.rank() == 3) x = expand_dims(x, 0);
   return data_format == "channels_first" ? transpose(x, to_channels_last(4)) : x;
 }

@@ -71,7 +71,7 @@ Tensor ReversibleEmbeddingImpl::reverse(const Tensor& x) const {
     throw ValueError("Layer '" + name() + "' (ReversibleEmbedding): a reverse call expects inputs whose last axis is "
                      "output_dim=" + std::to_string(output_dim_) + ", but received shape " + x.shape().to_string());
   Tensor kernel = ro_.tie_weights ? transpose(embeddings_.value()) : reverse_embeddings_.value();
-  const DType dt = ro_.reverse_dtype ? dtype_from_name(*ro_.reverse_dtype) : dtype();
+  const DType dt = ro_.reverse_dtype ? dtype_from_name(*ro_.reverse_dtype) : compute_dtype();
   Tensor logits = matmul(cast(x, dt), cast(kernel, dt));
   if (ro_.logit_soft_cap) logits = tanh(logits / *ro_.logit_soft_cap) * *ro_.logit_soft_cap;
   return logits;

@@ -43,7 +43,7 @@ void RMSNormalizationImpl::build(const Shape& s) {
 }
 
 Tensor RMSNormalizationImpl::call(const Tensor& input, bool) {
-  Tensor x = cast_to_compute(input, dtype());
+  Tensor x = cast_to_compute(input, compute_dtype());
   Tensor rrms = rsqrt(mean(square(x), axes_, true) + o_.epsilon);
   return x * rrms * reshape(scale_.value(), broadcast_shape_);
 }
@@ -58,7 +58,7 @@ UnitNormalizationImpl::UnitNormalizationImpl(UnitNormalizationOptions o) : Layer
 }
 
 Tensor UnitNormalizationImpl::call(const Tensor& input, bool) {
-  Tensor x = cast_to_compute(input, dtype());
+  Tensor x = cast_to_compute(input, compute_dtype());
   const std::vector<int> axes = sorted_axes("Layer '" + name() + "' (UnitNormalization)", o_.axis, x.shape());
   // Keras's epsilon 1e-12 bounds the inverse norm, so a zero vector maps to zero.
   Tensor inv_norm = minimum(rsqrt(sum(square(x), axes, true)), scalar_like(1e12, x));

@@ -136,7 +136,7 @@ std::vector<Tensor> RNNImpl::step_loop(const Tensor& seq, const Tensor& mask, st
 }
 
 std::vector<Tensor> RNNImpl::run(const Tensor& input, std::vector<Tensor> states, const Tensor& mask_in, bool training) {
-  Tensor x = cast_input(input, dtype());
+  Tensor x = cast_input(input, compute_dtype());
   states = initial_states(x, states);
   const int64_t steps = x.shape()[1];
   if (steps == 0) {
@@ -169,6 +169,8 @@ std::vector<Tensor> RNNImpl::run(const Tensor& input, std::vector<Tensor> states
   }
   std::vector<Tensor> out{output};
   if (rnn_.return_state) out.insert(out.end(), states.begin(), states.end());
+  // Keras casts the outputs and states to the layer's compute dtype, whatever its cell's.
+  for (Tensor& t : out) t = cast_input(t, compute_dtype());
   return out;
 }
 

@@ -12,7 +12,7 @@ namespace kiln::layers {
 
 std::vector<Tensor> RNNCell::get_initial_state(int64_t batch) {
   std::vector<Tensor> out;
-  for (int64_t s : state_size()) out.push_back(zeros({batch, s}, dtype()));
+  for (int64_t s : state_size()) out.push_back(zeros({batch, s}, compute_dtype()));
   return out;
 }
 

@@ -23,7 +23,7 @@ SpatialDropoutBase::SpatialDropoutBase(const std::string& cls, int spatial_rank,
 
 Tensor SpatialDropoutBase::call(const Tensor& input, bool training) {
   if (!training || rate_ == 0) return input;
-  Tensor x = cast_input(input, dtype());
+  Tensor x = cast_input(input, compute_dtype());
   if (rate_ == 1) return zeros_like(x) * x;  // every channel dropped; the graph stays connected
   // (batch, 1, ..., 1, channels), or (batch, channels, 1, ..., 1) for channels_first.
   Shape ns(std::vector<int64_t>(x.rank(), 1));

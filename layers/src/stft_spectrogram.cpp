@@ -99,7 +99,7 @@ Tensor STFTSpectrogramImpl::call(const Tensor& input, bool) {
   if (!is_floating(input.dtype()))
     throw TypeError("STFTSpectrogram: Invalid input type. Expected `float16`, `float32` or `float64`. Received: input type=" +
                     dtype_name(input.dtype()));
-  Tensor x = cast_input(input, dtype());
+  Tensor x = cast_input(input, compute_dtype());
   Tensor re, im;
   if (o_.mode != "imag") re = apply_conv(x, real_kernel_.value());
   if (o_.mode != "real") im = apply_conv(x, imag_kernel_.value());

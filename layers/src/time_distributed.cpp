@@ -48,7 +48,8 @@ Tensor TimeDistributedImpl::call(const Tensor& x, bool training) {
   Tensor y = (*layer_)(reshape(x, folded), training);
   Shape out{s[0], s[1]};
   for (int64_t i = 1; i < y.rank(); ++i) out.push_back(y.shape()[i]);
-  return reshape(y, out);
+  // Keras runs the inner layer in the wrapper's autocast scope: its output has the wrapper's compute dtype.
+  return cast_input(reshape(y, out), compute_dtype());
 }
 
 Config TimeDistributedImpl::get_config() const {

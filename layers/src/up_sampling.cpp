@@ -34,7 +34,7 @@ UpSampling2DImpl::UpSampling2DImpl(Size2 size, UpSampling2DOptions o) : Layer(ba
 }
 
 Tensor UpSampling2DImpl::call(const Tensor& input, bool) {
-  Tensor x = cast_input(input, dtype());
+  Tensor x = cast_input(input, compute_dtype());
   const int h = o_.data_format == "channels_first" ? 2 : 1;
   if (o_.interpolation == "nearest") return repeat_axis(repeat_axis(x, h, size_.first), h + 1, size_.second);
   Tensor y = resize_axis_linear(x, h, x.shape()[h] * size_.first);
@@ -61,7 +61,7 @@ UpSampling3DImpl::UpSampling3DImpl(std::vector<int> size, UpSampling3DOptions o)
 }
 
 Tensor UpSampling3DImpl::call(const Tensor& input, bool) {
-  Tensor x = cast_input(input, dtype());
+  Tensor x = cast_input(input, compute_dtype());
   const int d = o_.data_format == "channels_first" ? 2 : 1;
   for (int i = 0; i < 3; ++i) x = repeat_axis(x, d + i, size_[i]);
   return x;

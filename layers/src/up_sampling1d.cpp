@@ -17,7 +17,7 @@ UpSampling1DImpl::UpSampling1DImpl(int64_t size, UpSampling1DOptions o)
 }
 
 Tensor UpSampling1DImpl::call(const Tensor& input, bool) {
-  Tensor x = cast_input(input, dtype());
+  Tensor x = cast_input(input, compute_dtype());
   const Shape& s = x.shape();
   // (b, steps, f) -> (b, steps, size, f) -> (b, steps * size, f): each step repeated in place.
   Tensor repeated = broadcast_to(expand_dims(x, 2), {s[0], s[1], size_, s[2]});

@@ -13,6 +13,7 @@ import os
 import jax
 import jax.numpy as jnp
 import keras
+from keras.src.backend.common.variables import AutocastScope
 import numpy as np
 
 # Classes that this tier does not build, and why.
@@ -130,12 +131,15 @@ def random_weight(rng, w):
     return rng.normal(0, 0.5, shape).astype(np.float32)
 
 
-def keras_run(layer, xs, list_input, training, rng, call_kw=None):
+def keras_run(layer, xs, list_input, training, rng, call_kw=None, policy=False):
     """Builds, sets random weights; returns (weights, out, cotangent, grads_x, grads_w, weights_after).
 
     The layer is built on symbolic inputs and its forward and backward passes
     run as one jitted program: eager JAX compiles every primitive separately,
-    which made XLA compilation most of this group's time."""
+    which made XLA compilation most of this group's time. With `policy`, the
+    call does what Layer.__call__ does with the layer's dtype policy and
+    stateless_call leaves out: float inputs cast to the compute dtype, and an
+    autocast scope for a mixed policy."""
     positional = type(layer).__name__ in _positional
     symbolic = [keras.KerasTensor(x.shape, dtype=str(x.dtype)) for x in xs]
     call_kw = call_kw or {}
@@ -154,7 +158,13 @@ def keras_run(layer, xs, list_input, training, rng, call_kw=None):
     def call(tv_, fx):
         full = list(xs)
         for i, x in zip(float_idx, fx):
-            full[i] = x
+            full[i] = x.astype(layer.compute_dtype) if policy else x
+        if policy and layer.compute_dtype != layer.variable_dtype:
+            with AutocastScope(layer.compute_dtype):
+                return stateless(tv_, full)
+        return stateless(tv_, full)
+
+    def stateless(tv_, full):
         if positional:
             return layer.stateless_call(tv_, ntv, *full, **call_kwargs)
         y, new_ntv = layer.stateless_call(tv_, ntv, full if list_input else full[0], **call_kwargs)

@@ -32,6 +32,7 @@
 
 #include "kiln/nn/activations.h"
 #include "kiln/nn/constraints.h"
+#include "kiln/nn/dtype_policy.h"
 #include "kiln/nn/initializers.h"
 #include "kiln/nn/input_layer.h"
 #include "kiln/nn/layer.h"
@@ -48,6 +49,7 @@
 #include "kiln/distribute/data_parallel.h"
 #include "kiln/training/model.h"
 #include "kiln/training/optimizer.h"
+#include "kiln/training/loss_scale_optimizer.h"
 #include "kiln/training/sequential.h"
 
 #include "kiln/io/checkpoint.h"

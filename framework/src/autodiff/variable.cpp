@@ -16,6 +16,7 @@ struct VariableImpl {
   std::string path;
   bool trainable = true;
   std::function<Tensor(const Tensor&)> constraint;
+  bool autocast = true;
 };
 
 static VariableImpl& need(const std::shared_ptr<VariableImpl>& p) {
@@ -39,18 +40,29 @@ Variable::Variable(const Tensor& initial, VariableOptions o) : impl_(std::make_s
   impl_->path = o.name;
   impl_->trainable = o.trainable;
   impl_->constraint = std::move(o.constraint);
+  impl_->autocast = o.autocast;
 }
 
 const std::string& Variable::name() const { return need(impl_).name; }
 const std::string& Variable::path() const { return need(impl_).path; }
 void Variable::set_path(const std::string& p) { need(impl_).path = p; }
 bool Variable::trainable() const { return need(impl_).trainable; }
+bool Variable::autocast() const { return need(impl_).autocast; }
 void Variable::set_trainable(bool t) { need(impl_).trainable = t; }
 const std::function<Tensor(const Tensor&)>& Variable::constraint() const { return need(impl_).constraint; }
 Shape Variable::shape() const { return need(impl_).value.shape(); }
 DType Variable::dtype() const { return need(impl_).value.dtype(); }
 Device Variable::device() const { return need(impl_).value.device(); }
 uint64_t Variable::id() const { return need(impl_).value.id(); }
+
+namespace {
+// The dtype of the innermost AutocastScope on this thread, if it casts.
+thread_local std::optional<DType> autocast_dtype;
+}  // namespace
+
+AutocastScope::AutocastScope(std::optional<DType> dtype) : saved_(autocast_dtype) { autocast_dtype = dtype; }
+AutocastScope::~AutocastScope() { autocast_dtype = saved_; }
+std::optional<DType> AutocastScope::current() { return autocast_dtype; }
 
 namespace {
 // The VariableValueScopes alive on this thread, innermost last.
@@ -75,6 +87,14 @@ VariableValueScope::VariableValueScope(const Variable& variable, const Tensor& v
 VariableValueScope::~VariableValueScope() { value_scopes.pop_back(); }
 
 Tensor Variable::value() const {
+  if (autocast_dtype) {
+    const VariableImpl& v = need(impl_);
+    if (v.autocast && is_floating(v.value.dtype()) && v.value.dtype() != *autocast_dtype) {
+      const DType to = *autocast_dtype;
+      AutocastScope uncast(std::nullopt);
+      return value().cast(to);
+    }
+  }
   if (!value_scopes.empty())
     if (const Tensor* t = scoped_value(impl_.get())) return *t;
   if (oplog::logging()) {

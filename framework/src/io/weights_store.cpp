@@ -6,6 +6,7 @@
 //   /<attribute>/vars/<i>        a subclassed model's sublayers, as Keras saves them
 //                                (read when the attribute is the sublayer's name)
 //   /optimizer/vars/<i>          @name = optimizer name
+//   /optimizer/inner_optimizer/vars/<i>   a LossScaleOptimizer's inner optimizer (also in /optimizer/vars)
 // Paths come from class names counted per class in model.layers order, never
 // from layer names, so files move between Kiln and Keras by structure.
 #include <algorithm>
@@ -192,6 +193,14 @@ void save_state(const Model& m, H5Group root, bool include_optimizer) {
     g.set_attr("name", opt.name(), StrEncoding::utf8);
     const auto vs = opt.variables();
     for (std::size_t i = 0; i < vs.size(); ++i) g.write(std::to_string(i), vs[i].read_value_untracked());
+    // A wrapper's inner optimizer is saved again under its attribute, as Keras saves it (and reads it back).
+    std::string path = "optimizer";
+    for (const Optimizer* inner = opt.inner_optimizer(); inner; inner = inner->inner_optimizer()) {
+      path += "/inner_optimizer";
+      H5Group ig = root.require_group(path + "/vars");
+      const auto ivs = inner->variables();
+      for (std::size_t i = 0; i < ivs.size(); ++i) ig.write(std::to_string(i), ivs[i].read_value_untracked());
+    }
   }
 }
 

@@ -243,22 +243,31 @@ std::string ConfigReader::activation(const char* key, const std::string& def) co
   fail(key, "an activation name");
 }
 
-DType ConfigReader::dtype() const {
-  if (!has("dtype")) return DType::float32;
-  const auto& v = c_["dtype"];
-  std::string name;
-  if (v.is_string()) {
-    name = v.get<std::string>();
-  } else if (v.is_object() && v.contains("config") && v["config"].is_object() && v["config"].contains("name") &&
-             v["config"]["name"].is_string()) {
-    name = v["config"]["name"].get<std::string>();  // Keras 3 DTypePolicy object
-  } else {
-    fail("dtype", "a dtype name or a DTypePolicy object");
+DTypePolicy ConfigReader::policy_named(const std::string& name) const {
+  try {
+    return DTypePolicy(name);
+  } catch (const ValueError&) {
+    fail("dtype", "a dtype name such as 'float32', 'mixed_float16' or 'mixed_bfloat16'");
   }
-  // Layers do not cast their inputs to a 16-bit compute dtype, so 16-bit and mixed
-  // policies load as float32 layers: the same model, computed in more precision.
-  if (name.rfind("mixed_", 0) == 0 || name == "float16" || name == "bfloat16") return DType::float32;
-  return dtype_from_name(name);
+}
+
+DTypePolicy ConfigReader::dtype_policy() const {
+  if (!has("dtype") || c_["dtype"].is_null()) return DTypePolicy();
+  const auto& v = c_["dtype"];
+  if (v.is_string()) return policy_named(v.get<std::string>());
+  if (v.is_object() && v.contains("config") && v["config"].is_object() && v["config"].contains("name") &&
+      v["config"]["name"].is_string()) {
+    const std::string cls = v.value("class_name", "DTypePolicy");
+    if (cls != "DTypePolicy" && cls != "FloatDTypePolicy" && cls != "Policy")
+      fail("dtype", "a DTypePolicy (Kiln reads no " + cls + " yet)");
+    return policy_named(v["config"]["name"].get<std::string>());
+  }
+  fail("dtype", "a dtype name or a DTypePolicy object");
+}
+
+DType ConfigReader::dtype() const {
+  if (!has("dtype") || c_["dtype"].is_null()) return DType::float32;
+  return dtype_policy().compute_dtype();
 }
 
 std::optional<Shape> ConfigReader::input_shape() const {

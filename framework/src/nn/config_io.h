@@ -13,6 +13,7 @@
 
 #include "kiln/core/config.h"
 #include "kiln/core/dtype.h"
+#include "kiln/nn/dtype_policy.h"
 #include "kiln/core/fields.h"
 #include "kiln/core/shape.h"
 #include "kiln/nn/constraints.h"
@@ -58,9 +59,13 @@ class ConfigReader {
   void base(O& o) const {
     o.name = string("name", "");
     o.trainable = boolean("trainable", true);
-    o.dtype = dtype();
+    o.dtype = dtype_policy();
     o.input_shape = input_shape();
   }
+  /// "dtype" as a policy: a dtype or policy name, or a DTypePolicy object (Keras 3)
+  /// or Policy object (tf.keras 2); absent or null is the global policy, as in Keras.
+  DTypePolicy dtype_policy() const;
+  /// "dtype" as one dtype (InputLayer's); absent is float32.
   DType dtype() const;
   std::optional<Shape> input_shape() const;
   const Config& raw() const { return c_; }
@@ -68,6 +73,7 @@ class ConfigReader {
   [[noreturn]] void fail(const char* key, const std::string& what) const;
 
  private:
+  DTypePolicy policy_named(const std::string& name) const;
   std::string cls_;
   const Config& c_;
 };

@@ -16,6 +16,7 @@
 #include "core/tracing.h"
 #include "core/placement_scope.h"
 #include "nn/call_context.h"
+#include "nn/layer_autocast.h"
 #include "nn/layer_owner.h"
 #include "kiln/ops/array_ops.h"
 #include "kiln/ops/math_ops.h"
@@ -29,7 +30,7 @@ namespace kiln {
 
 // ---- Layer ----
 Layer::Layer(LayerOptions o)
-    : name_(o.name), trainable_(o.trainable), dtype_(o.dtype), serial_(detail::next_layer_serial()) {}
+    : name_(o.name), trainable_(o.trainable), policy_(o.dtype), serial_(detail::next_layer_serial()) {}
 Layer::~Layer() = default;
 
 std::string Layer::class_name() const {
@@ -137,13 +138,13 @@ Config Layer::base_config() const {
   Config c = Config::object();
   c["name"] = name();
   c["trainable"] = trainable_;
-  c["dtype"] = dtype_name(dtype_);
+  c["dtype"] = policy_.name();
   return c;
 }
 Config Layer::get_config() const { return base_config(); }
 
 Variable Layer::add_weight(const std::string& wname, const Shape& shape, WeightOptions o) {
-  DType dt = o.dtype.value_or(dtype_);
+  DType dt = o.dtype.value_or(dtype());
   try {  // a shape from a downloaded config may overflow or be huge: say which layer and weight
     detail::charge_load_weight(shape.num_elements(), dtype_size(dt));
   } catch (const ValueError& e) {
@@ -155,6 +156,7 @@ Variable Layer::add_weight(const std::string& wname, const Shape& shape, WeightO
   VariableOptions vo;
   vo.name = wname;
   vo.trainable = o.trainable && trainable_;
+  vo.autocast = o.autocast;
   if (o.constraint) {
     auto c = o.constraint;
     vo.constraint = [c](const Tensor& w) { return (*c)(w); };
@@ -236,15 +238,17 @@ Tensor Layer::operator()(const Tensor& x, std::optional<bool> explicit_training)
   detail::CallContextScope context(*this, explicit_training);
   detail::OwnerScope owner(*this);
   const bool training = context.training();
-  check_input_spec({x});
-  maybe_build({x}, false);
-  call_losses_.clear();
   const Tensor mask = get_keras_mask(x);
+  const Tensor in = detail::convert_inputs(*this, {x})[0];
+  check_input_spec({in});
+  maybe_build({in}, false);
+  call_losses_.clear();
   PlacementScope on_input_device(x.device());
   tracing::LayerScope in_layer(name(), detail::describe_layer_for_trace, this);
+  detail::LayerAutocast autocast(*this);
   Tensor y;
   try {
-    y = mask.defined() ? call_masked(x, mask, training) : call(x, training);
+    y = mask.defined() ? call_masked(in, mask, training) : call(in, training);
   } catch (const Error&) {
     detail::rethrow_with_call_context(*this);
   }
@@ -253,33 +257,35 @@ Tensor Layer::operator()(const Tensor& x, std::optional<bool> explicit_training)
   return y;
 }
 
-std::vector<Tensor> Layer::operator()(const std::vector<Tensor>& xs, std::optional<bool> explicit_training) {
+std::vector<Tensor> Layer::operator()(const std::vector<Tensor>& given, std::optional<bool> explicit_training) {
   if (oplog::logging())
     return oplog::run_logged(name().c_str(), [l = detail::kept_for_rerun(this)](const std::vector<Tensor>& a,
                                                                                 std::optional<bool> t) {
       return (*l)(a, t);
-    }, xs, explicit_training);
-  if (xs.empty()) throw ValueError("Layer '" + name() + "' was called with an empty list of inputs");
+    }, given, explicit_training);
+  if (given.empty()) throw ValueError("Layer '" + name() + "' was called with an empty list of inputs");
   bool any_sym = false, all_sym = true;
-  for (const auto& x : xs) {
+  for (const auto& x : given) {
     if (!x.defined()) throw ValueError("Layer '" + name() + "' was called on an undefined tensor");
     any_sym = any_sym || x.is_symbolic();
     all_sym = all_sym && x.is_symbolic();
   }
   if (any_sym && !all_sym)
     throw ValueError("Layer '" + name() + "' was called on a mix of symbolic and concrete tensors");
-  if (any_sym) return call_symbolic(xs, true, explicit_training.value_or(false));
+  if (any_sym) return call_symbolic(given, true, explicit_training.value_or(false));
   detail::CallContextScope context(*this, explicit_training);
   detail::OwnerScope owner(*this);
   const bool training = context.training();
+  const Tensor mask = get_keras_mask(given[0]);
+  const std::vector<Tensor> xs = detail::convert_inputs(*this, given);
   check_input_spec(xs);
   maybe_build(xs, true);
   call_losses_.clear();
-  const Tensor mask = get_keras_mask(xs[0]);
   // Several inputs always reach the list call(), so a two-input layer needs no takes_list().
   const bool list = takes_list() || returns_list() || xs.size() > 1;
   PlacementScope on_input_device(xs[0].device());
   tracing::LayerScope in_layer(name(), detail::describe_layer_for_trace, this);
+  detail::LayerAutocast autocast(*this);
   std::vector<Tensor> ys;
   try {
     if (mask.defined()) ys = list ? call_masked(xs, mask, training) : std::vector<Tensor>{call_masked(xs[0], mask, training)};
@@ -317,7 +323,7 @@ std::vector<Shape> Layer::compute_output_shape(const std::vector<Shape>& input_s
     batch_none.push_back(s.rank() > 0 && s.dims()[0] < 0);
     for (auto& d : c.dims())
       if (d < 0) d = 1;
-    dummies.push_back(zeros(c, dtype_));
+    dummies.push_back(zeros(c, compute_dtype()));
   }
   autodiff::Pause pause;
   detail::OwnerScope owner(*this);

@@ -7,6 +7,7 @@
 #include "autodiff/autodiff.h"
 #include "kiln/core/error.h"
 #include "kiln/nn/layer.h"
+#include "nn/layer_autocast.h"
 #include "kiln/nn/masking.h"
 #include "kiln/nn/node.h"
 #include "core/op_log.h"
@@ -70,14 +71,16 @@ std::vector<Tensor> Layer::call_with_kwargs(const std::vector<Tensor>& xs, bool 
   return run_with_kwargs(xs, list_call, rest, mask, context.training());
 }
 
-std::vector<Tensor> Layer::run_with_kwargs(const std::vector<Tensor>& xs, bool list_call, const CallKwargs& rest,
+std::vector<Tensor> Layer::run_with_kwargs(const std::vector<Tensor>& given, bool list_call, const CallKwargs& rest,
                                            const Tensor& mask, bool training) {
+  const std::vector<Tensor> xs = detail::convert_inputs(*this, given);
   check_input_spec(xs);
   maybe_build(xs, list_call);
   call_losses_.clear();
   const bool list = list_call || takes_list() || returns_list();
   // Tensors made inside call() (zero states, padding, index ranges) go beside its inputs.
   PlacementScope on_input_device(xs[0].device());
+  detail::LayerAutocast autocast(*this);
   std::vector<Tensor> ys;
   try {
     if (!rest.empty()) ys = call_kwargs(xs, rest, mask, training);

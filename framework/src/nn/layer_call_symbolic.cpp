@@ -56,11 +56,15 @@ std::vector<Tensor> Layer::call_symbolic(const std::vector<Tensor>& xs, bool lis
       throw ShapeError("Layer '" + name() + "' (" + class_name() + ") cannot be called on inputs with shapes " + shapes +
                        ": " + e.what());
     }
-    // Outputs keep the input dtype, except that a layer with float weights fed
-    // integers (Embedding on token ids) produces its own float dtype.
+    // Float inputs are cast to the compute dtype, and outputs keep it; a layer
+    // with float weights fed integers (Embedding on token ids) computes in its
+    // float compute dtype too.
     DType out_dtype = xs[0].dtype();
-    if (!is_floating(out_dtype) && !variables_.empty() && is_floating(variables_[0].dtype()))
-      out_dtype = variables_[0].dtype();
+    const bool float_compute = is_floating(compute_dtype());
+    if (is_floating(out_dtype) && converts_inputs() && float_compute)
+      out_dtype = compute_dtype();
+    else if (!is_floating(out_dtype) && !variables_.empty() && is_floating(variables_[0].dtype()))
+      out_dtype = float_compute ? compute_dtype() : variables_[0].dtype();
     for (const auto& s : out_shapes) outs.push_back(Tensor::symbolic(s, out_dtype));
   }
   for (std::size_t i = 0; i < outs.size(); ++i) {

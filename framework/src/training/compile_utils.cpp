@@ -7,6 +7,7 @@
 #include "kiln/backend/device_scope.h"
 #include "kiln/core/error.h"
 #include "kiln/core/registry.h"
+#include "kiln/training/loss_scale_optimizer.h"
 #include "training/distributed.h"
 
 namespace kiln {
@@ -88,6 +89,10 @@ MetricPtr resolve_metric(const MetricArg& arg, const Tensor& y_true, const Tenso
 
 void Model::compile(CompileOptions o) {
   optimizer_ = o.optimizer.resolve();
+  // Keras wraps the optimizer for float16 models, whose small gradients would underflow.
+  if (o.auto_scale_loss && dtype_policy().name() == "mixed_float16" && optimizer_ &&
+      !dynamic_cast<LossScaleOptimizer*>(optimizer_.get()))
+    optimizer_ = std::make_shared<LossScaleOptimizer>(optimizer_, LossScaleOptimizerOptions{.name = "loss_scale_optimizer"});
   if (!o.loss.empty()) training::check_losses(o.loss, *this);
   if (o.steps_per_execution < 1)
     throw ValueError("compile(): steps_per_execution must be a positive integer, got " +

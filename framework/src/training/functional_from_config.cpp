@@ -11,6 +11,7 @@
 #include "core/json_int.h"
 #include "training/inbound_nodes.h"
 #include "kiln/core/error.h"
+#include "nn/config_io.h"
 #include "kiln/nn/input_layer.h"
 #include "kiln/nn/layer_registry.h"
 #include "kiln/nn/node.h"
@@ -222,6 +223,8 @@ std::shared_ptr<Model> Model::from_config(const Config& full) {
   const Config& c = full.at("config");
   LayerOptions lo;
   if (c.is_object() && c.contains("name") && c["name"].is_string()) lo.name = c["name"].get<std::string>();
+  // The model's own policy decides, as in Keras, whether compile() wraps its optimizer for loss scaling.
+  if (c.is_object() && c.contains("dtype")) lo.dtype = config_io::ConfigReader(cls, c).dtype_policy();
   if (cls == "Sequential") {
     auto model = std::make_shared<Sequential>(std::vector<LayerPtr>{}, lo);
     const Config& layers = c.is_array() ? c : c.at("layers");  // Keras 2.0 stored a bare list

@@ -143,9 +143,11 @@ Tensor Loss::operator()(const Tensor& y_true, const Tensor& y_pred, const Tensor
     }, y_true, y_pred, sample_weight);
   if (!y_true.defined() || !y_pred.defined())
     throw ValueError("Loss '" + name_ + "': y_true and y_pred must both be defined tensors");
-  // Keras converts both to the loss dtype; we keep float64 predictions as
-  // float64 (tight gradient checks) and bring y_true to y_pred's dtype.
-  Tensor yp = is_floating(y_pred.dtype()) ? y_pred : cast(y_pred, DType::float32);
+  // Keras converts both to the loss dtype, float32, so 16-bit outputs of a mixed
+  // policy give float32 losses; we keep float64 predictions as float64 (tight
+  // gradient checks) and bring y_true to y_pred's dtype.
+  const DType pd = y_pred.dtype();
+  Tensor yp = pd == DType::float32 || pd == DType::float64 ? y_pred : cast(y_pred, DType::float32);
   Tensor yt = y_true.dtype() == yp.dtype() ? y_true : cast(y_true, yp.dtype());
   Tensor values;
   try {

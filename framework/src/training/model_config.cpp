@@ -107,7 +107,7 @@ Config Sequential::get_config() const {
   Config c = Config::object();
   c["name"] = name();
   c["trainable"] = trainable();
-  c["dtype"] = dtype_name(dtype());
+  c["dtype"] = dtype_policy().name();
   Config layers = Config::array();
   if (input_layer_) layers.push_back(layer_entry(*input_layer_));
   else if (build_shape_) {

@@ -61,8 +61,11 @@ Logs Model::compute_metrics(const Batch& batch_in, const std::vector<Tensor>& y_
   const double batch = static_cast<double>(b.x.empty() ? 1 : b.x[0].shape()[0]);
   loss_tracker_->update_state(Tensor(), loss, scalar_like(batch, loss));
   for (std::size_t i = 0; i < y_pred.size() && i < b.y.size(); ++i) {
-    for (auto& m : output_metrics_[i]) m->update_state(b.y[i], y_pred[i]);
-    for (auto& m : output_weighted_metrics_[i]) m->update_state(b.y[i], y_pred[i], b.sample_weight);
+    // Metrics compute in their float32 dtype, as Keras converts a mixed policy's 16-bit outputs.
+    const DType pd = y_pred[i].dtype();
+    const Tensor yp = pd == DType::float16 || pd == DType::bfloat16 ? cast(y_pred[i], DType::float32) : y_pred[i];
+    for (auto& m : output_metrics_[i]) m->update_state(b.y[i], yp);
+    for (auto& m : output_weighted_metrics_[i]) m->update_state(b.y[i], yp, b.sample_weight);
   }
   Logs logs;
   // Read when the logs are, so a traced step returns them as tensors.
@@ -79,12 +82,14 @@ void Model::forward_backward_update(const Batch& b, std::vector<Tensor>& y_pred,
     y_pred = call_outputs(b.x, true);
     loss = compute_loss(b, y_pred);
     vars = trainable_variables();
+    // A LossScaleOptimizer differentiates the scaled loss; the logs keep the loss itself.
+    const Tensor target = optimizer_->scale_loss(loss);
     if (!strategy) {
-      grads = tape.gradient(loss, vars);
+      grads = tape.gradient(target, vars);
     } else {
       // Each bucket's all-reduce starts as the backward pass finishes it.
       const distribute::GradientReducer reducer(vars, strategy->options());
-      grads = reducer.finish(tape.gradient(loss, vars, reducer.hook()));
+      grads = reducer.finish(tape.gradient(target, vars, reducer.hook()));
     }
   }
   const distribute::ReducedGradientsScope reduced;

@@ -1,4 +1,5 @@
 // Layers built from Keras's layer configs, with Keras's weights copied in.
+#include <fstream>
 #include <optional>
 
 #include "kiln/autodiff/gradient_tape.h"
@@ -79,6 +80,11 @@ int run_layers(const Group& g) {
     }
     const std::vector<kiln::Variable> all = layer->weights();
     for (std::size_t j = 0; j < all.size(); ++j) g.save(c, "weight_" + std::to_string(j), all[j].value());
+    if (c.value("write_dtypes", false)) {  // the policies group compares dtypes too
+      std::ofstream f(g.dir() / "out" / c.at("id").get<std::string>() / "dtypes.txt");
+      f << "out " << kiln::dtype_name(out.dtype()) << "\n";
+      for (std::size_t j = 0; j < all.size(); ++j) f << "weight_" << j << " " << kiln::dtype_name(all[j].dtype()) << "\n";
+    }
   });
   return 0;
 }

@@ -7,6 +7,7 @@
 //   w.assign_sub(0.1 * grad);
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
 
@@ -20,6 +21,9 @@ struct VariableOptions {
   bool trainable = true;  ///< Whether optimizers and tapes treat it as trainable.
   /// Applied by optimizers after each update (Keras's `constraint`).
   std::function<Tensor(const Tensor&)> constraint = nullptr;
+  /// Whether reads inside an AutocastScope give the scope's dtype (Keras's
+  /// `autocast`); false keeps normalization statistics in float32 under mixed policies.
+  bool autocast = true;
 };
 
 struct VariableImpl;
@@ -46,6 +50,8 @@ class Variable {
   bool trainable() const;
   /// Sets trainable().
   void set_trainable(bool trainable);
+  /// Whether value() inside an AutocastScope casts a float variable to the scope's dtype.
+  bool autocast() const;
   /// The constraint applied after each optimizer update; empty for none.
   const std::function<Tensor(const Tensor&)>& constraint() const;
   /// The value's shape.
@@ -58,6 +64,8 @@ class Variable {
   uint64_t id() const;
 
   /// The current value; inside an active tape this watches a trainable variable.
+  /// Inside an AutocastScope a float variable with autocast() reads as the
+  /// scope's dtype, through a cast that gradients pass back through.
   /// The result is a snapshot, as in TF: a later assign does not change it (the
   /// variable moves to fresh storage when a snapshot still shares its buffer).
   Tensor value() const;
@@ -115,6 +123,23 @@ class VariableValueScope {
   ~VariableValueScope();  ///< Ends the mapping.
   VariableValueScope(const VariableValueScope&) = delete;  ///< Not copyable: a scope is a stack entry.
   VariableValueScope& operator=(const VariableValueScope&) = delete;  ///< Not copy-assignable.
+};
+
+/// While alive, value() of a float variable with autocast() on this thread is cast
+/// to `dtype` (Keras's AutocastScope, which a layer under a mixed policy enters for
+/// its call). No dtype turns casting off inside an outer scope. Scopes nest.
+class AutocastScope {
+ public:
+  /// Reads cast to `dtype` (a float dtype), or left alone when none, until destruction.
+  explicit AutocastScope(std::optional<DType> dtype);
+  ~AutocastScope();  ///< Restores the enclosing scope.
+  AutocastScope(const AutocastScope&) = delete;  ///< Not copyable: a scope is a stack entry.
+  AutocastScope& operator=(const AutocastScope&) = delete;  ///< Not copy-assignable.
+  /// The dtype reads are cast to on this thread, if any.
+  static std::optional<DType> current();
+
+ private:
+  std::optional<DType> saved_;
 };
 
 }  // namespace kiln

@@ -22,6 +22,7 @@
 #include "kiln/core/config.h"
 #include "kiln/nn/call_kwargs.h"
 #include "kiln/nn/constraints.h"
+#include "kiln/nn/dtype_policy.h"
 #include "kiln/nn/initializers.h"
 #include "kiln/nn/regularizers.h"
 #include "kiln/core/tensor.h"
@@ -40,7 +41,10 @@ struct WeightOptions {
   regularizers::RegularizerPtr regularizer = nullptr;  ///< Penalty added to losses(); none by default.
   constraints::ConstraintPtr constraint = nullptr;  ///< Applied after each optimizer update; none by default.
   bool trainable = true;  ///< Whether optimizers update the weight.
-  std::optional<DType> dtype;  ///< Defaults to the layer's dtype.
+  std::optional<DType> dtype;  ///< Defaults to the layer's variable dtype.
+  /// Whether reads inside the layer's call give its compute dtype under a mixed
+  /// policy (Keras's autocast); normalization layers keep float32 statistics.
+  bool autocast = true;
 };
 
 /// What inputs a layer accepts; checked before build() and call().
@@ -55,7 +59,9 @@ struct InputSpec {
 struct LayerOptions {
   std::string name;  ///< Layer name; empty picks a unique one from the class name (dense, dense_1).
   bool trainable = true;  ///< Whether the layer's weights are updated by training.
-  DType dtype = DType::float32;  ///< The dtype of the layer's weights and computations.
+  /// The layer's dtype policy: a dtype, "mixed_bfloat16", "mixed_float16" or a
+  /// DTypePolicy. Defaults to the global policy (kiln/nn/dtype_policy.h).
+  DTypePolicy dtype;
 };
 
 /// The base-layer keyword arguments that end every layer's options struct:
@@ -66,7 +72,7 @@ struct LayerOptions {
 #define KILN_LAYER_BASE_OPTIONS                      \
   std::string name;                                  \
   bool trainable = true;                             \
-  ::kiln::DType dtype = ::kiln::DType::float32;      \
+  ::kiln::DTypePolicy dtype;                         \
   std::optional<::kiln::Shape> input_shape;
 
 /// Base of every layer (Keras's keras.layers.Layer): config in the constructor,
@@ -125,8 +131,18 @@ class Layer : public std::enable_shared_from_this<Layer> {
   bool trainable() const { return trainable_; }
   /// Sets trainable for this layer and its sublayers.
   virtual void set_trainable(bool t);
-  /// The dtype of the layer's weights (Keras's dtype policy variable dtype).
-  DType dtype() const { return dtype_; }
+  /// The dtype of the layer's weights (Keras's layer.dtype, the policy's variable dtype).
+  DType dtype() const { return policy_.variable_dtype(); }
+  /// The dtype the layer computes in: float inputs are cast to it, and under a
+  /// mixed policy float weights read as it inside call().
+  DType compute_dtype() const { return policy_.compute_dtype(); }
+  /// The layer's dtype policy (Keras's layer.dtype_policy).
+  const DTypePolicy& dtype_policy() const { return policy_; }
+  /// Replaces the policy; weights made before keep their dtype, as in Keras.
+  void set_dtype_policy(const DTypePolicy& policy) { policy_ = policy; }
+  /// Whether a call casts float inputs to compute_dtype() first (Keras's
+  /// _convert_input_args). Models and layers that take raw strings or ids say no.
+  virtual bool converts_inputs() const { return true; }
 
   /// Weights in Keras order: own trainable, then sublayers'; see weights().
   std::vector<Variable> trainable_variables() const;
@@ -297,7 +313,7 @@ class Layer : public std::enable_shared_from_this<Layer> {
 
   std::string name_;
   bool trainable_ = true;
-  DType dtype_ = DType::float32;
+  DTypePolicy policy_;
   bool built_ = false;
   std::vector<std::function<void()>> after_build_;
   bool in_build_ = false;

@@ -44,6 +44,9 @@ struct CompileOptions {
   /// jit_compile = false turns tracing off.
   bool jit_compile = true;
   int steps_per_execution = 1;  ///< Batches per train_function() call; > 1 traces that many steps as one.
+  /// Under a "mixed_float16" model policy, wraps the optimizer in a
+  /// LossScaleOptimizer (dynamic loss scaling), as Keras's compile does.
+  bool auto_scale_loss = true;
 };
 
 /// Validation arrays for fit() (Keras's validation_data tuple).
@@ -129,6 +132,9 @@ class Model : public Layer {
   ~Model() override;
 
   std::string class_name() const override;
+  /// A functional model leaves its inputs as given (each layer casts its own),
+  /// as Keras's Functional does; Sequential and subclassed models cast.
+  bool converts_inputs() const override { return !is_functional(); }
 
   // ---- training configuration ----
   /// The loss may be left out when train_step computes its own, or when the

@@ -111,11 +111,11 @@ class Optimizer {
   void call_after_build(std::function<void()> f);
 
   /// The number of steps applied so far (Keras's optimizer.iterations).
-  int64_t iterations() const;
+  virtual int64_t iterations() const;
   /// Current learning rate (the schedule evaluated at `iterations`).
-  double learning_rate() const;
+  virtual double learning_rate() const;
   /// Sets a float learning rate (replaces a schedule).
-  void set_learning_rate(double lr);
+  virtual void set_learning_rate(double lr);
   /// The learning rate as given: a float or a schedule.
   const LearningRate& learning_rate_arg() const { return lr_; }
   /// The optimizer name.
@@ -124,7 +124,7 @@ class Optimizer {
   const OptimizerOptions& options() const { return options_; }
 
   /// Keras 3 order: iterations, learning_rate, then slots in build order.
-  std::vector<Variable> variables() const;
+  virtual std::vector<Variable> variables() const;
   /// The tracked model variables, in the order build() saw them.
   const std::vector<Variable>& tracked_variables() const { return tracked_; }
   /// Slots of model variable i, in creation order.
@@ -133,7 +133,7 @@ class Optimizer {
   /// Overwrites `vars` with their moving averages (what fit() does after the last
   /// epoch). Throws ValueError unless use_ema is set and `vars` matches the
   /// tracked variables in number.
-  void finalize_variable_values(const std::vector<Variable>& vars);
+  virtual void finalize_variable_values(const std::vector<Variable>& vars);
   /// Exchanges the values of `vars` and their moving averages (Keras's
   /// SwapEMAWeights callback; twice restores the weights). Throws as finalize_variable_values().
   void swap_ema_weights(const std::vector<Variable>& vars);
@@ -150,9 +150,17 @@ class Optimizer {
   /// Keras config: name, learning_rate (float or schedule object), weight_decay, clips, EMA, plus subclass keys.
   virtual Config get_config() const;
   /// Moves the optimizer's variables to a device.
-  void to(Device device);
+  virtual void to(Device device);
+  /// The loss a training step differentiates (Keras's scale_loss): the loss
+  /// itself, or times the loss scale of a LossScaleOptimizer.
+  virtual Tensor scale_loss(const Tensor& loss) const { return loss; }
+  /// The optimizer this one wraps (a LossScaleOptimizer's), saved under
+  /// optimizer/inner_optimizer as Keras saves it; null for the others.
+  virtual const Optimizer* inner_optimizer() const { return nullptr; }
 
  protected:
+  /// One step, eagerly (apply() runs it directly, or as a host node of a trace).
+  virtual void apply_now(const std::vector<std::optional<Tensor>>& grads, const std::vector<Variable>& vars);
   /// Creates the slots for the tracked variables with add_slot(), in Keras 3's order.
   virtual void build_slots(const std::vector<Variable>& vars) = 0;
   /// Updates `var` (tracked variable `index`) from `grad` at learning rate `lr`: Keras's update_step().
@@ -211,8 +219,6 @@ class Optimizer {
   /// The float learning rate: the exact double given by the user unless the
   /// float32 `learning_rate` variable was assigned since (e.g. loaded weights).
   double float_learning_rate() const;
-  /// One step, eagerly (apply() runs it directly, or as a host node of a trace).
-  void apply_now(const std::vector<std::optional<Tensor>>& grads, const std::vector<Variable>& vars);
   /// Whether a trace can record this optimizer's step as kernels: nothing in it
   /// reads a value on the host or runs code a record would freeze.
   bool records_kernels() const;

@@ -37,6 +37,8 @@ class CategoryEncodingImpl : public Layer {
   /// `num_tokens`: the number of categories.
   explicit CategoryEncodingImpl(int64_t num_tokens, CategoryEncodingOptions options = {});
   std::string class_name() const override { return "CategoryEncoding"; }
+  /// Keras passes float inputs through as they are (no cast to the compute dtype).
+  bool converts_inputs() const override { return false; }
   Config get_config() const override;
   KILN_ARGS(CategoryEncodingImpl, num_tokens_)
   const CategoryEncodingOptions& options() const { return o_; }  ///< The options this layer was created with.

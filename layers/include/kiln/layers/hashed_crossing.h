@@ -41,6 +41,8 @@ class HashedCrossingImpl : public Layer {
   /// `num_bins`: the number of bins.
   explicit HashedCrossingImpl(int64_t num_bins, HashedCrossingOptions options = {});
   std::string class_name() const override { return "HashedCrossing"; }
+  /// Keras passes float inputs through as they are (no cast to the compute dtype).
+  bool converts_inputs() const override { return false; }
   Config get_config() const override;
   KILN_ARGS(HashedCrossingImpl, num_bins_)
   const HashedCrossingOptions& options() const { return o_; }  ///< The options this layer was created with.

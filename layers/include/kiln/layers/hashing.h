@@ -63,6 +63,8 @@ class HashingImpl : public Layer {
   /// `num_bins`: the number of bins, the mask bin included.
   explicit HashingImpl(int64_t num_bins, HashingOptions options = {});
   std::string class_name() const override { return "Hashing"; }
+  /// Keras passes float inputs through as they are (no cast to the compute dtype).
+  bool converts_inputs() const override { return false; }
   Config get_config() const override;
   KILN_ARGS(HashingImpl, num_bins_)
   const HashingOptions& options() const { return o_; }  ///< The options this layer was created with.

@@ -64,6 +64,8 @@ class IntegerLookupImpl : public Layer {
   /// Creates the layer from its options (the vocabulary may come later, from adapt()).
   explicit IntegerLookupImpl(IntegerLookupOptions options = {});
   std::string class_name() const override { return "IntegerLookup"; }
+  /// Keras passes float inputs through as they are (no cast to the compute dtype).
+  bool converts_inputs() const override { return false; }
   Config get_config() const override;
   KILN_ARGS(IntegerLookupImpl)
   const IntegerLookupOptions& options() const { return o_; }  ///< The options this layer was created with.

@@ -79,6 +79,7 @@ class BatchNormalizationImpl : public Layer {
   using Layer::call;
 
  private:
+  Tensor normalize(const Tensor& x, bool training);
   /// The global batch's mean and population variance across all ranks.
   std::pair<Tensor, Tensor> synchronized_moments(const Tensor& x) const;
   BatchNormalizationOptions o_;

@@ -28,6 +28,8 @@ class PipelineImpl : public Layer {
   /// `layers` run first to last; none may be null.
   explicit PipelineImpl(std::vector<LayerPtr> layers, PipelineOptions options = {});
   std::string class_name() const override { return "Pipeline"; }
+  /// Keras passes float inputs through as they are (no cast to the compute dtype).
+  bool converts_inputs() const override { return false; }
   /// {"layers": [each layer serialized], "name"}: Keras's Pipeline config, nothing else.
   Config get_config() const override;
   /// Rebuilds the pipeline from {"layers": [...], "name"}.

@@ -41,6 +41,8 @@ class RandomCropImpl : public RandomImageLayer {
   /// The target `height` and `width`.
   RandomCropImpl(int64_t height, int64_t width, RandomCropOptions options = {});
   std::string class_name() const override { return "RandomCrop"; }
+  /// Keras passes float inputs through as they are (no cast to the compute dtype).
+  bool converts_inputs() const override { return false; }
   Config get_config() const override;
   KILN_ARGS(RandomCropImpl, height_, width_)
   const RandomCropOptions& options() const { return o_; }  ///< The options this layer was created with.

@@ -34,6 +34,8 @@ class RandomFlipImpl : public RandomImageLayer {
   /// `mode`: "horizontal", "vertical" or "horizontal_and_vertical".
   explicit RandomFlipImpl(std::string mode = "horizontal_and_vertical", RandomFlipOptions options = {});
   std::string class_name() const override { return "RandomFlip"; }
+  /// Keras passes float inputs through as they are (no cast to the compute dtype).
+  bool converts_inputs() const override { return false; }
   Config get_config() const override;
   KILN_ARGS(RandomFlipImpl, mode_)
   const RandomFlipOptions& options() const { return o_; }  ///< The options this layer was created with.

@@ -1,0 +1,54 @@
+// Dtype policies and the process-wide default one.
+#include "kiln/nn/dtype_policy.h"
+
+#include <mutex>
+
+#include "kiln/core/error.h"
+
+namespace kiln {
+
+namespace {
+std::mutex global_mutex;
+DTypePolicy* global_slot() {
+  // Built on first use from a dtype, so that its own construction does not read the global.
+  static DTypePolicy policy(DType::float32);
+  return &policy;
+}
+}  // namespace
+
+DTypePolicy::DTypePolicy() {
+  std::lock_guard<std::mutex> lock(global_mutex);
+  *this = *global_slot();
+}
+
+DTypePolicy::DTypePolicy(const std::string& name) : name_(name) {
+  if (name == "mixed_float16") {
+    compute_ = DType::float16;
+  } else if (name == "mixed_bfloat16") {
+    compute_ = DType::bfloat16;
+  } else {
+    try {
+      compute_ = dtype_from_name(name == "float" ? "float32" : name);
+    } catch (const ValueError&) {
+      throw ValueError("Cannot convert '" + name +
+                       "' to a mixed precision DTypePolicy. Valid policies include 'mixed_float16', "
+                       "'mixed_bfloat16', and the name of any float dtype such as 'float32'.");
+    }
+    name_ = dtype_name(compute_);
+    variable_ = compute_;
+    return;
+  }
+  variable_ = DType::float32;
+}
+
+DTypePolicy::DTypePolicy(DType dtype) : name_(dtype_name(dtype)), compute_(dtype), variable_(dtype) {}
+
+namespace mixed_precision {
+void set_global_policy(const DTypePolicy& policy) {
+  std::lock_guard<std::mutex> lock(global_mutex);
+  *global_slot() = policy;
+}
+DTypePolicy global_policy() { return DTypePolicy(); }
+}  // namespace mixed_precision
+
+}  // namespace kiln
