@@ -13,7 +13,7 @@ using namespace detail;
 template <int N>
 BaseConvImpl<N>::BaseConvImpl(std::string cls, int64_t filters, KernelSize kernel_size, ConvOptions<N> o,
                               std::initializer_list<const char*> paddings)
-    : Layer(base_options(o)), filters_(filters), kernel_size_(kernel_size), o_(std::move(o)), cls_(std::move(cls)) {
+    : LoraLayer(base_options(o), o.lora_rank, o.lora_alpha), filters_(filters), kernel_size_(kernel_size), o_(std::move(o)), cls_(std::move(cls)) {
   if (filters_ <= 0)
     throw ValueError(cls_ + ": invalid value for argument `filters`, expected a positive integer, got " +
                      std::to_string(filters_));
@@ -61,6 +61,12 @@ void BaseConvImpl<N>::build(const Shape& s) {
                        {.initializer = o_.bias_initializer, .regularizer = o_.bias_regularizer,
                         .constraint = o_.bias_constraint});
   set_input_spec({InputSpec{.min_ndim = N + 2, .max_ndim = N + 2, .axes = {{c_axis, in}}}});
+  build_lora(true);
+}
+
+template <int N>
+LoraLayer::LoraBase BaseConvImpl<N>::lora_base() const {
+  return {kernel_, o_.kernel_regularizer, o_.kernel_constraint != nullptr, "kernel"};
 }
 
 template <int N>
@@ -89,7 +95,9 @@ Shape BaseConvImpl<N>::compute_output_shape(const Shape& s) {
 
 template <int N>
 Config BaseConvImpl<N>::get_config() const {
-  return layer_config(*this);
+  Config c = layer_config(*this);
+  write_lora_config(c);
+  return c;
 }
 
 template <int N>

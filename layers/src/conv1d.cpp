@@ -25,7 +25,7 @@ Tensor Conv1DImpl::call(const Tensor& input, bool) {
     padding = "valid";
   }
   x = expand_dims(x, 1);  // (b, 1, steps, c)
-  Tensor w = kernel_.value();
+  Tensor w = kernel_with_lora();
   w = reshape(w, {1, w.shape()[0], w.shape()[1], w.shape()[2]});
   Tensor y = squeeze(grouped_conv2d(x, w, padding), {1});
   if (o_.use_bias) y = y + bias_.value();

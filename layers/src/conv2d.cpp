@@ -17,7 +17,7 @@ Conv2DImpl::Conv2DImpl(int64_t filters, Size2 kernel_size, Conv2DOptions o)
 Tensor Conv2DImpl::call(const Tensor& input, bool) {
   const bool cf = channels_first();
   Tensor x = channels_last_input(input);
-  Tensor w = kernel_.value();
+  Tensor w = kernel_with_lora();
   const bool fused_relu = o_.activation == "relu";
   if (o_.groups == 1 && o_.use_bias && !cf) {
     // Bias (and a relu activation) applied in the convolution's output pass.

@@ -25,7 +25,7 @@ std::vector<int> conv3d_triple(const char* what, std::vector<int> v) {
 }  // namespace
 
 Conv3DImpl::Conv3DImpl(int64_t filters, std::vector<int> kernel_size, Conv3DOptions o)
-    : Layer(base_options(o)), filters_(filters), o_(std::move(o)) {
+    : LoraLayer(base_options(o), o.lora_rank, o.lora_alpha), filters_(filters), o_(std::move(o)) {
   if (filters_ <= 0) throw ValueError("Conv3D: `filters` must be positive, got " + std::to_string(filters_));
   kernel_size_ = conv3d_triple("kernel_size", std::move(kernel_size));
   o_.strides = conv3d_triple("strides", o_.strides);
@@ -56,6 +56,11 @@ void Conv3DImpl::build(const Shape& s) {
   if (o_.use_bias)
     bias_ = add_weight("bias", {filters_},
                        {.initializer = o_.bias_initializer, .regularizer = o_.bias_regularizer, .constraint = o_.bias_constraint});
+  build_lora(true);
+}
+
+LoraLayer::LoraBase Conv3DImpl::lora_base() const {
+  return {kernel_, o_.kernel_regularizer, o_.kernel_constraint != nullptr, "kernel"};
 }
 
 Shape Conv3DImpl::compute_output_shape(const Shape& s) {
@@ -81,13 +86,17 @@ Tensor Conv3DImpl::call(const Tensor& input, bool) {
   const std::vector<int64_t> strides(o_.strides.begin(), o_.strides.end());
   const std::vector<int64_t> dilation(o_.dilation_rate.begin(), o_.dilation_rate.end());
   // keras.ops.conv splits the channels into o_.groups groups itself.
-  Tensor y = ::kiln::conv(x, kernel_.value(), {strides, o_.padding, "channels_last", dilation});
+  Tensor y = ::kiln::conv(x, kernel_with_lora(), {strides, o_.padding, "channels_last", dilation});
   if (o_.use_bias) y = bias_add(y, bias_.value());
   if (cf) y = transpose(y, to_channels_first(5));
   return activation_(y);
 }
 
-Config Conv3DImpl::get_config() const { return layer_config(*this); }
+Config Conv3DImpl::get_config() const {
+  Config c = layer_config(*this);
+  write_lora_config(c);
+  return c;
+}
 
 KILN_REGISTER_LAYER(Conv3DImpl, "Conv3D", "Convolution3D")
 

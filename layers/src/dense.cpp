@@ -11,7 +11,7 @@ namespace kiln::layers {
 
 using namespace detail;
 
-DenseImpl::DenseImpl(int64_t units, DenseOptions o) : Layer(base_options(o)), units_(units), o_(std::move(o)) {
+DenseImpl::DenseImpl(int64_t units, DenseOptions o) : LoraLayer(base_options(o), o.lora_rank, o.lora_alpha), units_(units), o_(std::move(o)) {
   if (units_ <= 0)
     throw ValueError("Dense: received an invalid value for argument `units`, expected a positive integer, got " +
                      std::to_string(units_));
@@ -36,18 +36,24 @@ void DenseImpl::build(const Shape& s) {
                        {.initializer = o_.bias_initializer, .regularizer = o_.bias_regularizer,
                         .constraint = o_.bias_constraint});
   set_input_spec({InputSpec{.min_ndim = 2, .axes = {{-1, in}}}});
+  build_lora(false);
+}
+
+LoraLayer::LoraBase DenseImpl::lora_base() const {
+  return {kernel_, o_.kernel_regularizer, o_.kernel_constraint != nullptr, "kernel"};
 }
 
 Tensor DenseImpl::call(const Tensor& input, bool) {
   Tensor x = cast_to_compute(input, compute_dtype());
+  const Tensor kernel = kernel_with_lora();
   Tensor y;
   if (x.rank() == 2) {
-    y = matmul(x, kernel_.value());
+    y = matmul(x, kernel);
   } else {
     // (b, ..., in) -> (b·..., in) · (in, units) -> (b, ..., units): one GEMM.
     Shape out = x.shape();
     out[-1] = units_;
-    y = reshape(matmul(reshape(x, {-1, x.shape()[-1]}), kernel_.value()), out);
+    y = reshape(matmul(reshape(x, {-1, x.shape()[-1]}), kernel), out);
   }
   // Bias and a relu activation run as one fused pass.
   if (o_.use_bias && o_.activation == "relu") return bias_add(y, bias_.value(), true);
@@ -61,7 +67,11 @@ Shape DenseImpl::compute_output_shape(const Shape& s) {
   return out;
 }
 
-Config DenseImpl::get_config() const { return layer_config(*this); }
+Config DenseImpl::get_config() const {
+  Config c = layer_config(*this);
+  write_lora_config(c);
+  return c;
+}
 
 Config DenseImpl::upgrade_entry(const Config& e) {
   const Config& c = e["config"];

@@ -107,7 +107,7 @@ EinsumDenseShapes analyze_einsum_dense(const std::string& equation, const std::o
 }
 
 EinsumDenseImpl::EinsumDenseImpl(std::string equation, Shape output_shape, EinsumDenseOptions o)
-    : Layer(base_options(o)), equation_(std::move(equation)), output_shape_(std::move(output_shape)), o_(std::move(o)) {
+    : LoraLayer(base_options(o), o.lora_rank, o.lora_alpha), equation_(std::move(equation)), output_shape_(std::move(output_shape)), o_(std::move(o)) {
   split_equation(equation_);  // a malformed equation fails here, not at the first call
   activation_ = activations::get(o_.activation);
   if (o_.activation.empty()) o_.activation = "linear";
@@ -149,10 +149,15 @@ void EinsumDenseImpl::build(const Shape& s) {
                        {.initializer = o_.bias_initializer, .regularizer = o_.bias_regularizer,
                         .constraint = o_.bias_constraint});
   set_input_spec({InputSpec{.ndim = s.rank()}});
+  build_lora(true);
+}
+
+LoraLayer::LoraBase EinsumDenseImpl::lora_base() const {
+  return {kernel_, o_.kernel_regularizer, o_.kernel_constraint != nullptr, "kernel"};
 }
 
 Tensor EinsumDenseImpl::call(const Tensor& input, bool) {
-  Tensor y = einsum(equation_, {cast_to_compute(input, compute_dtype()), kernel_.value()});
+  Tensor y = einsum(equation_, {cast_to_compute(input, compute_dtype()), kernel_with_lora()});
   if (bias_.defined()) y = add(y, bias_.value());
   return activation_(y);
 }
@@ -164,6 +169,7 @@ Shape EinsumDenseImpl::compute_output_shape(const Shape& s) {
 Config EinsumDenseImpl::get_config() const {
   Config c = layer_config(*this);
   c["quantization_config"] = nullptr;
+  write_lora_config(c);
   return c;
 }
 

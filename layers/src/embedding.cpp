@@ -13,7 +13,7 @@ namespace kiln::layers {
 using namespace detail;
 
 EmbeddingImpl::EmbeddingImpl(int64_t input_dim, int64_t output_dim, EmbeddingOptions o)
-    : Layer(base_options(o)), input_dim_(input_dim), output_dim_(output_dim), o_(std::move(o)) {
+    : LoraLayer(base_options(o), o.lora_rank, o.lora_alpha), input_dim_(input_dim), output_dim_(output_dim), o_(std::move(o)) {
   if (input_dim_ <= 0 || output_dim_ <= 0)
     throw ValueError("Embedding: both `input_dim` and `output_dim` should be positive, received input_dim=" +
                      std::to_string(input_dim_) + " and output_dim=" + std::to_string(output_dim_));
@@ -31,6 +31,11 @@ void EmbeddingImpl::build(const Shape&) {
   embeddings_ = add_weight("embeddings", {input_dim_, output_dim_},
                            {.initializer = o_.embeddings_initializer, .regularizer = o_.embeddings_regularizer,
                             .constraint = o_.embeddings_constraint});
+  build_lora(false);
+}
+
+LoraLayer::LoraBase EmbeddingImpl::lora_base() const {
+  return {embeddings_, o_.embeddings_regularizer, o_.embeddings_constraint != nullptr, "embeddings"};
 }
 
 Tensor EmbeddingImpl::call(const Tensor& x, bool) {
@@ -45,7 +50,7 @@ Tensor EmbeddingImpl::call(const Tensor& x, bool) {
                        ", which is out of range for input_dim=" + std::to_string(input_dim_) +
                        " (indices must be in [0, " + std::to_string(input_dim_) + "))");
   }
-  return gather(embeddings_.value(), idx, 0);
+  return gather(kernel_with_lora(), idx, 0);
 }
 
 std::string EmbeddingImpl::error_arguments() const {
@@ -58,7 +63,11 @@ Shape EmbeddingImpl::compute_output_shape(const Shape& s) {
   return out;
 }
 
-Config EmbeddingImpl::get_config() const { return layer_config(*this); }
+Config EmbeddingImpl::get_config() const {
+  Config c = layer_config(*this);
+  write_lora_config(c);
+  return c;
+}
 
 Config EmbeddingImpl::upgrade_entry(const Config& e) {
   const Config& c = e["config"];

@@ -16,7 +16,9 @@ EmbeddingOptions embedding_options(const ReversibleEmbeddingOptions& o) {
                      .embeddings_regularizer = o.embeddings_regularizer,
                      .activity_regularizer = o.activity_regularizer,
                      .embeddings_constraint = o.embeddings_constraint,
-                     .mask_zero = o.mask_zero};
+                     .mask_zero = o.mask_zero,
+                     .lora_rank = o.lora_rank,
+                     .lora_alpha = o.lora_alpha};
   e.name = o.name;
   e.trainable = o.trainable;
   e.dtype = o.dtype;
@@ -70,7 +72,7 @@ Tensor ReversibleEmbeddingImpl::reverse(const Tensor& x) const {
   if (x.rank() < 1 || x.shape()[-1] != output_dim_)
     throw ValueError("Layer '" + name() + "' (ReversibleEmbedding): a reverse call expects inputs whose last axis is "
                      "output_dim=" + std::to_string(output_dim_) + ", but received shape " + x.shape().to_string());
-  Tensor kernel = ro_.tie_weights ? transpose(embeddings_.value()) : reverse_embeddings_.value();
+  Tensor kernel = ro_.tie_weights ? transpose(kernel_with_lora()) : reverse_embeddings_.value();
   const DType dt = ro_.reverse_dtype ? dtype_from_name(*ro_.reverse_dtype) : compute_dtype();
   Tensor logits = matmul(cast(x, dt), cast(kernel, dt));
   if (ro_.logit_soft_cap) logits = tanh(logits / *ro_.logit_soft_cap) * *ro_.logit_soft_cap;
@@ -82,7 +84,11 @@ Tensor ReversibleEmbeddingImpl::compute_mask(const Tensor& x, const Tensor& prev
   return EmbeddingImpl::compute_mask(x, previous_mask);
 }
 
-Config ReversibleEmbeddingImpl::get_config() const { return layer_config(*this); }
+Config ReversibleEmbeddingImpl::get_config() const {
+  Config c = layer_config(*this);
+  write_lora_config(c);
+  return c;
+}
 
 Config ReversibleEmbeddingImpl::upgrade_entry(const Config& entry) { return entry; }
 

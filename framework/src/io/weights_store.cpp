@@ -9,7 +9,6 @@
 //   /optimizer/inner_optimizer/vars/<i>   a LossScaleOptimizer's inner optimizer (also in /optimizer/vars)
 // Paths come from class names counted per class in model.layers order, never
 // from layer names, so files move between Kiln and Keras by structure.
-#include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -18,17 +17,14 @@
 #include "io/saving_impl.h"
 #include "kiln/core/error.h"
 #include "kiln/core/registry.h"
+#include "kiln/nn/stored_variables.h"
 
 namespace kiln::io {
 
-/// Keras's order: the layer's trainable variables, then its non-trainable ones
-/// (creation order within each); a frozen layer keeps creation order.
 std::vector<Variable> keras_own_variables(const Layer& l) {
-  std::vector<Variable> vs = l.own_variables();
-  if (l.trainable()) {
-    std::stable_partition(vs.begin(), vs.end(), [](const Variable& v) { return v.trainable(); });
-  }
-  return vs;
+  std::vector<Variable> out;
+  for (auto& s : stored_variables_of(l)) out.push_back(s.variable);
+  return out;
 }
 
 namespace {
@@ -85,8 +81,9 @@ void save_layer(const Layer& l, H5Group& root, const std::string& path, std::set
   if (!visited.insert(&l).second) return;
   H5Group g = root.require_group(join(path, "vars"));
   g.set_attr("name", l.name(), StrEncoding::utf8);
-  const auto vs = own_vars(l);
-  for (std::size_t i = 0; i < vs.size(); ++i) g.write(std::to_string(i), vs[i].read_value_untracked());
+  const auto vs = stored_variables_of(l);
+  for (std::size_t i = 0; i < vs.size(); ++i)
+    g.write(std::to_string(i), vs[i].saved.defined() ? vs[i].saved : vs[i].variable.read_value_untracked());
   for (const auto& [child, p] : child_paths(l, path, join(path, "layers"))) save_layer(*child, root, p, visited);
 }
 
@@ -95,12 +92,18 @@ struct WeightAssignment {
   Tensor value;
 };
 
+/// What a load assigns, and the layers to tell afterwards.
+struct LoadPlan {
+  std::vector<WeightAssignment> assignments;
+  std::vector<const CustomVariableStore*> loaded;
+};
+
 std::string shape_str(const Shape& s) { return s.to_string(); }
 
 /// Reads <path>/vars into `out` after checking count and shapes.
 /// Returns false (after a warning) on a mismatch when skip_mismatch.
 bool read_layer_vars(const Layer& l, const H5Group& root, const std::string& path, bool skip_mismatch,
-                     std::vector<WeightAssignment>& out) {
+                     LoadPlan& out) {
   const auto vs = own_vars(l);
   const std::string gpath = join(path, "vars");
   std::vector<std::string> keys;
@@ -138,12 +141,14 @@ bool read_layer_vars(const Layer& l, const H5Group& root, const std::string& pat
     }
     mine.push_back({vs[i], t.dtype() == vs[i].dtype() ? t : t.cast(vs[i].dtype())});
   }
-  out.insert(out.end(), mine.begin(), mine.end());
+  out.assignments.insert(out.assignments.end(), mine.begin(), mine.end());
+  if (auto custom = dynamic_cast<const CustomVariableStore*>(&l); custom && !vs.empty())
+    out.loaded.push_back(custom);
   return true;
 }
 
 void load_layer(const Layer& l, const H5Group& root, const std::string& path, bool skip_mismatch,
-                std::set<const Layer*>& visited, std::vector<WeightAssignment>& out) {
+                std::set<const Layer*>& visited, LoadPlan& out) {
   if (!visited.insert(&l).second) return;
   read_layer_vars(l, root, path, skip_mismatch, out);
   const auto kids = children(l);
@@ -211,11 +216,12 @@ void load_state(Model& m, const H5Group& root, bool load_optimizer, bool skip_mi
                                   ? "; it has the legacy layout (layer_names): load it from a .h5 path"
                                   : ""));
   std::set<const Layer*> visited;
-  std::vector<WeightAssignment> todo;
+  LoadPlan todo;
   load_layer(m, root, "", skip_mismatch, visited, todo);
   // Everything was read and checked before the first assign: a failed load
   // leaves the model as it was.
-  for (auto& a : todo) a.var.assign(a.value);
+  for (auto& a : todo.assignments) a.var.assign(a.value);
+  for (auto* l : todo.loaded) l->after_load_own_variables();
 
   if (!load_optimizer || !m.optimizer() || !root.is_group("optimizer/vars")) return;
   Optimizer& opt = *m.optimizer();

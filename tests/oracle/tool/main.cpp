@@ -50,7 +50,7 @@ int main(int argc, char** argv) {
       {"losses", oracle::run_losses},         {"metrics", oracle::run_metrics},
       {"optimizers", oracle::run_optimizers}, {"schedules", oracle::run_schedules},
       {"layers", oracle::run_layers},         {"tensorboard", oracle::run_tensorboard},
-      {"policies", oracle::run_layers},
+      {"policies", oracle::run_layers},       {"lora", oracle::run_lora},
       {"files", oracle::run_files},           {"models", oracle::run_models},
       {"layer_files", oracle::run_layer_files}, {"activations", oracle::run_activations},
       {"fft", oracle::run_fft},

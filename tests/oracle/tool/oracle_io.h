@@ -55,6 +55,7 @@ int run_fft(const Group& g);
 int run_recurrent(const Group& g);
 int run_onnx(const Group& g);
 int run_model_files(const Group& g);
+int run_lora(const Group& g);
 /// Every ops_<name> group (tests/oracle/oracle_ops_*.py) runs through the op table.
 int run_ops(const Group& g);
 

@@ -6,8 +6,8 @@
 //   kernel: (*kernel_size, C_in / groups, filters), bias: (filters,)
 //   x: (batch, *spatial, C_in) (channels_last) -> (batch, *new_spatial, filters)
 #include <cstdint>
-#include <initializer_list>
 #include <optional>
+#include <initializer_list>
 #include <string>
 #include <type_traits>
 
@@ -15,6 +15,7 @@
 #include "kiln/layers/common.h"
 #include "kiln/nn/activations.h"
 #include "kiln/nn/layer.h"
+#include "kiln/layers/lora.h"
 #include "kiln/nn/layer_class.h"
 
 namespace kiln {
@@ -46,10 +47,12 @@ struct ConvOptions {
   regularizers::RegularizerPtr activity_regularizer = nullptr;  ///< Penalty on the layer's output (none by default).
   constraints::ConstraintPtr kernel_constraint = nullptr;  ///< Constraint on the kernel (none by default).
   constraints::ConstraintPtr bias_constraint = nullptr;  ///< Constraint on the bias (none by default).
+  std::optional<int> lora_rank;  ///< Enables LoRA of this rank when the layer is built (kiln/layers/lora.h).
+  std::optional<double> lora_alpha;  ///< LoRA's scale numerator (the delta is scaled by lora_alpha / lora_rank).
   KILN_LAYER_BASE_OPTIONS
   KILN_FIELDS(ConvOptions, strides, padding, data_format, dilation_rate, groups, activation, use_bias,
               kernel_initializer, bias_initializer, kernel_regularizer, bias_regularizer, activity_regularizer,
-              kernel_constraint, bias_constraint)
+              kernel_constraint, bias_constraint, lora_rank, lora_alpha)
 };
 
 /// What the rank-N convolution layers share (Keras's BaseConv): the options, argument
@@ -57,7 +60,7 @@ struct ConvOptions {
 /// output shape and the config keys. x: (batch, *spatial, C_in) -> (batch, *new_spatial,
 /// filters) in channels_last. Users create Conv1D / Conv2D through their handles.
 template <int N>
-class BaseConvImpl : public Layer {
+class BaseConvImpl : public LoraLayer {
  public:
   using Size = SpatialSize<N>;  ///< The per-axis size type: an int (1D) or an int pair (2D).
   using KernelSize = ConvKernelSize<N>;  ///< The kernel_size type.
@@ -82,6 +85,8 @@ class BaseConvImpl : public Layer {
                std::initializer_list<const char*> paddings);
   /// Creates the kernel and bias from the input's channel axis.
   void build(const Shape& input_shape) override;
+  /// The kernel that LoRA adapts, with its regularizer and constraint.
+  LoraBase lora_base() const override;
   using Layer::build;
   using Layer::call;
 

@@ -8,12 +8,14 @@
 // Computed as kd 2D convolutions, one per kernel depth tap, over the matching
 // input depth slices, summed; groups > 1 splits the channels.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "kiln/core/fields.h"
 #include "kiln/nn/activations.h"
 #include "kiln/nn/layer.h"
+#include "kiln/layers/lora.h"
 #include "kiln/nn/layer_class.h"
 
 namespace kiln::layers {
@@ -36,10 +38,12 @@ struct Conv3DOptions {
   regularizers::RegularizerPtr activity_regularizer = nullptr;  ///< Penalty on the layer's output (none by default).
   constraints::ConstraintPtr kernel_constraint = nullptr;  ///< Constraint on the kernel (none by default).
   constraints::ConstraintPtr bias_constraint = nullptr;  ///< Constraint on the bias (none by default).
+  std::optional<int> lora_rank;  ///< Enables LoRA of this rank when the layer is built (kiln/layers/lora.h).
+  std::optional<double> lora_alpha;  ///< LoRA's scale numerator (the delta is scaled by lora_alpha / lora_rank).
   KILN_LAYER_BASE_OPTIONS
   KILN_FIELDS(Conv3DOptions, strides, padding, data_format, dilation_rate, groups, activation, use_bias,
               kernel_initializer, bias_initializer, kernel_regularizer, bias_regularizer, activity_regularizer,
-              kernel_constraint, bias_constraint)
+              kernel_constraint, bias_constraint, lora_rank, lora_alpha)
 };
 
 /// 3D convolution then bias and activation (Keras's `Conv3D`): (batch, D, H, W, C) ->
@@ -47,7 +51,7 @@ struct Conv3DOptions {
 /// bias (filters,). Per axis, "valid": O = floor((I - k') / stride) + 1, "same": O =
 /// ceil(I / stride), k' = (k - 1)·dilation + 1. Defaults: strides 1, "valid", no activation.
 /// Users create it through the handle `kiln::layers::Conv3D(filters, kernel_size, {...})`.
-class Conv3DImpl : public Layer {
+class Conv3DImpl : public LoraLayer {
  public:
   using Options = Conv3DOptions;  ///< The options struct the constructor takes.
   /// `filters` output channels; `kernel_size` one int for every axis or three.
@@ -62,6 +66,8 @@ class Conv3DImpl : public Layer {
  protected:
   void build(const Shape& input_shape) override;
   Tensor call(const Tensor& x, bool training) override;
+  /// The kernel that LoRA adapts, with its regularizer and constraint.
+  LoraBase lora_base() const override;
   using Layer::build;
   using Layer::call;
 

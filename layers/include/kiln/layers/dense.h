@@ -12,6 +12,7 @@
 #include <string>
 
 #include "kiln/core/fields.h"
+#include "kiln/layers/lora.h"
 #include "kiln/nn/activations.h"
 #include "kiln/nn/layer.h"
 #include "kiln/nn/layer_class.h"
@@ -29,9 +30,11 @@ struct DenseOptions {
   regularizers::RegularizerPtr activity_regularizer = nullptr;  ///< Penalty on the layer's output (none by default).
   constraints::ConstraintPtr kernel_constraint = nullptr;  ///< Constraint on the kernel (none by default).
   constraints::ConstraintPtr bias_constraint = nullptr;  ///< Constraint on the bias (none by default).
+  std::optional<int> lora_rank;  ///< Enables LoRA of this rank when the layer is built (kiln/layers/lora.h).
+  std::optional<double> lora_alpha;  ///< LoRA's scale numerator; Keras's Dense resets it to the rank at build.
   KILN_LAYER_BASE_OPTIONS
   KILN_FIELDS(DenseOptions, activation, use_bias, kernel_initializer, bias_initializer, kernel_regularizer,
-              bias_regularizer, activity_regularizer, kernel_constraint, bias_constraint)
+              bias_regularizer, activity_regularizer, kernel_constraint, bias_constraint, lora_rank, lora_alpha)
 };
 
 /// Densely connected layer, output = activation(x · kernel + bias) (Keras's `Dense`):
@@ -39,7 +42,7 @@ struct DenseOptions {
 /// rank > 2 are contracted over their last axis. Defaults: no activation, a bias,
 /// glorot_uniform kernel. Users create it through the handle `kiln::layers::Dense(units, {...})`,
 /// e.g. `Dense(64, {.activation = "relu"})`.
-class DenseImpl : public Layer {
+class DenseImpl : public LoraLayer {
  public:
   using Options = DenseOptions;  ///< The options struct the constructor takes.
   /// `units` is the output width.
@@ -56,7 +59,7 @@ class DenseImpl : public Layer {
 
   int64_t units() const { return units_; }  ///< The output width.
   const DenseOptions& options() const { return o_; }  ///< The options this layer was created with.
-  /// (in, units); undefined before build.
+  /// (in, units); undefined before build. Under LoRA, the frozen base kernel.
   Variable kernel() const { return kernel_; }
   /// (units,); undefined before build or without use_bias.
   Variable bias() const { return bias_; }
@@ -64,6 +67,8 @@ class DenseImpl : public Layer {
  protected:
   void build(const Shape& input_shape) override;
   Tensor call(const Tensor& x, bool training) override;
+  /// The kernel that LoRA adapts, with its regularizer and constraint.
+  LoraBase lora_base() const override;
   using Layer::build;
   using Layer::call;
 

@@ -14,6 +14,7 @@
 #include "kiln/core/fields.h"
 #include "kiln/nn/activations.h"
 #include "kiln/nn/layer.h"
+#include "kiln/layers/lora.h"
 #include "kiln/nn/layer_class.h"
 
 namespace kiln::layers {
@@ -29,9 +30,11 @@ struct EinsumDenseOptions {
   regularizers::RegularizerPtr activity_regularizer = nullptr;  ///< Penalty on the layer's output (none by default).
   constraints::ConstraintPtr kernel_constraint = nullptr;  ///< Constraint on the kernel (none by default).
   constraints::ConstraintPtr bias_constraint = nullptr;  ///< Constraint on the bias (none by default).
+  std::optional<int> lora_rank;  ///< Enables LoRA of this rank when the layer is built (kiln/layers/lora.h).
+  std::optional<double> lora_alpha;  ///< LoRA's scale numerator (the delta is scaled by lora_alpha / lora_rank).
   KILN_LAYER_BASE_OPTIONS
   KILN_FIELDS(EinsumDenseOptions, activation, bias_axes, kernel_initializer, bias_initializer, kernel_regularizer,
-              bias_regularizer, activity_regularizer, kernel_constraint, bias_constraint)
+              bias_regularizer, activity_regularizer, kernel_constraint, bias_constraint, lora_rank, lora_alpha)
 };
 
 /// What an EinsumDense equation implies for one input shape (Keras's _analyze_einsum_string).
@@ -56,7 +59,7 @@ EinsumDenseShapes analyze_einsum_dense(const std::string& equation, const std::o
 /// letters the bias spans; then activation. E.g. "abc,cde->abde" with output_shape
 /// {None, 4, 16}: (batch, T, C) -> (batch, T, 4, 16). Users create it through the handle
 /// `kiln::layers::EinsumDense(equation, output_shape, {...})`.
-class EinsumDenseImpl : public Layer {
+class EinsumDenseImpl : public LoraLayer {
  public:
   using Options = EinsumDenseOptions;  ///< The options struct the constructor takes.
   /// `equation` "input,kernel->output"; `output_shape` the output sizes without the batch axis.
@@ -78,6 +81,8 @@ class EinsumDenseImpl : public Layer {
  protected:
   void build(const Shape& input_shape) override;
   Tensor call(const Tensor& x, bool training) override;
+  /// The kernel that LoRA adapts, with its regularizer and constraint.
+  LoraBase lora_base() const override;
   using Layer::build;
   using Layer::call;
 

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "kiln/core/fields.h"
+#include "kiln/layers/lora.h"
 #include "kiln/nn/layer.h"
 #include "kiln/nn/layer_class.h"
 
@@ -22,16 +23,18 @@ struct EmbeddingOptions {
   regularizers::RegularizerPtr activity_regularizer = nullptr;  ///< Penalty on the output (none by default).
   constraints::ConstraintPtr embeddings_constraint = nullptr;  ///< Constraint on the table (none by default).
   bool mask_zero = false;  ///< The output carries the mask x != 0 (index 0 is padding).
+  std::optional<int> lora_rank;  ///< Enables LoRA of this rank when the layer is built (kiln/layers/lora.h).
+  std::optional<double> lora_alpha;  ///< LoRA's scale numerator; Keras's Embedding resets it to the rank at build.
   KILN_LAYER_BASE_OPTIONS
   KILN_FIELDS(EmbeddingOptions, embeddings_initializer, embeddings_regularizer, activity_regularizer,
-              embeddings_constraint, mask_zero)
+              embeddings_constraint, mask_zero, lora_rank, lora_alpha)
 };
 
 /// Maps integer indices to dense vectors (Keras's `Embedding`): x (batch, ...) of indices in
 /// [0, input_dim) -> (batch, ..., output_dim), rows of the embeddings table (input_dim,
 /// output_dim). Defaults: "uniform" initializer, no mask. Users create it through the handle
 /// `kiln::layers::Embedding(input_dim, output_dim, {...})`.
-class EmbeddingImpl : public Layer {
+class EmbeddingImpl : public LoraLayer {
  public:
   /// `input_dim` is the vocabulary size, `output_dim` the vector width.
   EmbeddingImpl(int64_t input_dim, int64_t output_dim, EmbeddingOptions options = {});
@@ -53,6 +56,8 @@ class EmbeddingImpl : public Layer {
  protected:
   void build(const Shape& input_shape) override;
   Tensor call(const Tensor& x, bool training) override;
+  /// The kernel that LoRA adapts, with its regularizer and constraint.
+  LoraBase lora_base() const override;
   using Layer::build;
   using Layer::call;
 

@@ -28,9 +28,11 @@ struct ReversibleEmbeddingOptions {
   bool mask_zero = false;  ///< The forward output carries the mask x != 0.
   std::optional<std::string> reverse_dtype;  ///< The reverse projection's dtype; none: the layer's.
   std::optional<double> logit_soft_cap;  ///< Reverse logits become tanh(logits / c) * c; none: unchanged.
+  std::optional<int> lora_rank;  ///< Enables LoRA of this rank when the layer is built (kiln/layers/lora.h).
+  std::optional<double> lora_alpha;  ///< LoRA's scale numerator; Keras's Embedding resets it to the rank at build.
   KILN_LAYER_BASE_OPTIONS
   KILN_FIELDS(ReversibleEmbeddingOptions, embeddings_initializer, embeddings_regularizer, activity_regularizer,
-              embeddings_constraint, mask_zero, tie_weights, reverse_dtype, logit_soft_cap)
+              embeddings_constraint, mask_zero, tie_weights, reverse_dtype, logit_soft_cap, lora_rank, lora_alpha)
 };
 
 /// The call options of a reverse call: `emb(h, reverse_call())` (Keras's `reverse=True`).
