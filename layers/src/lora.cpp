@@ -80,7 +80,8 @@ std::vector<StoredVariable> LoraLayer::stored_variables() const {
   std::vector<StoredVariable> out;
   for (const Variable& v : own_variables()) {
     if (v.same_as(lora_a_) || v.same_as(lora_b_)) continue;
-    out.push_back({v, v.same_as(kernel) ? kernel_with_lora() : Tensor()});
+    if (v.same_as(kernel)) out.push_back({v, [this] { return kernel_with_lora(); }});
+    else out.push_back({v, {}});
   }
   return out;
 }

@@ -83,7 +83,7 @@ void save_layer(const Layer& l, H5Group& root, const std::string& path, std::set
   g.set_attr("name", l.name(), StrEncoding::utf8);
   const auto vs = stored_variables_of(l);
   for (std::size_t i = 0; i < vs.size(); ++i)
-    g.write(std::to_string(i), vs[i].saved.defined() ? vs[i].saved : vs[i].variable.read_value_untracked());
+    g.write(std::to_string(i), vs[i].saved ? vs[i].saved() : vs[i].variable.read_value_untracked());
   for (const auto& [child, p] : child_paths(l, path, join(path, "layers"))) save_layer(*child, root, p, visited);
 }
 

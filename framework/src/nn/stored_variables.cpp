@@ -11,7 +11,7 @@ std::vector<StoredVariable> default_stored_variables(const Layer& l) {
   std::vector<Variable> vs = l.own_variables();
   if (l.trainable()) std::stable_partition(vs.begin(), vs.end(), [](const Variable& v) { return v.trainable(); });
   std::vector<StoredVariable> out;
-  for (auto& v : vs) out.push_back({v, Tensor()});
+  for (auto& v : vs) out.push_back({v, {}});
   return out;
 }
 

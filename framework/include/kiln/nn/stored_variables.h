@@ -6,6 +6,7 @@
 // low-rank delta merged in, and leave the adapters out; quantized layers keep
 // Keras's order of kernel, bias and scales) implements CustomVariableStore, which
 // the weights reader and writer look for.
+#include <functional>
 #include <vector>
 
 #include "kiln/autodiff/variable.h"
@@ -15,11 +16,12 @@ namespace kiln {
 
 class Layer;
 
-/// One "vars/<i>" entry of a layer: the variable it loads into, and the value
-/// saved for it when that is not the variable's own.
+/// One "vars/<i>" entry of a layer: the variable it loads into, and how to compute
+/// the value saved for it when that is not the variable's own. Computed only when a
+/// file is written, so that listing the entries for a load costs nothing.
 struct StoredVariable {
   Variable variable;  ///< Where the entry loads.
-  Tensor saved;  ///< What is written; undefined: the variable's value.
+  std::function<Tensor()> saved;  ///< What is written; empty: the variable's value.
 };
 
 /// A layer whose Keras file entries differ from its variables, trainable first.

@@ -6,16 +6,16 @@
 //   kernel: (*kernel_size, C_in / groups, filters), bias: (filters,)
 //   x: (batch, *spatial, C_in) (channels_last) -> (batch, *new_spatial, filters)
 #include <cstdint>
-#include <optional>
 #include <initializer_list>
+#include <optional>
 #include <string>
 #include <type_traits>
 
 #include "kiln/core/fields.h"
 #include "kiln/layers/common.h"
+#include "kiln/layers/lora.h"
 #include "kiln/nn/activations.h"
 #include "kiln/nn/layer.h"
-#include "kiln/layers/lora.h"
 #include "kiln/nn/layer_class.h"
 
 namespace kiln {

@@ -13,9 +13,9 @@
 #include <vector>
 
 #include "kiln/core/fields.h"
+#include "kiln/layers/lora.h"
 #include "kiln/nn/activations.h"
 #include "kiln/nn/layer.h"
-#include "kiln/layers/lora.h"
 #include "kiln/nn/layer_class.h"
 
 namespace kiln::layers {

@@ -12,9 +12,9 @@
 #include <string>
 
 #include "kiln/core/fields.h"
+#include "kiln/layers/lora.h"
 #include "kiln/nn/activations.h"
 #include "kiln/nn/layer.h"
-#include "kiln/layers/lora.h"
 #include "kiln/nn/layer_class.h"
 
 namespace kiln::layers {
