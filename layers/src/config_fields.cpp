@@ -18,3 +18,14 @@ void read_value(const config_io::ConfigReader& r, const char* key, Size2& v) {
 }
 
 }  // namespace kiln::layers
+
+namespace kiln::quantizers {
+
+Config config_value(const QuantizationConfig& v) { return to_config(v); }
+
+void read_value(const config_io::ConfigReader& r, const char* key, QuantizationConfig& v) {
+  if (!r.has(key)) return;
+  if (auto c = config_from(r.raw()[key], std::string("layer config key '") + key + "'")) v = *c;
+}
+
+}  // namespace kiln::quantizers

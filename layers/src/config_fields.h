@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "kiln/core/fields.h"
+#include "kiln/nn/quantizers.h"
 #include "kiln/nn/layer_registry.h"
 #include "layer_utils.h"
 #include "nn/config_io.h"
@@ -39,6 +40,13 @@ inline Config config_value(Size2 v) { return detail::size2_json(v); }
 void read_value(const config_io::ConfigReader& r, const char* key, Size1& v);
 void read_value(const config_io::ConfigReader& r, const char* key, Size2& v);
 }  // namespace kiln::layers
+
+namespace kiln::quantizers {
+// Keras writes a quantized layer's quantization_config as a serialized
+// Int8QuantizationConfig. Found by argument-dependent lookup.
+Config config_value(const QuantizationConfig& v);
+void read_value(const config_io::ConfigReader& r, const char* key, QuantizationConfig& v);
+}  // namespace kiln::quantizers
 
 namespace kiln::layers::detail {
 

@@ -28,9 +28,16 @@ void DenseImpl::build(const Shape& s) {
   if (in < 0)
     throw ValueError("Layer '" + name() + "' (Dense): the last dimension of the inputs should be defined, but received input with shape " +
                      s.to_string());
-  kernel_ = add_weight("kernel", {in, units_},
-                       {.initializer = o_.kernel_initializer, .regularizer = o_.kernel_regularizer,
-                        .constraint = o_.kernel_constraint});
+  if (dtype_policy().quantization_mode() == "int8") {
+    // A quantized layer from a config: Keras's _int8_build, filled by the weights that follow.
+    kernel_ = add_weight("kernel", {in, units_}, {.initializer = "zeros", .trainable = false, .dtype = DType::int8});
+    kernel_scale_ = add_weight("kernel_scale", {units_}, {.initializer = "ones", .trainable = false});
+    if (!o_.quantization_config) o_.quantization_config = quantizers::QuantizationConfig{};
+  } else {
+    kernel_ = add_weight("kernel", {in, units_},
+                         {.initializer = o_.kernel_initializer, .regularizer = o_.kernel_regularizer,
+                          .constraint = o_.kernel_constraint});
+  }
   if (o_.use_bias)
     bias_ = add_weight("bias", {units_},
                        {.initializer = o_.bias_initializer, .regularizer = o_.bias_regularizer,
@@ -45,9 +52,10 @@ LoraLayer::LoraBase DenseImpl::lora_base() const {
 
 Tensor DenseImpl::call(const Tensor& input, bool) {
   Tensor x = cast_to_compute(input, compute_dtype());
-  const Tensor kernel = kernel_with_lora();
   Tensor y;
-  if (x.rank() == 2) {
+  if (kernel_scale_.defined()) {
+    y = int8_matmul(x);
+  } else if (const Tensor kernel = kernel_with_lora(); x.rank() == 2) {
     y = matmul(x, kernel);
   } else {
     // (b, ..., in) -> (b·..., in) · (in, units) -> (b, ..., units): one GEMM.

@@ -19,6 +19,7 @@ decltype(auto) dispatch_dtype(DType d, F&& f) {
     case DType::int32: return f(int32_t{});
     case DType::int64: return f(int64_t{});
     case DType::uint8: return f(uint8_t{});
+    case DType::int8: return f(int8_t{});
     case DType::bool_: return f(bool{});
     case DType::float16:
     case DType::bfloat16: break;

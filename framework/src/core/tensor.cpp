@@ -153,6 +153,7 @@ template Tensor::Tensor(const std::vector<bfloat16_t>&, const Shape&);
 template Tensor::Tensor(const std::vector<int32_t>&, const Shape&);
 template Tensor::Tensor(const std::vector<int64_t>&, const Shape&);
 template Tensor::Tensor(const std::vector<uint8_t>&, const Shape&);
+template Tensor::Tensor(const std::vector<int8_t>&, const Shape&);
 template Tensor::Tensor(const std::vector<bool>&, const Shape&);
 
 Tensor::Tensor(float v) : impl_(from_flat<float>({v}, Shape{}).impl_) {}
@@ -229,7 +230,7 @@ const T* Tensor::data() const {
   return const_cast<Tensor*>(this)->data<T>();
 }
 #define KILN_INST(T) template T* Tensor::data<T>(); template const T* Tensor::data<T>() const;
-KILN_INST(float) KILN_INST(double) KILN_INST(float16_t) KILN_INST(bfloat16_t) KILN_INST(int32_t) KILN_INST(int64_t) KILN_INST(uint8_t) KILN_INST(bool)
+KILN_INST(float) KILN_INST(double) KILN_INST(float16_t) KILN_INST(bfloat16_t) KILN_INST(int32_t) KILN_INST(int64_t) KILN_INST(uint8_t) KILN_INST(int8_t) KILN_INST(bool)
 #undef KILN_INST
 
 template <class T>
@@ -260,7 +261,7 @@ T Tensor::item() const {
   return out;
 }
 #define KILN_INST(T) template std::vector<T> Tensor::to_vector<T>() const; template T Tensor::item<T>() const;
-KILN_INST(float) KILN_INST(double) KILN_INST(float16_t) KILN_INST(bfloat16_t) KILN_INST(int32_t) KILN_INST(int64_t) KILN_INST(uint8_t) KILN_INST(bool)
+KILN_INST(float) KILN_INST(double) KILN_INST(float16_t) KILN_INST(bfloat16_t) KILN_INST(int32_t) KILN_INST(int64_t) KILN_INST(uint8_t) KILN_INST(int8_t) KILN_INST(bool)
 #undef KILN_INST
 
 }  // namespace kiln

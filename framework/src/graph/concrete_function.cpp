@@ -43,6 +43,7 @@ const char* tf_dtype(DType d) {
     case DType::int32: return "DT_INT32";
     case DType::int64: return "DT_INT64";
     case DType::uint8: return "DT_UINT8";
+    case DType::int8: return "DT_INT8";
     case DType::bool_: return "DT_BOOL";
   }
   return "DT_INVALID";

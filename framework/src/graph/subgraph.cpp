@@ -197,6 +197,7 @@ bool read_pred(const Tensor& pred) {
       case DType::int32: return *static_cast<const int32_t*>(p) != 0;
       case DType::int64: return *static_cast<const int64_t*>(p) != 0;
       case DType::uint8: return *static_cast<const uint8_t*>(p) != 0;
+      case DType::int8: return *static_cast<const int8_t*>(p) != 0;
     }
   }
   backend::RecordingPause unrecorded;

@@ -16,6 +16,7 @@ int tf_type(DType d) {
     case DType::float64: return 2;
     case DType::int32: return 3;
     case DType::uint8: return 4;
+    case DType::int8: return 6;
     case DType::int64: return 9;
     case DType::bool_: return 10;
   }

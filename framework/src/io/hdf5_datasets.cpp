@@ -150,6 +150,8 @@ Tensor H5Group::read(const std::string& rel) const {
   if (cls == H5T_FLOAT && fsize == 2) return read_as(h5::float16_type(), DType::float16);
   if (cls == H5T_FLOAT) return fsize == 8 ? read_as(H5T_NATIVE_DOUBLE, DType::float64) : read_as(H5T_NATIVE_FLOAT, DType::float32);
   if (h5::is_keras_bfloat16(d.get(), type.get(), file_->bytes, w)) return read_as(type.get(), DType::bfloat16);
+  // Quantized kernels stay int8 in memory; other integers widen to int64.
+  if (cls == H5T_INTEGER && fsize == 1 && H5Tget_sign(type.get()) == H5T_SGN_2) return read_as(H5T_NATIVE_INT8, DType::int8);
   if (cls == H5T_INTEGER) return read_as(H5T_NATIVE_INT64, DType::int64);
   fail(w, "unsupported dataset type (HDF5 class " + std::to_string(static_cast<int>(cls)) +
               "); expected float, integer or Keras's bfloat16 data");
@@ -232,6 +234,7 @@ void H5Group::write(const std::string& rel, const Tensor& value) {
     case DType::int32: file_type = H5T_STD_I32LE; mem_type = H5T_NATIVE_INT32; break;
     case DType::int64: file_type = H5T_STD_I64LE; mem_type = H5T_NATIVE_INT64; break;
     case DType::uint8: file_type = H5T_STD_U8LE; mem_type = H5T_NATIVE_UINT8; break;
+    case DType::int8: file_type = H5T_STD_I8LE; mem_type = H5T_NATIVE_INT8; break;
     case DType::bool_: file_type = H5T_STD_U8LE; mem_type = H5T_NATIVE_UINT8; break;
     case DType::float16: file_type = mem_type = h5::float16_type(); break;
     case DType::bfloat16: bf16 = H5Id(H5Tcreate(H5T_OPAQUE, 2)); file_type = mem_type = bf16.get(); break;
@@ -251,6 +254,7 @@ void H5Group::write(const std::string& rel, const Tensor& value) {
     case DType::float64: { auto v = t.to_vector<double>(); if (!v.empty()) rc = H5Dwrite(d.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()); break; }
     case DType::int32: { auto v = t.to_vector<int32_t>(); if (!v.empty()) rc = H5Dwrite(d.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()); break; }
     case DType::int64: { auto v = t.to_vector<int64_t>(); if (!v.empty()) rc = H5Dwrite(d.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()); break; }
+    case DType::int8: { auto v = t.to_vector<int8_t>(); if (!v.empty()) rc = H5Dwrite(d.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()); break; }
     default: { auto v = t.to_vector<uint8_t>(); if (!v.empty()) rc = H5Dwrite(d.get(), mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, v.data()); break; }
   }
   if (rc < 0) fail(w, "cannot write the dataset");

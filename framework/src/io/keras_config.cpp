@@ -30,6 +30,12 @@ Config shape_json(const Shape& s) {
 }
 
 Config dtype_policy(const Config& name) {
+  const DTypePolicy p(name.get<std::string>());
+  if (!p.quantization_mode().empty())
+    return {{"module", "keras.dtype_policies"},
+            {"class_name", "QuantizedDTypePolicy"},
+            {"config", {{"mode", p.quantization_mode()}, {"source_name", p.source_name()}}},
+            {"registered_name", nullptr}};
   return {{"module", "keras"},
           {"class_name", "DTypePolicy"},
           {"config", {{"name", name}}},

@@ -262,6 +262,18 @@ DTypePolicy ConfigReader::dtype_policy() const {
       fail("dtype", "a DTypePolicy (Kiln reads no " + cls + " yet)");
     return policy_named(v["config"]["name"].get<std::string>());
   }
+  if (v.is_object() && v.value("class_name", "") == "QuantizedDTypePolicy" && v.contains("config") &&
+      v["config"].is_object() && v["config"].value("mode", Config()).is_string()) {
+    const Config& c = v["config"];
+    const std::string source = c.contains("source_name") && c["source_name"].is_string()
+                                   ? c["source_name"].get<std::string>()
+                                   : DTypePolicy().name();
+    try {
+      return DTypePolicy::quantized(c["mode"].get<std::string>(), source);
+    } catch (const ValueError& e) {
+      fail("dtype", std::string("a valid QuantizedDTypePolicy (") + e.what() + ")");
+    }
+  }
   fail("dtype", "a dtype name or a DTypePolicy object");
 }
 

@@ -22,6 +22,10 @@ DTypePolicy::DTypePolicy() {
 }
 
 DTypePolicy::DTypePolicy(const std::string& name) : name_(name) {
+  if (const auto from = name.find("_from_"); from != std::string::npos) {
+    *this = quantized(name.substr(0, from), name.substr(from + 6));
+    return;
+  }
   if (name == "mixed_float16") {
     compute_ = DType::float16;
   } else if (name == "mixed_bfloat16") {
@@ -42,6 +46,22 @@ DTypePolicy::DTypePolicy(const std::string& name) : name_(name) {
 }
 
 DTypePolicy::DTypePolicy(DType dtype) : name_(dtype_name(dtype)), compute_(dtype), variable_(dtype) {}
+
+DTypePolicy DTypePolicy::quantized(const std::string& mode, const std::string& source) {
+  if (mode != "int8" && mode != "int4")
+    throw ValueError("Invalid quantization mode. Expected one of ('int8', 'int4'). Received: mode=" + mode);
+  DTypePolicy p(source);
+  if (!p.mode_.empty()) throw ValueError("A quantized DTypePolicy's source must not be quantized itself. Received: " + source);
+  if (mode == "int8" && p.compute_ == DType::float16)
+    throw ValueError("Quantization mode='" + mode + "' doesn't work well with compute_dtype='float16'.");
+  p.name_ = mode + "_from_" + p.name_;
+  p.mode_ = mode;
+  return p;
+}
+
+std::string DTypePolicy::source_name() const {
+  return mode_.empty() ? name_ : name_.substr(mode_.size() + 6);
+}
 
 namespace mixed_precision {
 void set_global_policy(const DTypePolicy& policy) {

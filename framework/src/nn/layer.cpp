@@ -177,6 +177,17 @@ void Layer::track_layer(std::shared_ptr<Layer> layer) {
   sublayers_.push_back(std::move(layer));
 }
 
+void Layer::remove_weight(const Variable& v) {
+  for (std::size_t i = 0; i < variables_.size(); ++i)
+    if (variables_[i].same_as(v)) {
+      variables_.erase(variables_.begin() + static_cast<std::ptrdiff_t>(i));
+      var_trainable_.erase(var_trainable_.begin() + static_cast<std::ptrdiff_t>(i));
+      var_regularizers_.erase(var_regularizers_.begin() + static_cast<std::ptrdiff_t>(i));
+      return;
+    }
+  throw ValueError("Layer '" + name() + "': cannot remove weight '" + v.name() + "', which the layer does not own");
+}
+
 void Layer::track_variable(const Variable& v) {
   for (const auto& own : variables_)
     if (own.same_as(v)) return;

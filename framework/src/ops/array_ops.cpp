@@ -279,6 +279,7 @@ std::pair<double, double> representable_range(DType d) {
     case DType::int64:
       return {static_cast<double>(std::numeric_limits<int64_t>::min()), static_cast<double>(std::numeric_limits<int64_t>::max())};
     case DType::uint8: return {0.0, 255.0};
+    case DType::int8: return {-128.0, 127.0};
     case DType::bool_: return {0.0, 1.0};
     case DType::float16: return {-65504.0, 65504.0};
     case DType::bfloat16: return {-3.3895313892515355e38, 3.3895313892515355e38};

@@ -105,6 +105,7 @@ void bitwise_loop(BitwiseKind kind, const Tensor& x, const Tensor& y, Tensor& ou
   };
   switch (out.dtype()) {
     case DType::uint8: return run(uint8_t{});
+    case DType::int8: return run(int8_t{});
     case DType::int32: return run(int32_t{});
     case DType::int64: return run(int64_t{});
     default: throw TypeError(std::string("bitwise: no integer loop for ") + dtype_name(out.dtype()));

@@ -10,7 +10,8 @@ namespace {
 int keras_promotion_rank(DType d) {
   switch (d) {
     case DType::bool_: return 0;
-    case DType::uint8: return 1;
+    case DType::uint8:
+    case DType::int8: return 1;
     case DType::int32: return 2;
     case DType::int64: return 3;
     case DType::float16:
@@ -28,6 +29,8 @@ Tensor cast_if_needed(const Tensor& x, DType d) { return x.dtype() == d ? x : ca
 DType keras_result_type(DType a, DType b) {
   // float16 and bfloat16 are siblings in the lattice: their join is float32.
   if (is_half_float(a) && is_half_float(b) && a != b) return DType::float32;
+  // So are uint8 and int8; JAX joins them in int16, which Kiln has not, so int32.
+  if (a != b && (a == DType::uint8 || a == DType::int8) && (b == DType::uint8 || b == DType::int8)) return DType::int32;
   return keras_promotion_rank(a) >= keras_promotion_rank(b) ? a : b;
 }
 

@@ -46,7 +46,8 @@ Tensor matmul(const Tensor& a, const Tensor& b, bool ta, bool tb) {
   Shape out_shape = batch;
   out_shape.push_back(M);
   out_shape.push_back(N);
-  Tensor y = Tensor::empty(out_shape, a.dtype(), a.device());
+  // int8 products accumulate in int32, as keras.ops.matmul gives them (JAX's preferred_element_type).
+  Tensor y = Tensor::empty(out_shape, a.dtype() == DType::int8 ? DType::int32 : a.dtype(), a.device());
   if (!ta && b.rank() == 2 && a.rank() > 2) {
     // (…, M, K) · (K, N): one GEMM over all rows.
     Tensor a3 = alias_with_shape(a, Shape{1, B * M, K});

@@ -39,6 +39,7 @@ Tensor segment_identity(SegmentKind k, const Tensor& data) {
     case DType::int32: v = segment_limit<int32_t>(highest); break;
     case DType::int64: v = segment_limit<int64_t>(highest); break;
     case DType::uint8: return scalar_like(highest ? 255.0 : 0.0, data);
+    case DType::int8: return scalar_like(highest ? 127.0 : -128.0, data);
     default: return scalar_like(highest ? inf : -inf, data);
   }
   return v.to(data.device());

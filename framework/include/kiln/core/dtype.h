@@ -1,7 +1,8 @@
 #pragma once
 // Element types. float32 is the default; float64 exists for tight gradient
 // checks; float16/bfloat16 store values in half the memory (ops compute them in
-// float32 and round once); int32/int64/uint8/bool are for labels, indices and masks.
+// float32 and round once); int32/int64/uint8/bool are for labels, indices and masks;
+// int8 holds quantized weights.
 #include <cstddef>
 #include <cstdint>
 #include <iosfwd>
@@ -11,14 +12,16 @@ namespace kiln {
 
 /// Element types (Keras's dtype strings). float32 is the default; float64 exists for
 /// tight gradient checks; float16 and bfloat16 are the 16-bit float types of
-/// mixed precision; int32/int64/uint8/bool are for labels, indices and masks.
-enum class DType : uint8_t { float32, float64, int32, int64, uint8, bool_, float16, bfloat16 };
+/// mixed precision; int32/int64/uint8/bool are for labels, indices and masks; int8 holds
+/// quantized weights (Keras's `quantize("int8")`).
+enum class DType : uint8_t { float32, float64, int32, int64, uint8, bool_, float16, bfloat16, int8 };
 
 inline constexpr DType float32 = DType::float32;  ///< Shorthand for DType::float32.
 inline constexpr DType float64 = DType::float64;  ///< Shorthand for DType::float64.
 inline constexpr DType int32 = DType::int32;  ///< Shorthand for DType::int32.
 inline constexpr DType int64 = DType::int64;  ///< Shorthand for DType::int64.
 inline constexpr DType uint8 = DType::uint8;  ///< Shorthand for DType::uint8.
+inline constexpr DType int8 = DType::int8;  ///< Shorthand for DType::int8.
 inline constexpr DType bool_ = DType::bool_;  ///< Shorthand for DType::bool_.
 inline constexpr DType float16 = DType::float16;  ///< Shorthand for DType::float16.
 inline constexpr DType bfloat16 = DType::bfloat16;  ///< Shorthand for DType::bfloat16.
@@ -36,14 +39,16 @@ inline bool is_floating(DType d) {
 }
 /// Whether d is float16 or bfloat16, which ops compute in float32.
 inline bool is_half_float(DType d) { return d == DType::float16 || d == DType::bfloat16; }
-/// Whether d is int32, int64 or uint8.
-inline bool is_integer(DType d) { return d == DType::int32 || d == DType::int64 || d == DType::uint8; }
+/// Whether d is int8, int32, int64 or uint8.
+inline bool is_integer(DType d) {
+  return d == DType::int32 || d == DType::int64 || d == DType::uint8 || d == DType::int8;
+}
 
 struct float16_t;   // kiln/core/half.h
 struct bfloat16_t;  // kiln/core/half.h
 
 /// Maps a C++ element type to its DType: dtype_of<float>::value is float32; float,
-/// double, float16_t, bfloat16_t, int32_t, int64_t, uint8_t and bool are mapped.
+/// double, float16_t, bfloat16_t, int8_t, int32_t, int64_t, uint8_t and bool are mapped.
 template <class T> struct dtype_of;
 /// @cond
 template <> struct dtype_of<float> { static constexpr DType value = DType::float32; };
@@ -51,6 +56,7 @@ template <> struct dtype_of<double> { static constexpr DType value = DType::floa
 template <> struct dtype_of<int32_t> { static constexpr DType value = DType::int32; };
 template <> struct dtype_of<int64_t> { static constexpr DType value = DType::int64; };
 template <> struct dtype_of<uint8_t> { static constexpr DType value = DType::uint8; };
+template <> struct dtype_of<int8_t> { static constexpr DType value = DType::int8; };
 template <> struct dtype_of<bool> { static constexpr DType value = DType::bool_; };
 template <> struct dtype_of<float16_t> { static constexpr DType value = DType::float16; };
 template <> struct dtype_of<bfloat16_t> { static constexpr DType value = DType::bfloat16; };

@@ -19,7 +19,8 @@ class DTypePolicy {
   /// The global policy at the time of construction, as Keras's DTypePolicy(None)
   /// and a layer's dtype=None are.
   DTypePolicy();
-  /// "mixed_float16", "mixed_bfloat16" or a dtype name ("float32", "float64", ...);
+  /// "mixed_float16", "mixed_bfloat16" or a dtype name ("float32", "float64", ...),
+  /// or a quantized layer's "int8_from_float32" (mode "_from_" source policy);
   /// any other name is a ValueError with Keras's text.
   DTypePolicy(const std::string& name);
   /// A policy by name.
@@ -35,11 +36,20 @@ class DTypePolicy {
   DType variable_dtype() const { return variable_; }
   /// Whether computations and variables differ in dtype (the mixed policies).
   bool is_mixed() const { return compute_ != variable_; }
+  /// A quantized layer's policy (Keras's QuantizedDTypePolicy): `mode` ("int8" or
+  /// "int4") over the policy named `source` ("float32", "mixed_bfloat16", ...).
+  static DTypePolicy quantized(const std::string& mode, const std::string& source);
+  /// "int8" or "int4" for a quantized layer's policy; empty otherwise.
+  const std::string& quantization_mode() const { return mode_; }
+  /// The policy a quantized one computes under ("float32" in "int8_from_float32");
+  /// the policy's own name otherwise.
+  std::string source_name() const;
   /// Same name.
   bool operator==(const DTypePolicy& o) const { return name_ == o.name_; }
 
  private:
   std::string name_;
+  std::string mode_;
   DType compute_ = DType::float32;
   DType variable_ = DType::float32;
 };

@@ -264,6 +264,8 @@ class Layer : public std::enable_shared_from_this<Layer> {
 
   /// Creates and registers a weight named `name` (path "<layer>/<name>").
   Variable add_weight(const std::string& name, const Shape& shape, WeightOptions options = {});
+  /// Drops one of the layer's own weights (quantize replaces the float kernel).
+  void remove_weight(const Variable& weight);
   /// Registers a sublayer so its variables and losses are collected.
   template <class T>
   std::shared_ptr<T> track(std::shared_ptr<T> layer) {

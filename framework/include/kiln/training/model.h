@@ -17,6 +17,7 @@
 #include "kiln/training/callback.h"
 #include "kiln/data/data.h"
 #include "kiln/nn/layer.h"
+#include "kiln/nn/quantizers.h"
 #include "kiln/training/logs.h"
 #include "kiln/training/loss.h"
 #include "kiln/training/metric.h"
@@ -162,6 +163,14 @@ class Model : public Layer {
   Tensor predict(const Dataset& dataset, PredictOptions options = {});
   /// All outputs, in output order.
   std::vector<Tensor> predict_outputs(const Data& x, PredictOptions options = {});
+  /// Keras's model.quantize: every layer that can be quantized (Dense) and whose name
+  /// matches one of `filters` (regular expressions searched in the name; none: all)
+  /// converts its weights to `mode` ("int8"). The model must be built.
+  void quantize(const std::string& mode, const std::optional<quantizers::QuantizationConfig>& config = std::nullopt,
+                const std::vector<std::string>& filters = {});
+  /// The same, quantizing the layers for which `filter` returns true.
+  void quantize(const std::string& mode, const std::optional<quantizers::QuantizationConfig>& config,
+                const std::function<bool(const Layer&)>& filter);
   /// One training step on one batch; returns the logs (Keras's train_on_batch()).
   Logs train_on_batch(const Data& x, const Data& y = {}, const Tensor& sample_weight = Tensor());
   /// Evaluates one batch; returns the logs (Keras's test_on_batch()).

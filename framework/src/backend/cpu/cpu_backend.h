@@ -91,6 +91,8 @@ const T* host_ptr(const Tensor& t) {
 }
 
 /// C = op(A)·op(B) for row-major float/double through BLAS.
+/// int8 × int8 → int32 (C = op(A) · op(B), row-major, no accumulation into C).
+void int8_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const int8_t* a, const int8_t* b, int32_t* c);
 void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, const float* b, float* c, float beta);
 void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const double* a, const double* b, double* c, double beta);
 /// The same on the calling thread alone, for kernels that split their own work over the pool.

@@ -179,6 +179,13 @@ void CpuBackend::matmul(const Tensor& a, const Tensor& b, Tensor& out, bool ta, 
   const int64_t K = ta ? ad[1] : ad[2];
   const int64_t a_step = ad[0] == 1 ? 0 : ad[1] * ad[2];
   const int64_t b_step = bd[0] == 1 ? 0 : bd[1] * bd[2];
+  if (a.dtype() == DType::int8) {
+    const auto* ap = static_cast<const int8_t*>(a.raw_data());
+    const auto* bp = static_cast<const int8_t*>(b.raw_data());
+    auto* op = static_cast<int32_t*>(out.raw_data());
+    for (int64_t i = 0; i < B; ++i) int8_gemm(ta, tb, M, N, K, ap + i * a_step, bp + i * b_step, op + i * M * N);
+    return;
+  }
   dispatch_dtype(a.dtype(), [&](auto tag) {
     using T = decltype(tag);
     const T* ap = static_cast<const T*>(a.raw_data());

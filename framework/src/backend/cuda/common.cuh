@@ -35,7 +35,7 @@ void dispatch_all(DT dt, F&& f) {
     case DT::i64: f(int64_t{}); break;
     case DT::u8: f(uint8_t{}); break;
     case DT::b8: f(bool{}); break;
-    case DT::f16: case DT::bf16: break;  // refused on the host (to_dt)
+    case DT::f16: case DT::bf16: case DT::i8: break;  // refused on the host (to_dt)
   }
 }
 /// Calls f(T{}) for the storage type of dt, the 16-bit floats included:
@@ -44,12 +44,14 @@ template <class F>
 void dispatch_storage(DT dt, F&& f) {
   if (dt == DT::f16) f(__half{});
   else if (dt == DT::bf16) f(__nv_bfloat16{});
+  else if (dt == DT::i8) f(int8_t{});
   else dispatch_all(dt, f);
 }
 /// Calls f(T{}) for an unsigned type of dt's size: for copies, which move bits.
 template <class F>
 void dispatch_bits(DT dt, F&& f) {
   if (dt == DT::f16 || dt == DT::bf16) f(uint16_t{});
+  else if (dt == DT::i8) f(uint8_t{});
   else dispatch_all(dt, f);
 }
 template <class F>
@@ -66,7 +68,7 @@ void dispatch_numeric(DT dt, F&& f) {
     case DT::i32: f(int32_t{}); break;
     case DT::i64: f(int64_t{}); break;
     case DT::u8: f(uint8_t{}); break;
-    case DT::b8: case DT::f16: case DT::bf16: break;
+    case DT::b8: case DT::f16: case DT::bf16: case DT::i8: break;
   }
 }
 
@@ -95,6 +97,7 @@ __device__ __forceinline__ int64_t load_index(DT dt, const void* idx, int64_t j)
     case DT::i32: return static_cast<const int32_t*>(idx)[j];
     case DT::i64: return static_cast<const int64_t*>(idx)[j];
     case DT::u8: return static_cast<const uint8_t*>(idx)[j];
+    case DT::i8: return static_cast<const int8_t*>(idx)[j];
     default: return -1;
   }
 }

@@ -25,6 +25,7 @@ static_assert(static_cast<int>(k::DT::b8) == static_cast<int>(DType::bool_));
 static_assert(static_cast<int>(k::DT::u8) == static_cast<int>(DType::uint8));
 static_assert(static_cast<int>(k::DT::f16) == static_cast<int>(DType::float16));
 static_assert(static_cast<int>(k::DT::bf16) == static_cast<int>(DType::bfloat16));
+static_assert(static_cast<int>(k::DT::i8) == static_cast<int>(DType::int8));
 static_assert(static_cast<int>(k::Un::logical_not) == static_cast<int>(UnaryOp::logical_not));
 static_assert(static_cast<int>(k::Un::sigmoid) == static_cast<int>(UnaryOp::sigmoid));
 static_assert(static_cast<int>(k::Bin::relu_grad) == static_cast<int>(BinaryOp::relu_grad));

@@ -77,6 +77,8 @@ inline k::DT to_dt(DType d) {
   if (is_half_float(d))
     throw TypeError("internal: a CUDA kernel received a " + dtype_name(d) +
                     " tensor; the op should compute it in float32");
+  if (d == DType::int8)
+    throw TypeError("int8 tensors are stored but not computed on the GPU yet: quantized layers run on the CPU");
   return to_storage_dt(d);
 }
 

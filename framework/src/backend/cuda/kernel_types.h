@@ -9,7 +9,7 @@ namespace kiln::cuda::k {
 
 /// Same order as kiln::DType. Only fill, cast and copies take f16 and bf16:
 /// the ops compute 16-bit floats in float32, so no arithmetic kernel sees them.
-enum class DT : int { f32, f64, i32, i64, u8, b8, f16, bf16 };
+enum class DT : int { f32, f64, i32, i64, u8, b8, f16, bf16, i8 };
 /// Same order as backend::UnaryOp.
 enum class Un : int {
   neg, abs, sign, exp, log, log1p, expm1, sqrt, rsqrt, square, sin, cos, tanh, erf,

@@ -10,6 +10,7 @@ int onnx_dtype(DType dtype) {
   switch (dtype) {
     case DType::float32: return 1;
     case DType::uint8: return 2;
+    case DType::int8: return 3;
     case DType::int32: return 6;
     case DType::int64: return 7;
     case DType::bool_: return 9;

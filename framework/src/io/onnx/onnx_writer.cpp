@@ -130,6 +130,7 @@ std::string GraphWriter::scalar(double v, DType dtype) {
     case DType::int32: put(static_cast<int32_t>(v)); break;
     case DType::int64: put(static_cast<int64_t>(v)); break;
     case DType::uint8: put(static_cast<uint8_t>(v)); break;
+    case DType::int8: put(static_cast<int8_t>(v)); break;
     case DType::bool_: put(static_cast<uint8_t>(v != 0)); break;
   }
   int& n = counts_["const_scalar"];

@@ -16,6 +16,7 @@
 #include "kiln/nn/activations.h"
 #include "kiln/nn/layer.h"
 #include "kiln/nn/layer_class.h"
+#include "kiln/nn/quantizers.h"
 
 namespace kiln::layers {
 
@@ -32,9 +33,12 @@ struct DenseOptions {
   constraints::ConstraintPtr bias_constraint = nullptr;  ///< Constraint on the bias (none by default).
   std::optional<int> lora_rank;  ///< Enables LoRA of this rank when the layer is built (kiln/layers/lora.h).
   std::optional<double> lora_alpha;  ///< LoRA's scale numerator; Keras's Dense resets it to the rank at build.
+  /// A quantized layer's config (set by quantize(), read from Keras's files).
+  std::optional<quantizers::QuantizationConfig> quantization_config;
   KILN_LAYER_BASE_OPTIONS
   KILN_FIELDS(DenseOptions, activation, use_bias, kernel_initializer, bias_initializer, kernel_regularizer,
-              bias_regularizer, activity_regularizer, kernel_constraint, bias_constraint, lora_rank, lora_alpha)
+              bias_regularizer, activity_regularizer, kernel_constraint, bias_constraint, quantization_config, lora_rank,
+              lora_alpha)
 };
 
 /// Densely connected layer, output = activation(x · kernel + bias) (Keras's `Dense`):
@@ -42,7 +46,7 @@ struct DenseOptions {
 /// rank > 2 are contracted over their last axis. Defaults: no activation, a bias,
 /// glorot_uniform kernel. Users create it through the handle `kiln::layers::Dense(units, {...})`,
 /// e.g. `Dense(64, {.activation = "relu"})`.
-class DenseImpl : public LoraLayer {
+class DenseImpl : public LoraLayer, public quantizers::Quantizable {
  public:
   using Options = DenseOptions;  ///< The options struct the constructor takes.
   /// `units` is the output width.
@@ -63,12 +67,23 @@ class DenseImpl : public LoraLayer {
   Variable kernel() const { return kernel_; }
   /// (units,); undefined before build or without use_bias.
   Variable bias() const { return bias_; }
+  /// Keras's quantize("int8"): the kernel becomes int8 with one float scale per unit
+  /// (kernel ≈ int8 / kernel_scale), and calls quantize their inputs per row unless the
+  /// config's activation_quantizer is none. The layer's policy becomes "int8_from_<policy>".
+  void quantize(const std::string& mode,
+                const std::optional<quantizers::QuantizationConfig>& config = std::nullopt) override;
+  /// (units,) after quantize("int8"); undefined otherwise.
+  Variable kernel_scale() const { return kernel_scale_; }
+  /// Keras's order for a quantized layer: kernel, bias, kernel_scale.
+  std::vector<StoredVariable> stored_variables() const override;
 
  protected:
   void build(const Shape& input_shape) override;
   Tensor call(const Tensor& x, bool training) override;
   /// The kernel that LoRA adapts, with its regularizer and constraint.
   LoraBase lora_base() const override;
+  /// The int8 call: quantized inputs (or float ones), int32 products, float output.
+  Tensor int8_matmul(const Tensor& x) const;
   using Layer::build;
   using Layer::call;
 
@@ -76,7 +91,7 @@ class DenseImpl : public LoraLayer {
   int64_t units_;
   DenseOptions o_;
   activations::Activation activation_;
-  Variable kernel_, bias_;
+  Variable kernel_, bias_, kernel_scale_;
 };
 
 KILN_LAYER_HANDLE(Dense);

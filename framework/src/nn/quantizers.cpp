@@ -1,0 +1,79 @@
+// Keras's abs-max quantizer and int8 quantization config.
+#include "kiln/nn/quantizers.h"
+
+#include <nlohmann/json.hpp>
+
+#include "kiln/core/error.h"
+#include "kiln/ops/array_ops.h"
+#include "kiln/ops/math_ops.h"
+#include "kiln/ops/reduce_ops.h"
+
+namespace kiln::quantizers {
+
+std::pair<Tensor, Tensor> abs_max_quantize(const Tensor& x, int64_t axis, const AbsMaxQuantizer& q) {
+  if (!is_floating(x.dtype()))
+    throw TypeError("abs_max_quantize: expected a float tensor, but received " + dtype_name(x.dtype()) + " with shape " +
+                    x.shape().to_string());
+  const Tensor scale = static_cast<double>(q.value_max) / (max(abs(x), {static_cast<int>(axis)}, true) + q.epsilon);
+  const Tensor quantized = clip(round(x * scale), q.value_min, q.value_max);
+  return {cast(quantized, q.output_dtype), scale};
+}
+
+namespace {
+
+Config quantizer_config(const AbsMaxQuantizer& q) {
+  return {{"module", "keras.quantizers"},
+          {"class_name", "AbsMaxQuantizer"},
+          {"config",
+           {{"value_range", Config::array({q.value_min, q.value_max})},
+            {"epsilon", q.epsilon},
+            {"output_dtype", dtype_name(q.output_dtype)}}},
+          {"registered_name", nullptr}};
+}
+
+std::optional<AbsMaxQuantizer> quantizer_from(const Config& c, const std::string& who) {
+  if (c.is_null()) return std::nullopt;
+  if (!c.is_object() || c.value("class_name", "") != "AbsMaxQuantizer" || !c.contains("config"))
+    throw ValueError(who + ": expected an AbsMaxQuantizer in quantization_config, but received " + c.dump());
+  const Config& k = c["config"];
+  AbsMaxQuantizer q;
+  if (k.contains("value_range")) {
+    const Config& r = k["value_range"];
+    if (!r.is_array() || r.size() != 2 || !r[0].is_number_integer() || !r[1].is_number_integer())
+      throw ValueError(who + ": AbsMaxQuantizer's value_range must be two integers, but received " + r.dump());
+    q.value_min = r[0].get<int>();
+    q.value_max = r[1].get<int>();
+  }
+  if (k.contains("epsilon") && k["epsilon"].is_number()) q.epsilon = k["epsilon"].get<double>();
+  if (k.contains("output_dtype") && k["output_dtype"].is_string()) q.output_dtype = dtype_from_name(k["output_dtype"]);
+  if (q.output_dtype != DType::int8 || q.value_min < -128 || q.value_max > 127 || q.value_min >= q.value_max)
+    throw ValueError(who + ": Quantizer with output_dtype='int8' requires value_range to be within the interval "
+                           "[-128, 127]; received value_range=[" + std::to_string(q.value_min) + ", " +
+                     std::to_string(q.value_max) + "], output_dtype=" + dtype_name(q.output_dtype));
+  return q;
+}
+
+}  // namespace
+
+Config to_config(const QuantizationConfig& c) {
+  return {{"module", "keras.quantizers"},
+          {"class_name", "Int8QuantizationConfig"},
+          {"config",
+           {{"weight_quantizer", c.weight_quantizer ? quantizer_config(*c.weight_quantizer) : Config()},
+            {"activation_quantizer", c.activation_quantizer ? quantizer_config(*c.activation_quantizer) : Config()}}},
+          {"registered_name", nullptr}};
+}
+
+std::optional<QuantizationConfig> config_from(const Config& c, const std::string& who) {
+  if (c.is_null()) return std::nullopt;
+  if (!c.is_object() || c.value("class_name", "") != "Int8QuantizationConfig" || !c.contains("config") ||
+      !c["config"].is_object())
+    throw ValueError(who + ": expected an Int8QuantizationConfig (Kiln quantizes to int8), but received " + c.dump());
+  const Config& k = c["config"];
+  QuantizationConfig q;
+  q.weight_quantizer = quantizer_from(k.value("weight_quantizer", Config()), who);
+  q.activation_quantizer = quantizer_from(k.value("activation_quantizer", Config()), who);
+  return q;
+}
+
+}  // namespace kiln::quantizers
