@@ -28,6 +28,15 @@ Tensor EmbeddingImpl::compute_mask(const Tensor& x, const Tensor&) {
 }
 
 void EmbeddingImpl::build(const Shape&) {
+  if (dtype_policy().quantization_mode() == "int8") {
+    // A quantized layer from a config: Keras's _int8_build, filled by the weights that follow.
+    embeddings_ = add_weight("embeddings", {input_dim_, output_dim_},
+                             {.initializer = "zeros", .trainable = false, .dtype = DType::int8});
+    embeddings_scale_ = add_weight("embeddings_scale", {input_dim_}, {.initializer = "ones", .trainable = false});
+    if (!o_.quantization_config) o_.quantization_config = quantizers::QuantizationConfig{};
+    build_lora(false);
+    return;
+  }
   embeddings_ = add_weight("embeddings", {input_dim_, output_dim_},
                            {.initializer = o_.embeddings_initializer, .regularizer = o_.embeddings_regularizer,
                             .constraint = o_.embeddings_constraint});
@@ -50,6 +59,7 @@ Tensor EmbeddingImpl::call(const Tensor& x, bool) {
                        ", which is out of range for input_dim=" + std::to_string(input_dim_) +
                        " (indices must be in [0, " + std::to_string(input_dim_) + "))");
   }
+  if (embeddings_scale_.defined()) return int8_lookup(idx);
   return gather(kernel_with_lora(), idx, 0);
 }
 

@@ -111,7 +111,7 @@ Tensor SnapshotReader::tensor() {
   const bool by_reference = (code & snapshot_format::kByReference) != 0;
   const auto dt = static_cast<DType>((code & ~snapshot_format::kByReference) - 1);
   if (dt != DType::float32 && dt != DType::float64 && dt != DType::int64 && dt != DType::float16 &&
-      dt != DType::bfloat16)
+      dt != DType::bfloat16 && dt != DType::int8)
     bad("a dataset of an unexpected dtype");
   const Shape shape(dims());
   uint64_t expected = dtype_size(dt);

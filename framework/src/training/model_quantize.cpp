@@ -1,4 +1,5 @@
 // Model::quantize: Keras's model.quantize over every quantizable layer.
+#include <iostream>
 #include <regex>
 #include <set>
 
@@ -54,6 +55,11 @@ void Model::quantize(const std::string& mode, const std::optional<quantizers::Qu
     auto* q = dynamic_cast<quantizers::Quantizable*>(l.get());
     // Keras quantizes leaf layers only: a wrapper's own sublayers are visited themselves.
     if (!q || !l->sublayers().empty() || (filter && !filter(*l))) continue;
+    if (!q->supports_quantization()) {
+      std::cerr << "WARNING: Layer " << l->class_name() << " does not have a `quantize()` method implemented; '"
+                << l->name() << "' stays as it is\n";
+      continue;
+    }
     q->quantize(mode, config);
     changed = true;
   }

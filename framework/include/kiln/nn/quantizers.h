@@ -49,6 +49,9 @@ class Quantizable {
   virtual ~Quantizable() = default;
   /// Converts the built layer's kernel to `mode` ("int8") as Keras's layer.quantize does.
   virtual void quantize(const std::string& mode, const std::optional<QuantizationConfig>& config = std::nullopt) = 0;
+  /// False for a subclass that inherits quantize() but whose own weights it would not
+  /// cover (Keras's type check): Model::quantize passes it over with a warning.
+  virtual bool supports_quantization() const { return true; }
 };
 
 }  // namespace kiln::quantizers

@@ -13,6 +13,7 @@
 #include "kiln/layers/lora.h"
 #include "kiln/nn/layer.h"
 #include "kiln/nn/layer_class.h"
+#include "kiln/nn/quantizers.h"
 
 namespace kiln::layers {
 
@@ -25,16 +26,18 @@ struct EmbeddingOptions {
   bool mask_zero = false;  ///< The output carries the mask x != 0 (index 0 is padding).
   std::optional<int> lora_rank;  ///< Enables LoRA of this rank when the layer is built (kiln/layers/lora.h).
   std::optional<double> lora_alpha;  ///< LoRA's scale numerator; Keras's Embedding resets it to the rank at build.
+  /// A quantized layer's config (set by quantize(), read from Keras's files).
+  std::optional<quantizers::QuantizationConfig> quantization_config;
   KILN_LAYER_BASE_OPTIONS
   KILN_FIELDS(EmbeddingOptions, embeddings_initializer, embeddings_regularizer, activity_regularizer,
-              embeddings_constraint, mask_zero, lora_rank, lora_alpha)
+              embeddings_constraint, mask_zero, quantization_config, lora_rank, lora_alpha)
 };
 
 /// Maps integer indices to dense vectors (Keras's `Embedding`): x (batch, ...) of indices in
 /// [0, input_dim) -> (batch, ..., output_dim), rows of the embeddings table (input_dim,
 /// output_dim). Defaults: "uniform" initializer, no mask. Users create it through the handle
 /// `kiln::layers::Embedding(input_dim, output_dim, {...})`.
-class EmbeddingImpl : public LoraLayer {
+class EmbeddingImpl : public LoraLayer, public quantizers::Quantizable {
  public:
   /// `input_dim` is the vocabulary size, `output_dim` the vector width.
   EmbeddingImpl(int64_t input_dim, int64_t output_dim, EmbeddingOptions options = {});
@@ -52,12 +55,24 @@ class EmbeddingImpl : public LoraLayer {
   Variable embeddings() const { return embeddings_; }  ///< The table (input_dim, output_dim); undefined before build.
   /// x != 0 with mask_zero, else none (Keras 3's Embedding.compute_mask).
   Tensor compute_mask(const Tensor& x, const Tensor& previous_mask) override;
+  /// Keras's quantize("int8"): the table becomes int8 with one float scale per row
+  /// (row ≈ int8 / embeddings_scale). The policy becomes "int8_from_<policy>".
+  void quantize(const std::string& mode,
+                const std::optional<quantizers::QuantizationConfig>& config = std::nullopt) override;
+  /// Only Embedding itself: a subclass's other weights would stay float (Keras's type check).
+  bool supports_quantization() const override { return class_name() == "Embedding"; }
+  /// (input_dim,) after quantize("int8"); undefined otherwise.
+  Variable embeddings_scale() const { return embeddings_scale_; }
+  /// Keras's order for a quantized layer: embeddings, embeddings_scale.
+  std::vector<StoredVariable> stored_variables() const override;
 
  protected:
   void build(const Shape& input_shape) override;
   Tensor call(const Tensor& x, bool training) override;
   /// The kernel that LoRA adapts, with its regularizer and constraint.
   LoraBase lora_base() const override;
+  /// The int8 table's rows divided by their scales (and the LoRA delta).
+  Tensor int8_lookup(const Tensor& indices) const;
   using Layer::build;
   using Layer::call;
 
@@ -65,6 +80,7 @@ class EmbeddingImpl : public LoraLayer {
   int64_t input_dim_;  ///< The vocabulary size.
   int64_t output_dim_;  ///< The vector width.
   Variable embeddings_;  ///< The table (input_dim, output_dim), created by build().
+  Variable embeddings_scale_;  ///< (input_dim,) once quantized to int8.
 
  private:
   EmbeddingOptions o_;

@@ -1,0 +1,71 @@
+// Embedding quantized to int8 (Keras's Embedding.quantize("int8") and _int8_call).
+#include <nlohmann/json.hpp>
+
+#include "kiln/core/error.h"
+#include "kiln/layers/embedding.h"
+#include "kiln/ops/array_ops.h"
+#include "kiln/ops/math_ops.h"
+
+namespace kiln::layers {
+
+namespace {
+
+/// One scale per row (Keras reduces over output_dim, usually the shorter axis).
+std::pair<Tensor, Tensor> quantize_table(const Tensor& table, const quantizers::QuantizationConfig& config) {
+  auto [q, scale] = quantizers::abs_max_quantize(table, -1, config.weight_quantizer.value_or(quantizers::AbsMaxQuantizer{}));
+  return {q, squeeze(scale, {-1})};
+}
+
+}  // namespace
+
+void EmbeddingImpl::quantize(const std::string& mode, const std::optional<quantizers::QuantizationConfig>& config) {
+  const std::string who = "Layer '" + name() + "' (" + class_name() + ")";
+  if (!supports_quantization())
+    throw TypeError(who + ": Layer " + class_name() + " does not have a `quantize()` method implemented.");
+  if (!built())
+    throw ValueError(who + ": Cannot quantize a layer that isn't yet built. Layer '" + name() + "' (of type '" +
+                     class_name() + "') is not built yet.");
+  if (!dtype_policy().quantization_mode().empty())
+    throw ValueError("Layer '" + name() + "' is already quantized with dtype_policy='" + dtype_policy().name() +
+                     "'. Received: mode=" + mode);
+  if (mode != "int8")
+    throw ValueError(who + ": Invalid quantization mode. Expected one of ('int8',). Received: mode=" + mode);
+  const DTypePolicy policy = DTypePolicy::quantized(mode, dtype_policy().name());
+  const quantizers::QuantizationConfig c = config.value_or(quantizers::QuantizationConfig{});
+  auto [q, scale] = quantize_table(embeddings_.read_value_untracked(), c);
+  remove_weight(embeddings_);
+  embeddings_ = add_weight("embeddings", q.shape(), {.initializer = "zeros", .trainable = false, .dtype = DType::int8});
+  embeddings_scale_ = add_weight("embeddings_scale", scale.shape(), {.initializer = "ones", .trainable = false});
+  embeddings_.assign(q);
+  embeddings_scale_.assign(scale.cast(embeddings_scale_.dtype()));
+  o_.quantization_config = c;
+  set_dtype_policy(policy);
+}
+
+Tensor EmbeddingImpl::int8_lookup(const Tensor& idx) const {
+  const Tensor rows = cast(gather(embeddings_.value(), idx, 0), compute_dtype());
+  Tensor out = rows / expand_dims(gather(embeddings_scale_.value(), idx, 0), -1);
+  if (lora_enabled())
+    out = cast(out + matmul(gather(lora_kernel_a().value(), idx, 0), lora_kernel_b().value()) *
+                         (*lora_alpha() / static_cast<double>(*lora_rank())),
+               compute_dtype());
+  return out;
+}
+
+std::vector<StoredVariable> EmbeddingImpl::stored_variables() const {
+  if (!embeddings_scale_.defined()) return LoraLayer::stored_variables();
+  StoredVariable table{embeddings_, Tensor()}, scale{embeddings_scale_, Tensor()};
+  if (lora_enabled()) {
+    // Keras merges the adapters into the dequantized table and quantizes it again.
+    const Tensor dequantized = cast(embeddings_.read_value_untracked(), DType::float32) /
+                               expand_dims(embeddings_scale_.read_value_untracked(), -1);
+    const Tensor delta = matmul(lora_kernel_a().read_value_untracked(), lora_kernel_b().read_value_untracked()) *
+                         (*lora_alpha() / static_cast<double>(*lora_rank()));
+    auto [q, s] = quantize_table(dequantized + delta, *o_.quantization_config);
+    table.saved = q;
+    scale.saved = s;
+  }
+  return {table, scale};
+}
+
+}  // namespace kiln::layers

@@ -1,0 +1,119 @@
+// int8 quantization (Keras's quantize("int8")): the int8 dtype, the abs-max
+// quantizer's values, a quantized Dense's formula, gradients, errors, policies
+// and files. tests/oracle/oracle_quantize.py compares all of it with Keras.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "kiln/kiln.h"
+#include "../test_util.h"
+
+namespace test_quantize {
+
+namespace k = kiln;
+namespace L = kiln::layers;
+namespace Q = kiln::quantizers;
+using kiln_test::contains;
+using kiln_test::message_of;
+
+TEST_CASE("int8 tensors: literals, casts, printing, and matmul accumulating in int32") {
+  const k::Tensor a(std::vector<int8_t>{-128, -1, 0, 127}, {2, 2});
+  CHECK(a.dtype() == k::int8);
+  CHECK(k::dtype_from_name("int8") == k::int8);
+  CHECK(k::dtype_size(k::int8) == 1);
+  CHECK(k::is_integer(k::int8));
+  kiln_test::check_values(a.cast(k::float32), {-128, -1, 0, 127});
+  const k::Tensor p = k::matmul(a, a);  // 127 · 127 and (-128)(-128) overflow int8
+  CHECK(p.dtype() == k::int32);
+  kiln_test::check_values(p, {-128.0 * -128 + -1 * 0, -128.0 * -1 + -1 * 127, 0 * -128 + 127 * 0, 0 * -1 + 127.0 * 127});
+  std::ostringstream os;
+  os << a;
+  CHECK(contains(os.str(), "-128"));
+}
+
+TEST_CASE("abs_max_quantize: Keras's scale and rounding") {
+  const k::Tensor w(std::vector<float>{0.5f, -2.0f, 1.0f, 0.25f, 0.0f, 0.0f}, {3, 2});
+  auto [q, scale] = Q::abs_max_quantize(w, 0);
+  CHECK(q.dtype() == k::int8);
+  CHECK(scale.shape() == k::Shape{1, 2});
+  const double s0 = 127.0 / (1.0 + 1e-7), s1 = 127.0 / (2.0 + 1e-7);
+  kiln_test::check_values(scale, {s0, s1}, 1e-6);
+  kiln_test::check_values(q, {std::nearbyint(0.5 * s0), std::nearbyint(-2.0 * s1), 127, std::nearbyint(0.25 * s1), 0, 0});
+}
+
+TEST_CASE("a quantized Dense: int8 kernel, per-unit scales, quantized inputs, the float result within 1%") {
+  L::Dense d(5, {.name = "dense_q"});
+  const k::Tensor x = k::random::normal({4, 6}, 0.0, 1.0, k::float32, 3);
+  const k::Tensor before = d(x);
+  const k::Tensor kernel = d->kernel().value().clone();
+  d->quantize("int8");
+  CHECK(d->dtype_policy().name() == "int8_from_float32");
+  CHECK(d->kernel().dtype() == k::int8);
+  CHECK(d->kernel_scale().shape() == k::Shape{5});
+  std::vector<std::string> trainable;
+  for (const auto& v : d->trainable_weights()) trainable.push_back(v.name());
+  CHECK(trainable == std::vector<std::string>{"bias"});
+  auto [kq, ks] = Q::abs_max_quantize(kernel, 0);
+  kiln_test::check_values(d->kernel().value(), kq.to_vector<double>());
+  auto [xq, xs] = Q::abs_max_quantize(x, -1);
+  const k::Tensor want = k::cast(k::matmul(xq, kq), k::float32) / (ks * xs) + d->bias().value();
+  const k::Tensor y = d(x);
+  kiln_test::check_values(y, want.to_vector<double>(), 1e-6);
+  const double err = k::max(k::abs(y - before)).item<double>(), top = k::max(k::abs(before)).item<double>();
+  CHECK(err < 0.01 * top);
+}
+
+TEST_CASE("a quantized Dense's input gradient goes through the dequantized kernel, as Keras's rule") {
+  L::Dense d(3);
+  const k::Tensor x = k::random::normal({2, 4}, 0.0, 1.0, k::float32, 4);
+  d(x);
+  d->quantize("int8", Q::QuantizationConfig{.activation_quantizer = std::nullopt});
+  k::GradientTape tape;
+  tape.watch(x);
+  const k::Tensor w = k::random::normal({2, 3}, 0.0, 1.0, k::float32, 5);
+  const k::Tensor g = *tape.gradient(k::sum(d(x) * w), x);
+  const k::Tensor dequantized = k::cast(d->kernel().value(), k::float32) / d->kernel_scale().value();
+  kiln_test::check_values(g, k::matmul(w, dequantized, false, true).to_vector<double>(), 1e-5);
+}
+
+TEST_CASE("quantize refuses what Keras refuses") {
+  L::Dense unbuilt(2, {.name = "late"});
+  CHECK(contains(message_of<k::ValueError>([&] { unbuilt->quantize("int8"); }),
+                 "Cannot quantize a layer that isn't yet built"));
+  L::Dense d(2, {.name = "twice"});
+  d(k::ones({1, 3}));
+  d->quantize("int8");
+  CHECK(contains(message_of<k::ValueError>([&] { d->quantize("int8"); }),
+                 "Layer 'twice' is already quantized with dtype_policy='int8_from_float32'"));
+  L::Dense h(2, {.dtype = "mixed_float16"});
+  h(k::ones({1, 3}));
+  CHECK(contains(message_of<k::ValueError>([&] { h->quantize("int8"); }), "doesn't work well with compute_dtype='float16'"));
+  L::Dense f(2);
+  f(k::ones({1, 3}));
+  CHECK(contains(message_of<k::ValueError>([&] { f->quantize("int3"); }), "Invalid quantization mode"));
+}
+
+TEST_CASE("Model::quantize with filters, and quantized models in .keras files") {
+  const auto dir = std::filesystem::temp_directory_path() / "kiln_test_quantize";
+  std::filesystem::create_directories(dir);
+  auto model = std::make_shared<k::Sequential>(std::vector<k::LayerPtr>{
+      L::Input({6}), L::Dense(8, {.activation = "relu", .name = "hidden"}), L::Dense(3, {.name = "head"})});
+  const k::Tensor x = k::random::normal({5, 6}, 0.0, 1.0, k::float32, 6);
+  model->predict(x, {.verbose = 0});
+  model->quantize("int8", std::nullopt, {"^hid"});
+  CHECK(model->get_layer("hidden")->dtype_policy().name() == "int8_from_float32");
+  CHECK(model->get_layer("head")->dtype_policy().name() == "float32");
+  const k::Tensor pred = model->predict(x, {.verbose = 0});
+  const std::string path = (dir / "q.keras").string();
+  model->save(path);
+  auto loaded = k::models::load_model(path);
+  CHECK(loaded->get_layer("hidden")->dtype_policy().name() == "int8_from_float32");
+  const auto config = loaded->get_layer("hidden")->get_config();
+  CHECK(config["quantization_config"]["class_name"] == "Int8QuantizationConfig");
+  kiln_test::check_values(loaded->predict(x, {.verbose = 0}), pred.to_vector<double>(), 1e-6);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace test_quantize

@@ -1,0 +1,123 @@
+"""int8 quantization, both ways. Keras builds two float models (Dense layers,
+one of them on a rank-3 input; an Embedding under a Dense) and saves them.
+Kiln loads that float file and quantizes it with model.quantize("int8") (and
+once with a weight-only config, once with a name filter); Keras does the same.
+Compared: the int8 kernels and their scales exactly, the predictions, the
+gradients with respect to the inputs (Keras's straight-through rule) and three
+SGD steps of the quantized model. Files: Kiln loads Keras's quantized .keras,
+and Keras loads Kiln's; the predictions agree and the layers' policies are
+"int8_from_float32"."""
+import os
+
+import keras
+import numpy as np
+
+INIT = {"class_name": "RandomNormal", "config": {"stddev": 0.4, "seed": 5}}
+WEIGHT_ONLY = keras.quantizers.Int8QuantizationConfig(activation_quantizer=None)
+
+
+def mlp():
+    inp = keras.Input((3, 8))
+    h = keras.layers.Dense(16, activation="relu", kernel_initializer=INIT, name="d1")(inp)
+    h = keras.layers.Flatten()(h)
+    h = keras.layers.Dense(12, activation="tanh", kernel_initializer=INIT, name="d2")(h)
+    return keras.Model(inp, keras.layers.Dense(4, kernel_initializer=INIT, name="head")(h))
+
+
+def embedding():
+    inp = keras.Input((5,), dtype="int32")
+    h = keras.layers.Embedding(10, 6, embeddings_initializer=INIT, name="d1")(inp)
+    h = keras.layers.Dense(4, activation="relu", kernel_initializer=INIT, name="d2")(keras.layers.Flatten()(h))
+    return keras.Model(inp, keras.layers.Dense(3, kernel_initializer=INIT, name="head")(h))
+
+
+VARIANTS = {  # name -> (config, filters)
+    "default": (None, None),
+    "weight_only": (WEIGHT_ONLY, None),
+    "filtered": (None, ["d1", "head"]),
+}
+
+
+def input_gradient(model, x):
+    import jax
+    import jax.numpy as jnp
+
+    if x.dtype != np.float32:
+        return None
+
+    def f(xx):
+        return jnp.sum(model(xx) * jnp.arange(1.0, model.output.shape[-1] + 1.0))
+    return np.asarray(jax.grad(f)(jnp.asarray(x)))
+
+
+def cases(rng):
+    """(model name, builder, x, y) for each float model."""
+    return [("mlp", mlp, rng.normal(size=(6, 3, 8)).astype(np.float32), rng.normal(size=(6, 4)).astype(np.float32)),
+            ("embedding", embedding, rng.integers(0, 10, size=(6, 5)).astype(np.int32),
+             rng.normal(size=(6, 3)).astype(np.float32))]
+
+
+def run(o):
+    keras.utils.set_random_seed(2)
+    rng = np.random.default_rng(4)
+    expected = {}
+    for mname, build, x, y in cases(rng):
+        build().save(os.path.join(o.work, "float_%s.keras" % mname))
+        for vname, variant in VARIANTS.items():
+            add_variant(o, expected, "%s_%s" % (mname, vname), "float_%s.keras" % mname, variant, x, y)
+    o.run_kiln()
+    for name, exp in expected.items():
+        check(o, name, *exp)
+
+
+def kernel_and_scale(layer):
+    if isinstance(layer, keras.layers.Embedding):
+        return np.asarray(layer._embeddings), np.asarray(layer.embeddings_scale)
+    return np.asarray(layer._kernel), np.asarray(layer.kernel_scale)
+
+
+def add_variant(o, expected, name, float_path, variant, x, y):
+    config, filters = variant
+    model = keras.models.load_model(os.path.join(o.work, float_path))
+    model.quantize("int8", config=config, filters=filters)
+    quantized = [l.name for l in model.layers if l.dtype_policy.name == "int8_from_float32"]
+    kernels = {l.name: kernel_and_scale(l) for l in model.layers if l.name in quantized}
+    pred = model.predict(x, verbose=0)
+    grad = input_gradient(model, x)
+    model.save(os.path.join(o.work, "keras_%s.keras" % name))
+    model.compile(optimizer=keras.optimizers.SGD(0.05), loss="mse")
+    losses = model.fit(x, y, batch_size=6, epochs=3, shuffle=False, verbose=0).history["loss"]
+    expected[name] = (x, quantized, kernels, pred, grad, np.asarray(losses), model.predict(x, verbose=0))
+    o.add({"id": name, "op": "quantize", "path": float_path, "x": o.arr(x), "y": o.arr(y),
+           "weight_only": config is not None, "filters": filters, "save": "kiln_%s.keras" % name,
+           "layers": ["d1", "d2", "head"]})
+    o.add({"id": name + "_load", "op": "load", "path": "keras_%s.keras" % name, "x": o.arr(x)})
+
+
+def check(o, name, x, quantized, kernels, pred, grad, losses, tuned):
+    if not o.kiln_error(name):
+        got = [n for i, n in enumerate(["d1", "d2", "head"]) if float(o.out(name, "quantized%d" % i)) != 0]
+        if got != quantized:
+            o.fail("%s: Kiln quantized %s, Keras %s" % (name, got, quantized))
+        for i, n in enumerate(["d1", "d2", "head"]):
+            if n in kernels:
+                o.compare("%s: %s int8 kernel" % (name, n), o.out(name, "kernel%d" % i), kernels[n][0], rtol=0, atol=0)
+                o.compare("%s: %s kernel_scale" % (name, n), o.out(name, "scale%d" % i), kernels[n][1],
+                          rtol=1e-6, atol=0)
+        o.compare("%s: predict after quantize" % name, o.out(name, "pred"), pred, rtol=1e-5, atol=1e-5)
+        if grad is not None:
+            o.compare("%s: input gradient" % name, o.out(name, "grad"), grad, rtol=1e-5, atol=1e-5)
+        o.compare("%s: 3 SGD steps, losses" % name, o.out(name, "losses"), losses, rtol=1e-5, atol=1e-5)
+        o.compare("%s: 3 SGD steps, predict" % name, o.out(name, "tuned"), tuned, rtol=1e-5, atol=1e-5)
+        label = "Kiln int8 %s .keras -> Keras load_model" % name
+        try:
+            back = keras.models.load_model(os.path.join(o.work, "kiln_%s.keras" % name))
+            policies = [l.name for l in back.layers if l.dtype_policy.name == "int8_from_float32"]
+            if policies != quantized:
+                o.fail("%s: quantized layers %s, expected %s" % (label, policies, quantized))
+            o.compare(label + ", predict", back.predict(x, verbose=0), o.out(name, "pred"), rtol=1e-5, atol=1e-5)
+        except Exception as e:  # noqa: BLE001 - any failure to read Kiln's file is the finding
+            o.fail("%s: %s: %s" % (label, type(e).__name__, e))
+    if not o.kiln_error(name + "_load"):
+        o.compare("Keras int8 %s .keras -> Kiln load_model, predict" % name, o.out(name + "_load", "pred"), pred,
+                  rtol=1e-5, atol=1e-5)

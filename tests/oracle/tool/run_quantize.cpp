@@ -1,0 +1,70 @@
+// int8 quantization both ways (tests/oracle/oracle_quantize.py): Kiln quantizes
+// a Keras float model, predicts, differentiates, trains and saves it, and loads
+// Keras's quantized files.
+#include "kiln/kiln.h"
+#include "oracle_io.h"
+
+namespace oracle {
+
+namespace {
+
+// {"op": "quantize", "path", "x", "y", "weight_only", "filters" (null: all), "save", "layers"}:
+// per layer whether it was quantized, its int8 kernel and scale; the prediction,
+// the gradient of sum(pred · [1, 2, 3, 4]) by x, three SGD steps' losses and the
+// prediction after them.
+void quantize_case(const Group& g, const json& c) {
+  auto model = kiln::models::load_model((g.dir() / c.at("path").get<std::string>()).string());
+  std::optional<kiln::quantizers::QuantizationConfig> config;
+  if (c.at("weight_only").get<bool>()) config = kiln::quantizers::QuantizationConfig{.activation_quantizer = std::nullopt};
+  std::vector<std::string> filters;
+  if (!c.at("filters").is_null()) filters = c.at("filters").get<std::vector<std::string>>();
+  model->quantize("int8", config, filters);
+  int i = 0;
+  for (const auto& name : c.at("layers")) {
+    const auto layer = model->get_layer(name.get<std::string>());
+    kiln::Variable kernel, scale;
+    if (auto d = std::dynamic_pointer_cast<kiln::layers::DenseImpl>(layer)) kernel = d->kernel(), scale = d->kernel_scale();
+    else if (auto e = std::dynamic_pointer_cast<kiln::layers::EmbeddingImpl>(layer))
+      kernel = e->embeddings(), scale = e->embeddings_scale();
+    else throw std::runtime_error("layer " + name.get<std::string>() + " is neither Dense nor Embedding");
+    g.save(c, "quantized" + std::to_string(i), kiln::Tensor(scale.defined() ? 1.0 : 0.0));
+    if (scale.defined()) {
+      g.save(c, "kernel" + std::to_string(i), kiln::cast(kernel.value(), kiln::int64));
+      g.save(c, "scale" + std::to_string(i), scale.value());
+    }
+    ++i;
+  }
+  const kiln::Tensor x = g.array(c.at("x"));
+  g.save(c, "pred", model->predict(x, {.verbose = 0}));
+  if (x.dtype() == kiln::float32) {
+    kiln::GradientTape tape;
+    tape.watch(x);
+    const int64_t n = model->outputs()[0].shape()[-1];
+    const kiln::Tensor w = kiln::reshape(kiln::range(1, static_cast<double>(n + 1), 1, kiln::float32), {1, n});
+    const kiln::Tensor loss = kiln::sum((*model)(x) * w);
+    g.save(c, "grad", *tape.gradient(loss, x));
+  }
+  model->save((g.dir() / c.at("save").get<std::string>()).string());
+  model->compile({.optimizer = kiln::optimizers::SGD({.learning_rate = 0.05}), .loss = "mse"});
+  kiln::History h = model->fit(x, g.array(c.at("y")),
+                               {.batch_size = static_cast<int>(x.shape()[0]), .epochs = 3, .verbose = 0, .shuffle = false});
+  g.save(c, "losses", kiln::Tensor(h["loss"], {static_cast<int64_t>(h["loss"].size())}));
+  g.save(c, "tuned", model->predict(x, {.verbose = 0}));
+}
+
+void load_case(const Group& g, const json& c) {
+  auto model = kiln::models::load_model((g.dir() / c.at("path").get<std::string>()).string());
+  g.save(c, "pred", model->predict(g.array(c.at("x")), {.verbose = 0}));
+}
+
+}  // namespace
+
+int run_quantize(const Group& g) {
+  g.for_each_case([&](const json& c) {
+    if (c.at("op") == "quantize") quantize_case(g, c);
+    else load_case(g, c);
+  });
+  return 0;
+}
+
+}  // namespace oracle
