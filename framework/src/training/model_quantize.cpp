@@ -11,11 +11,11 @@ namespace kiln {
 namespace {
 
 /// The model's layers, nested ones included, each once, in Keras's _flatten_layers order.
-void flatten(const LayerPtr& l, std::vector<LayerPtr>& out, std::set<const Layer*>& seen) {
+void flatten_layers(const LayerPtr& l, std::vector<LayerPtr>& out, std::set<const Layer*>& seen) {
   if (!seen.insert(l.get()).second) return;
   out.push_back(l);
   const auto* m = dynamic_cast<const Model*>(l.get());
-  for (const auto& c : m ? m->layers() : l->sublayers()) flatten(c, out, seen);
+  for (const auto& c : m ? m->layers() : l->sublayers()) flatten_layers(c, out, seen);
 }
 
 }  // namespace
@@ -49,7 +49,7 @@ void Model::quantize(const std::string& mode, const std::optional<quantizers::Qu
     throw ValueError("Model '" + name() + "': the model must be built before it is quantized (call it, or fit, first)");
   std::vector<LayerPtr> layers;
   std::set<const Layer*> seen;
-  for (const auto& l : this->layers()) flatten(l, layers, seen);
+  for (const auto& l : this->layers()) flatten_layers(l, layers, seen);
   bool changed = false;
   for (const auto& l : layers) {
     auto* q = dynamic_cast<quantizers::Quantizable*>(l.get());

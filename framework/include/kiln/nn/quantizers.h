@@ -20,7 +20,7 @@ struct AbsMaxQuantizer {
   int value_max = 127;  ///< Highest quantized value; the scale maps max|x| to it.
   double epsilon = 1e-7;  ///< Added to max|x|, so that an all-zero slice has a finite scale.
   DType output_dtype = DType::int8;  ///< The quantized values' dtype.
-  bool operator==(const AbsMaxQuantizer&) const = default;
+  bool operator==(const AbsMaxQuantizer&) const = default;  ///< Same range, epsilon and dtype.
 };
 
 /// keras.quantizers.abs_max_quantize: scale = value_max / (max|x| over `axis`, kept, +
