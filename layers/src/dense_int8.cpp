@@ -21,16 +21,7 @@ std::pair<Tensor, Tensor> quantize_kernel(const Tensor& kernel, const quantizers
 }  // namespace
 
 void DenseImpl::quantize(const std::string& mode, const std::optional<quantizers::QuantizationConfig>& config) {
-  const std::string who = "Layer '" + name() + "' (Dense)";
-  if (!built())
-    throw ValueError(who + ": Cannot quantize a layer that isn't yet built. Layer '" + name() +
-                     "' (of type 'Dense') is not built yet.");
-  if (!dtype_policy().quantization_mode().empty())
-    throw ValueError("Layer '" + name() + "' is already quantized with dtype_policy='" + dtype_policy().name() +
-                     "'. Received: mode=" + mode);
-  if (mode != "int8")
-    throw ValueError(who + ": Invalid quantization mode. Expected one of ('int8',). Received: mode=" + mode);
-  const DTypePolicy policy = DTypePolicy::quantized(mode, dtype_policy().name());  // refuses float16 compute
+  const DTypePolicy policy = quantizers::check_quantize_args(*this, mode);
   const quantizers::QuantizationConfig c = config.value_or(quantizers::QuantizationConfig{});
   auto [q, scale] = quantize_kernel(kernel_.read_value_untracked(), c);
   // Keras deletes the float kernel and builds the int8 one and its scale after the bias.

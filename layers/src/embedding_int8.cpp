@@ -19,18 +19,10 @@ std::pair<Tensor, Tensor> quantize_table(const Tensor& table, const quantizers::
 }  // namespace
 
 void EmbeddingImpl::quantize(const std::string& mode, const std::optional<quantizers::QuantizationConfig>& config) {
-  const std::string who = "Layer '" + name() + "' (" + class_name() + ")";
   if (!supports_quantization())
-    throw TypeError(who + ": Layer " + class_name() + " does not have a `quantize()` method implemented.");
-  if (!built())
-    throw ValueError(who + ": Cannot quantize a layer that isn't yet built. Layer '" + name() + "' (of type '" +
-                     class_name() + "') is not built yet.");
-  if (!dtype_policy().quantization_mode().empty())
-    throw ValueError("Layer '" + name() + "' is already quantized with dtype_policy='" + dtype_policy().name() +
-                     "'. Received: mode=" + mode);
-  if (mode != "int8")
-    throw ValueError(who + ": Invalid quantization mode. Expected one of ('int8',). Received: mode=" + mode);
-  const DTypePolicy policy = DTypePolicy::quantized(mode, dtype_policy().name());
+    throw TypeError("Layer '" + name() + "' (" + class_name() + "): Layer " + class_name() +
+                    " does not have a `quantize()` method implemented.");
+  const DTypePolicy policy = quantizers::check_quantize_args(*this, mode);
   const quantizers::QuantizationConfig c = config.value_or(quantizers::QuantizationConfig{});
   auto [q, scale] = quantize_table(embeddings_.read_value_untracked(), c);
   remove_weight(embeddings_);

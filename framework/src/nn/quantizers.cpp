@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kiln/core/error.h"
+#include "kiln/nn/layer.h"
 #include "kiln/ops/array_ops.h"
 #include "kiln/ops/math_ops.h"
 #include "kiln/ops/reduce_ops.h"
@@ -54,6 +55,19 @@ std::optional<AbsMaxQuantizer> quantizer_from(const Config& c, const std::string
 }
 
 }  // namespace
+
+DTypePolicy check_quantize_args(const Layer& l, const std::string& mode) {
+  const std::string who = "Layer '" + l.name() + "' (" + l.class_name() + ")";
+  if (!l.built())
+    throw ValueError(who + ": Cannot quantize a layer that isn't yet built. Layer '" + l.name() + "' (of type '" +
+                     l.class_name() + "') is not built yet.");
+  if (!l.dtype_policy().quantization_mode().empty())
+    throw ValueError("Layer '" + l.name() + "' is already quantized with dtype_policy='" + l.dtype_policy().name() +
+                     "'. Received: mode=" + mode);
+  if (mode != "int8")
+    throw ValueError(who + ": Invalid quantization mode. Expected one of ('int8',). Received: mode=" + mode);
+  return DTypePolicy::quantized(mode, l.dtype_policy().name());  // refuses a float16 compute dtype
+}
 
 Config to_config(const QuantizationConfig& c) {
   return {{"module", "keras.quantizers"},

@@ -10,6 +10,11 @@
 
 #include "kiln/core/config.h"
 #include "kiln/core/tensor.h"
+#include "kiln/nn/dtype_policy.h"
+
+namespace kiln {
+class Layer;
+}
 
 namespace kiln::quantizers {
 
@@ -42,6 +47,11 @@ struct QuantizationConfig {
 Config to_config(const QuantizationConfig& config);
 /// Reads Keras's serialized config; null gives none. `who` names the layer in errors.
 std::optional<QuantizationConfig> config_from(const Config& config, const std::string& who);
+
+/// Keras's Layer._check_quantize_args: the layer is built and not quantized yet, the
+/// mode is "int8", and the compute dtype is not float16. Returns the layer's new policy
+/// ("int8_from_<policy>").
+DTypePolicy check_quantize_args(const Layer& layer, const std::string& mode);
 
 /// A layer that Model::quantize can convert (Keras's layers with a `quantize` method).
 class Quantizable {
