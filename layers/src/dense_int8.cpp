@@ -1,4 +1,8 @@
 // Dense quantized to int8 (Keras's Dense.quantize("int8") and _int8_call).
+#include <memory>
+#include <optional>
+#include <utility>
+
 #include <nlohmann/json.hpp>
 
 #include "kiln/autodiff/gradient_tape.h"
@@ -63,18 +67,24 @@ Tensor DenseImpl::int8_matmul(const Tensor& x) const {
 
 std::vector<StoredVariable> DenseImpl::stored_variables() const {
   if (!kernel_scale_.defined()) return LoraLayer::stored_variables();
-  StoredVariable kernel{kernel_, Tensor()}, scale{kernel_scale_, Tensor()};
+  StoredVariable kernel{kernel_, {}}, scale{kernel_scale_, {}};
   if (lora_enabled()) {
-    // Keras merges the adapters into a dequantized kernel and quantizes it again.
-    const Tensor dequantized = cast(kernel_.read_value_untracked(), DType::float32) / kernel_scale_.read_value_untracked();
-    const Tensor delta = matmul(lora_kernel_a().read_value_untracked(), lora_kernel_b().read_value_untracked()) *
-                         (*lora_alpha() / static_cast<double>(*lora_rank()));
-    auto [q, s] = quantize_kernel(dequantized + delta, *o_.quantization_config);
-    kernel.saved = q;
-    scale.saved = s;
+    // Keras merges the adapters into a dequantized kernel and quantizes it again; the kernel and
+    // its scale come from one requantization, done once when the file is written.
+    auto merged = std::make_shared<std::optional<std::pair<Tensor, Tensor>>>();
+    auto requantize = [this, merged] {
+      if (*merged) return;
+      const Tensor dequantized =
+          cast(kernel_.read_value_untracked(), DType::float32) / kernel_scale_.read_value_untracked();
+      const Tensor delta = matmul(lora_kernel_a().read_value_untracked(), lora_kernel_b().read_value_untracked()) *
+                           (*lora_alpha() / static_cast<double>(*lora_rank()));
+      *merged = quantize_kernel(dequantized + delta, *o_.quantization_config);
+    };
+    kernel.saved = [requantize, merged] { requantize(); return (*merged)->first; };
+    scale.saved = [requantize, merged] { requantize(); return (*merged)->second; };
   }
   std::vector<StoredVariable> out{kernel};
-  if (bias_.defined()) out.push_back({bias_, Tensor()});
+  if (bias_.defined()) out.push_back({bias_, {}});
   out.push_back(scale);
   return out;
 }

@@ -1,4 +1,8 @@
 // Embedding quantized to int8 (Keras's Embedding.quantize("int8") and _int8_call).
+#include <memory>
+#include <optional>
+#include <utility>
+
 #include <nlohmann/json.hpp>
 
 #include "kiln/core/error.h"
@@ -46,16 +50,21 @@ Tensor EmbeddingImpl::int8_lookup(const Tensor& idx) const {
 
 std::vector<StoredVariable> EmbeddingImpl::stored_variables() const {
   if (!embeddings_scale_.defined()) return LoraLayer::stored_variables();
-  StoredVariable table{embeddings_, Tensor()}, scale{embeddings_scale_, Tensor()};
+  StoredVariable table{embeddings_, {}}, scale{embeddings_scale_, {}};
   if (lora_enabled()) {
-    // Keras merges the adapters into the dequantized table and quantizes it again.
-    const Tensor dequantized = cast(embeddings_.read_value_untracked(), DType::float32) /
-                               expand_dims(embeddings_scale_.read_value_untracked(), -1);
-    const Tensor delta = matmul(lora_kernel_a().read_value_untracked(), lora_kernel_b().read_value_untracked()) *
-                         (*lora_alpha() / static_cast<double>(*lora_rank()));
-    auto [q, s] = quantize_table(dequantized + delta, *o_.quantization_config);
-    table.saved = q;
-    scale.saved = s;
+    // Keras merges the adapters into the dequantized table and quantizes it again; the table and
+    // its scale come from one requantization, done once when the file is written.
+    auto merged = std::make_shared<std::optional<std::pair<Tensor, Tensor>>>();
+    auto requantize = [this, merged] {
+      if (*merged) return;
+      const Tensor dequantized = cast(embeddings_.read_value_untracked(), DType::float32) /
+                                 expand_dims(embeddings_scale_.read_value_untracked(), -1);
+      const Tensor delta = matmul(lora_kernel_a().read_value_untracked(), lora_kernel_b().read_value_untracked()) *
+                           (*lora_alpha() / static_cast<double>(*lora_rank()));
+      *merged = quantize_table(dequantized + delta, *o_.quantization_config);
+    };
+    table.saved = [requantize, merged] { requantize(); return (*merged)->first; };
+    scale.saved = [requantize, merged] { requantize(); return (*merged)->second; };
   }
   return {table, scale};
 }
