@@ -33,6 +33,28 @@ TEST_CASE("int8 tensors: literals, casts, printing, and matmul accumulating in i
   CHECK(contains(os.str(), "-128"));
 }
 
+TEST_CASE("int8 matmul is exact for every shape, layout and value, -128 included") {
+  // Sizes off the kernel's 4-row, 16-column and 4-deep blocks and past its k block of 512;
+  // the float64 product of the same values is exact at these sizes.
+  k::random::set_seed(3);
+  for (const auto& size : std::vector<std::array<int64_t, 3>>{{1, 1, 1}, {5, 17, 7}, {9, 33, 600}, {64, 16, 4}}) {
+    const int64_t m = size[0], n = size[1], kk = size[2];
+    for (bool with_min : {false, true}) {
+      k::Tensor a = k::cast(k::random::uniform({2, m, kk}, -127.49, 127.49), k::int8);
+      const k::Tensor b = k::cast(k::random::uniform({2, kk, n}, -128.49, 127.49), k::int8);
+      if (with_min) a = k::cast(k::cast(a, k::int32) * 0 - 128, k::int8);  // -128 everywhere in A
+      const k::Tensor want = k::matmul(k::cast(a, k::float64), k::cast(b, k::float64));
+      CAPTURE(m);
+      CAPTURE(n);
+      CAPTURE(kk);
+      CAPTURE(with_min);
+      CHECK(k::all(k::equal(k::cast(k::matmul(a, b), k::float64), want)).item<bool>());
+      const k::Tensor at = k::transpose(a, {0, 2, 1}), bt = k::transpose(b, {0, 2, 1});
+      CHECK(k::all(k::equal(k::cast(k::matmul(at, bt, true, true), k::float64), want)).item<bool>());
+    }
+  }
+}
+
 TEST_CASE("abs_max_quantize: Keras's scale and rounding") {
   const k::Tensor w(std::vector<float>{0.5f, -2.0f, 1.0f, 0.25f, 0.0f, 0.0f}, {3, 2});
   auto [q, scale] = Q::abs_max_quantize(w, 0);
