@@ -33,6 +33,26 @@ TEST_CASE("int8 tensors: literals, casts, printing, and matmul accumulating in i
   CHECK(contains(os.str(), "-128"));
 }
 
+TEST_CASE("abs_max_quantize over the last axis: the one-kernel path gives the ops' bits") {
+  // Without a tape the activations take the fused kernel; under one, the separate ops.
+  // Rows of 1, 37 and 70 values cover the kernel's 8- and 32-wide loops and their tails,
+  // an all-zero row the epsilon, and multiples of 0.5 the ties of round-half-to-even.
+  k::random::set_seed(5);
+  for (int64_t n : {1, 37, 70}) {
+    k::Tensor x = k::random::normal({3, 2, n}) * 3.0f;
+    x = k::concat({x, k::zeros({1, 2, n}), k::round(x * 2.0f) / 2.0f}, 0);
+    auto [q, scale] = Q::abs_max_quantize(x, -1);
+    k::GradientTape tape;
+    tape.watch(x);
+    auto [q_ops, scale_ops] = Q::abs_max_quantize(x, -1);
+    CAPTURE(n);
+    CHECK(q.dtype() == k::int8);
+    CHECK(scale.shape() == k::Shape{7, 2, 1});
+    CHECK(k::all(k::equal(q, q_ops)).item<bool>());
+    CHECK(k::all(k::equal(scale, scale_ops)).item<bool>());
+  }
+}
+
 TEST_CASE("int8 matmul is exact for every shape, layout and value, -128 included") {
   // Sizes off the kernel's 4-row, 16-column and 4-deep blocks and past its k block of 512;
   // the float64 product of the same values is exact at these sizes.

@@ -111,6 +111,11 @@ class Backend {
   /// a: (B, M, K) or (B, K, M) with transpose; b likewise; out (B, M, N). B of a or b may be 1 (broadcast).
   virtual void matmul(const Tensor& a, const Tensor& b, Tensor& out, bool ta, bool tb) = 0;
   virtual void softmax(const Tensor& x, int axis, bool log, Tensor& out) = 0;
+  /// Keras's AbsMaxQuantizer over x's last axis in one pass per row, x float32:
+  /// scale = value_max / (max|row| + epsilon) in float32 (rows, 1), and
+  /// q = clip(round(x · scale), value_min, value_max) as int8, x's shape.
+  virtual void abs_max_quantize(const Tensor& x, double value_min, double value_max, double epsilon, Tensor& q,
+                                Tensor& scale) = 0;
   /// loss (N), probs (N, C) softmax of logits; labels int32/int64 (N).
   virtual void sparse_xent(const Tensor& labels, const Tensor& logits, Tensor& loss, Tensor& probs) = 0;
   virtual void conv2d(const Tensor& x, const Tensor& w, const Conv2DParams& p, Tensor& out) = 0;

@@ -99,6 +99,10 @@ class RecordingBackend final : public Backend {
     run(log ? "LogSoftmax" : "Softmax", {x}, {out}, [&r = r_, x, axis, log, out]() mutable { r.softmax(x, axis, log, out); })
         .params.axis = axis;
   }
+  void abs_max_quantize(const Tensor& x, double lo, double hi, double eps, Tensor& q, Tensor& scale) override {
+    run("AbsMaxQuantize", {x}, {q, scale},
+        [&r = r_, x, lo, hi, eps, q, scale]() mutable { r.abs_max_quantize(x, lo, hi, eps, q, scale); });
+  }
   void sparse_xent(const Tensor& labels, const Tensor& logits, Tensor& loss, Tensor& probs) override {
     run("SparseSoftmaxCrossEntropyWithLogits", {labels, logits}, {loss, probs},
         [&r = r_, labels, logits, loss, probs]() mutable { r.sparse_xent(labels, logits, loss, probs); });

@@ -3,6 +3,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "autodiff/autodiff.h"
+#include "backend/backend.h"
+#include "core/op_log.h"
+#include "ops/op_util.h"
 #include "kiln/core/error.h"
 #include "kiln/nn/layer.h"
 #include "kiln/ops/array_ops.h"
@@ -12,9 +16,23 @@
 namespace kiln::quantizers {
 
 std::pair<Tensor, Tensor> abs_max_quantize(const Tensor& x, int64_t axis, const AbsMaxQuantizer& q) {
+  KILN_LOG_OP(abs_max_quantize, x, axis, q);
+  ops::check_concrete("abs_max_quantize", x);
   if (!is_floating(x.dtype()))
     throw TypeError("abs_max_quantize: expected a float tensor, but received " + dtype_name(x.dtype()) + " with shape " +
                     x.shape().to_string());
+  const bool last_axis = x.rank() > 0 && (axis == -1 || axis == x.rank() - 1);
+  if (last_axis && x.dtype() == DType::float32 && q.output_dtype == DType::int8 && q.value_min >= -128 &&
+      q.value_max <= 127 && !autodiff::active()) {
+    // The activations of an int8 layer at inference: one kernel. Under a tape the
+    // ops below run instead, so the scale keeps its gradient.
+    Shape scale_shape = x.shape();
+    scale_shape[-1] = 1;
+    Tensor quantized = Tensor::empty(x.shape(), DType::int8, x.device());
+    Tensor scale = Tensor::empty(scale_shape, DType::float32, x.device());
+    backend::backend_for(x.device()).abs_max_quantize(x, q.value_min, q.value_max, q.epsilon, quantized, scale);
+    return {quantized, scale};
+  }
   const Tensor scale = static_cast<double>(q.value_max) / (max(abs(x), {static_cast<int>(axis)}, true) + q.epsilon);
   const Tensor quantized = clip(round(x * scale), q.value_min, q.value_max);
   return {cast(quantized, q.output_dtype), scale};

@@ -97,6 +97,8 @@ class CudaBackend final : public backend::Backend {
   void matmul(const Tensor& a, const Tensor& b, Tensor& out, bool ta, bool tb) override;
   void softmax(const Tensor& x, int axis, bool log, Tensor& out) override;
   void sparse_xent(const Tensor& labels, const Tensor& logits, Tensor& loss, Tensor& probs) override;
+  void abs_max_quantize(const Tensor& x, double value_min, double value_max, double epsilon, Tensor& q,
+                        Tensor& scale) override;
   void conv2d(const Tensor& x, const Tensor& w, const backend::Conv2DParams& p, Tensor& out) override;
   void conv2d_backward_input(const Tensor& dy, const Tensor& w, const backend::Conv2DParams& p, Tensor& dx) override;
   void conv2d_backward_filter(const Tensor& x, const Tensor& dy, const backend::Conv2DParams& p, Tensor& dw) override;

@@ -30,6 +30,17 @@ void CudaBackend::softmax(const Tensor& x, int axis, bool log, Tensor& out) {
   KILN_CUDA_LAUNCHED("softmax");
 }
 
+void CudaBackend::abs_max_quantize(const Tensor& x, double value_min, double value_max, double epsilon, Tensor& q,
+                                   Tensor& scale) {
+  expect_here("abs_max_quantize", {&x, &q, &scale});
+  const int64_t n = x.rank() == 0 ? 1 : x.shape()[-1];
+  DeviceGuard g(index_);
+  k::abs_max_quantize(static_cast<const float*>(x.raw_data()), static_cast<int8_t*>(q.raw_data()),
+                      static_cast<float*>(scale.raw_data()), n == 0 ? 0 : x.size() / n, n, static_cast<float>(value_min),
+                      static_cast<float>(value_max), static_cast<float>(epsilon), ctx_.stream());
+  KILN_CUDA_LAUNCHED("abs_max_quantize");
+}
+
 void CudaBackend::sparse_xent(const Tensor& labels, const Tensor& logits, Tensor& loss, Tensor& probs) {
   const char* op = "sparse_softmax_cross_entropy_with_logits";
   expect_here(op, {&labels, &logits, &loss, &probs});

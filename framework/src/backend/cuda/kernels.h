@@ -40,6 +40,9 @@ void arg_reduce(bool is_max, DT dt, const void* x, int64_t* out, int64_t outer, 
                 cudaStream_t s);
 /// x viewed as (outer, n, inner); softmax (or log-softmax) along n.
 void softmax(DT dt, const void* x, void* out, int64_t outer, int64_t n, int64_t inner, bool log, cudaStream_t s);
+/// Keras's AbsMaxQuantizer over rows of n: scale[r] = hi / (max|row| + eps), q = clip(round(x · scale), lo, hi).
+void abs_max_quantize(const float* x, int8_t* q, float* scale, int64_t rows, int64_t n, float lo, float hi, float eps,
+                      cudaStream_t s);
 /// Rows of logits (N, C): loss[i] = logsumexp(row) - row[label], probs = softmax(row).
 /// A label outside [0, C) gives NaN loss and a NaN probs row (as TF on GPU).
 void sparse_xent(DT dt, DT label_dt, const void* labels, const void* logits, void* loss, void* probs, int64_t N,

@@ -229,6 +229,22 @@ __global__ void softmax_rows_kernel(const T* x, T* out, int64_t rows, int64_t n,
   }
 }
 
+// One block per row: Keras's AbsMaxQuantizer over the last axis (a NaN wins the max, as on the CPU).
+__global__ void abs_max_quantize_kernel(const float* x, int8_t* q, float* scale, int64_t rows, int64_t n, float lo,
+                                        float hi, float eps) {
+  __shared__ float smem[32];
+  for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
+    const float* xr = x + r * n;
+    float m = neg_infinity<float>();
+    for (int64_t i = threadIdx.x; i < n; i += blockDim.x) m = combine(Red::max, m, fabsf(xr[i]));
+    m = block_allreduce(Red::max, m, smem);
+    const float s = hi / (m + eps);
+    if (threadIdx.x == 0) scale[r] = s;
+    for (int64_t i = threadIdx.x; i < n; i += blockDim.x)
+      q[r * n + i] = static_cast<int8_t>(static_cast<int>(fminf(fmaxf(nearbyintf(xr[i] * s), lo), hi)));
+  }
+}
+
 // One thread per (outer, inner) column: softmax over a middle axis.
 template <class T>
 __global__ void softmax_cols_kernel(const T* x, T* out, int64_t outer, int64_t n, int64_t inner, bool log_softmax) {
@@ -315,6 +331,12 @@ void softmax(DT dt, const void* x, void* out, int64_t outer, int64_t n, int64_t 
     if (inner == 1) softmax_rows_kernel<T><<<row_blocks(outer), row_threads(n), 0, s>>>(xp, op, outer, n, log);
     else softmax_cols_kernel<T><<<grid_for(outer * inner), kThreads, 0, s>>>(xp, op, outer, n, inner, log);
   });
+}
+
+void abs_max_quantize(const float* x, int8_t* q, float* scale, int64_t rows, int64_t n, float lo, float hi, float eps,
+                      cudaStream_t s) {
+  if (rows <= 0 || n <= 0) return;
+  abs_max_quantize_kernel<<<row_blocks(rows), row_threads(n), 0, s>>>(x, q, scale, rows, n, lo, hi, eps);
 }
 
 void sparse_xent(DT dt, DT label_dt, const void* labels, const void* logits, void* loss, void* probs, int64_t N,
