@@ -28,11 +28,11 @@ void DenseImpl::build(const Shape& s) {
   if (in < 0)
     throw ValueError("Layer '" + name() + "' (Dense): the last dimension of the inputs should be defined, but received input with shape " +
                      s.to_string());
-  if (dtype_policy().quantization_mode() == "int8") {
-    // A quantized layer from a config: Keras's _int8_build, filled by the weights that follow.
-    kernel_ = add_weight("kernel", {in, units_}, {.initializer = "zeros", .trainable = false, .dtype = DType::int8});
-    kernel_scale_ = add_weight("kernel_scale", {units_}, {.initializer = "ones", .trainable = false});
-    if (!o_.quantization_config) o_.quantization_config = quantizers::QuantizationConfig{};
+  if (const std::string mode = dtype_policy().quantization_mode(); !mode.empty()) {
+    // A quantized layer from a config: Keras's _int8_build or _int4_build, filled by the weights that follow.
+    o_.quantization_config = quantizers::quantized_build_config(*this, o_.quantization_config);
+    if (mode == "int4") build_int4(in);
+    else build_int8(in);
   } else {
     kernel_ = add_weight("kernel", {in, units_},
                          {.initializer = o_.kernel_initializer, .regularizer = o_.kernel_regularizer,
@@ -54,7 +54,7 @@ Tensor DenseImpl::call(const Tensor& input, bool) {
   Tensor x = cast_to_compute(input, compute_dtype());
   Tensor y;
   if (kernel_scale_.defined()) {
-    y = int8_matmul(x);
+    y = quantized_matmul(x);
   } else if (const Tensor kernel = kernel_with_lora(); x.rank() == 2) {
     y = matmul(x, kernel);
   } else {

@@ -1,6 +1,7 @@
 // EinsumDense: einsum(equation, x, kernel) + bias, then the activation.
 #include "kiln/layers/einsum_dense.h"
 
+#include <algorithm>
 #include <regex>
 #include <set>
 
@@ -106,6 +107,77 @@ EinsumDenseShapes analyze_einsum_dense(const std::string& equation, const std::o
   return r;
 }
 
+namespace {
+
+/// Python's list.insert(index, value): a negative index counts from the end, and
+/// indices past either end clamp.
+void python_insert(std::vector<int>& v, int index, int value) {
+  const int n = static_cast<int>(v.size());
+  if (index < 0) index = std::max(0, index + n);
+  v.insert(v.begin() + std::min(index, n), value);
+}
+
+/// The equation's three specs with an ellipsis replaced by fresh letters (the unused
+/// ones in sorted order: capitals first), as Keras names them for quantization.
+Specs named_specs(const std::string& equation, int64_t input_rank) {
+  Specs sp = split_equation(equation);
+  const int64_t elided = input_rank - static_cast<int64_t>(sp.input.size());
+  if (equation.find("...") == std::string::npos || elided <= 0) return sp;
+  std::string unused;
+  for (char c = 'A'; c <= 'Z'; ++c) unused += c;
+  for (char c = 'a'; c <= 'z'; ++c) unused += c;
+  std::erase_if(unused, [&](char c) { return has(sp.input, c) || has(sp.kernel, c) || has(sp.output, c); });
+  for (int64_t i = 0; i < elided; ++i) {
+    const std::string l(1, unused[static_cast<std::size_t>(i)]);
+    if (sp.left_elided) sp.input = l + sp.input, sp.output = l + sp.output;
+    else sp.input += l, sp.output += l;
+  }
+  return sp;
+}
+
+}  // namespace
+
+EinsumQuantizationAxes analyze_einsum_quantization(const std::string& equation, int64_t input_rank) {
+  const Specs sp = named_specs(equation, input_rank);
+  EinsumQuantizationAxes q;
+  // Keras's analysis keeps one `index` across its loops: a reduced axis that finds no
+  // expand axis left is inserted where the previous one went. Kept here so that scales
+  // have Keras's shapes.
+  int index = 0;
+  auto reduced = [&](const std::string& spec, std::vector<int>& out) {
+    for (std::size_t i = 0; i < spec.size(); ++i) {
+      const std::size_t at = sp.output.find(spec[i]);
+      index = at == std::string::npos ? -1 : static_cast<int>(at);
+      if (index == -1) out.push_back(static_cast<int>(i));
+    }
+  };
+  reduced(sp.input, q.input_reduced);
+  reduced(sp.kernel, q.kernel_reduced);
+  for (std::size_t i = 0; i < sp.output.size(); ++i) {
+    const char c = sp.output[i];
+    if (has(sp.input, c)) q.input_transpose.push_back(static_cast<int>(sp.input.find(c)));
+    else q.input_expand.push_back(static_cast<int>(i));
+    if (has(sp.kernel, c)) q.kernel_transpose.push_back(static_cast<int>(sp.kernel.find(c)));
+    else q.kernel_expand.push_back(static_cast<int>(i));
+  }
+  auto place = [&index](const std::vector<int>& reduced, std::vector<int>& expand, std::vector<int>& transpose,
+                        std::vector<int>& squeeze) {
+    for (int axis : reduced) {
+      if (expand.empty()) {
+        squeeze.push_back(axis);
+      } else {
+        index = expand.front();
+        expand.erase(expand.begin());
+      }
+      python_insert(transpose, index, axis);
+    }
+  };
+  place(q.input_reduced, q.input_expand, q.input_transpose, q.input_squeeze);
+  place(q.kernel_reduced, q.kernel_expand, q.kernel_transpose, q.kernel_squeeze);
+  q.gradient_equation = sp.output + "," + sp.kernel + "->" + sp.input;
+  return q;
+}
+
 EinsumDenseImpl::EinsumDenseImpl(std::string equation, Shape output_shape, EinsumDenseOptions o)
     : LoraLayer(base_options(o), o.lora_rank, o.lora_alpha), equation_(std::move(equation)), output_shape_(std::move(output_shape)), o_(std::move(o)) {
   split_equation(equation_);  // a malformed equation fails here, not at the first call
@@ -141,9 +213,16 @@ void EinsumDenseImpl::build(const Shape& s) {
       throw ValueError("Layer '" + name() + "' (EinsumDense): the kernel shape " + shapes.kernel.to_string() +
                        " is not fully defined for input shape " + s.to_string() + " and output_shape " +
                        output_shape_.to_string());
-  kernel_ = add_weight("kernel", shapes.kernel,
-                       {.initializer = with_fan_axes(o_.kernel_initializer, shapes),
-                        .regularizer = o_.kernel_regularizer, .constraint = o_.kernel_constraint});
+  input_rank_ = s.rank();
+  if (!dtype_policy().quantization_mode().empty()) {
+    // A quantized layer from a config: Keras's _int8_build or _int4_build, filled by the weights that follow.
+    o_.quantization_config = quantizers::quantized_build_config(*this, o_.quantization_config);
+    build_quantized(shapes.kernel);
+  } else {
+    kernel_ = add_weight("kernel", shapes.kernel,
+                         {.initializer = with_fan_axes(o_.kernel_initializer, shapes),
+                          .regularizer = o_.kernel_regularizer, .constraint = o_.kernel_constraint});
+  }
   if (shapes.bias)
     bias_ = add_weight("bias", *shapes.bias,
                        {.initializer = o_.bias_initializer, .regularizer = o_.bias_regularizer,
@@ -157,7 +236,8 @@ LoraLayer::LoraBase EinsumDenseImpl::lora_base() const {
 }
 
 Tensor EinsumDenseImpl::call(const Tensor& input, bool) {
-  Tensor y = einsum(equation_, {cast_to_compute(input, compute_dtype()), kernel_with_lora()});
+  const Tensor x = cast_to_compute(input, compute_dtype());
+  Tensor y = kernel_scale_.defined() ? quantized_einsum(x) : einsum(equation_, {x, kernel_with_lora()});
   if (bias_.defined()) y = add(y, bias_.value());
   return activation_(y);
 }
@@ -168,7 +248,6 @@ Shape EinsumDenseImpl::compute_output_shape(const Shape& s) {
 
 Config EinsumDenseImpl::get_config() const {
   Config c = layer_config(*this);
-  c["quantization_config"] = nullptr;
   write_lora_config(c);
   return c;
 }

@@ -28,12 +28,10 @@ Tensor EmbeddingImpl::compute_mask(const Tensor& x, const Tensor&) {
 }
 
 void EmbeddingImpl::build(const Shape&) {
-  if (dtype_policy().quantization_mode() == "int8") {
-    // A quantized layer from a config: Keras's _int8_build, filled by the weights that follow.
-    embeddings_ = add_weight("embeddings", {input_dim_, output_dim_},
-                             {.initializer = "zeros", .trainable = false, .dtype = DType::int8});
-    embeddings_scale_ = add_weight("embeddings_scale", {input_dim_}, {.initializer = "ones", .trainable = false});
-    if (!o_.quantization_config) o_.quantization_config = quantizers::QuantizationConfig{};
+  if (!dtype_policy().quantization_mode().empty()) {
+    // A quantized layer from a config: Keras's _int8_build or _int4_build, filled by the weights that follow.
+    o_.quantization_config = quantizers::quantized_build_config(*this, o_.quantization_config);
+    build_quantized();
     build_lora(false);
     return;
   }
@@ -59,7 +57,7 @@ Tensor EmbeddingImpl::call(const Tensor& x, bool) {
                        ", which is out of range for input_dim=" + std::to_string(input_dim_) +
                        " (indices must be in [0, " + std::to_string(input_dim_) + "))");
   }
-  if (embeddings_scale_.defined()) return int8_lookup(idx);
+  if (embeddings_scale_.defined()) return quantized_lookup(idx);
   return gather(kernel_with_lora(), idx, 0);
 }
 

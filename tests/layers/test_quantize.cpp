@@ -158,4 +158,97 @@ TEST_CASE("Model::quantize with filters, and quantized models in .keras files") 
   std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("EinsumDense quantization axes are Keras's, ellipses included") {
+  using V = std::vector<int>;
+  struct Case {
+    const char* equation;
+    int64_t rank;
+    V input_reduced, kernel_reduced, input_transpose, kernel_transpose, input_expand, kernel_expand, input_squeeze,
+        kernel_squeeze;
+    const char* gradient;
+  };
+  // Keras 3.15's _analyze_quantization_info for these equations and ranks.
+  const std::vector<Case> cases = {
+      {"abc,cde->abde", 3, {2}, {0}, {0, 1, 2}, {0, 1, 2}, {3}, {1}, {}, {}, "abde,cde->abc"},
+      {"abcd,cde->abe", 4, {2, 3}, {0, 1}, {0, 1, 3, 2}, {0, 1, 2}, {}, {}, {3}, {}, "abe,cde->abcd"},
+      {"abc,bcd->ad", 3, {1, 2}, {0, 1}, {0, 2, 1}, {1, 0, 2}, {}, {}, {2}, {1}, "ad,bcd->abc"},
+      {"abc,cd->abd", 3, {2}, {0}, {0, 1, 2}, {0, 1}, {}, {1}, {}, {}, "abd,cd->abc"},
+      {"...b,bc->...c", 3, {2}, {0}, {0, 1, 2}, {0, 1}, {}, {1}, {}, {}, "BAc,bc->BAb"},
+      {"ab...,bc->ac...", 4, {1}, {0}, {0, 1, 2, 3}, {0, 1}, {}, {2, 3}, {}, {}, "acAB,bc->abAB"},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.equation);
+    const L::EinsumQuantizationAxes q = L::analyze_einsum_quantization(c.equation, c.rank);
+    CHECK(q.input_reduced == c.input_reduced);
+    CHECK(q.kernel_reduced == c.kernel_reduced);
+    CHECK(q.input_transpose == c.input_transpose);
+    CHECK(q.kernel_transpose == c.kernel_transpose);
+    CHECK(q.input_expand == c.input_expand);
+    CHECK(q.kernel_expand == c.kernel_expand);
+    CHECK(q.input_squeeze == c.input_squeeze);
+    CHECK(q.kernel_squeeze == c.kernel_squeeze);
+    CHECK(q.gradient_equation == c.gradient);
+  }
+}
+
+TEST_CASE("a quantized EinsumDense: scales over the contracted axes, the result within 1%, its input gradient") {
+  struct Case {
+    std::string equation;
+    k::Shape output_shape, input_shape, scale_shape;
+  };
+  const std::vector<Case> cases = {
+      {"abc,cde->abde", {3, 2, 4}, {5, 3, 6}, {1, 1, 2, 4}},
+      {"abcd,cde->abe", {3, 4}, {5, 3, 2, 6}, {1, 1, 4}},
+      {"abc,bcd->ad", {4}, {5, 3, 6}, {1, 4}},
+      {"...b,bc->...c", {4}, {5, 3, 6}, {1, 1, 4}},
+  };
+  for (const auto& c : cases) {
+    CAPTURE(c.equation);
+    L::EinsumDense d(c.equation, c.output_shape, {.bias_axes = std::string(1, c.equation.back())});
+    const k::Tensor x = k::random::normal(c.input_shape, 0.0, 1.0, k::float32, 7);
+    const k::Tensor before = d(x);
+    auto input_gradient = [&] {
+      k::GradientTape tape;
+      tape.watch(x);
+      return *tape.gradient(k::sum(d(x) * before), x);
+    };
+    const k::Tensor float_gradient = input_gradient();
+    d->quantize("int8");
+    CHECK(d->dtype_policy().name() == "int8_from_float32");
+    CHECK(d->kernel().dtype() == k::int8);
+    CHECK(d->kernel_scale().shape() == c.scale_shape);
+    const k::Tensor y = d(x);
+    CHECK(y.shape() == before.shape());
+    const double err = k::max(k::abs(y - before)).item<double>(), top = k::max(k::abs(before)).item<double>();
+    CHECK(err < 0.02 * top);
+    // The inputs' gradient goes through the dequantized kernel: the float one within its rounding.
+    const k::Tensor g = input_gradient();
+    REQUIRE(g.shape() == x.shape());
+    CHECK(k::max(k::abs(g - float_gradient)).item<double>() < 0.02 * k::max(k::abs(float_gradient)).item<double>());
+  }
+}
+
+TEST_CASE("a quantized EinsumDense saves and loads with Keras's variable order") {
+  const auto dir = std::filesystem::temp_directory_path() / "kiln_test_quantize_einsum";
+  std::filesystem::create_directories(dir);
+  auto model = std::make_shared<k::Sequential>(std::vector<k::LayerPtr>{
+      L::Input({3, 6}), L::EinsumDense("abc,cde->abde", {3, 2, 4}, {.bias_axes = "de", .name = "proj"})});
+  const k::Tensor x = k::random::normal({5, 3, 6}, 0.0, 1.0, k::float32, 8);
+  model->quantize("int8", Q::QuantizationConfig{.activation_quantizer = std::nullopt});
+  const k::Tensor pred = model->predict(x, {.verbose = 0});
+  const std::string path = (dir / "einsum.keras").string();
+  model->save(path);
+  auto loaded = k::models::load_model(path);
+  const auto proj = std::dynamic_pointer_cast<L::EinsumDenseImpl>(loaded->get_layer("proj"));
+  REQUIRE(proj);
+  CHECK(proj->dtype_policy().name() == "int8_from_float32");
+  CHECK(proj->kernel_scale().shape() == k::Shape{1, 1, 2, 4});
+  CHECK(!proj->options().quantization_config->activation_quantizer);
+  std::vector<std::string> order;
+  for (const auto& v : k::stored_variables_of(*proj)) order.push_back(v.variable.name());
+  CHECK(order == std::vector<std::string>{"kernel", "bias", "kernel_scale"});
+  kiln_test::check_values(loaded->predict(x, {.verbose = 0}), pred.to_vector<double>(), 1e-6);
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace test_quantize

@@ -1,12 +1,15 @@
-"""int8 quantization, both ways. Keras builds two float models (Dense layers,
-one of them on a rank-3 input; an Embedding under a Dense) and saves them.
+"""int8 and int4 quantization, both ways. Keras builds three float models (Dense layers,
+one of them on a rank-3 input; an Embedding under a Dense; EinsumDense layers
+whose scales expand, permute and squeeze) and saves them.
 Kiln loads that float file and quantizes it with model.quantize("int8") (and
-once with a weight-only config, once with a name filter); Keras does the same.
-Compared: the int8 kernels and their scales exactly, the predictions, the
+once with a weight-only config, once with a name filter) and with
+model.quantize("int4") (Keras's default groups of 128 rows, groups of 4, and
+per-channel scales); Keras does the same. Compared: the quantized (int4:
+packed) kernels, their scales and zero points exactly, the predictions, the
 gradients with respect to the inputs (Keras's straight-through rule) and three
 SGD steps of the quantized model. Files: Kiln loads Keras's quantized .keras,
 and Keras loads Kiln's; the predictions agree and the layers' policies are
-"int8_from_float32"."""
+Keras's ("int8_from_float32", "int4/4_from_float32", ...)."""
 import os
 
 import keras
@@ -14,6 +17,7 @@ import numpy as np
 
 INIT = {"class_name": "RandomNormal", "config": {"stddev": 0.4, "seed": 5}}
 WEIGHT_ONLY = keras.quantizers.Int8QuantizationConfig(activation_quantizer=None)
+INT4 = keras.quantizers.Int4QuantizationConfig
 
 
 def mlp():
@@ -31,10 +35,23 @@ def embedding():
     return keras.Model(inp, keras.layers.Dense(3, kernel_initializer=INIT, name="head")(h))
 
 
-VARIANTS = {  # name -> (config, filters)
-    "default": (None, None),
-    "weight_only": (WEIGHT_ONLY, None),
-    "filtered": (None, ["d1", "head"]),
+def einsum():
+    inp = keras.Input((4, 6))
+    h = keras.layers.EinsumDense("abc,cde->abde", (4, 2, 3), bias_axes="de", activation="relu",
+                                 kernel_initializer=INIT, name="d1")(inp)
+    h = keras.layers.EinsumDense("abcd,cde->abe", (4, 5), bias_axes="e", activation="tanh",
+                                 kernel_initializer=INIT, name="d2")(h)
+    return keras.Model(inp, keras.layers.EinsumDense("abc,bcd->ad", (3,), bias_axes="d", kernel_initializer=INIT,
+                                                     name="head")(h))
+
+
+VARIANTS = {  # name -> (mode, config, filters, Kiln's config: null for the mode's default)
+    "default": ("int8", None, None, None),
+    "weight_only": ("int8", WEIGHT_ONLY, None, {"mode": "int8", "weight_only": True}),
+    "filtered": ("int8", None, ["d1", "head"], None),
+    "int4": ("int4", None, None, None),
+    "int4_block4": ("int4", INT4(block_size=4), None, {"mode": "int4", "block_size": 4}),
+    "int4_channel": ("int4", INT4(block_size=-1), None, {"mode": "int4", "block_size": -1}),
 }
 
 
@@ -54,7 +71,8 @@ def cases(rng):
     """(model name, builder, x, y) for each float model."""
     return [("mlp", mlp, rng.normal(size=(6, 3, 8)).astype(np.float32), rng.normal(size=(6, 4)).astype(np.float32)),
             ("embedding", embedding, rng.integers(0, 10, size=(6, 5)).astype(np.int32),
-             rng.normal(size=(6, 3)).astype(np.float32))]
+             rng.normal(size=(6, 3)).astype(np.float32)),
+            ("einsum", einsum, rng.normal(size=(6, 4, 6)).astype(np.float32), rng.normal(size=(6, 3)).astype(np.float32))]
 
 
 def run(o):
@@ -71,53 +89,59 @@ def run(o):
 
 
 def kernel_and_scale(layer):
+    """The quantized kernel, its scale and (grouped int4) its zero points."""
     if isinstance(layer, keras.layers.Embedding):
-        return np.asarray(layer._embeddings), np.asarray(layer.embeddings_scale)
-    return np.asarray(layer._kernel), np.asarray(layer.kernel_scale)
+        zero = getattr(layer, "embeddings_zero", None)
+        return (np.asarray(layer._embeddings), np.asarray(layer.embeddings_scale),
+                None if zero is None else np.asarray(zero))
+    zero = getattr(layer, "kernel_zero", None)
+    return np.asarray(layer._kernel), np.asarray(layer.kernel_scale), None if zero is None else np.asarray(zero)
 
 
 def add_variant(o, expected, name, float_path, variant, x, y):
-    config, filters = variant
+    mode, config, filters, kiln_config = variant
     model = keras.models.load_model(os.path.join(o.work, float_path))
-    model.quantize("int8", config=config, filters=filters)
-    quantized = [l.name for l in model.layers if l.dtype_policy.name == "int8_from_float32"]
-    kernels = {l.name: kernel_and_scale(l) for l in model.layers if l.name in quantized}
+    model.quantize(mode, config=config, filters=filters)
+    policies = {l.name: l.dtype_policy.name for l in model.layers if l.dtype_policy.quantization_mode}
+    kernels = {n: kernel_and_scale(model.get_layer(n)) for n in policies}
     pred = model.predict(x, verbose=0)
     grad = input_gradient(model, x)
     model.save(os.path.join(o.work, "keras_%s.keras" % name))
     model.compile(optimizer=keras.optimizers.SGD(0.05), loss="mse")
     losses = model.fit(x, y, batch_size=6, epochs=3, shuffle=False, verbose=0).history["loss"]
-    expected[name] = (x, quantized, kernels, pred, grad, np.asarray(losses), model.predict(x, verbose=0))
-    o.add({"id": name, "op": "quantize", "path": float_path, "x": o.arr(x), "y": o.arr(y),
-           "weight_only": config is not None, "filters": filters, "save": "kiln_%s.keras" % name,
+    expected[name] = (x, policies, kernels, pred, grad, np.asarray(losses), model.predict(x, verbose=0))
+    o.add({"id": name, "op": "quantize", "path": float_path, "x": o.arr(x), "y": o.arr(y), "mode": mode,
+           "config": kiln_config, "filters": filters, "save": "kiln_%s.keras" % name,
            "layers": ["d1", "d2", "head"]})
     o.add({"id": name + "_load", "op": "load", "path": "keras_%s.keras" % name, "x": o.arr(x)})
 
 
-def check(o, name, x, quantized, kernels, pred, grad, losses, tuned):
+def check(o, name, x, policies, kernels, pred, grad, losses, tuned):
     if not o.kiln_error(name):
         got = [n for i, n in enumerate(["d1", "d2", "head"]) if float(o.out(name, "quantized%d" % i)) != 0]
-        if got != quantized:
-            o.fail("%s: Kiln quantized %s, Keras %s" % (name, got, quantized))
+        if got != list(policies):
+            o.fail("%s: Kiln quantized %s, Keras %s" % (name, got, list(policies)))
         for i, n in enumerate(["d1", "d2", "head"]):
             if n in kernels:
-                o.compare("%s: %s int8 kernel" % (name, n), o.out(name, "kernel%d" % i), kernels[n][0], rtol=0, atol=0)
-                o.compare("%s: %s kernel_scale" % (name, n), o.out(name, "scale%d" % i), kernels[n][1],
-                          rtol=1e-6, atol=0)
+                kernel, scale, zero = kernels[n]
+                o.compare("%s: %s quantized kernel" % (name, n), o.out(name, "kernel%d" % i), kernel, rtol=0, atol=0)
+                o.compare("%s: %s scale" % (name, n), o.out(name, "scale%d" % i), scale, rtol=1e-6, atol=0)
+                if zero is not None:
+                    o.compare("%s: %s zero point" % (name, n), o.out(name, "zero%d" % i), zero, rtol=0, atol=0)
         o.compare("%s: predict after quantize" % name, o.out(name, "pred"), pred, rtol=1e-5, atol=1e-5)
         if grad is not None:
             o.compare("%s: input gradient" % name, o.out(name, "grad"), grad, rtol=1e-5, atol=1e-5)
         o.compare("%s: 3 SGD steps, losses" % name, o.out(name, "losses"), losses, rtol=1e-5, atol=1e-5)
         o.compare("%s: 3 SGD steps, predict" % name, o.out(name, "tuned"), tuned, rtol=1e-5, atol=1e-5)
-        label = "Kiln int8 %s .keras -> Keras load_model" % name
+        label = "Kiln quantized %s .keras -> Keras load_model" % name
         try:
             back = keras.models.load_model(os.path.join(o.work, "kiln_%s.keras" % name))
-            policies = [l.name for l in back.layers if l.dtype_policy.name == "int8_from_float32"]
-            if policies != quantized:
-                o.fail("%s: quantized layers %s, expected %s" % (label, policies, quantized))
+            got = {l.name: l.dtype_policy.name for l in back.layers if l.dtype_policy.quantization_mode}
+            if got != policies:
+                o.fail("%s: quantized layers and policies %s, expected %s" % (label, got, policies))
             o.compare(label + ", predict", back.predict(x, verbose=0), o.out(name, "pred"), rtol=1e-5, atol=1e-5)
         except Exception as e:  # noqa: BLE001 - any failure to read Kiln's file is the finding
             o.fail("%s: %s: %s" % (label, type(e).__name__, e))
     if not o.kiln_error(name + "_load"):
-        o.compare("Keras int8 %s .keras -> Kiln load_model, predict" % name, o.out(name + "_load", "pred"), pred,
+        o.compare("Keras quantized %s .keras -> Kiln load_model, predict" % name, o.out(name + "_load", "pred"), pred,
                   rtol=1e-5, atol=1e-5)

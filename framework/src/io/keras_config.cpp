@@ -31,6 +31,11 @@ Config shape_json(const Shape& s) {
 
 Config dtype_policy(const Config& name) {
   const DTypePolicy p(name.get<std::string>());
+  if (const auto block = p.int4_block_size())
+    return {{"module", "keras.dtype_policies"},
+            {"class_name", "Int4DTypePolicy"},
+            {"config", {{"mode", "int4/" + std::to_string(*block)}, {"source_name", p.source_name()}}},
+            {"registered_name", nullptr}};
   if (!p.quantization_mode().empty())
     return {{"module", "keras.dtype_policies"},
             {"class_name", "QuantizedDTypePolicy"},

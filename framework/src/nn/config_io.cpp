@@ -262,7 +262,8 @@ DTypePolicy ConfigReader::dtype_policy() const {
       fail("dtype", "a DTypePolicy (Kiln reads no " + cls + " yet)");
     return policy_named(v["config"]["name"].get<std::string>());
   }
-  if (v.is_object() && v.value("class_name", "") == "QuantizedDTypePolicy" && v.contains("config") &&
+  const std::string quantized_class = v.is_object() ? v.value("class_name", "") : "";
+  if ((quantized_class == "QuantizedDTypePolicy" || quantized_class == "Int4DTypePolicy") && v.contains("config") &&
       v["config"].is_object() && v["config"].value("mode", Config()).is_string()) {
     const Config& c = v["config"];
     const std::string source = c.contains("source_name") && c["source_name"].is_string()
@@ -271,7 +272,7 @@ DTypePolicy ConfigReader::dtype_policy() const {
     try {
       return DTypePolicy::quantized(c["mode"].get<std::string>(), source);
     } catch (const ValueError& e) {
-      fail("dtype", std::string("a valid QuantizedDTypePolicy (") + e.what() + ")");
+      fail("dtype", "a valid " + quantized_class + " (" + e.what() + ")");
     }
   }
   fail("dtype", "a dtype name or a DTypePolicy object");

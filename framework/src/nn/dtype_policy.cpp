@@ -47,20 +47,45 @@ DTypePolicy::DTypePolicy(const std::string& name) : name_(name) {
 
 DTypePolicy::DTypePolicy(DType dtype) : name_(dtype_name(dtype)), compute_(dtype), variable_(dtype) {}
 
+namespace {
+
+/// The group size of Keras's "int4/<block_size>" mode, with Int4DTypePolicy's errors.
+int parse_int4_block_size(const std::string& mode) {
+  const std::string format = "Expected format 'int4/<block_size>', but got '" + mode + "'.";
+  const std::string digits = mode.substr(5);
+  std::size_t used = 0;
+  int block = 0;
+  try {
+    block = std::stoi(digits, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  if (digits.empty() || used != digits.size())
+    throw ValueError("Invalid mode for Int4DTypePolicy. <block_size> must be an integer. " + format);
+  if (block < -1 || block == 0)
+    throw ValueError("Invalid block_size in mode. Supported values are -1 (per-channel) or a positive integer "
+                     "(sub-channel), but got " + std::to_string(block) + " from '" + mode + "'.");
+  return block;
+}
+
+}  // namespace
+
 DTypePolicy DTypePolicy::quantized(const std::string& mode, const std::string& source) {
-  if (mode != "int8" && mode != "int4")
+  const bool int4_blocked = mode.rfind("int4/", 0) == 0;
+  if (mode != "int8" && mode != "int4" && !int4_blocked)
     throw ValueError("Invalid quantization mode. Expected one of ('int8', 'int4'). Received: mode=" + mode);
   DTypePolicy p(source);
   if (!p.mode_.empty()) throw ValueError("A quantized DTypePolicy's source must not be quantized itself. Received: " + source);
   if (mode == "int8" && p.compute_ == DType::float16)
     throw ValueError("Quantization mode='" + mode + "' doesn't work well with compute_dtype='float16'.");
+  if (int4_blocked) p.block_size_ = parse_int4_block_size(mode);
   p.name_ = mode + "_from_" + p.name_;
-  p.mode_ = mode;
+  p.mode_ = int4_blocked ? "int4" : mode;
   return p;
 }
 
 std::string DTypePolicy::source_name() const {
-  return mode_.empty() ? name_ : name_.substr(mode_.size() + 6);
+  return mode_.empty() ? name_ : name_.substr(name_.find("_from_") + 6);
 }
 
 namespace mixed_precision {

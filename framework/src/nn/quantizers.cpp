@@ -16,12 +16,16 @@
 namespace kiln::quantizers {
 
 std::pair<Tensor, Tensor> abs_max_quantize(const Tensor& x, int64_t axis, const AbsMaxQuantizer& q) {
-  KILN_LOG_OP(abs_max_quantize, x, axis, q);
+  return abs_max_quantize(x, std::vector<int>{static_cast<int>(axis)}, q);
+}
+
+std::pair<Tensor, Tensor> abs_max_quantize(const Tensor& x, const std::vector<int>& axes, const AbsMaxQuantizer& q) {
+  KILN_LOG_OP(abs_max_quantize, x, axes, q);
   ops::check_concrete("abs_max_quantize", x);
   if (!is_floating(x.dtype()))
     throw TypeError("abs_max_quantize: expected a float tensor, but received " + dtype_name(x.dtype()) + " with shape " +
                     x.shape().to_string());
-  const bool last_axis = x.rank() > 0 && (axis == -1 || axis == x.rank() - 1);
+  const bool last_axis = x.rank() > 0 && axes.size() == 1 && (axes[0] == -1 || axes[0] == x.rank() - 1);
   if (last_axis && x.dtype() == DType::float32 && q.output_dtype == DType::int8 && q.value_min >= -128 &&
       q.value_max <= 127 && !autodiff::active()) {
     // The activations of an int8 layer at inference: one kernel. Under a tape the
@@ -33,7 +37,7 @@ std::pair<Tensor, Tensor> abs_max_quantize(const Tensor& x, int64_t axis, const 
     backend::backend_for(x.device()).abs_max_quantize(x, q.value_min, q.value_max, q.epsilon, quantized, scale);
     return {quantized, scale};
   }
-  const Tensor scale = static_cast<double>(q.value_max) / (max(abs(x), {static_cast<int>(axis)}, true) + q.epsilon);
+  const Tensor scale = static_cast<double>(q.value_max) / (max(abs(x), Axes(axes), true) + q.epsilon);
   const Tensor quantized = clip(round(x * scale), q.value_min, q.value_max);
   return {cast(quantized, q.output_dtype), scale};
 }
@@ -74,37 +78,117 @@ std::optional<AbsMaxQuantizer> quantizer_from(const Config& c, const std::string
 
 }  // namespace
 
-DTypePolicy check_quantize_args(const Layer& l, const std::string& mode) {
+QuantizationConfig int4_config(std::optional<int> block_size, std::optional<AbsMaxQuantizer> weight_quantizer,
+                               std::optional<AbsMaxQuantizer> activation_quantizer) {
+  return {.mode = "int4",
+          .weight_quantizer = weight_quantizer,
+          .activation_quantizer = activation_quantizer,
+          .block_size = block_size};
+}
+
+namespace {
+
+// Keras 3.15's dtype_policies.QUANTIZATION_MODES.
+const char* const keras_modes = "('int8', 'float8', 'int4', 'gptq', 'awq')";
+
+void check_mode(const std::string& mode, const std::string& who) {
+  if (mode == "int8" || mode == "int4") return;
+  if (mode == "float8" || mode == "gptq" || mode == "awq")
+    throw ValueError(who + ": quantization mode='" + mode + "' is not supported by Kiln, which quantizes to 'int8' "
+                           "and 'int4'");
+  throw ValueError(who + ": Invalid quantization mode. Expected one of " + keras_modes + ". Received: mode=" + mode);
+}
+
+// The checks of Keras's Int4QuantizationConfig constructor.
+void check_int4(const QuantizationConfig& c, const std::string& who) {
+  const int block = c.block_size.value_or(-1);
+  if (block != -1 && block <= 0)
+    throw ValueError(who + ": block_size must be None, -1, or a positive integer. Received: block_size=" +
+                     std::to_string(block));
+  if (block > 0 && (c.weight_quantizer || c.activation_quantizer))
+    throw ValueError(who + ": Int4 sub-channel quantization (block_size > 0) does not support custom quantizers. "
+                           "Either set block_size to None or -1 for per-channel quantization, or remove the custom "
+                           "quantizer arguments. Received: block_size=" + std::to_string(block));
+  if (c.weight_quantizer && (c.weight_quantizer->value_min != -8 || c.weight_quantizer->value_max != 7))
+    throw ValueError(who + ": Int4QuantizationConfig requires a weight_quantizer with value_range=(-8, 7). Received: "
+                           "value_range=(" + std::to_string(c.weight_quantizer->value_min) + ", " +
+                     std::to_string(c.weight_quantizer->value_max) + ")");
+}
+
+}  // namespace
+
+QuantizationConfig resolve_config(const std::string& mode, const std::optional<QuantizationConfig>& config,
+                                  const std::string& who) {
+  if (!config) {
+    if (mode.empty()) throw ValueError(who + ": You must provide either `mode` or `config` to `quantize`.");
+    check_mode(mode, who);
+    return mode == "int4" ? int4_config() : QuantizationConfig{};
+  }
+  if (!mode.empty() && config->mode != mode)
+    throw ValueError(who + ": Contradictory arguments: mode='" + mode + "' but config.mode='" + config->mode + "'");
+  check_mode(config->mode, who);
+  if (config->mode == "int4") check_int4(*config, who);
+  else if (config->block_size)
+    throw ValueError(who + ": block_size is an int4 setting, but the config's mode is '" + config->mode + "'");
+  return *config;
+}
+
+QuantizeArgs check_quantize_args(const Layer& l, const std::string& mode,
+                                 const std::optional<QuantizationConfig>& config) {
   const std::string who = "Layer '" + l.name() + "' (" + l.class_name() + ")";
+  QuantizationConfig c = resolve_config(mode, config, who);
   if (!l.built())
     throw ValueError(who + ": Cannot quantize a layer that isn't yet built. Layer '" + l.name() + "' (of type '" +
                      l.class_name() + "') is not built yet.");
   if (!l.dtype_policy().quantization_mode().empty())
     throw ValueError("Layer '" + l.name() + "' is already quantized with dtype_policy='" + l.dtype_policy().name() +
-                     "'. Received: mode=" + mode);
-  if (mode != "int8")
-    throw ValueError(who + ": Invalid quantization mode. Expected one of ('int8',). Received: mode=" + mode);
-  return DTypePolicy::quantized(mode, l.dtype_policy().name());  // refuses a float16 compute dtype
+                     "'. Received: mode=" + c.mode);
+  const std::string policy_mode = c.mode == "int4" ? "int4/" + std::to_string(c.block_size.value_or(-1)) : c.mode;
+  // DTypePolicy::quantized refuses int8 under a float16 compute dtype.
+  return {c, DTypePolicy::quantized(policy_mode, l.dtype_policy().name())};
+}
+
+QuantizationConfig quantized_build_config(const Layer& l, const std::optional<QuantizationConfig>& saved) {
+  const std::string mode = l.dtype_policy().quantization_mode();
+  const std::string who = "Layer '" + l.name() + "' (" + l.class_name() + ")";
+  if (saved && saved->mode != mode)
+    throw ValueError(who + ": its dtype policy '" + l.dtype_policy().name() + "' is for mode '" + mode +
+                     "', but its quantization_config is for mode '" + saved->mode + "'");
+  if (saved) return *saved;
+  if (mode == "int4") return int4_config(l.dtype_policy().int4_block_size().value_or(-1));
+  return resolve_config(mode, std::nullopt, who);
 }
 
 Config to_config(const QuantizationConfig& c) {
+  Config inner = {{"weight_quantizer", c.weight_quantizer ? quantizer_config(*c.weight_quantizer) : Config()},
+                  {"activation_quantizer", c.activation_quantizer ? quantizer_config(*c.activation_quantizer) : Config()}};
+  if (c.mode == "int4") inner["block_size"] = c.block_size ? Config(*c.block_size) : Config();
   return {{"module", "keras.quantizers"},
-          {"class_name", "Int8QuantizationConfig"},
-          {"config",
-           {{"weight_quantizer", c.weight_quantizer ? quantizer_config(*c.weight_quantizer) : Config()},
-            {"activation_quantizer", c.activation_quantizer ? quantizer_config(*c.activation_quantizer) : Config()}}},
+          {"class_name", c.mode == "int4" ? "Int4QuantizationConfig" : "Int8QuantizationConfig"},
+          {"config", inner},
           {"registered_name", nullptr}};
 }
 
 std::optional<QuantizationConfig> config_from(const Config& c, const std::string& who) {
   if (c.is_null()) return std::nullopt;
-  if (!c.is_object() || c.value("class_name", "") != "Int8QuantizationConfig" || !c.contains("config") ||
+  const std::string cls = c.is_object() ? c.value("class_name", "") : "";
+  if ((cls != "Int8QuantizationConfig" && cls != "Int4QuantizationConfig") || !c.contains("config") ||
       !c["config"].is_object())
-    throw ValueError(who + ": expected an Int8QuantizationConfig (Kiln quantizes to int8), but received " + c.dump());
+    throw ValueError(who + ": expected an Int8QuantizationConfig or an Int4QuantizationConfig (Kiln quantizes to int8 "
+                           "and int4), but received " + c.dump());
   const Config& k = c["config"];
   QuantizationConfig q;
+  q.mode = cls == "Int4QuantizationConfig" ? "int4" : "int8";
   q.weight_quantizer = quantizer_from(k.value("weight_quantizer", Config()), who);
   q.activation_quantizer = quantizer_from(k.value("activation_quantizer", Config()), who);
+  if (q.mode == "int4") {
+    // Files from before Keras had block_size were per channel.
+    const Config b = k.value("block_size", Config());
+    if (!b.is_null() && !b.is_number_integer())
+      throw ValueError(who + ": Int4QuantizationConfig's block_size must be an integer or null, but received " + b.dump());
+    if (!b.is_null()) q.block_size = b.get<int>();
+    return resolve_config("int4", q, who);
+  }
   return q;
 }
 

@@ -40,11 +40,7 @@ void Model::quantize(const std::string& mode, const std::optional<quantizers::Qu
 
 void Model::quantize(const std::string& mode, const std::optional<quantizers::QuantizationConfig>& config,
                      const std::function<bool(const Layer&)>& filter) {
-  if (mode != "int8")
-    throw ValueError("Model '" + name() + "': Invalid quantization mode. Expected one of ('int8',). Received: mode=" + mode);
-  if (config && config->mode != mode)
-    throw ValueError("Model '" + name() + "': the quantization config is for mode '" + config->mode +
-                     "', but quantize was called with mode='" + mode + "'");
+  const quantizers::QuantizationConfig resolved = quantizers::resolve_config(mode, config, "Model '" + name() + "'");
   if (!built())
     throw ValueError("Model '" + name() + "': the model must be built before it is quantized (call it, or fit, first)");
   std::vector<LayerPtr> layers;
@@ -60,7 +56,7 @@ void Model::quantize(const std::string& mode, const std::optional<quantizers::Qu
                 << l->name() << "' stays as it is\n";
       continue;
     }
-    q->quantize(mode, config);
+    q->quantize(resolved.mode, resolved);
     changed = true;
   }
   // The traced steps hold the float kernels; the next call traces again.

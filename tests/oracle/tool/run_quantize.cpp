@@ -8,29 +8,37 @@ namespace oracle {
 
 namespace {
 
-// {"op": "quantize", "path", "x", "y", "weight_only", "filters" (null: all), "save", "layers"}:
-// per layer whether it was quantized, its int8 kernel and scale; the prediction,
+// {"op": "quantize", "path", "x", "y", "mode", "config" (null: the mode's default; else
+// {"mode", "weight_only"} or {"mode", "block_size"}), "filters" (null: all), "save", "layers"}:
+// per layer whether it was quantized, its quantized kernel, scale and zero points; the prediction,
 // the gradient of sum(pred · [1, 2, 3, 4]) by x, three SGD steps' losses and the
 // prediction after them.
 void quantize_case(const Group& g, const json& c) {
   auto model = kiln::models::load_model((g.dir() / c.at("path").get<std::string>()).string());
   std::optional<kiln::quantizers::QuantizationConfig> config;
-  if (c.at("weight_only").get<bool>()) config = kiln::quantizers::QuantizationConfig{.activation_quantizer = std::nullopt};
+  if (const json& k = c.at("config"); !k.is_null()) {
+    if (k.at("mode") == "int4") config = kiln::quantizers::int4_config(k.at("block_size").get<int>());
+    else if (k.value("weight_only", false)) config = kiln::quantizers::QuantizationConfig{.activation_quantizer = std::nullopt};
+  }
   std::vector<std::string> filters;
   if (!c.at("filters").is_null()) filters = c.at("filters").get<std::vector<std::string>>();
-  model->quantize("int8", config, filters);
+  model->quantize(c.at("mode").get<std::string>(), config, filters);
   int i = 0;
   for (const auto& name : c.at("layers")) {
     const auto layer = model->get_layer(name.get<std::string>());
-    kiln::Variable kernel, scale;
-    if (auto d = std::dynamic_pointer_cast<kiln::layers::DenseImpl>(layer)) kernel = d->kernel(), scale = d->kernel_scale();
+    kiln::Variable kernel, scale, zero;
+    if (auto d = std::dynamic_pointer_cast<kiln::layers::DenseImpl>(layer))
+      kernel = d->kernel(), scale = d->kernel_scale(), zero = d->kernel_zero();
     else if (auto e = std::dynamic_pointer_cast<kiln::layers::EmbeddingImpl>(layer))
-      kernel = e->embeddings(), scale = e->embeddings_scale();
-    else throw std::runtime_error("layer " + name.get<std::string>() + " is neither Dense nor Embedding");
+      kernel = e->embeddings(), scale = e->embeddings_scale(), zero = e->embeddings_zero();
+    else if (auto ed = std::dynamic_pointer_cast<kiln::layers::EinsumDenseImpl>(layer))
+      kernel = ed->kernel(), scale = ed->kernel_scale(), zero = ed->kernel_zero();
+    else throw std::runtime_error("layer " + name.get<std::string>() + " is not Dense, EinsumDense or Embedding");
     g.save(c, "quantized" + std::to_string(i), kiln::Tensor(scale.defined() ? 1.0 : 0.0));
     if (scale.defined()) {
       g.save(c, "kernel" + std::to_string(i), kiln::cast(kernel.value(), kiln::int64));
       g.save(c, "scale" + std::to_string(i), scale.value());
+      if (zero.defined()) g.save(c, "zero" + std::to_string(i), kiln::cast(zero.value(), kiln::int64));
     }
     ++i;
   }

@@ -7,6 +7,7 @@
 //   kiln::mixed_precision::set_global_policy("mixed_bfloat16");
 //   auto hidden = Dense(512);                              // bfloat16 outputs, float32 kernel
 //   auto probs = Dense(10, {.activation = "softmax", .dtype = "float32"});
+#include <optional>
 #include <string>
 
 #include "kiln/core/dtype.h"
@@ -36,11 +37,14 @@ class DTypePolicy {
   DType variable_dtype() const { return variable_; }
   /// Whether computations and variables differ in dtype (the mixed policies).
   bool is_mixed() const { return compute_ != variable_; }
-  /// A quantized layer's policy (Keras's QuantizedDTypePolicy): `mode` ("int8" or
-  /// "int4") over the policy named `source` ("float32", "mixed_bfloat16", ...).
+  /// A quantized layer's policy (Keras's QuantizedDTypePolicy): `mode` ("int8",
+  /// "int4/<block_size>" as Keras's Int4DTypePolicy, or a legacy "int4") over the policy
+  /// named `source` ("float32", "mixed_bfloat16", ...).
   static DTypePolicy quantized(const std::string& mode, const std::string& source);
   /// "int8" or "int4" for a quantized layer's policy; empty otherwise.
   const std::string& quantization_mode() const { return mode_; }
+  /// An "int4/<block_size>" policy's group size (-1: per channel); none for the others.
+  std::optional<int> int4_block_size() const { return block_size_; }
   /// The policy a quantized one computes under ("float32" in "int8_from_float32");
   /// the policy's own name otherwise.
   std::string source_name() const;
@@ -50,6 +54,7 @@ class DTypePolicy {
  private:
   std::string name_;
   std::string mode_;
+  std::optional<int> block_size_;
   DType compute_ = DType::float32;
   DType variable_ = DType::float32;
 };

@@ -24,6 +24,11 @@ struct StoredVariable {
   std::function<Tensor()> saved;  ///< What is written; empty: the variable's value.
 };
 
+/// The `saved` functions of `n` entries whose values come from one computation (a
+/// kernel requantized with its LoRA delta merged in, and the kernel's new scales):
+/// `compute` runs once, when the first of them is written, and returns the n values.
+std::vector<std::function<Tensor()>> saved_together(std::function<std::vector<Tensor>()> compute, std::size_t n);
+
 /// A layer whose Keras file entries differ from its variables, trainable first.
 class CustomVariableStore {
  public:

@@ -163,9 +163,10 @@ class Model : public Layer {
   Tensor predict(const Dataset& dataset, PredictOptions options = {});
   /// All outputs, in output order.
   std::vector<Tensor> predict_outputs(const Data& x, PredictOptions options = {});
-  /// Keras's model.quantize: every layer that can be quantized (Dense) and whose name
-  /// matches one of `filters` (regular expressions searched in the name; none: all)
-  /// converts its weights to `mode` ("int8"). The model must be built.
+  /// Keras's model.quantize: every layer that can be quantized (Dense, EinsumDense,
+  /// Embedding) and whose name matches one of `filters` (regular expressions searched in
+  /// the name; none: all) converts its weights to `mode` ("int8" or "int4"; empty: the
+  /// config's), with `config` or the mode's default one. The model must be built.
   void quantize(const std::string& mode, const std::optional<quantizers::QuantizationConfig>& config = std::nullopt,
                 const std::vector<std::string>& filters = {});
   /// The same, quantizing the layers for which `filter` returns true.

@@ -67,14 +67,22 @@ class DenseImpl : public LoraLayer, public quantizers::Quantizable {
   Variable kernel() const { return kernel_; }
   /// (units,); undefined before build or without use_bias.
   Variable bias() const { return bias_; }
-  /// Keras's quantize("int8"): the kernel becomes int8 with one float scale per unit
+  /// Keras's quantize. "int8": the kernel becomes int8 with one float scale per unit
   /// (kernel ≈ int8 / kernel_scale), and calls quantize their inputs per row unless the
-  /// config's activation_quantizer is none. The layer's policy becomes "int8_from_<policy>".
+  /// config's activation_quantizer is none; the policy becomes "int8_from_<policy>".
+  /// "int4": the kernel's int4 values are packed two per byte along the units, (in,
+  /// ceil(units / 2)), with a scale and a zero point per group of block_size inputs and
+  /// unit (default 128), or one scale per unit (block_size -1); the inputs stay in
+  /// floats; the policy becomes "int4/<block_size>_from_<policy>".
   void quantize(const std::string& mode,
                 const std::optional<quantizers::QuantizationConfig>& config = std::nullopt) override;
-  /// (units,) after quantize("int8"); undefined otherwise.
+  /// After quantize: (units,), or int4's grouped (n_groups, units); undefined otherwise.
   Variable kernel_scale() const { return kernel_scale_; }
-  /// Keras's order for a quantized layer: kernel, bias, kernel_scale.
+  /// int4's grouped zero points, (n_groups, units) int8; undefined otherwise.
+  Variable kernel_zero() const { return kernel_zero_; }
+  /// int4's grouped row-to-group map, floor(row / block_size) as float32; undefined otherwise.
+  Variable g_idx() const { return g_idx_; }
+  /// Keras's order for a quantized layer: kernel, bias, kernel_scale (then kernel_zero, g_idx).
   std::vector<StoredVariable> stored_variables() const override;
 
  protected:
@@ -82,8 +90,14 @@ class DenseImpl : public LoraLayer, public quantizers::Quantizable {
   Tensor call(const Tensor& x, bool training) override;
   /// The kernel that LoRA adapts, with its regularizer and constraint.
   LoraBase lora_base() const override;
-  /// The int8 call: quantized inputs (or float ones), int32 products, float output.
-  Tensor int8_matmul(const Tensor& x) const;
+  /// The quantized call: int8 (or per-channel int4) products with int32 sums and float
+  /// scales, or the dequantized grouped int4 kernel.
+  Tensor quantized_matmul(const Tensor& x) const;
+  /// The quantized kernel's variables for `in` inputs (Keras's _int8_build, _int4_build).
+  /// @{
+  void build_int8(int64_t in);
+  void build_int4(int64_t in);
+  /// @}
   using Layer::build;
   using Layer::call;
 
@@ -91,7 +105,7 @@ class DenseImpl : public LoraLayer, public quantizers::Quantizable {
   int64_t units_;
   DenseOptions o_;
   activations::Activation activation_;
-  Variable kernel_, bias_, kernel_scale_;
+  Variable kernel_, bias_, kernel_scale_, kernel_zero_, g_idx_;
 };
 
 KILN_LAYER_HANDLE(Dense);

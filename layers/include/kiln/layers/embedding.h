@@ -55,15 +55,22 @@ class EmbeddingImpl : public LoraLayer, public quantizers::Quantizable {
   Variable embeddings() const { return embeddings_; }  ///< The table (input_dim, output_dim); undefined before build.
   /// x != 0 with mask_zero, else none (Keras 3's Embedding.compute_mask).
   Tensor compute_mask(const Tensor& x, const Tensor& previous_mask) override;
-  /// Keras's quantize("int8"): the table becomes int8 with one float scale per row
-  /// (row ≈ int8 / embeddings_scale). The policy becomes "int8_from_<policy>".
+  /// Keras's quantize. "int8": the table becomes int8 with one float scale per row (row ≈
+  /// int8 / embeddings_scale); the policy becomes "int8_from_<policy>". "int4": the rows'
+  /// int4 values are packed two per byte, (input_dim, ceil(output_dim / 2)), with per row a
+  /// scale and a zero point for each group of block_size values (default 128), or one scale
+  /// per row (block_size -1); the policy becomes "int4/<block_size>_from_<policy>".
   void quantize(const std::string& mode,
                 const std::optional<quantizers::QuantizationConfig>& config = std::nullopt) override;
   /// Only Embedding itself: a subclass's other weights would stay float (Keras's type check).
   bool supports_quantization() const override { return class_name() == "Embedding"; }
-  /// (input_dim,) after quantize("int8"); undefined otherwise.
+  /// After quantize: (input_dim,), or int4's grouped (input_dim, n_groups); undefined otherwise.
   Variable embeddings_scale() const { return embeddings_scale_; }
-  /// Keras's order for a quantized layer: embeddings, embeddings_scale.
+  /// int4's grouped zero points, (input_dim, n_groups) int8; undefined otherwise.
+  Variable embeddings_zero() const { return embeddings_zero_; }
+  /// int4's grouped value-to-group map, floor(j / block_size) as float32; undefined otherwise.
+  Variable g_idx() const { return g_idx_; }
+  /// Keras's order for a quantized layer: embeddings, embeddings_scale (then embeddings_zero, g_idx).
   std::vector<StoredVariable> stored_variables() const override;
 
  protected:
@@ -71,8 +78,10 @@ class EmbeddingImpl : public LoraLayer, public quantizers::Quantizable {
   Tensor call(const Tensor& x, bool training) override;
   /// The kernel that LoRA adapts, with its regularizer and constraint.
   LoraBase lora_base() const override;
-  /// The int8 table's rows divided by their scales (and the LoRA delta).
-  Tensor int8_lookup(const Tensor& indices) const;
+  /// The quantized table's rows dequantized (and the LoRA delta).
+  Tensor quantized_lookup(const Tensor& indices) const;
+  /// The quantized table's variables for o_.quantization_config (Keras's _int8_build, _int4_build).
+  void build_quantized();
   using Layer::build;
   using Layer::call;
 
@@ -80,7 +89,11 @@ class EmbeddingImpl : public LoraLayer, public quantizers::Quantizable {
   int64_t input_dim_;  ///< The vocabulary size.
   int64_t output_dim_;  ///< The vector width.
   Variable embeddings_;  ///< The table (input_dim, output_dim), created by build().
-  Variable embeddings_scale_;  ///< (input_dim,) once quantized to int8.
+  Variable embeddings_scale_;  ///< The scales once quantized.
+  /// int4's grouped zero points and value-to-group map.
+  /// @{
+  Variable embeddings_zero_, g_idx_;
+  /// @}
 
  private:
   EmbeddingOptions o_;
