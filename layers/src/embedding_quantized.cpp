@@ -19,7 +19,7 @@ using detail::Int4Kernel;
 namespace {
 
 /// int8: one scale per row (Keras reduces over output_dim, usually the shorter axis).
-std::pair<Tensor, Tensor> quantize_table(const Tensor& table, const quantizers::QuantizationConfig& config) {
+std::pair<Tensor, Tensor> quantize_table_int8(const Tensor& table, const quantizers::QuantizationConfig& config) {
   auto [q, scale] = quantizers::abs_max_quantize(table, -1, config.weight_quantizer.value_or(quantizers::AbsMaxQuantizer{}));
   return {q, squeeze(scale, {-1})};
 }
@@ -51,22 +51,26 @@ void EmbeddingImpl::quantize(const std::string& mode, const std::optional<quanti
     throw TypeError("Layer '" + name() + "' (" + class_name() + "): Layer " + class_name() +
                     " does not have a `quantize()` method implemented.");
   const quantizers::QuantizeArgs args = quantizers::check_quantize_args(*this, mode, config);
+  quantize_table(args.config);
+  set_dtype_policy(args.policy);
+}
+
+void EmbeddingImpl::quantize_table(const quantizers::QuantizationConfig& config) {
   const Tensor table = embeddings_.read_value_untracked();
-  o_.quantization_config = args.config;
+  o_.quantization_config = config;
   remove_weight(embeddings_);
-  if (args.config.mode == "int4") {
-    const Int4Kernel k = quantize_table_int4(table, args.config);
+  if (config.mode == "int4") {
+    const Int4Kernel k = quantize_table_int4(table, config);
     build_quantized();
     embeddings_.assign(k.packed);
     embeddings_scale_.assign(k.scale.cast(embeddings_scale_.dtype()));
     if (embeddings_zero_.defined()) embeddings_zero_.assign(k.zero);
   } else {
-    auto [q, scale] = quantize_table(table, args.config);
+    auto [q, scale] = quantize_table_int8(table, config);
     build_quantized();
     embeddings_.assign(q);
     embeddings_scale_.assign(scale.cast(embeddings_scale_.dtype()));
   }
-  set_dtype_policy(args.policy);
 }
 
 void EmbeddingImpl::build_quantized() {
@@ -116,7 +120,7 @@ std::vector<StoredVariable> EmbeddingImpl::stored_variables() const {
                                                *o_.quantization_config);
       return std::vector<Tensor>{m.packed, m.scale, m.zero};
     }
-    auto [q, qs] = quantize_table(cast(packed, DType::float32) / expand_dims(s, -1) + delta, *o_.quantization_config);
+    auto [q, qs] = quantize_table_int8(cast(packed, DType::float32) / expand_dims(s, -1) + delta, *o_.quantization_config);
     return std::vector<Tensor>{q, qs, Tensor()};
   };
   return detail::quantized_entries({embeddings_, Variable(), embeddings_scale_, embeddings_zero_, g_idx_}, merge);

@@ -18,7 +18,8 @@ EmbeddingOptions embedding_options(const ReversibleEmbeddingOptions& o) {
                      .embeddings_constraint = o.embeddings_constraint,
                      .mask_zero = o.mask_zero,
                      .lora_rank = o.lora_rank,
-                     .lora_alpha = o.lora_alpha};
+                     .lora_alpha = o.lora_alpha,
+                     .quantization_config = o.quantization_config};
   e.name = o.name;
   e.trainable = o.trainable;
   e.dtype = o.dtype;
@@ -44,9 +45,15 @@ ReversibleEmbeddingImpl::ReversibleEmbeddingImpl(int64_t input_dim, int64_t outp
 
 void ReversibleEmbeddingImpl::build(const Shape& input_shape) {
   EmbeddingImpl::build(input_shape);
-  if (!ro_.tie_weights)
-    reverse_embeddings_ = add_weight("reverse_embeddings", {output_dim_, input_dim_},
-                                     {.initializer = ro_.embeddings_initializer});
+  const bool quantized = !dtype_policy().quantization_mode().empty();
+  if (quantized) ro_.quantization_config = quantization_config();
+  if (ro_.tie_weights) return;
+  if (quantized) {
+    build_quantized_reverse();
+    return;
+  }
+  reverse_embeddings_ = add_weight("reverse_embeddings", {output_dim_, input_dim_},
+                                   {.initializer = ro_.embeddings_initializer});
 }
 
 Tensor ReversibleEmbeddingImpl::call(const Tensor& x, bool training) {
@@ -72,6 +79,7 @@ Tensor ReversibleEmbeddingImpl::reverse(const Tensor& x) const {
   if (x.rank() < 1 || x.shape()[-1] != output_dim_)
     throw ValueError("Layer '" + name() + "' (ReversibleEmbedding): a reverse call expects inputs whose last axis is "
                      "output_dim=" + std::to_string(output_dim_) + ", but received shape " + x.shape().to_string());
+  if (embeddings_scale_.defined()) return quantized_reverse(x);
   Tensor kernel = ro_.tie_weights ? transpose(kernel_with_lora()) : reverse_embeddings_.value();
   const DType dt = ro_.reverse_dtype ? dtype_from_name(*ro_.reverse_dtype) : compute_dtype();
   Tensor logits = matmul(cast(x, dt), cast(kernel, dt));

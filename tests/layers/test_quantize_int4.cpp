@@ -1,5 +1,5 @@
 // int4 quantization: Keras's packing, grouped scales with zero points, the int4
-// Dense, EinsumDense and Embedding, their policies, configs and files.
+// Dense, EinsumDense, Embedding and ReversibleEmbedding, their policies, configs and files.
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -124,6 +124,22 @@ TEST_CASE("an int4 Embedding and EinsumDense: packed values, scales and the floa
   CHECK(ed->kernel_scale().shape() == k::Shape{8});
   CHECK(ed(x).shape() == before.shape());
   CHECK(relative_error(ed(x), before) < 0.2);
+}
+
+TEST_CASE("a quantized ReversibleEmbedding: both tables, reverse logits within the quantization error") {
+  for (const std::string mode : {"int8", "int4"}) {
+    for (bool tied : {true, false}) {
+      CAPTURE(mode);
+      CAPTURE(tied);
+      L::ReversibleEmbedding e(10, 6, {.tie_weights = tied});
+      const k::Tensor h = e(k::Tensor(std::vector<int32_t>{1, 4, 9}, {3}));
+      const k::Tensor logits = e(h, L::reverse_call());
+      e->quantize(mode);
+      CHECK(e->reverse_embeddings_scale().defined() == !tied);
+      if (!tied) CHECK(e->reverse_embeddings().shape() == (mode == "int8" ? k::Shape{6, 10} : k::Shape{3, 10}));
+      CHECK(relative_error(e(h, L::reverse_call()), logits) < (mode == "int8" ? 0.02 : 0.25));
+    }
+  }
 }
 
 TEST_CASE("int4 models in .keras files: policies, configs and weights load back") {

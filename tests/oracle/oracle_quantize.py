@@ -1,6 +1,7 @@
-"""int8 and int4 quantization, both ways. Keras builds three float models (Dense layers,
+"""int8 and int4 quantization, both ways. Keras builds four float models (Dense layers,
 one of them on a rank-3 input; an Embedding under a Dense; EinsumDense layers
-whose scales expand, permute and squeeze) and saves them.
+whose scales expand, permute and squeeze; ReversibleEmbedding layers, tied and
+untied, called both ways) and saves them.
 Kiln loads that float file and quantizes it with model.quantize("int8") (and
 once with a weight-only config, once with a name filter) and with
 model.quantize("int4") (Keras's default groups of 128 rows, groups of 4, and
@@ -45,6 +46,16 @@ def einsum():
                                                      name="head")(h))
 
 
+def reversible():
+    # ReversibleEmbedding both ways: an untied table (d1) and a tied one used only in reverse (d2).
+    inp = keras.Input((5,), dtype="int32")
+    untied = keras.layers.ReversibleEmbedding(10, 6, tie_weights=False, embeddings_initializer=INIT, name="d1")
+    tied = keras.layers.ReversibleEmbedding(12, 6, embeddings_initializer=INIT, name="d2")
+    h = keras.layers.Dense(6, activation="tanh", kernel_initializer=INIT, name="mid")(tied(untied(inp), reverse=True))
+    logits = untied(h, reverse=True)
+    return keras.Model(inp, keras.layers.Dense(3, kernel_initializer=INIT, name="head")(keras.layers.Flatten()(logits)))
+
+
 VARIANTS = {  # name -> (mode, config, filters, Kiln's config: null for the mode's default)
     "default": ("int8", None, None, None),
     "weight_only": ("int8", WEIGHT_ONLY, None, {"mode": "int8", "weight_only": True}),
@@ -72,7 +83,9 @@ def cases(rng):
     return [("mlp", mlp, rng.normal(size=(6, 3, 8)).astype(np.float32), rng.normal(size=(6, 4)).astype(np.float32)),
             ("embedding", embedding, rng.integers(0, 10, size=(6, 5)).astype(np.int32),
              rng.normal(size=(6, 3)).astype(np.float32)),
-            ("einsum", einsum, rng.normal(size=(6, 4, 6)).astype(np.float32), rng.normal(size=(6, 3)).astype(np.float32))]
+            ("einsum", einsum, rng.normal(size=(6, 4, 6)).astype(np.float32), rng.normal(size=(6, 3)).astype(np.float32)),
+            ("reversible", reversible, rng.integers(0, 10, size=(6, 5)).astype(np.int32),
+             rng.normal(size=(6, 3)).astype(np.float32))]
 
 
 def run(o):
@@ -88,14 +101,20 @@ def run(o):
         check(o, name, *exp)
 
 
+def triple(kernel, scale, zero):
+    return np.asarray(kernel), np.asarray(scale), None if zero is None else np.asarray(zero)
+
+
 def kernel_and_scale(layer):
-    """The quantized kernel, its scale and (grouped int4) its zero points."""
+    """The quantized kernel, its scale and (grouped int4) its zero points; a ReversibleEmbedding's
+    separate reverse table adds its own three."""
     if isinstance(layer, keras.layers.Embedding):
-        zero = getattr(layer, "embeddings_zero", None)
-        return (np.asarray(layer._embeddings), np.asarray(layer.embeddings_scale),
-                None if zero is None else np.asarray(zero))
-    zero = getattr(layer, "kernel_zero", None)
-    return np.asarray(layer._kernel), np.asarray(layer.kernel_scale), None if zero is None else np.asarray(zero)
+        out = triple(layer._embeddings, layer.embeddings_scale, getattr(layer, "embeddings_zero", None))
+        if isinstance(layer, keras.layers.ReversibleEmbedding) and not layer.tie_weights:
+            out += triple(layer.reverse_embeddings, layer.reverse_embeddings_scale,
+                          getattr(layer, "reverse_embeddings_zero", None))
+        return out
+    return triple(layer._kernel, layer.kernel_scale, getattr(layer, "kernel_zero", None))
 
 
 def add_variant(o, expected, name, float_path, variant, x, y):
@@ -119,15 +138,17 @@ def add_variant(o, expected, name, float_path, variant, x, y):
 def check(o, name, x, policies, kernels, pred, grad, losses, tuned):
     if not o.kiln_error(name):
         got = [n for i, n in enumerate(["d1", "d2", "head"]) if float(o.out(name, "quantized%d" % i)) != 0]
-        if got != list(policies):
-            o.fail("%s: Kiln quantized %s, Keras %s" % (name, got, list(policies)))
+        want = [n for n in ["d1", "d2", "head"] if n in policies]
+        if got != want:
+            o.fail("%s: Kiln quantized %s, Keras %s" % (name, got, want))
         for i, n in enumerate(["d1", "d2", "head"]):
-            if n in kernels:
-                kernel, scale, zero = kernels[n]
-                o.compare("%s: %s quantized kernel" % (name, n), o.out(name, "kernel%d" % i), kernel, rtol=0, atol=0)
-                o.compare("%s: %s scale" % (name, n), o.out(name, "scale%d" % i), scale, rtol=1e-6, atol=0)
+            for part, prefix in zip(range(0, len(kernels.get(n, ())), 3), ("", "reverse_")):
+                kernel, scale, zero = kernels[n][part:part + 3]
+                what = "%s: %s %s" % (name, n, prefix)
+                o.compare(what + "quantized kernel", o.out(name, prefix + "kernel%d" % i), kernel, rtol=0, atol=0)
+                o.compare(what + "scale", o.out(name, prefix + "scale%d" % i), scale, rtol=1e-6, atol=0)
                 if zero is not None:
-                    o.compare("%s: %s zero point" % (name, n), o.out(name, "zero%d" % i), zero, rtol=0, atol=0)
+                    o.compare(what + "zero point", o.out(name, prefix + "zero%d" % i), zero, rtol=0, atol=0)
         o.compare("%s: predict after quantize" % name, o.out(name, "pred"), pred, rtol=1e-5, atol=1e-5)
         if grad is not None:
             o.compare("%s: input gradient" % name, o.out(name, "grad"), grad, rtol=1e-5, atol=1e-5)

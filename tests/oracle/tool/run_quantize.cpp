@@ -40,6 +40,13 @@ void quantize_case(const Group& g, const json& c) {
       g.save(c, "scale" + std::to_string(i), scale.value());
       if (zero.defined()) g.save(c, "zero" + std::to_string(i), kiln::cast(zero.value(), kiln::int64));
     }
+    if (auto r = std::dynamic_pointer_cast<kiln::layers::ReversibleEmbeddingImpl>(layer);
+        r && r->reverse_embeddings_scale().defined()) {
+      g.save(c, "reverse_kernel" + std::to_string(i), kiln::cast(r->reverse_embeddings().value(), kiln::int64));
+      g.save(c, "reverse_scale" + std::to_string(i), r->reverse_embeddings_scale().value());
+      if (r->reverse_embeddings_zero().defined())
+        g.save(c, "reverse_zero" + std::to_string(i), r->reverse_embeddings_zero().value());
+    }
     ++i;
   }
   const kiln::Tensor x = g.array(c.at("x"));

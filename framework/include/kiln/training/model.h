@@ -164,7 +164,7 @@ class Model : public Layer {
   /// All outputs, in output order.
   std::vector<Tensor> predict_outputs(const Data& x, PredictOptions options = {});
   /// Keras's model.quantize: every layer that can be quantized (Dense, EinsumDense,
-  /// Embedding) and whose name matches one of `filters` (regular expressions searched in
+  /// Embedding, ReversibleEmbedding) and whose name matches one of `filters` (regular expressions searched in
   /// the name; none: all) converts its weights to `mode` ("int8" or "int4"; empty: the
   /// config's), with `config` or the mode's default one. The model must be built.
   void quantize(const std::string& mode, const std::optional<quantizers::QuantizationConfig>& config = std::nullopt,

@@ -82,6 +82,11 @@ class EmbeddingImpl : public LoraLayer, public quantizers::Quantizable {
   Tensor quantized_lookup(const Tensor& indices) const;
   /// The quantized table's variables for o_.quantization_config (Keras's _int8_build, _int4_build).
   void build_quantized();
+  /// Replaces the float table by its quantized form for `config` (quantize() without the
+  /// checks and the policy, for ReversibleEmbedding).
+  void quantize_table(const quantizers::QuantizationConfig& config);
+  /// The config the table was quantized with; none before.
+  const std::optional<quantizers::QuantizationConfig>& quantization_config() const { return o_.quantization_config; }
   using Layer::build;
   using Layer::call;
 

@@ -9,7 +9,8 @@
 // initializer, when tie_weights is false); with logit_soft_cap c, logits = tanh(logits / c) * c.
 // reverse_dtype ("float32"/"float64") casts both operands of the projection. Weights, in
 // Keras's order: embeddings, then reverse_embeddings. The forward call is Embedding's
-// (mask_zero attaches the mask); a reverse call carries no mask.
+// (mask_zero attaches the mask); a reverse call carries no mask. quantize("int8" | "int4")
+// quantizes both tables as Keras does.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -30,9 +31,12 @@ struct ReversibleEmbeddingOptions {
   std::optional<double> logit_soft_cap;  ///< Reverse logits become tanh(logits / c) * c; none: unchanged.
   std::optional<int> lora_rank;  ///< Enables LoRA of this rank when the layer is built (kiln/layers/lora.h).
   std::optional<double> lora_alpha;  ///< LoRA's scale numerator; Keras's Embedding resets it to the rank at build.
+  /// A quantized layer's config (set by quantize(), read from Keras's files).
+  std::optional<quantizers::QuantizationConfig> quantization_config;
   KILN_LAYER_BASE_OPTIONS
   KILN_FIELDS(ReversibleEmbeddingOptions, embeddings_initializer, embeddings_regularizer, activity_regularizer,
-              embeddings_constraint, mask_zero, tie_weights, reverse_dtype, logit_soft_cap, lora_rank, lora_alpha)
+              embeddings_constraint, mask_zero, tie_weights, reverse_dtype, logit_soft_cap, lora_rank, lora_alpha,
+              quantization_config)
 };
 
 /// The call options of a reverse call: `emb(h, reverse_call())` (Keras's `reverse=True`).
@@ -55,6 +59,23 @@ class ReversibleEmbeddingImpl : public EmbeddingImpl {
   Variable reverse_embeddings() const { return reverse_embeddings_; }
   /// Embedding's mask after a forward call; none after a reverse one (Keras sets no mask there).
   Tensor compute_mask(const Tensor& x, const Tensor& previous_mask) override;
+  /// Keras's ReversibleEmbedding.quantize: the table as Embedding quantizes it, and the
+  /// separate reverse table (without tie_weights) per vocabulary column: int8 with one
+  /// scale per column, or int4 packed along output_dim with one scale per column or, per
+  /// group of block_size rows, a scale and a zero point. Reverse calls quantize their
+  /// inputs per row when the config has an activation quantizer (int8's default).
+  void quantize(const std::string& mode,
+                const std::optional<quantizers::QuantizationConfig>& config = std::nullopt) override;
+  /// ReversibleEmbedding itself, not its subclasses (Keras's type check).
+  bool supports_quantization() const override { return class_name() == "ReversibleEmbedding"; }
+  /// The reverse table's scales after quantize (without tie_weights): (input_dim,), or
+  /// int4's grouped (n_groups, input_dim); undefined otherwise.
+  Variable reverse_embeddings_scale() const { return reverse_scale_; }
+  /// int4's grouped zero points of the reverse table, (n_groups, input_dim) float32 as Keras
+  /// creates them; undefined otherwise.
+  Variable reverse_embeddings_zero() const { return reverse_zero_; }
+  /// Embedding's entries, then reverse_embeddings and (quantized) its scale and zero points.
+  std::vector<StoredVariable> stored_variables() const override;
 
  protected:
   void build(const Shape& input_shape) override;
@@ -67,8 +88,12 @@ class ReversibleEmbeddingImpl : public EmbeddingImpl {
 
  private:
   Tensor reverse(const Tensor& x) const;
+  /// The reverse projection of a quantized layer (Keras's _int8_call and _int4_call with reverse).
+  Tensor quantized_reverse(const Tensor& x) const;
+  /// The quantized reverse table's variables (Keras's _int8_build, _int4_build).
+  void build_quantized_reverse();
   ReversibleEmbeddingOptions ro_;
-  Variable reverse_embeddings_;
+  Variable reverse_embeddings_, reverse_scale_, reverse_zero_;
   bool last_call_reversed_ = false;  // read by compute_mask, which the base calls right after call()
 };
 
