@@ -106,6 +106,17 @@ TEST_CASE("float inputs are cast to the compute dtype, integers are not") {
   CHECK(emb->embeddings().dtype() == k::float32);
 }
 
+TEST_CASE("float tensors among the call keywords are cast to the compute dtype too, as Keras's __call__ does") {
+  auto lstm = L::LSTM(3, {.dtype = "mixed_bfloat16"});
+  const k::Tensor x = k::random::normal({2, 4, 5}, 0.0, 1.0, k::float32, 3);
+  const k::Tensor h = k::random::normal({2, 3}, 0.0, 1.0, k::float32, 4);
+  const k::Tensor c = k::random::normal({2, 3}, 0.0, 1.0, k::float32, 5);
+  const k::Tensor given_float32 = lstm(x, {.initial_state = {h, c}});
+  const k::Tensor given_bfloat16 = lstm(x, {.initial_state = {k::cast(h, k::bfloat16), k::cast(c, k::bfloat16)}});
+  CHECK(given_float32.dtype() == k::bfloat16);
+  CHECK(max_abs_diff(given_float32, given_bfloat16) == 0);
+}
+
 TEST_CASE("BatchNormalization under a mixed policy keeps float32 statistics and weights") {
   k::random::set_seed(4);
   const k::Tensor x = k::random::normal({16, 3}, 2, 3, k::float32, 5);

@@ -74,6 +74,13 @@ std::vector<Tensor> Layer::call_with_kwargs(const std::vector<Tensor>& xs, bool 
 std::vector<Tensor> Layer::run_with_kwargs(const std::vector<Tensor>& given, bool list_call, const CallKwargs& rest,
                                            const Tensor& mask, bool training) {
   const std::vector<Tensor> xs = detail::convert_inputs(*this, given);
+  // Keras's Layer.__call__ casts float tensors among the keywords too (initial states, keys).
+  CallKwargs kwargs;
+  for (const auto& [key, arg] : rest.items()) {
+    CallArg converted = arg;
+    if (converted.is_tensor()) converted.tensors = detail::convert_inputs(*this, arg.tensors);
+    kwargs.set(key, std::move(converted));
+  }
   check_input_spec(xs);
   maybe_build(xs, list_call);
   call_losses_.clear();
@@ -83,7 +90,7 @@ std::vector<Tensor> Layer::run_with_kwargs(const std::vector<Tensor>& given, boo
   detail::LayerAutocast autocast(*this);
   std::vector<Tensor> ys;
   try {
-    if (!rest.empty()) ys = call_kwargs(xs, rest, mask, training);
+    if (!kwargs.empty()) ys = call_kwargs(xs, kwargs, mask, training);
     else if (mask.defined()) ys = list ? call_masked(xs, mask, training) : std::vector<Tensor>{call_masked(xs[0], mask, training)};
     else ys = list ? call(xs, training) : std::vector<Tensor>{call(xs.at(0), training)};
   } catch (const Error&) {
