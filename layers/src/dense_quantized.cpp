@@ -3,8 +3,6 @@
 #include <optional>
 #include <utility>
 
-#include <nlohmann/json.hpp>
-
 #include "kiln/autodiff/gradient_tape.h"
 #include "kiln/core/error.h"
 #include "kiln/layers/dense.h"
@@ -82,13 +80,12 @@ Tensor DenseImpl::quantized_matmul(const Tensor& x) const {
   const auto& aq = o_.quantization_config->activation_quantizer;
   Tensor y;
   if (dtype_policy().quantization_mode() == "int4") {
-    const Tensor unpacked = quantizers::unpack_int4(kernel, units_, -1);
     if (kernel_zero_.defined()) {
       // Grouped scales and zero points: Keras dequantizes the kernel and multiplies in floats.
-      y = matmul(x2, stop_gradient(cast(quantizers::dequantize_with_sz_map(unpacked, kernel_scale, kernel_zero_.value(),
-                                                                           g_idx_.value(), 0),
-                                        x2.dtype())));
+      const Int4Kernel k{kernel, kernel_scale, kernel_zero_.value()};
+      y = matmul(x2, stop_gradient(detail::dequantize_int4_kernel(k, units_, g_idx_.value(), x2.dtype())));
     } else {
+      const Tensor unpacked = quantizers::unpack_int4(kernel, units_, -1);
       if (aq) {
         auto [xq, x_scale] = quantizers::abs_max_quantize(x2, -1, *aq);
         y = cast(matmul(xq, unpacked), x2.dtype()) / (kernel_scale * x_scale);

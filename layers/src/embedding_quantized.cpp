@@ -3,8 +3,6 @@
 #include <optional>
 #include <utility>
 
-#include <nlohmann/json.hpp>
-
 #include "kiln/core/error.h"
 #include "kiln/layers/embedding.h"
 #include "kiln/ops/array_ops.h"

@@ -2,6 +2,7 @@
 // They run as ordinary ops, so they work on every device and inside traces.
 #include <cmath>
 
+#include "ops/op_util.h"
 #include "kiln/core/error.h"
 #include "kiln/nn/quantizers.h"
 #include "kiln/ops/array_ops.h"
@@ -13,15 +14,6 @@
 namespace kiln::quantizers {
 
 namespace {
-
-int normalized_axis(const Tensor& x, int axis, const char* op) {
-  const int rank = static_cast<int>(x.rank());
-  const int a = axis < 0 ? axis + rank : axis;
-  if (a < 0 || a >= rank)
-    throw ValueError(std::string(op) + ": axis " + std::to_string(axis) + " is out of bounds for a tensor of shape " +
-                     x.shape().to_string());
-  return a;
-}
 
 /// The first `n` entries of x along `axis`.
 Tensor prefix(const Tensor& x, int64_t n, int axis) {
@@ -36,7 +28,7 @@ Tensor pack_int4(const Tensor& x, int axis) {
   if (x.dtype() != DType::int8)
     throw TypeError("pack_int4: Expected int8 tensor for packing, got " + dtype_name(x.dtype()) + " with shape " +
                     x.shape().to_string());
-  const int a = normalized_axis(x, axis, "pack_int4");
+  const int a = ops::normalize_axis("pack_int4", axis, x.rank());
   Tensor v = cast(x, DType::int32);
   const int64_t n = x.shape()[a];
   if (n % 2 == 1) {
@@ -55,7 +47,7 @@ Tensor unpack_int4(const Tensor& packed, int64_t orig_len, int axis) {
   if (packed.dtype() != DType::int8)
     throw TypeError("unpack_int4: Expected int8 tensor for unpacking, got " + dtype_name(packed.dtype()) +
                     " with shape " + packed.shape().to_string());
-  const int a = normalized_axis(packed, axis, "unpack_int4");
+  const int a = ops::normalize_axis("unpack_int4", axis, packed.rank());
   const int64_t m = packed.shape()[a];
   if (orig_len < 0 || (orig_len + 1) / 2 != m)
     throw ValueError("unpack_int4: " + std::to_string(m) + " packed bytes along axis " + std::to_string(axis) +
