@@ -5,7 +5,7 @@
 #include <limits>
 
 #include "kiln/ops/array_ops.h"
-#include "kiln/utils/string_hash.h"
+#include "kiln/ops/string_hash.h"
 #include "categorical_encoding.h"
 #include "config_fields.h"
 
@@ -88,14 +88,17 @@ std::vector<Tensor> HashedCrossingImpl::call(const std::vector<Tensor>& xs, bool
   std::vector<std::vector<uint64_t>> hashes;
   for (const Tensor& x : xs) {
     const DType dt = x.dtype();
-    if (dt != DType::int32 && dt != DType::int64 && dt != DType::uint8) {
+    if (dt != DType::int32 && dt != DType::int64 && dt != DType::uint8 && dt != DType::string) {
       std::string dtypes;
       for (const Tensor& t : xs) dtypes += (dtypes.empty() ? "" : ", ") + dtype_name(t.dtype());
       throw ValueError("All `HashedCrossing` inputs should have an integer or string dtype. Received: inputs of dtypes [" +
                        dtypes + "] and shapes " + shapes_text(shapes));
     }
     std::vector<uint64_t> h;
-    for (int64_t v : x.to_vector<int64_t>()) h.push_back(static_cast<uint64_t>(v));  // an integer is its own fingerprint
+    if (dt == DType::string)
+      for (const std::string& s : x.to_vector<std::string>()) h.push_back(utils::fingerprint64(s));
+    else
+      for (int64_t v : x.to_vector<int64_t>()) h.push_back(static_cast<uint64_t>(v));  // an integer is its own fingerprint
     hashes.push_back(std::move(h));
   }
   return {output(hashes, shapes[0])};

@@ -1,12 +1,12 @@
 // Hashing: Keras 3's checks and TensorFlow's hashing (tf.as_string, then
-// to_hash_bucket_fast or to_hash_bucket_strong), through kiln/utils/string_hash.h.
+// to_hash_bucket_fast or to_hash_bucket_strong), through kiln/ops/string_hash.h.
 #include "kiln/layers/hashing.h"
 
 #include <cmath>
 #include <string_view>
 
 #include "kiln/ops/array_ops.h"
-#include "kiln/utils/string_hash.h"
+#include "kiln/ops/string_hash.h"
 #include "categorical_encoding.h"
 #include "config_fields.h"
 
@@ -111,6 +111,7 @@ Tensor HashingImpl::output(const std::vector<int64_t>& b, Shape shape) const {
 
 Tensor HashingImpl::call(const Tensor& x, bool) {
   const DType dt = x.dtype();
+  if (dt == DType::string) return hash_strings(x.to_vector<std::string>(), x.shape());
   const bool is_float = dt == DType::float32 || dt == DType::float64;
   const std::optional<HashingValue>& m = o_.mask_value;
   if (m && m->kind == HashingValue::Kind::string)

@@ -1,4 +1,4 @@
-// Hashing, HashedCrossing and kiln/utils/string_hash.h against Keras 3.15.1 on
+// Hashing, HashedCrossing and kiln/ops/string_hash.h against Keras 3.15.1 on
 // TensorFlow 2.21.0: tests/fixtures/hashing/hashing.json, written by
 // tests/fixtures/hashing/make_fixture.py (the layers need TensorFlow, which the
 // oracle's JAX venv lacks), and Keras's docstring values, written here.
@@ -12,7 +12,7 @@
 #include "kiln/core/error.h"
 #include "kiln/layers.h"
 #include "kiln/ops/ops.h"
-#include "kiln/utils/string_hash.h"
+#include "kiln/ops/string_hash.h"
 
 namespace test_hashing_values {
 

@@ -61,6 +61,7 @@
 
 #include "kiln/data/data.h"
 #include "kiln/data/dataset.h"
+#include "kiln/data/text_line_dataset.h"
 
 #include "kiln/utils/numerical.h"
 #include "kiln/utils/plot.h"

@@ -1,7 +1,9 @@
 // Where a tensor's memory comes from: the backend of its device allocates,
 // fills and copies it. (The Tensor class itself is core; these members are
 // the part of it that needs a backend.)
+#include <algorithm>
 #include <limits>
+#include <string>
 
 #include "backend/backend.h"
 #include "core/file_load_scope.h"
@@ -35,12 +37,32 @@ std::size_t checked_nbytes(const Shape& shape, DType dtype) {
 }
 }  // namespace
 
+namespace {
+// String elements are std::string objects: constructed here, destroyed with the
+// storage, never in a backend's byte pool.
+void delete_strings(void* data, std::size_t, Device) { delete[] static_cast<std::string*>(data); }
+
+std::shared_ptr<Storage> allocate_strings(const Shape& shape, Device device) {
+  if (!device.is_cpu())
+    throw TypeError("string tensors live on the CPU: a string tensor of shape " + shape.to_string() +
+                    " cannot be placed on " + device.to_string());
+  const std::size_t nbytes = checked_nbytes(shape, DType::string);
+  auto s = std::make_shared<Storage>();
+  s->data = new std::string[std::max<std::size_t>(nbytes / sizeof(std::string), 1)];
+  s->nbytes = nbytes;
+  s->device = device;
+  s->deleter = &delete_strings;
+  return s;
+}
+}  // namespace
+
 Tensor Tensor::empty(const Shape& shape, DType dtype, Device device) {
   auto impl = std::make_shared<TensorImpl>();
   impl->shape = shape;
   impl->dtype = dtype;
   impl->device = device;
-  impl->storage = backend::backend_for(device).allocate(checked_nbytes(shape, dtype));
+  impl->storage = dtype == DType::string ? allocate_strings(shape, device)
+                                         : backend::backend_for(device).allocate(checked_nbytes(shape, dtype));
   return Tensor(impl);
 }
 

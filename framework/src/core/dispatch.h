@@ -1,6 +1,8 @@
 #pragma once
 // Private: calls f(T{}) with the C++ type of a DType.
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <string>
 
 #include "kiln/core/dtype.h"
@@ -23,6 +25,9 @@ decltype(auto) dispatch_dtype(DType d, F&& f) {
     case DType::bool_: return f(bool{});
     case DType::float16:
     case DType::bfloat16: break;
+    case DType::string:
+      throw TypeError("a string tensor reached an op that computes on numbers; string tensors are text: use "
+                      "the kiln::strings ops on them (strings::to_number parses numbers)");
   }
   throw TypeError("internal: a kernel received a " + dtype_name(d) + " tensor; " + dtype_name(d) +
                   " is computed in float32 by the op that calls it");
@@ -38,11 +43,22 @@ decltype(auto) dispatch_any_dtype(DType d, F&& f) {
   }
 }
 
-/// Copies, which move bits: the 16-bit float types as uint16_t.
+/// Copies, which move elements: the 16-bit float types as uint16_t, strings as
+/// std::string (so a copy must assign, never memcpy: see copy_elements).
 template <class F>
 decltype(auto) dispatch_storage_dtype(DType d, F&& f) {
   if (is_half_float(d)) return f(uint16_t{});
+  if (d == DType::string) return f(std::string{});
   return dispatch_dtype(d, std::forward<F>(f));
+}
+
+/// Copies n elements of dtype d: bytes for numbers, assignments for strings.
+inline void copy_elements(void* dst, const void* src, std::size_t n, DType d) {
+  if (d == DType::string) {
+    std::copy_n(static_cast<const std::string*>(src), n, static_cast<std::string*>(dst));
+    return;
+  }
+  if (n > 0) std::memcpy(dst, src, n * dtype_size(d));
 }
 
 template <class F>

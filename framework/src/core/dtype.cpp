@@ -17,6 +17,7 @@ std::string dtype_name(DType d) {
     case DType::bool_: return "bool";
     case DType::float16: return "float16";
     case DType::bfloat16: return "bfloat16";
+    case DType::string: return "string";
   }
   return "unknown";
 }
@@ -33,8 +34,9 @@ DType dtype_from_name(const std::string& n) {
   if (n == "bool") return DType::bool_;
   if (n == "float16") return DType::float16;
   if (n == "bfloat16") return DType::bfloat16;
+  if (n == "string") return DType::string;
   throw ValueError("Unknown dtype '" + n +
-                   "'; expected one of float16, bfloat16, float32, float64, int8, int32, int64, uint8, bool");
+                   "'; expected one of float16, bfloat16, float32, float64, int8, int32, int64, uint8, bool, string");
 }
 
 std::size_t dtype_size(DType d) {
@@ -48,6 +50,7 @@ std::size_t dtype_size(DType d) {
     case DType::bool_: return 1;
     case DType::float16: return 2;
     case DType::bfloat16: return 2;
+    case DType::string: return sizeof(std::string);
   }
   return 0;
 }

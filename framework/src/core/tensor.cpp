@@ -81,6 +81,9 @@ Tensor from_flat(const std::vector<T>& v, const Shape& shape) {
   if constexpr (std::is_same_v<T, bool>) {
     auto* p = t.data<bool>();
     for (std::size_t i = 0; i < v.size(); ++i) p[i] = v[i];
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    std::copy(v.begin(), v.end(), t.data<std::string>());
+    return t;  // strings stay on the host, as TF keeps them whatever the device scope
   } else if (!v.empty()) {
     std::memcpy(t.raw_data(), v.data(), v.size() * sizeof(T));
   }
@@ -121,6 +124,8 @@ template <class T> DType literal_dtype() {
 
 Tensor convert_host(const Tensor& src, DType dtype) {
   if (src.dtype() == dtype) return src;
+  if (dtype == DType::string)
+    throw TypeError("Tensor: a number literal cannot have dtype string; write the text itself, Tensor(\"1.5\")");
   Tensor out = Tensor::empty(src.shape(), dtype);
   dispatch_any_dtype(src.dtype(), [&](auto from) {
     using S = decltype(from);
@@ -155,6 +160,28 @@ template Tensor::Tensor(const std::vector<int64_t>&, const Shape&);
 template Tensor::Tensor(const std::vector<uint8_t>&, const Shape&);
 template Tensor::Tensor(const std::vector<int8_t>&, const Shape&);
 template Tensor::Tensor(const std::vector<bool>&, const Shape&);
+template Tensor::Tensor(const std::vector<std::string>&, const Shape&);
+
+Tensor::Tensor(const char* s) : Tensor(std::string(s)) {}
+Tensor::Tensor(const std::string& s) : impl_(from_flat<std::string>({s}, Shape{}).impl_) {}
+template <std::same_as<const char*> S>
+Tensor::Tensor(std::initializer_list<S> v)
+    : impl_(from_flat<std::string>(std::vector<std::string>(v.begin(), v.end()), Shape{static_cast<int64_t>(v.size())})
+                .impl_) {}
+template <std::same_as<const char*> S>
+Tensor::Tensor(std::initializer_list<std::initializer_list<S>> v) {
+  std::vector<std::string> flat;
+  const int64_t cols = v.size() == 0 ? 0 : static_cast<int64_t>(v.begin()->size());
+  for (const auto& row : v) {
+    if (static_cast<int64_t>(row.size()) != cols)
+      throw ValueError("Tensor: ragged nested list (lengths " + std::to_string(cols) + " and " +
+                       std::to_string(row.size()) + " at depth 1); a ragged list of strings needs RaggedTensor");
+    flat.insert(flat.end(), row.begin(), row.end());
+  }
+  impl_ = from_flat<std::string>(flat, Shape{static_cast<int64_t>(v.size()), cols}).impl_;
+}
+template Tensor::Tensor(std::initializer_list<const char*>);
+template Tensor::Tensor(std::initializer_list<std::initializer_list<const char*>>);
 
 Tensor::Tensor(float v) : impl_(from_flat<float>({v}, Shape{}).impl_) {}
 Tensor::Tensor(double v) : Tensor(v, DType::float32) {}
@@ -231,14 +258,30 @@ const T* Tensor::data() const {
 }
 #define KILN_INST(T) template T* Tensor::data<T>(); template const T* Tensor::data<T>() const;
 KILN_INST(float) KILN_INST(double) KILN_INST(float16_t) KILN_INST(bfloat16_t) KILN_INST(int32_t) KILN_INST(int64_t) KILN_INST(uint8_t) KILN_INST(int8_t) KILN_INST(bool)
+KILN_INST(std::string)
 #undef KILN_INST
+
+namespace {
+// Strings convert to nothing else and nothing converts to them: TF's "Cast string to float is not supported".
+void check_string_read(DType have, bool want_string, const char* what) {
+  if ((have == DType::string) != want_string)
+    throw TypeError(std::string(what) + ": cannot read a " + dtype_name(have) + " tensor as " +
+                    (want_string ? "std::string" : "a number") +
+                    (want_string ? "; strings::as_string formats numbers" : "; strings::to_number parses strings"));
+}
+}  // namespace
 
 template <class T>
 std::vector<T> Tensor::to_vector() const {
   tracing::check_value_read("Tensor::to_vector() / item()");
   Tensor host = to(Device::cpu());
+  check_string_read(host.dtype(), std::is_same_v<T, std::string>, "Tensor::to_vector()");
+  if constexpr (std::is_same_v<T, std::string>) {
+    const auto* p = static_cast<const std::string*>(host.raw_data());
+    return std::vector<std::string>(p, p + host.size());
+  }
   std::vector<T> out(static_cast<std::size_t>(host.size()));
-  dispatch_any_dtype(host.dtype(), [&](auto tag) {
+  if constexpr (!std::is_same_v<T, std::string>) dispatch_any_dtype(host.dtype(), [&](auto tag) {
     using S = decltype(tag);
     const S* p = static_cast<const S*>(host.raw_data());
     for (std::size_t i = 0; i < out.size(); ++i) out[i] = static_cast<T>(p[i]);
@@ -253,8 +296,10 @@ T Tensor::item() const {
   // trace (an optimizer's step count) reads scalars without allocating.
   tracing::check_value_read("Tensor::to_vector() / item()");
   const Tensor host = to(Device::cpu());
+  check_string_read(host.dtype(), std::is_same_v<T, std::string>, "Tensor::item()");
+  if constexpr (std::is_same_v<T, std::string>) return *static_cast<const std::string*>(host.raw_data());
   T out{};
-  dispatch_any_dtype(host.dtype(), [&](auto tag) {
+  if constexpr (!std::is_same_v<T, std::string>) dispatch_any_dtype(host.dtype(), [&](auto tag) {
     using S = decltype(tag);
     out = static_cast<T>(*static_cast<const S*>(host.raw_data()));
   });
@@ -262,6 +307,7 @@ T Tensor::item() const {
 }
 #define KILN_INST(T) template std::vector<T> Tensor::to_vector<T>() const; template T Tensor::item<T>() const;
 KILN_INST(float) KILN_INST(double) KILN_INST(float16_t) KILN_INST(bfloat16_t) KILN_INST(int32_t) KILN_INST(int64_t) KILN_INST(uint8_t) KILN_INST(int8_t) KILN_INST(bool)
+KILN_INST(std::string)
 #undef KILN_INST
 
 }  // namespace kiln

@@ -145,9 +145,34 @@ inline std::string bfloat16_text(bfloat16_t v) {
   return buf;
 }
 
+// Python's repr of a bytes object, as NumPy prints each element of a string
+// tensor: b'...' (b"..." when only that avoids escaping a quote), \xhh for
+// bytes outside printable ASCII.
+std::string bytes_repr(const std::string& b) {
+  const bool dq = b.find('\'') != std::string::npos && b.find('"') == std::string::npos;
+  const char quote = dq ? '"' : '\'';
+  std::string s = "b";
+  s += quote;
+  for (unsigned char c : b) {
+    if (c == quote || c == '\\') s += {'\\', static_cast<char>(c)};
+    else if (c == '\t') s += "\\t";
+    else if (c == '\n') s += "\\n";
+    else if (c == '\r') s += "\\r";
+    else if (c < 0x20 || c >= 0x7f) {
+      static const char* hex = "0123456789abcdef";
+      s += {'\\', 'x', hex[c >> 4], hex[c & 15]};
+    } else {
+      s += static_cast<char>(c);
+    }
+  }
+  return s + quote;
+}
+
 template <class T>
 std::function<std::string(T)> element_format(const std::vector<T>& vals) {
-  if constexpr (std::is_same_v<T, bfloat16_t>) {
+  if constexpr (std::is_same_v<T, std::string>) {
+    return [](const T& v) { return bytes_repr(v); };  // NumPy pads no string to a common width
+  } else if constexpr (std::is_same_v<T, bfloat16_t>) {
     return [](T v) { return bfloat16_text(v); };
   } else if constexpr (std::is_same_v<T, bool>) {
     return [](T v) { return std::string(v ? " True" : "False"); };
@@ -165,8 +190,10 @@ std::function<std::string(T)> element_format(const std::vector<T>& vals) {
 
 // A 0-d tensor prints as the NumPy scalar: "5.5", "10.0", "1e-05", "True".
 template <class T>
-std::string scalar_text(T v) {
-  if constexpr (std::is_same_v<T, bfloat16_t>) {
+std::string scalar_text(const T& v) {
+  if constexpr (std::is_same_v<T, std::string>) {
+    return bytes_repr(v);
+  } else if constexpr (std::is_same_v<T, bfloat16_t>) {
     return bfloat16_text(v);
   } else if constexpr (std::is_same_v<T, bool>) {
     return v ? "True" : "False";
@@ -271,7 +298,9 @@ std::ostream& operator<<(std::ostream& os, const Tensor& t) {
     return os << "Tensor(\"" << *fn << "\", shape=" << t.impl()->shape.to_string() << ", dtype=" << t.dtype()
               << ")";
   Tensor h = t.to(Device::cpu());
-  std::string text = dispatch_any_dtype(h.dtype(), [&](auto tag) {
+  std::string text = h.dtype() == DType::string
+      ? array_text(static_cast<const std::string*>(h.raw_data()), h.shape(), h.size())
+      : dispatch_any_dtype(h.dtype(), [&](auto tag) {
     using T = decltype(tag);
     return array_text(static_cast<const T*>(h.raw_data()), h.shape(), h.size());
   });

@@ -2,6 +2,7 @@
 #include "nn/config_io.h"
 
 #include <cmath>
+#include <fstream>
 #include <string_view>
 
 #include "kiln/core/error.h"
@@ -85,6 +86,29 @@ void read_value(const ConfigReader& r, const char* key, std::vector<int64_t>& v)
   if (r.has(key)) v = r.int_list(key);
 }
 Config config_value(const std::vector<double>& v) { return v; }
+Config config_value(const std::vector<std::string>& v) { return v; }
+void read_value(const ConfigReader& r, const char* key, std::vector<std::string>& v) {
+  if (!r.has(key)) return;
+  const Config& j = r.raw()[key];
+  if (j.is_string()) {
+    const std::string path = j.get<std::string>();
+    std::ifstream in(path, std::ios::binary);
+    if (!in) r.fail(key, "a list of strings, or the path of a readable text file (cannot open '" + path + "')");
+    v.clear();
+    for (std::string line; std::getline(in, line);) {
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      v.push_back(line);
+    }
+    while (!v.empty() && v.back().empty()) v.pop_back();  // Keras drops trailing empty lines
+    return;
+  }
+  if (!j.is_array()) r.fail(key, "a list of strings");
+  v.clear();
+  for (const auto& x : j) {
+    if (!x.is_string()) r.fail(key, "a list of strings");
+    v.push_back(x.get<std::string>());
+  }
+}
 void read_value(const ConfigReader& r, const char* key, std::vector<double>& v) {
   if (!r.has(key)) return;
   const Config& j = r.raw()[key];

@@ -93,6 +93,7 @@ Config config_value(const Shape& v);
 Config config_value(const std::vector<int>& v);
 Config config_value(const std::vector<int64_t>& v);
 Config config_value(const std::vector<double>& v);
+Config config_value(const std::vector<std::string>& v);
 template <class T>
 Config config_value(const std::optional<T>& v) {
   return v ? config_value(*v) : Config(nullptr);
@@ -114,6 +115,9 @@ void read_value(const ConfigReader& r, const char* key, std::vector<int>& v);
 void read_value(const ConfigReader& r, const char* key, std::vector<int64_t>& v);
 /// A list of numbers (a single number is a one-element list).
 void read_value(const ConfigReader& r, const char* key, std::vector<double>& v);
+/// A list of strings; a single string is the path of a text file with one string a
+/// line (Keras's vocabulary files).
+void read_value(const ConfigReader& r, const char* key, std::vector<std::string>& v);
 template <class T>
 void read_value(const ConfigReader& r, const char* key, std::optional<T>& v) {
   if (!r.has(key)) return;

@@ -260,6 +260,9 @@ Tensor cast(const Tensor& x, DType dtype) {
   KILN_LOG_OP(cast, x, dtype);
   check_concrete("cast", x);
   if (x.dtype() == dtype) return x;
+  if (is_string(x.dtype()) || is_string(dtype))
+    throw TypeError("cast: Cast " + dtype_name(x.dtype()) + " to " + dtype_name(dtype) + " is not supported (" +
+                    describe(x) + "); strings::to_number parses text and strings::as_string formats numbers");
   Tensor y = Tensor::empty(x.shape(), dtype, x.device());
   be(x).cast(x, y);
   if (autodiff::active() && is_floating(dtype)) {

@@ -62,6 +62,21 @@ Tensor relu_backward(const Tensor& x, const Tensor& dy) {
   return out;
 }
 
+// Strings compare on the host, byte for byte (tf.equal on tf.string).
+Tensor string_equal(const Tensor& a, const Tensor& b, bool equal, const char* name) {
+  check_concrete(name, a);
+  check_concrete(name, b);
+  check_same_dtype(name, a, b);
+  const Shape s = broadcast_shapes(a.shape(), b.shape(), name);
+  const Tensor x = broadcast_to(a, s), y = broadcast_to(b, s);
+  Tensor out = Tensor::empty(s, DType::bool_);
+  const std::string* p = x.data<std::string>();
+  const std::string* q = y.data<std::string>();
+  bool* o = out.data<bool>();
+  for (int64_t i = 0; i < out.size(); ++i) o[i] = (p[i] == q[i]) == equal;
+  return out;
+}
+
 }  // namespace
 
 namespace ops {
@@ -314,11 +329,13 @@ Tensor isfinite(const Tensor& x) {
 Tensor equal(const Tensor& a, const Tensor& b) {
   KILN_LOG_OP(equal, a, b);
   KILN_HALF_IN_FLOAT32(equal, a, b);
+  if (is_string(a.dtype()) || is_string(b.dtype())) return string_equal(a, b, true, "equal");
   return binary_forward(BinaryOp::eq, a, b, "equal");
 }
 Tensor not_equal(const Tensor& a, const Tensor& b) {
   KILN_LOG_OP(not_equal, a, b);
   KILN_HALF_IN_FLOAT32(not_equal, a, b);
+  if (is_string(a.dtype()) || is_string(b.dtype())) return string_equal(a, b, false, "not_equal");
   return binary_forward(BinaryOp::ne, a, b, "not_equal");
 }
 Tensor less(const Tensor& a, const Tensor& b) {

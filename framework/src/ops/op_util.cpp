@@ -51,6 +51,7 @@ std::string describe(const Tensor& t) {
 void check_unary_dtype(const char* op, backend::UnaryOp u, const Tensor& x) {
   using backend::UnaryOp;
   const DType d = x.dtype();
+  KILN_CHECK(d != DType::string, TypeError, op << ": expected a numeric tensor, but received " << describe(x));
   switch (u) {
     case UnaryOp::isnan:
     case UnaryOp::isfinite: return;
@@ -76,6 +77,9 @@ void check_unary_dtype(const char* op, backend::UnaryOp u, const Tensor& x) {
 void check_binary_dtype(const char* op, backend::BinaryOp b, const Tensor& x, const Tensor& y) {
   using backend::BinaryOp;
   check_same_dtype(op, x, y);
+  KILN_CHECK(x.dtype() != DType::string, TypeError,
+             op << ": arithmetic and ordering are not defined for string tensors, but received " << describe(x)
+                << " and " << describe(y));
   const bool arithmetic = !(b == BinaryOp::eq || b == BinaryOp::ne || b == BinaryOp::lt || b == BinaryOp::le ||
                             b == BinaryOp::gt || b == BinaryOp::ge || b == BinaryOp::logical_and ||
                             b == BinaryOp::logical_or);

@@ -141,9 +141,27 @@ class Tensor {
       : Tensor(v, std::optional<DType>(dtype)) {}
   //@}
 
-  /// From a flat vector in row-major order plus a shape.
+  /// From a flat vector in row-major order plus a shape (std::vector<std::string> gives a
+  /// string tensor).
   template <class T>
   Tensor(const std::vector<T>& data, const Shape& shape);
+
+  /// @name String literals (tf.string)
+  //@{
+  /// Tensors of UTF-8 byte strings, like tf.constant on Python str values:
+  ///   kiln::Tensor("Gray wolf")                            // shape (), dtype string
+  ///   kiln::Tensor({"Gray wolf", "Quick brown fox"})       // shape (2,)
+  ///   kiln::Tensor({{"a", "b"}, {"c", "d"}})               // shape (2, 2)
+  /// Elements may differ in length; the shape counts strings, not characters.
+  explicit Tensor(const char* s);
+  explicit Tensor(const std::string& s);
+  // Templates, so that {{"a"}, {"b"}} is only a 2-D list: as plain overloads, each
+  // {"a"} would also initialise one const char* of a 1-D list.
+  template <std::same_as<const char*> S>
+  Tensor(std::initializer_list<S> v);
+  template <std::same_as<const char*> S>
+  Tensor(std::initializer_list<std::initializer_list<S>> v);
+  //@}
 
   /// A symbolic tensor: a shape and dtype without storage (functional API).
   static Tensor symbolic(const Shape& shape, DType dtype = DType::float32);
@@ -222,6 +240,8 @@ class Tensor {
 // Defined once, in the library.
 extern template Tensor Tensor::operator[]<Tensor>(const Tensor&) const;
 extern template IndexUpdate Tensor::at<Tensor>(const Tensor&) const;
+extern template Tensor::Tensor(std::initializer_list<const char*>);
+extern template Tensor::Tensor(std::initializer_list<std::initializer_list<const char*>>);
 /// \endcond
 
 std::ostream& operator<<(std::ostream& os, const Tensor& t);

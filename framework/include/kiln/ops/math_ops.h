@@ -111,6 +111,14 @@ Tensor operator==(const Tensor& a, double b);  ///< equal(a, b).
 Tensor operator!=(const Tensor& a, double b);  ///< not_equal(a, b).
 Tensor operator==(double a, const Tensor& b);  ///< equal(a, b).
 Tensor operator!=(double a, const Tensor& b);  ///< not_equal(a, b).
+// Templates so that `t == 0` stays a comparison with a number: a literal 0
+// would convert to a const char* as readily as to a double.
+/// equal(a, Tensor(b)): each string of a against the text b.
+template <std::same_as<char> C>
+Tensor operator==(const Tensor& a, const C* b) { return equal(a, Tensor(b)); }
+/// not_equal(a, Tensor(b)).
+template <std::same_as<char> C>
+Tensor operator!=(const Tensor& a, const C* b) { return not_equal(a, Tensor(b)); }
 Tensor operator<(double a, const Tensor& b);  ///< less(a, b).
 Tensor operator>(double a, const Tensor& b);  ///< greater(a, b).
 Tensor operator<=(double a, const Tensor& b);  ///< less_equal(a, b).

@@ -17,3 +17,4 @@
 #include "kiln/ops/shape_ops.h"
 #include "kiln/ops/sort_ops.h"
 #include "kiln/ops/statistics_ops.h"
+#include "kiln/ops/strings.h"

@@ -14,6 +14,13 @@ namespace kiln::cpu {
 
 void CpuBackend::fill(Tensor& out, double value) {
   FlushDenormals flush;
+  if (out.dtype() == DType::string) {
+    // tf.zeros(dtype=tf.string) is empty strings; no number has a string value.
+    if (value != 0.0)
+      throw TypeError("fill: a string tensor can only be filled with empty strings (zeros), not " + std::to_string(value));
+    std::fill_n(static_cast<std::string*>(out.raw_data()), out.size(), std::string());
+    return;
+  }
   dispatch_any_dtype(out.dtype(), [&](auto tag) {
     using T = decltype(tag);
     T* p = static_cast<T*>(out.raw_data());
@@ -24,7 +31,7 @@ void CpuBackend::fill(Tensor& out, double value) {
 
 void CpuBackend::copy_from(const Tensor& src, Tensor& dst) {
   FlushDenormals flush;
-  std::memcpy(dst.raw_data(), src.raw_data(), static_cast<std::size_t>(src.size()) * dtype_size(src.dtype()));
+  copy_elements(dst.raw_data(), src.raw_data(), static_cast<std::size_t>(src.size()), src.dtype());
 }
 
 // Below this many elements a second thread costs more than a conversion saves.

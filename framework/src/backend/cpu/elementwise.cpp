@@ -52,11 +52,14 @@ void CpuBackend::strided_copy(const Tensor& src, int64_t src_off, const std::vec
                      if (accumulate) {
                        if constexpr (std::is_same_v<T, bool>) {
                          for (int64_t i = 0; i < n; ++i) dp[i * st[0]] = dp[i * st[0]] || sp[i * st[1]];
+                       } else if constexpr (std::is_same_v<T, std::string>) {
+                         throw TypeError("internal: strided_copy cannot accumulate strings");
                        } else {
                          for (int64_t i = 0; i < n; ++i) dp[i * st[0]] += sp[i * st[1]];
                        }
                      } else if (st[0] == 1 && st[1] == 1) {
-                       std::memcpy(dp, sp, static_cast<std::size_t>(n) * sizeof(T));
+                       if constexpr (std::is_trivially_copyable_v<T>) std::memcpy(dp, sp, static_cast<std::size_t>(n) * sizeof(T));
+                       else std::copy_n(sp, n, dp);
                      } else if (st[0] == 1 && st[1] == 0) {  // a broadcast value
                        std::fill_n(dp, n, *sp);
                      } else {

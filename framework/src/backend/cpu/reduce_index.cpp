@@ -198,7 +198,8 @@ void CpuBackend::gather(const Tensor& params, const Tensor& indices, int axis, T
       throw IndexError("gather: index " + std::to_string(idx) + " is out of range [0, " + std::to_string(n) +
                        ") for axis " + std::to_string(axis) + " of params with shape " + params.shape().to_string());
     for (int64_t a = 0; a < outer; ++a)
-      std::memcpy(dst + ((a * k + j) * inner) * es, src + ((a * n + idx) * inner) * es, static_cast<std::size_t>(inner) * es);
+      copy_elements(dst + ((a * k + j) * inner) * es, src + ((a * n + idx) * inner) * es, static_cast<std::size_t>(inner),
+                    params.dtype());
   });
 }
 

@@ -8,9 +8,9 @@
 // feature in order h = FingerprintCat64(h, f) with f the integer's own 64 bits or
 // Fingerprint64 of the string; the bin is h % num_bins. Inputs: at least two, all
 // of one shape, (), (batch,) or (batch, 1), integer dtypes (int32 and uint8 count as
-// their int64 values). output_mode "int" gives int64 bins of the inputs' shape;
-// "one_hot" encodes them over num_bins (float32). Kiln has no string tensor yet:
-// cross_features() takes string features. Not differentiable; dense outputs only.
+// their int64 values) or strings. output_mode "int" gives int64 bins of the inputs'
+// shape; "one_hot" encodes them over num_bins (float32). cross_features() takes the
+// features as vectors. Not differentiable; dense outputs only.
 #include <cstdint>
 #include <string>
 #include <variant>

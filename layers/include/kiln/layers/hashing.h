@@ -11,8 +11,9 @@
 // With mask_value (and num_bins > 1) values equal to it go to bin 0 and the others to
 // 1 + hash % (num_bins - 1). output_mode "int" gives the bins (int64, or int32 with
 // dtype int32); "one_hot", "multi_hot" and "count" encode them over num_bins as
-// CategoryEncoding does (float32). Kiln has no string tensor yet: hash_strings() takes
-// the strings. Not differentiable; dense outputs only (sparse=true is rejected).
+// CategoryEncoding does (float32). String tensors hash their elements as they are
+// (hash_strings() takes them as a vector). Not differentiable; dense outputs only
+// (sparse=true is rejected).
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -71,7 +72,7 @@ class HashingImpl : public Layer {
   Shape compute_output_shape(const Shape& input_shape) override;
   using Layer::compute_output_shape;
   /// The layer's output for a string tensor of shape `shape` holding `strings` in
-  /// row-major order (what call() gives once Kiln has string tensors).
+  /// row-major order (what call() gives for that tensor).
   Tensor hash_strings(const std::vector<std::string>& strings, const Shape& shape) const;
 
  protected:

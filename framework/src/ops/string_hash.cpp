@@ -2,7 +2,7 @@
 // published definitions (google/farmhash's farmhashna::Hash64; Aumasson and
 // Bernstein's SipHash paper; tensorflow/core/platform/fingerprint.h). All reads
 // are little-endian, as the fingerprints are defined, whatever the host's order.
-#include "kiln/utils/string_hash.h"
+#include "kiln/ops/string_hash.h"
 
 #include <string>
 
