@@ -32,6 +32,8 @@ struct LayerCase {
   /// Integer inputs drawn from [0, int_high) (Embedding); no input gradient then.
   bool integer_input = false;
   int64_t int_high = 10;
+  /// When set, inputs are strings drawn from these (the text layers); no input gradient then.
+  std::vector<std::string> string_pool;
   /// Mode of the gradient check and the SGD step.
   bool training = false;
   bool check_input_gradient = true;

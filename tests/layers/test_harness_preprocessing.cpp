@@ -120,6 +120,48 @@ TEST_CASE("harness: IntegerLookup (integer outputs: no gradients)") {
                .float_output = false});
 }
 
+TEST_CASE("harness: StringLookup (string inputs, integer or string outputs: no gradients)") {
+  const std::vector<std::string> words{"cat", "dog", "bird", "ant", "[UNK]", "zebra", ""};
+  check_layer({.label = "StringLookup int",
+               .make = [](k::DType) { return ptr(L::StringLookup({.vocabulary = std::vector<std::string>{"dog", "cat", "ant"}})); },
+               .input_shapes = {{3, 4}},
+               .string_pool = words,
+               .float_output = false});
+  check_layer({.label = "StringLookup multi_hot, mask, hashed OOV",
+               .make = [](k::DType) {
+                 return ptr(L::StringLookup({.num_oov_indices = 2, .mask_token = "", .vocabulary = std::vector<std::string>{"dog", "cat"},
+                                             .output_mode = "multi_hot"}));
+               },
+               .input_shapes = {{2, 5}},
+               .string_pool = words,
+               .float_output = false});
+  check_layer({.label = "StringLookup invert",
+               .make = [](k::DType) { return ptr(L::StringLookup({.vocabulary = std::vector<std::string>{"x", "y", "z"}, .invert = true})); },
+               .input_shapes = {{2, 3}},
+               .integer_input = true,
+               .int_high = 6,
+               .float_output = false});
+}
+
+TEST_CASE("harness: TextVectorization (string inputs: no gradients)") {
+  const std::vector<std::string> texts{"The cat sat.", "a DOG!", "", "cat cat dog", "zebra"};
+  check_layer({.label = "TextVectorization int",
+               .make = [](k::DType) {
+                 return ptr(L::TextVectorization({.output_sequence_length = 4, .vocabulary = std::vector<std::string>{"cat", "dog", "the"}}));
+               },
+               .input_shapes = {{3}},
+               .string_pool = texts,
+               .float_output = false});
+  check_layer({.label = "TextVectorization count, bigrams",
+               .make = [](k::DType) {
+                 return ptr(L::TextVectorization({.ngrams = 2, .output_mode = "count",
+                                                  .vocabulary = std::vector<std::string>{"cat", "dog", "cat dog"}}));
+               },
+               .input_shapes = {{4, 1}},
+               .string_pool = texts,
+               .float_output = false});
+}
+
 TEST_CASE("harness: Hashing and HashedCrossing (integer outputs: no gradients)") {
   check_layer({.label = "Hashing int, salted, masked",
                .make = [](k::DType) { return ptr(L::Hashing(7, {.salt = std::vector<int64_t>{3, 5}, .mask_value = 0})); },

@@ -192,7 +192,8 @@ TEST_CASE("IntegerLookup: Keras's argument errors") {
   CHECK_THROWS_AS(L::IntegerLookup({.vocabulary = std::vector<int64_t>{1, 2, 1}}), k::ValueError);
   CHECK_THROWS_AS(L::IntegerLookup({.mask_token = 0, .vocabulary = std::vector<int64_t>{1, 0}}), k::ValueError);
   CHECK_THROWS_AS(L::IntegerLookup({.max_tokens = 3, .vocabulary = std::vector<int64_t>{1, 2, 3}}), k::ValueError);
-  CHECK_THROWS_AS(L::IntegerLookup({.oov_method = "farmhash"}), k::ValueError);
+  CHECK_THROWS_AS(L::IntegerLookup({.oov_method = "fnv"}), k::ValueError);
+  CHECK_THROWS_AS(L::IntegerLookup({.salt = std::vector<int64_t>{1, 2}}), k::ValueError);  // salt needs "farmhash"
   CHECK_THROWS_AS(L::IntegerLookup({.sparse = true}), k::ValueError);
   CHECK_THROWS_AS(L::IntegerLookup({.output_mode = "multi_hot"})(ints({1}, {1})), k::RuntimeError);
   CHECK(L::IntegerLookup({.output_mode = "binary"})->options().output_mode == "multi_hot");

@@ -87,6 +87,8 @@
 #include "kiln/layers/category_encoding.h"
 #include "kiln/layers/discretization.h"
 #include "kiln/layers/integer_lookup.h"
+#include "kiln/layers/string_lookup.h"
+#include "kiln/layers/text_vectorization.h"
 #include "kiln/layers/random_affine_transforms.h"
 #include "kiln/layers/random_flip.h"
 #include "kiln/layers/random_crop.h"
