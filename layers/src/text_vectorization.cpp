@@ -193,6 +193,12 @@ std::vector<std::string> TextVectorizationImpl::get_vocabulary(bool include_spec
 
 int64_t TextVectorizationImpl::vocabulary_size() const { return lookup_->vocabulary_size(); }
 
+void TextVectorizationImpl::load_assets(const AssetFiles& files, const std::string& folder) {
+  if (o_.vocabulary) return;
+  lookup_->load_assets(files, folder);
+  learned();
+}
+
 Tensor TextVectorizationImpl::call(const Tensor& x, bool) {
   const RaggedTensor tokens = tokenize(x);
   const bool scalar = x.rank() == 0 && o_.split.has_value();

@@ -12,6 +12,7 @@
 #include "kiln/core/tensor.h"
 #include "kiln/data/dataset.h"
 #include "kiln/data/text_line_dataset.h"
+#include "kiln/graph/function.h"
 #include "kiln/ops/ops.h"
 #include "kiln/ops/ragged.h"
 #include "kiln/ops/strings.h"
@@ -236,4 +237,9 @@ TEST_CASE("strings: datasets of strings and text_line_dataset") {
   std::remove(path.c_str());
   CHECK_THROWS_WITH_AS(*k::text_line_dataset({"no/such/file.txt"}).begin(),
                        doctest::Contains("cannot open 'no/such/file.txt'"), k::IOError);
+}
+
+TEST_CASE("strings: string ops refuse to run inside a trace, whose graph would keep one call's strings") {
+  auto f = k::function([](const k::Tensor& x) { return ks::lower(x); }, {.name = "lower_fn"});
+  CHECK_THROWS_AS(f(k::Tensor({"A"})), k::TracingError);
 }

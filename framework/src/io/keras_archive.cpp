@@ -8,6 +8,7 @@
 #include "io/hdf5_sandbox.h"
 #include "io/saving_impl.h"
 #include "io/zip_reader.h"
+#include "kiln/nn/layer_assets.h"
 #include "io/zip_writer.h"
 #include "kiln/core/error.h"
 
@@ -42,6 +43,28 @@ Config parse_member(const ZipReader& zip, const std::string& member) {
   }
 }
 
+// Keras's _load_state hands each layer its folder assets/<store path>/ (the weights'
+// path): an adapted lookup layer's vocabulary.txt, for one.
+void load_assets(const ZipReader& zip, const Model& model) {
+  const auto names = zip.names();
+  for (const LayerStore& s : layer_stores(model)) {
+    auto* target = dynamic_cast<LayerAssets*>(const_cast<Layer*>(s.layer));
+    if (!target) continue;
+    const std::string folder = "assets/" + s.path + "/";
+    AssetFiles files;
+    for (const std::string& n : names) {
+      if (n.size() <= folder.size() || n.compare(0, folder.size(), folder) != 0) continue;
+      const std::string file = n.substr(folder.size());
+      if (file.find('/') != std::string::npos) continue;  // a nested layer's folder
+      if (zip.size(n) > (uint64_t{256} << 20))
+        throw IOError(zip.path() + "[" + n + "]: implausibly large (" + std::to_string(zip.size(n)) + " bytes)");
+      const auto bytes = zip.extract(n);
+      files[file] = std::string(bytes.begin(), bytes.end());
+    }
+    if (!files.empty()) target->load_assets(files, zip.path() + "[" + folder + "]");
+  }
+}
+
 std::shared_ptr<Model> load_from_zip(const ZipReader& zip, bool compile, bool trusted) {
   const Config cfg = parse_member(zip, "config.json");
   if (zip.contains("metadata.json")) (void)parse_member(zip, "metadata.json");  // must at least be valid JSON
@@ -57,6 +80,7 @@ std::shared_ptr<Model> load_from_zip(const ZipReader& zip, bool compile, bool tr
   if (!zip.contains("model.weights.h5")) throw IOError(zip.path() + ": not a valid .keras archive: no 'model.weights.h5' member");
   H5File w = h5_from_image(zip.extract("model.weights.h5"), zip.path() + "[model.weights.h5]", trusted);
   load_state(*model, w.root(), compile, /*skip_mismatch=*/false);
+  load_assets(zip, *model);
   return model;
 }
 

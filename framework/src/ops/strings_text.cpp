@@ -4,6 +4,7 @@
 #include <regex>
 
 #include "core/check.h"
+#include "core/tracing.h"
 #include "kiln/ops/array_ops.h"
 #include "kiln/ops/strings.h"
 #include "ops/op_util.h"
@@ -17,6 +18,8 @@ using detail::string_elements;
 namespace detail {
 
 const std::string* string_elements(const Tensor& t, const char* op) {
+  // String ops compute on the host when called: a trace would keep this call's strings forever.
+  tracing::check_value_read(op);
   ops::check_concrete(op, t);
   KILN_CHECK(t.dtype() == DType::string, TypeError,
              op << ": expected a string tensor, but received " << ops::describe(t));
@@ -129,23 +132,20 @@ std::regex compile_regex(const char* op, const std::string& pattern) {
 
 }  // namespace
 
-Tensor lower(const Tensor& input) {
-  return map_strings(input, "strings.lower", [](const std::string& s) {
+namespace {
+// ASCII letters from [first, first + 26) moved to the other case; other bytes kept.
+Tensor ascii_case(const Tensor& input, const char* op, char first, char other) {
+  return map_strings(input, op, [=](const std::string& s) {
     std::string r = s;
     for (char& c : r)
-      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+      if (c >= first && c < first + 26) c = static_cast<char>(c - first + other);
     return r;
   });
 }
+}  // namespace
 
-Tensor upper(const Tensor& input) {
-  return map_strings(input, "strings.upper", [](const std::string& s) {
-    std::string r = s;
-    for (char& c : r)
-      if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
-    return r;
-  });
-}
+Tensor lower(const Tensor& input) { return ascii_case(input, "strings.lower", 'A', 'a'); }
+Tensor upper(const Tensor& input) { return ascii_case(input, "strings.upper", 'a', 'A'); }
 
 Tensor strip(const Tensor& input) {
   return map_strings(input, "strings.strip", [](const std::string& s) {

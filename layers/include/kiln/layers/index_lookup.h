@@ -24,13 +24,14 @@
 #include <vector>
 
 #include "kiln/nn/layer.h"
+#include "kiln/nn/layer_assets.h"
 
 namespace kiln::layers {
 
 /// The lookup both IntegerLookupImpl (Token int64_t) and StringLookupImpl (Token
 /// std::string) are. `Options` holds Keras's IndexLookup arguments under Keras's names.
 template <class Options, class Token>
-class IndexLookupImpl : public Layer {
+class IndexLookupImpl : public Layer, public LayerAssets {
  public:
   /// Keras passes inputs through as they are (no cast to the compute dtype).
   bool converts_inputs() const override { return false; }
@@ -55,6 +56,9 @@ class IndexLookupImpl : public Layer {
   std::vector<Token> get_vocabulary(bool include_special_tokens = true) const;
   /// The number of indices: mask, OOV and vocabulary tokens.
   int64_t vocabulary_size() const;
+  /// Reads Keras's vocabulary.txt asset (one token a line, special tokens first), which
+  /// Keras writes for an adapted layer, unless the config gave the vocabulary.
+  void load_assets(const AssetFiles& files, const std::string& folder) override;
 
  protected:
   /// Checks the options as Keras's IndexLookup does; `cls` names the class in errors.

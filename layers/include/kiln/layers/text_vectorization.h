@@ -28,6 +28,7 @@
 #include "kiln/core/fields.h"
 #include "kiln/layers/string_lookup.h"
 #include "kiln/nn/layer.h"
+#include "kiln/nn/layer_assets.h"
 #include "kiln/nn/layer_class.h"
 
 namespace kiln {
@@ -70,7 +71,7 @@ struct TextVectorizationOptions {
 
 /// Raw strings to token indices or encodings (Keras's `TextVectorization`; see above).
 /// Users create it through the handle `kiln::layers::TextVectorization({...})`.
-class TextVectorizationImpl : public Layer {
+class TextVectorizationImpl : public Layer, public LayerAssets {
  public:
   using Options = TextVectorizationOptions;  ///< The options struct the constructor takes.
   /// Creates the layer; the vocabulary comes from the options or from adapt().
@@ -95,6 +96,8 @@ class TextVectorizationImpl : public Layer {
   std::vector<std::string> get_vocabulary(bool include_special_tokens = true) const;
   /// The number of indices, special tokens included.
   int64_t vocabulary_size() const;
+  /// Reads Keras's vocabulary.txt asset of an adapted layer (its StringLookup's).
+  void load_assets(const AssetFiles& files, const std::string& folder) override;
   /// Standardized, split and n-grammed tokens of `texts`: a row of tokens per string
   /// (ragged_rank 0 when there is no split, or for a scalar input).
   RaggedTensor tokenize(const Tensor& texts) const;
