@@ -286,6 +286,7 @@ std::pair<double, double> representable_range(DType d) {
     case DType::bool_: return {0.0, 1.0};
     case DType::float16: return {-65504.0, 65504.0};
     case DType::bfloat16: return {-3.3895313892515355e38, 3.3895313892515355e38};
+    case DType::string: break;  // no numbers: cast refuses strings before asking
   }
   return {0.0, 0.0};
 }

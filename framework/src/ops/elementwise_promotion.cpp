@@ -18,6 +18,7 @@ int keras_promotion_rank(DType d) {
     case DType::bfloat16: return 4;
     case DType::float32: return 5;
     case DType::float64: return 6;
+    case DType::string: break;  // strings never promote: the ops refuse them first
   }
   return 5;
 }

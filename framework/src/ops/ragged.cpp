@@ -193,24 +193,35 @@ template RaggedTensor constant(const std::vector<std::vector<int32_t>>&);
 template RaggedTensor constant(const std::vector<std::vector<int64_t>>&);
 template RaggedTensor constant(const std::vector<std::vector<std::string>>&);
 
-RaggedTensor constant(std::initializer_list<std::initializer_list<int>> rows) {
-  std::vector<std::vector<int32_t>> v;
-  for (const auto& r : rows) v.emplace_back(r.begin(), r.end());
-  return constant(v);
-}
-RaggedTensor constant(std::initializer_list<std::initializer_list<double>> rows) {
-  std::vector<std::vector<float>> v;
+template <TensorLiteral T>
+RaggedTensor constant(std::initializer_list<std::initializer_list<T>> rows) {
+  // The C++ type each element is stored as: Tensor's literal dtype rules.
+  using Stored = std::conditional_t<std::is_floating_point_v<T>, float,
+                                    std::conditional_t<std::is_same_v<T, bool>, bool,
+                                                       std::conditional_t<std::is_same_v<T, int>, int32_t, int64_t>>>;
+  std::vector<Stored> flat;
+  std::vector<int64_t> splits{0};
   for (const auto& r : rows) {
-    v.emplace_back();
-    for (double x : r) v.back().push_back(static_cast<float>(x));
+    for (T x : r) flat.push_back(static_cast<Stored>(x));
+    splits.push_back(static_cast<int64_t>(flat.size()));
   }
-  return constant(v);
+  return RaggedTensor(Tensor(flat, Shape{static_cast<int64_t>(flat.size())}),
+                      Tensor(splits, Shape{static_cast<int64_t>(splits.size())}));
 }
-RaggedTensor constant(std::initializer_list<std::initializer_list<const char*>> rows) {
+template RaggedTensor constant(std::initializer_list<std::initializer_list<int>>);
+template RaggedTensor constant(std::initializer_list<std::initializer_list<long>>);
+template RaggedTensor constant(std::initializer_list<std::initializer_list<long long>>);
+template RaggedTensor constant(std::initializer_list<std::initializer_list<float>>);
+template RaggedTensor constant(std::initializer_list<std::initializer_list<double>>);
+template RaggedTensor constant(std::initializer_list<std::initializer_list<bool>>);
+
+template <std::same_as<const char*> S>
+RaggedTensor constant(std::initializer_list<std::initializer_list<S>> rows) {
   std::vector<std::vector<std::string>> v;
   for (const auto& r : rows) v.emplace_back(r.begin(), r.end());
   return constant(v);
 }
+template RaggedTensor constant(std::initializer_list<std::initializer_list<const char*>>);
 
 }  // namespace ragged
 

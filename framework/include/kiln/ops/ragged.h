@@ -11,6 +11,7 @@
 // The string ops that split text (kiln/ops/strings.h) return one. Like TF's Python
 // functions, they return a plain tensor when the input was a scalar: here that is a
 // RaggedTensor of ragged_rank 0, which holds only `values` and prints as a tensor.
+#include <concepts>
 #include <cstdint>
 #include <initializer_list>
 #include <iosfwd>
@@ -67,12 +68,14 @@ std::ostream& operator<<(std::ostream& os, const RaggedTensor& r);
 std::string to_string(const RaggedTensor& r);  ///< The text operator<< writes.
 
 namespace ragged {
-/// tf.ragged.constant for rows of numbers: int rows give int32, double rows float32 (as
-/// Tensor's literals).
-RaggedTensor constant(std::initializer_list<std::initializer_list<int>> rows);
-RaggedTensor constant(std::initializer_list<std::initializer_list<double>> rows);  ///< float32 rows.
-/// Rows of strings.
-RaggedTensor constant(std::initializer_list<std::initializer_list<const char*>> rows);
+/// tf.ragged.constant for rows of numbers, with Tensor's literal rules: int rows give
+/// int32, double rows float32, bool rows bool.
+template <TensorLiteral T>
+RaggedTensor constant(std::initializer_list<std::initializer_list<T>> rows);
+/// Rows of strings (a template, as Tensor's string lists, so that a braced list of
+/// numbers never converts to it).
+template <std::same_as<const char*> S>
+RaggedTensor constant(std::initializer_list<std::initializer_list<S>> rows);
 /// From rows already in vectors.
 template <class T> RaggedTensor constant(const std::vector<std::vector<T>>& rows);
 }  // namespace ragged
