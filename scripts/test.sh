@@ -7,9 +7,11 @@ cd "$(dirname "$0")/.."
 # for the Keras oracle's environment, and Debian's word lists of seven languages
 # (the language-identification data set, kiln/datasets/wordlists.h), and Open
 # MPI (the data-parallel tests run their ranks under mpirun, kiln/distribute).
+# Debian's fortune collections are the real text keras_oracle_text adapts on.
 # The docs tests: Doxygen, MkDocs with its Material theme, and headless Chromium.
 scripts/setup.sh python3 python3-numpy python3-h5py graphviz python3-venv \
   wamerican wngerman wfrench wspanish witalian wportuguese wdutch \
+  fortunes fortunes-min \
   libopenmpi-dev openmpi-bin \
   doxygen mkdocs mkdocs-material chromium
 # KILN_MPI=ON, KILN_ONEDNN=ON: a missing MPI transport or oneDNN is a configure
@@ -20,6 +22,8 @@ BUILD_DIR=${KILN_BUILD_DIR:-build}
 # tensorboard from PyPI in a venv under the build folder, made only when missing
 # or stale. No PyPI is a failure here; KILN_NO_KERAS=1 skips the tier instead.
 tests/oracle/setup_venv.sh "$BUILD_DIR"
+# Keras's text layers run on TensorFlow: a second venv, for keras_oracle_text.
+tests/oracle/setup_venv.sh "$BUILD_DIR" text
 # Every tool a test needs is installed above, so a missing one is a failure, not a skip.
 (cd "$BUILD_DIR" && KILN_TEST_REQUIRE_TOOLS=1 ctest --output-on-failure -j 2 --timeout 1500)
 # The same suites (golden trainings aside) and the fuzz corpus under ASan + UBSan.

@@ -10,7 +10,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 venv=$1
 req=$(mktemp)
 trap 'rm -f "$req"' EXIT
-sed '1,/^# ==== bench peers ====/d' "$here/../../tests/oracle/requirements.txt" >"$req"
+# The section ends at the text oracle's marker; the blank line before that
+# marker is not the section's, so its hash is what it was before that section.
+sed '1,/^# ==== bench peers ====/d; /^# ==== text oracle ====/,$d' "$here/../../tests/oracle/requirements.txt" |
+  sed '${/^$/d}' >"$req"
 want="$(sha256sum "$req" | cut -d' ' -f1) $(python3 -c 'import sys; print(sys.version.split()[0])')"
 if [ -f "$venv/stamp" ] && [ "$(cat "$venv/stamp")" = "$want" ]; then
   exit 0

@@ -12,18 +12,26 @@ if [ "${KILN_NO_KERAS:-0}" = 1 ]; then
   echo "keras_oracle_$group: SKIPPED because KILN_NO_KERAS=1 (Kiln was not compared with Keras)"
   exit 77
 fi
-py=$build/oracle-venv/bin/python
-if [ ! -x "$py" ] || [ ! -f "$build/oracle-venv/stamp" ]; then
-  echo "keras_oracle_$group: no Keras venv at $build/oracle-venv (tests/oracle/setup_venv.sh $build makes it)"
+# Keras's text layers run on TensorFlow, which has a venv of its own.
+venv=$build/oracle-venv section=""
+[ "$group" = text ] && venv=$build/oracle-text-venv section=" text"
+py=$venv/bin/python
+if [ ! -x "$py" ] || [ ! -f "$venv/stamp" ]; then
+  echo "keras_oracle_$group: no Keras venv at $venv (tests/oracle/setup_venv.sh $build$section makes it)"
   [ "${KILN_TEST_REQUIRE_TOOLS:-0}" = 1 ] && exit 1
   exit 77
 fi
 work=$build/oracle/$group
 rm -rf "$work"
 mkdir -p "$work"
-# JAX on the CPU with one compute thread (the machine is shared with the build),
-# Keras's config kept inside the work folder.
-export KERAS_BACKEND=jax JAX_PLATFORMS=cpu KERAS_HOME=$work/.keras TF_CPP_MIN_LOG_LEVEL=2
-export XLA_FLAGS="--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
+# The backend on the CPU with one compute thread (the machine is shared with the
+# build), Keras's config kept inside the work folder.
+export KERAS_HOME=$work/.keras TF_CPP_MIN_LOG_LEVEL=2
+if [ "$group" = text ]; then
+  export KERAS_BACKEND=tensorflow TF_NUM_INTRAOP_THREADS=1 TF_NUM_INTEROP_THREADS=1
+else
+  export KERAS_BACKEND=jax JAX_PLATFORMS=cpu
+  export XLA_FLAGS="--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
+fi
 export PYTHONDONTWRITEBYTECODE=1 KILN_NUM_THREADS=1
 exec "$py" "$here/oracle.py" --tool "$tool" --work "$work" "$group"
