@@ -16,7 +16,6 @@
 #include "kiln/ops/math_ops.h"
 #include "kiln/ops/string_hash.h"
 #include "categorical_encoding.h"
-#include "vocabulary_file.h"
 #include "config_fields.h"
 
 namespace kiln::layers {
@@ -223,26 +222,6 @@ void IndexLookupImpl<Options, Token>::adapt_documents(const std::vector<Token>& 
   }
   if (tokens.empty()) return;
   set_tokens(tokens, idf);
-  o_.vocabulary = get_vocabulary();  // the config carries what Keras keeps in its vocabulary.txt asset
-  if (!idf.empty()) o_.idf_weights = idf;
-}
-
-template <class Options, class Token>
-void IndexLookupImpl<Options, Token>::load_assets(const AssetFiles& files, const std::string& folder) {
-  if (input_vocabulary_) return;  // as Keras: a vocabulary in the config wins
-  const auto it = files.find("vocabulary.txt");
-  if (it == files.end()) return;
-  const std::string where = folder + "vocabulary.txt";
-  const std::vector<Token> tokens = vocabulary_file_tokens<Token>(it->second, where);
-  if (o_.output_mode == "tf_idf")
-    throw IOError(where + ": layer '" + name() + "' (" + cls_ + ") has output_mode 'tf_idf', whose idf weights Keras " +
-                  "keeps in the weights file; Kiln reads vocabulary assets only for the other output modes");
-  try {
-    set_vocabulary(tokens);
-  } catch (const ValueError& e) {
-    throw IOError(where + ": " + e.what());
-  }
-  o_.vocabulary = get_vocabulary();  // from here on the config carries it, as after adapt()
 }
 
 template <class Options, class Token>

@@ -74,6 +74,7 @@ StringLookupOptions lookup_options(const TextVectorizationOptions& o) {
   l.output_mode = o.output_mode;
   l.pad_to_max_tokens = o.pad_to_max_tokens;
   l.encoding = o.encoding;
+  l.vocabulary_size = o.vocabulary_size;  // sizes the "idf_weights" entry a file loads before the vocabulary
   return l;
 }
 
@@ -97,6 +98,7 @@ TextVectorizationImpl::TextVectorizationImpl(TextVectorizationOptions o)
     : Layer(base_options(o)), o_(normalized(std::move(o))) {
   check_text_vectorization(o_);
   lookup_ = std::make_shared<StringLookupImpl>(lookup_options(o_));
+  track_layer(lookup_, "_lookup_layer");
   o_.vocabulary_size = lookup_->options().vocabulary_size;
   apply_input_shape(*this, o_);
 }
@@ -138,11 +140,6 @@ RaggedTensor TextVectorizationImpl::tokenize(const Tensor& texts) const {
   return o_.ngrams ? strings::ngrams(tokens, o_.ngrams->widths) : tokens;
 }
 
-void TextVectorizationImpl::learned() {
-  o_.vocabulary = lookup_->options().vocabulary;
-  o_.idf_weights = lookup_->options().idf_weights;
-  o_.vocabulary_size = lookup_->vocabulary_size();
-}
 
 void TextVectorizationImpl::adapt(const Tensor& texts) {
   const RaggedTensor tokens = tokenize(texts);
@@ -156,7 +153,7 @@ void TextVectorizationImpl::adapt(const Tensor& texts) {
     splits = {0, static_cast<int64_t>(values.size())};  // a scalar text is one document
   }
   lookup_->adapt_documents(values, splits);
-  learned();
+  o_.vocabulary_size = lookup_->vocabulary_size();
 }
 
 void TextVectorizationImpl::adapt(const Dataset& texts) {
@@ -178,7 +175,7 @@ void TextVectorizationImpl::adapt(const Dataset& texts) {
     values.insert(values.end(), v.begin(), v.end());
   }
   lookup_->adapt_documents(values, splits);
-  learned();
+  o_.vocabulary_size = lookup_->vocabulary_size();
 }
 
 void TextVectorizationImpl::set_vocabulary(const std::vector<std::string>& vocabulary,
@@ -194,10 +191,13 @@ std::vector<std::string> TextVectorizationImpl::get_vocabulary(bool include_spec
 int64_t TextVectorizationImpl::vocabulary_size() const { return lookup_->vocabulary_size(); }
 
 void TextVectorizationImpl::load_assets(const AssetFiles& files, const std::string& folder) {
-  if (o_.vocabulary) return;
   lookup_->load_assets(files, folder);
-  learned();
+  o_.vocabulary_size = lookup_->vocabulary_size();
 }
+
+AssetFiles TextVectorizationImpl::save_assets() const { return lookup_->save_assets(); }
+
+std::vector<StoredVariable> TextVectorizationImpl::stored_variables() const { return lookup_->stored_variables(); }
 
 Tensor TextVectorizationImpl::call(const Tensor& x, bool) {
   const RaggedTensor tokens = tokenize(x);

@@ -33,14 +33,18 @@ TEST_CASE("TextVectorization: adapt and int outputs as Keras") {
   CHECK(ids.dtype() == k::int64);
   CHECK(ids.shape() == k::Shape{5, 6});
   check_values(ids, {2, 1, 6, 7, 2, 9, 2, 1, 1, 8, 10, 0, 4, 1, 3, 4, 3, 0, 0, 0, 0, 0, 0, 0, 5, 11, 0, 0, 0, 0});
-  // Keras's config, the adapted vocabulary with it (Keras keeps that in an asset file).
+  // Keras's config: an adapted vocabulary is not in it (a .keras file keeps it as an asset).
   const k::Config cfg = tv->get_config();
   CHECK(cfg["standardize"] == "lower_and_strip_punctuation");
   CHECK(cfg["split"] == "whitespace");
   CHECK(cfg["ngrams"].is_null());
   CHECK(cfg["output_sequence_length"] == 6);
   CHECK(cfg["vocabulary_size"] == 12);
-  auto copy = k::layers::from_config(k::layers::serialize(*tv.ptr()));
+  CHECK(cfg["vocabulary"].is_null());
+  auto copy = std::dynamic_pointer_cast<L::TextVectorizationImpl>(k::layers::from_config(k::layers::serialize(*tv.ptr())));
+  REQUIRE(copy);
+  check_values((*copy)(k::Tensor({"the mat sat", "zebra"})), {1, 1, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0});
+  copy->set_vocabulary(tv->get_vocabulary());
   check_values((*copy)(k::Tensor({"the mat sat", "zebra"})), {2, 9, 6, 0, 0, 0, 1, 0, 0, 0, 0, 0});
   // Without max_tokens or a length: every token, rows padded to the longest.
   L::TextVectorization all;
@@ -99,4 +103,22 @@ TEST_CASE("TextVectorization: Keras's errors") {
                        k::TypeError);
   CHECK_THROWS_AS(tv->adapt(texts()), k::ValueError);  // a given vocabulary is fixed
   CHECK_THROWS_AS(L::TextVectorization({.output_mode = "multi_hot"})(texts()), k::RuntimeError);
+}
+
+TEST_CASE("TextVectorization: Keras's None in a config is no standardization and no split") {
+  // Keras writes "standardize": null and "split": null; the options default to values, so null must not keep them.
+  const k::Config entry = {{"class_name", "TextVectorization"},
+                           {"config", {{"name", "tv"}, {"standardize", nullptr}, {"split", nullptr}}}};
+  auto tv = std::dynamic_pointer_cast<L::TextVectorizationImpl>(k::layers::from_config(entry));
+  REQUIRE(tv);
+  CHECK_FALSE(tv->options().standardize.has_value());
+  CHECK_FALSE(tv->options().split.has_value());
+  tv->adapt(k::Tensor({"Hi there", "hi", "Hi there"}));
+  CHECK(tv->get_vocabulary() == Strings{"", "[UNK]", "Hi there", "hi"});
+  CHECK(tv->get_config()["standardize"].is_null());
+  // Absent keys keep the defaults.
+  auto plain = std::dynamic_pointer_cast<L::TextVectorizationImpl>(
+      k::layers::from_config({{"class_name", "TextVectorization"}, {"config", {{"name", "tv2"}}}}));
+  REQUIRE(plain);
+  CHECK(plain->options().standardize == std::optional<std::string>("lower_and_strip_punctuation"));
 }

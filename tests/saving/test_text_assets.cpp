@@ -51,7 +51,7 @@ TEST_CASE("text assets: Keras's adapted TextVectorization loads with its vocabul
   const auto probe = e["probe"].get<std::vector<std::string>>();
   check_values((*vec)(k::Tensor(probe, k::Shape{static_cast<int64_t>(probe.size())})), flat(e["vectorization_ids"]));
   check_values((*model)(column(probe)), flat(e["vectorization_output"]), 1e-6);
-  // Saved again by Kiln (the vocabulary in the config) and loaded back: the same outputs.
+  // Saved again by Kiln (the vocabulary as the same asset) and loaded back: the same outputs.
   const std::string again = (std::filesystem::temp_directory_path() / "kiln_text_assets_again.keras").string();
   model->save(again);
   auto back = k::models::load_model(again);
@@ -98,4 +98,38 @@ TEST_CASE("text assets: a vocabulary file that does not parse names the file and
   CHECK(given->get_vocabulary() == std::vector<std::string>{"[UNK]", "p", "q"});
   strs->load_assets({{"vocabulary.txt", "[UNK]\r\nx\r\ny\n\n"}}, "f[");
   CHECK(strs->get_vocabulary() == std::vector<std::string>{"[UNK]", "x", "y"});
+}
+
+TEST_CASE("text assets: Kiln writes adapted vocabularies and tf_idf weights as Keras does, and reads them back") {
+  L::TextVectorization tv({.max_tokens = 8, .output_mode = "tf_idf"});
+  tv->adapt(k::Tensor({"a b c a", "b c d", "e a"}));
+  // Keras 3.15's vocabulary.txt and idf weights for these texts (its get_vocabulary() and idf_weights).
+  CHECK(tv->save_assets() == k::AssetFiles{{"vocabulary.txt", "[UNK]\na\nc\nb\ne\nd"}});
+  CHECK(tv->get_config()["vocabulary"].is_null());
+  CHECK(tv->get_config()["idf_weights"].is_null());
+  const auto stored = tv->stored_variables();
+  REQUIRE(stored.size() == 1);
+  CHECK(stored[0].key == "idf_weights");
+  check_values(stored[0].variable.read_value_untracked(),
+               {0.7824046, 0.6931472, 0.6931472, 0.6931472, 0.91629076, 0.91629076}, 1e-6);
+  CHECK(tv->weights().empty());  // not a Keras weight
+  L::StringLookup given({.vocabulary = std::vector<std::string>{"x", "y"}});
+  CHECK(given->save_assets().empty());  // the config carries a given vocabulary
+  L::IntegerLookup ints({.max_tokens = 4});
+  ints->adapt(k::Tensor(std::vector<int64_t>{7, 7, 3, 9, 9, 9}, k::Shape{6}));
+  CHECK(ints->save_assets() == k::AssetFiles{{"vocabulary.txt", "-1\n9\n7\n3"}});
+
+  auto in = k::Input({}, {.dtype = k::string_});
+  k::Model model(in, tv(in));
+  const auto texts = k::Tensor({"a a b", "e zebra", ""});
+  const k::Tensor before = model(texts);
+  const std::string path = (std::filesystem::temp_directory_path() / "kiln_text_assets_tfidf.keras").string();
+  model.save(path);
+  auto back = k::models::load_model(path);
+  const std::vector<float> want = before.to_vector<float>();
+  check_values((*back)(texts), std::vector<double>(want.begin(), want.end()), 1e-7);
+  auto loaded = std::dynamic_pointer_cast<L::TextVectorizationImpl>(back->layers().at(1));
+  REQUIRE(loaded);
+  CHECK(loaded->get_vocabulary() == tv->get_vocabulary());
+  std::filesystem::remove(path);
 }

@@ -65,6 +65,17 @@ void load_assets(const ZipReader& zip, const Model& model) {
   }
 }
 
+// Keras's _save_state writes each layer's save_assets files under assets/<store path>/,
+// after the weights, in the walk's order.
+void save_assets(ZipWriter& z, const Model& model) {
+  for (const LayerStore& s : layer_stores(model)) {
+    const auto* source = dynamic_cast<const LayerAssets*>(s.layer);
+    if (!source) continue;
+    for (const auto& [file, bytes] : source->save_assets())
+      z.add("assets/" + s.path + "/" + file, bytes, std::time(nullptr));
+  }
+}
+
 std::shared_ptr<Model> load_from_zip(const ZipReader& zip, bool compile, bool trusted) {
   const Config cfg = parse_member(zip, "config.json");
   if (zip.contains("metadata.json")) (void)parse_member(zip, "metadata.json");  // must at least be valid JSON
@@ -99,6 +110,7 @@ void save_keras_archive(const Model& m, const std::string& path) {
   z.add("metadata.json", metadata);
   z.add("config.json", config);
   z.add("model.weights.h5", weights, std::time(nullptr));
+  save_assets(z, m);
   atomic_write_bytes(path, z.finish());
 }
 

@@ -28,7 +28,6 @@ std::vector<Variable> keras_own_variables(const Layer& l) {
 }
 
 namespace {
-std::vector<Variable> own_vars(const Layer& l) { return keras_own_variables(l); }
 
 /// The saveable children of a layer, visited under "<path>/layers".
 std::vector<LayerPtr> children(const Layer& l) {
@@ -37,6 +36,9 @@ std::vector<LayerPtr> children(const Layer& l) {
 }
 
 std::string join(const std::string& a, const std::string& b) { return a.empty() ? b : a + "/" + b; }
+
+/// The dataset name of a layer's i-th stored entry.
+std::string entry_key(const StoredVariable& v, std::size_t i) { return v.key.empty() ? std::to_string(i) : v.key; }
 
 /// Names children as Keras's _save_container_state does: snake_case class
 /// name, then _1, _2, ... for later layers of the same class.
@@ -83,7 +85,7 @@ void save_layer(const Layer& l, H5Group& root, const std::string& path, std::set
   g.set_attr("name", l.name(), StrEncoding::utf8);
   const auto vs = stored_variables_of(l);
   for (std::size_t i = 0; i < vs.size(); ++i)
-    g.write(std::to_string(i), vs[i].saved ? vs[i].saved() : vs[i].variable.read_value_untracked());
+    g.write(entry_key(vs[i], i), vs[i].saved ? vs[i].saved() : vs[i].variable.read_value_untracked());
   for (const auto& [child, p] : child_paths(l, path, join(path, "layers"))) save_layer(*child, root, p, visited);
 }
 
@@ -104,7 +106,9 @@ std::string shape_str(const Shape& s) { return s.to_string(); }
 /// Returns false (after a warning) on a mismatch when skip_mismatch.
 bool read_layer_vars(const Layer& l, const H5Group& root, const std::string& path, bool skip_mismatch,
                      LoadPlan& out) {
-  const auto vs = own_vars(l);
+  const auto stored = stored_variables_of(l);
+  std::vector<Variable> vs;
+  for (const auto& e : stored) vs.push_back(e.variable);
   const std::string gpath = join(path, "vars");
   std::vector<std::string> keys;
   H5Group g;
@@ -126,7 +130,7 @@ bool read_layer_vars(const Layer& l, const H5Group& root, const std::string& pat
   }
   std::vector<WeightAssignment> mine;
   for (std::size_t i = 0; i < vs.size(); ++i) {
-    const std::string key = std::to_string(i);
+    const std::string key = entry_key(stored[i], i);
     if (!g.is_dataset(key)) throw ValueError(who + ": variable " + key + " is missing from the file");
     Tensor t = g.read(key);
     require_finite_values(t, who + ": variable " + key + " ('" + vs[i].name() + "')");

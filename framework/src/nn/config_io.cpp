@@ -134,6 +134,7 @@ void ConfigReader::fail(const char* key, const std::string& what) const {
 }
 
 bool ConfigReader::has(const char* key) const { return c_.contains(key) && !c_[key].is_null(); }
+bool ConfigReader::is_null(const char* key) const { return c_.contains(key) && c_[key].is_null(); }
 
 int64_t ConfigReader::integer(const char* key, int64_t def) const {
   if (!has(key)) return def;

@@ -32,6 +32,8 @@ class ConfigReader {
  public:
   ConfigReader(std::string cls, const Config& c);
   bool has(const char* key) const;
+  /// The key is present and null (Keras's None).
+  bool is_null(const char* key) const;
   /// Throws "missing required key" unless the key is present and not null.
   void require(const char* key) const;
   int64_t integer(const char* key, int64_t def) const;
@@ -120,6 +122,9 @@ void read_value(const ConfigReader& r, const char* key, std::vector<double>& v);
 void read_value(const ConfigReader& r, const char* key, std::vector<std::string>& v);
 template <class T>
 void read_value(const ConfigReader& r, const char* key, std::optional<T>& v) {
+  // Keras's None is the option's none, even where the option defaults to a value
+  // (TextVectorization's standardize, Bidirectional's merge_mode).
+  if (r.is_null(key)) v.reset();
   if (!r.has(key)) return;
   T value{};
   read_value(r, key, value);

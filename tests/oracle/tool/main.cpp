@@ -51,7 +51,7 @@ int main(int argc, char** argv) {
       {"optimizers", oracle::run_optimizers}, {"schedules", oracle::run_schedules},
       {"layers", oracle::run_layers},         {"tensorboard", oracle::run_tensorboard},
       {"policies", oracle::run_layers},       {"lora", oracle::run_lora},
-      {"quantize", oracle::run_quantize},
+      {"quantize", oracle::run_quantize},    {"text", oracle::run_text},
       {"files", oracle::run_files},           {"models", oracle::run_models},
       {"layer_files", oracle::run_layer_files}, {"activations", oracle::run_activations},
       {"fft", oracle::run_fft},

@@ -57,6 +57,8 @@ int run_onnx(const Group& g);
 int run_model_files(const Group& g);
 int run_lora(const Group& g);
 int run_quantize(const Group& g);
+/// The text layers (TextVectorization, StringLookup, IntegerLookup, Hashing, HashedCrossing).
+int run_text(const Group& g);
 /// Every ops_<name> group (tests/oracle/oracle_ops_*.py) runs through the op table.
 int run_ops(const Group& g);
 

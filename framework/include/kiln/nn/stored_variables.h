@@ -4,9 +4,11 @@
 // trainable ones first, then the rest, each holding its own value. A layer that
 // overrides save_own_variables in Keras (LoRA layers save their kernel with the
 // low-rank delta merged in, and leave the adapters out; quantized layers keep
-// Keras's order of kernel, bias and scales) implements CustomVariableStore, which
-// the weights reader and writer look for.
+// Keras's order of kernel, bias and scales; a tf_idf lookup layer stores its idf
+// weights under the name "idf_weights") implements CustomVariableStore, which the
+// weights reader and writer look for.
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "kiln/autodiff/variable.h"
@@ -22,6 +24,9 @@ class Layer;
 struct StoredVariable {
   Variable variable;  ///< Where the entry loads.
   std::function<Tensor()> saved;  ///< What is written; empty: the variable's value.
+  /// The entry's dataset name under "vars/"; empty: its position ("0", "1", ...). Keras
+  /// names a few by attribute (a lookup layer's "idf_weights").
+  std::string key;
 };
 
 /// The `saved` functions of `n` entries whose values come from one computation (a

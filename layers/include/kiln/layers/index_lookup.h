@@ -17,6 +17,9 @@
 // count, ties by decreasing token (bytes for strings), at most max_tokens indices in
 // all; for "tf_idf" it also sets idf = log(1 + documents / (1 + documents containing the
 // token)), each row of data a document. Not differentiable; dense outputs only.
+// Files as Keras writes them: the config carries a vocabulary only when one was given
+// to the constructor; a learned one is the vocabulary.txt asset, and tf_idf weights the
+// weights file's "idf_weights" entry.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -25,13 +28,14 @@
 
 #include "kiln/nn/layer.h"
 #include "kiln/nn/layer_assets.h"
+#include "kiln/nn/stored_variables.h"
 
 namespace kiln::layers {
 
 /// The lookup both IntegerLookupImpl (Token int64_t) and StringLookupImpl (Token
 /// std::string) are. `Options` holds Keras's IndexLookup arguments under Keras's names.
 template <class Options, class Token>
-class IndexLookupImpl : public Layer, public LayerAssets {
+class IndexLookupImpl : public Layer, public LayerAssets, public CustomVariableStore {
  public:
   /// Keras passes inputs through as they are (no cast to the compute dtype).
   bool converts_inputs() const override { return false; }
@@ -59,6 +63,14 @@ class IndexLookupImpl : public Layer, public LayerAssets {
   /// Reads Keras's vocabulary.txt asset (one token a line, special tokens first), which
   /// Keras writes for an adapted layer, unless the config gave the vocabulary.
   void load_assets(const AssetFiles& files, const std::string& folder) override;
+  /// Keras's vocabulary.txt (every index's token, one a line, no final newline) when the
+  /// vocabulary was learned or set rather than given in the config, which then carries it.
+  AssetFiles save_assets() const override;
+  /// "tf_idf": the idf weights as the weights file's "idf_weights" entry, as Keras stores
+  /// them (not a Keras weight, so not among weights()); other modes store nothing.
+  std::vector<StoredVariable> stored_variables() const override;
+  /// Takes the loaded idf weights, which a vocabulary.txt asset then pairs with its tokens.
+  void after_load_own_variables() const override;
 
  protected:
   /// Checks the options as Keras's IndexLookup does; `cls` names the class in errors.
@@ -81,6 +93,9 @@ class IndexLookupImpl : public Layer, public LayerAssets {
   std::vector<double> idf_;  // one per index, the special ones padded
   bool has_vocabulary_ = false;
   bool input_vocabulary_ = false;  // given at construction: adapt() refuses then
+  // The "idf_weights" entry a weights file loads into before the vocabulary asset is read.
+  mutable std::optional<Variable> idf_store_;
+  mutable std::optional<std::vector<double>> loaded_idf_;
 };
 
 }  // namespace kiln::layers

@@ -19,6 +19,7 @@
 // adapt() keeps the most frequent tokens, ties by the bytewise greater token, as Keras.
 // Not differentiable. ragged=true and sparse=true are refused, as Keras refuses them
 // outside TensorFlow; custom standardize/split callables are not part of the options.
+// In files the StringLookup is the sublayer "_lookup_layer", as in Keras's.
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -30,6 +31,7 @@
 #include "kiln/nn/layer.h"
 #include "kiln/nn/layer_assets.h"
 #include "kiln/nn/layer_class.h"
+#include "kiln/nn/stored_variables.h"
 
 namespace kiln {
 class Dataset;
@@ -71,7 +73,7 @@ struct TextVectorizationOptions {
 
 /// Raw strings to token indices or encodings (Keras's `TextVectorization`; see above).
 /// Users create it through the handle `kiln::layers::TextVectorization({...})`.
-class TextVectorizationImpl : public Layer, public LayerAssets {
+class TextVectorizationImpl : public Layer, public LayerAssets, public CustomVariableStore {
  public:
   using Options = TextVectorizationOptions;  ///< The options struct the constructor takes.
   /// Creates the layer; the vocabulary comes from the options or from adapt().
@@ -98,6 +100,10 @@ class TextVectorizationImpl : public Layer, public LayerAssets {
   int64_t vocabulary_size() const;
   /// Reads Keras's vocabulary.txt asset of an adapted layer (its StringLookup's).
   void load_assets(const AssetFiles& files, const std::string& folder) override;
+  /// Its StringLookup's vocabulary.txt, which Keras writes for both layers.
+  AssetFiles save_assets() const override;
+  /// Its StringLookup's "idf_weights" entry ("tf_idf"), which Keras stores for both layers.
+  std::vector<StoredVariable> stored_variables() const override;
   /// Standardized, split and n-grammed tokens of `texts`: a row of tokens per string
   /// (ragged_rank 0 when there is no split, or for a scalar input).
   RaggedTensor tokenize(const Tensor& texts) const;
@@ -108,7 +114,6 @@ class TextVectorizationImpl : public Layer, public LayerAssets {
 
  private:
   Tensor standardized(const Tensor& texts) const;
-  void learned();
   TextVectorizationOptions o_;
   std::shared_ptr<StringLookupImpl> lookup_;
 };
