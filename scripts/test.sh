@@ -7,7 +7,9 @@ cd "$(dirname "$0")/.."
 # for the Keras oracle's environment, and Debian's word lists of seven languages
 # (the language-identification data set, kiln/datasets/wordlists.h), and Open
 # MPI (the data-parallel tests run their ranks under mpirun, kiln/distribute).
-# Debian's fortune collections are the real text keras_oracle_text adapts on.
+# Debian's fortune collections are the real text keras_oracle_text adapts on, and
+# the text-classification example's data (kiln/datasets/fortunes.h), which the
+# datasets suite reads and the models suite trains on.
 # The docs tests: Doxygen, MkDocs with its Material theme, and headless Chromium.
 scripts/setup.sh python3 python3-numpy python3-h5py graphviz python3-venv \
   wamerican wngerman wfrench wspanish witalian wportuguese wdutch \

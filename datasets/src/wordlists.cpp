@@ -11,12 +11,14 @@
 #include "core/number_text.h"
 #include "kiln/core/error.h"
 #include "latin_text.h"
+#include "seeded_sampling.h"
 
 namespace kiln::datasets::wordlists {
 
 namespace {
 
 namespace fs = std::filesystem;
+using detail::sample_front;
 
 std::string read_file(const std::string& file) {
   std::ifstream in(file, std::ios::binary);
@@ -30,23 +32,6 @@ std::string read_file(const std::string& file) {
 }
 
 bool is_apostrophe(char32_t c) { return c == U'\'' || c == 0x2019; }
-
-// A uniform draw from [0, n) that depends only on the mt19937_64 stream, which
-// the standard fixes (std::uniform_int_distribution and std::shuffle do not),
-// so the split is the same with every standard library.
-uint64_t draw_below(std::mt19937_64& rng, uint64_t n) {
-  const uint64_t limit = std::mt19937_64::max() - std::mt19937_64::max() % n;
-  uint64_t r;
-  do r = rng(); while (r >= limit);
-  return r % n;
-}
-
-// The first k of a uniform random permutation of v (a partial Fisher-Yates shuffle).
-template <class T>
-void sample_front(std::vector<T>& v, std::size_t k, std::mt19937_64& rng) {
-  for (std::size_t i = 0; i < k && i + 1 < v.size(); ++i)
-    std::swap(v[i], v[i + draw_below(rng, v.size() - i)]);
-}
 
 void shuffle_together(Words& w, std::mt19937_64& rng) {
   std::vector<std::size_t> order(w.words.size());

@@ -18,6 +18,7 @@
 //      provenance, or default to a system path (as fashion_mnist does).
 //   4. Add tests to tests/datasets/test_datasets.cpp, including a corrupt file.
 #include "kiln/datasets/fashion_mnist.h"
+#include "kiln/datasets/fortunes.h"
 #include "kiln/datasets/idx.h"
 #include "kiln/datasets/mnist.h"
 #include "kiln/datasets/npy.h"
