@@ -12,9 +12,9 @@
 
 #include "kiln/core/error.h"
 #include "kiln/utils/sequence.h"
-#include "utils/image_index.h"
+#include "utils/directory_index.h"
 
-namespace kiln::utils::image_index {
+namespace kiln::utils::directory_index {
 namespace fs = std::filesystem;
 namespace {
 
@@ -178,4 +178,4 @@ Index training_or_validation_split(const Index& index, std::optional<double> val
   return out;
 }
 
-}  // namespace kiln::utils::image_index
+}  // namespace kiln::utils::directory_index

@@ -1,12 +1,13 @@
 #pragma once
 // Private: keras's dataset_utils.index_directory (the file list, labels and class
-// names behind image_dataset_from_directory) and get_training_or_validation_split.
+// names behind image_dataset_from_directory and text_dataset_from_directory) and
+// get_training_or_validation_split.
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
-namespace kiln::utils::image_index {
+namespace kiln::utils::directory_index {
 
 /// index_directory's result.
 struct Index {
@@ -35,4 +36,4 @@ Index index_directory(const std::string& directory, const std::vector<std::strin
 /// of `index`, with Keras's message; no split keeps all.
 Index training_or_validation_split(const Index& index, std::optional<double> validation_split, const std::string& subset);
 
-}  // namespace kiln::utils::image_index
+}  // namespace kiln::utils::directory_index

@@ -37,7 +37,7 @@
 #include <variant>
 #include <vector>
 
-#include "kiln/data/dataset.h"
+#include "kiln/utils/directory_dataset.h"
 
 namespace kiln::utils {
 
@@ -79,17 +79,8 @@ struct ImageDatasetOptions {
   bool verbose = true;
 };
 
-/// A dataset with the attributes Keras sets on it.
-struct ImageDirectoryDataset {
-  /// The (images, labels) or (images) elements, batched as batch_size says.
-  Dataset dataset;
-  /// The class names (label i is class_names[i]); empty without labels.
-  std::vector<std::string> class_names;
-  /// The image files of this dataset, in the order of its (pre-shuffle-buffer) elements.
-  std::vector<std::string> file_paths;
-  /// The dataset, for model.fit(...) and range-for.
-  operator const Dataset&() const { return dataset; }
-};
+/// image_dataset_from_directory's result (see kiln/utils/directory_dataset.h).
+using ImageDirectoryDataset = DirectoryDataset;
 
 /// keras.utils.image_dataset_from_directory for one subset (or all files). Throws
 /// Keras's ValueErrors for bad arguments (and for subset "both": use
