@@ -110,6 +110,22 @@ TEST_CASE("graph-construction errors name the layer and the shapes") {
   CHECK_THROWS_WITH_AS(k::Model(a, y), doctest::Contains("not connected"), k::ValueError);
 }
 
+TEST_CASE("a functional model squeezes or adds one trailing axis of size 1, as Keras's _adjust_input_rank") {
+  auto in = k::Input({3});
+  k::Model m(in, L::Dense(2, {.kernel_initializer = "ones"})(in));
+  const k::Tensor x = k::reshape(k::arange(6.0f), {2, 3});
+  const std::vector<float> want = m(x).to_vector<float>();
+  CHECK(m(k::reshape(x, {2, 3, 1})).to_vector<float>() == want);
+  auto column = k::Input({1}, {.dtype = k::string_});
+  k::Model lookup(column, L::StringLookup({.vocabulary = std::vector<std::string>{"a", "b"}})(column));
+  const k::Tensor ids = lookup(k::Tensor({"b", "zebra", "a"}));  // (3,) for Input(shape=(1,))
+  CHECK(ids.shape() == k::Shape{3, 1});
+  CHECK(ids.to_vector<int64_t>() == std::vector<int64_t>{2, 0, 1});
+  CHECK_THROWS_WITH_AS(m(k::reshape(x, {2, 3, 1, 1})), doctest::Contains("expected shape=(None, 3), found shape=(2, 3, 1, 1)"),
+                       k::ShapeError);
+  CHECK_THROWS_AS(m(k::reshape(x, {6, 1})), k::ShapeError);
+}
+
 TEST_CASE("summary of a functional model with a shared layer has 'Connected to'") {
   k::clear_session();
   auto a = k::Input({4}, {.name = "a"});

@@ -6,6 +6,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iostream>
+#include <sstream>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -131,5 +133,22 @@ TEST_CASE("text assets: Kiln writes adapted vocabularies and tf_idf weights as K
   auto loaded = std::dynamic_pointer_cast<L::TextVectorizationImpl>(back->layers().at(1));
   REQUIRE(loaded);
   CHECK(loaded->get_vocabulary() == tv->get_vocabulary());
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("text assets: a legacy .h5 save says that it drops an adapted vocabulary") {
+  L::StringLookup words;
+  words->adapt(k::Tensor({"x", "y", "y"}));
+  auto in = k::Input({}, {.dtype = k::string_});
+  k::Model model(in, words(in));
+  const std::string path = (std::filesystem::temp_directory_path() / "kiln_text_assets_legacy.h5").string();
+  std::ostringstream err;
+  std::streambuf* saved = std::cerr.rdbuf(err.rdbuf());
+  model.save(path);
+  std::cerr.rdbuf(saved);
+  CHECK(err.str().find("layer '" + words->name() + "' (StringLookup) keeps its adapted vocabulary in asset files, "
+                       "which legacy .h5 files do not hold") != std::string::npos);
+  auto back = k::models::load_model(path);
+  check_values((*back)(k::Tensor({"y", "x"})), {0, 0});  // as Keras: no vocabulary, every token out of vocabulary
   std::filesystem::remove(path);
 }

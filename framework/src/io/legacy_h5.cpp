@@ -13,6 +13,7 @@
 #include "io/hdf5_sandbox.h"
 #include "io/saving_impl.h"
 #include "kiln/core/error.h"
+#include "kiln/nn/layer_assets.h"
 #include "kiln/nn/layer_registry.h"
 
 namespace kiln::io {
@@ -260,7 +261,24 @@ void load_legacy_optimizer(Model& m, const H5Group& root) {
   for (auto& a : todo) a.var.assign(a.value);
 }
 
+namespace {
+
+// Keras's legacy .h5 writes no assets, so an adapted vocabulary is lost without a word there;
+// Kiln writes the same file but says so.
+void warn_dropped_assets(const Model& m, const std::string& path) {
+  for (const LayerStore& s : layer_stores(m)) {
+    const auto* assets = dynamic_cast<const LayerAssets*>(s.layer);
+    if (!assets || s.path.find("/_lookup_layer") != std::string::npos || assets->save_assets().empty()) continue;
+    warn(path + ": layer '" + s.layer->name() + "' (" + s.layer->class_name() + ") keeps its adapted vocabulary in " +
+         "asset files, which legacy .h5 files do not hold (nor do Keras's): loaded from this file it has none. Save " +
+         "as .keras to keep it.");
+  }
+}
+
+}  // namespace
+
 void save_legacy_model(const Model& m, const std::string& path, bool include_optimizer) {
+  warn_dropped_assets(m, path);
   // Build the configs first: a model that cannot be described fails before any file is touched.
   const std::string model_config = keras2_model_config(m).dump();
   const std::string training_config = m.compiled() ? keras2_training_config(m).dump() : std::string();

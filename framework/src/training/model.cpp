@@ -12,6 +12,7 @@
 #include "kiln/nn/input_layer.h"
 #include "kiln/nn/node.h"
 #include "kiln/nn/operation_layer.h"
+#include "kiln/ops/array_ops.h"
 #include "core/tensor_impl.h"
 #include "training/graph_order.h"
 #include "nn/call_context.h"
@@ -118,7 +119,12 @@ std::vector<Tensor> Model::call(const std::vector<Tensor>& xs, bool training) {
   std::unordered_map<uint64_t, Tensor> values;
   for (std::size_t i = 0; i < xs.size(); ++i) {
     const Shape& want = inputs_[i].shape();
-    const Shape& got = xs[i].shape();
+    // Keras's Functional._adjust_input_rank: one trailing axis of size 1 more or less than
+    // the Input is squeezed or added, so (batch,) strings feed Input(shape=(1,)).
+    Tensor x = xs[i];
+    if (!x.is_symbolic() && x.rank() == want.rank() + 1 && x.shape().dims().back() == 1) x = squeeze(x, {-1});
+    else if (!x.is_symbolic() && x.rank() + 1 == want.rank() && want.dims().back() == 1) x = expand_dims(x, -1);
+    const Shape& got = x.shape();
     bool ok = want.rank() == got.rank();
     for (int64_t d = 0; ok && d < want.rank(); ++d)
       if (want.dims()[d] >= 0 && want.dims()[d] != got.dims()[d]) ok = false;
@@ -126,7 +132,7 @@ std::vector<Tensor> Model::call(const std::vector<Tensor>& xs, bool training) {
       throw ShapeError("Input " + std::to_string(i) + " of layer '" + name() +
                        "' is incompatible with the layer: expected shape=" + want.to_string() +
                        ", found shape=" + got.to_string());
-    Tensor v = xs[i];
+    Tensor v = x;
     if (is_floating(inputs_[i].dtype()) && v.dtype() != inputs_[i].dtype() && !v.is_symbolic()) v = v.cast(inputs_[i].dtype());
     values[inputs_[i].id()] = v;
   }
