@@ -6,16 +6,15 @@
 #include "test_util.h"
 
 #include <algorithm>
-#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <numeric>
 #include <set>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 #include "kiln/core/error.h"
+#include "temp_dir.h"
 #include "kiln/datasets/fortunes.h"
 
 // The file's own namespace: the unity build compiles a suite's files together.
@@ -26,19 +25,7 @@ namespace fortunes = kiln::datasets::fortunes;
 
 namespace {
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    static std::atomic<int> counter{0};
-    path = fs::temp_directory_path() /
-           ("kiln_fortunes_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
+using kiln_test::TempDir;
 
 void write(const fs::path& file, const std::string& bytes) { std::ofstream(file, std::ios::binary) << bytes; }
 
@@ -58,7 +45,7 @@ std::multiset<std::string> texts(const kiln::datasets::Split& s) {
 }  // namespace
 
 TEST_CASE("fortunes: entries end at lines of '%'; blank lines around them go, and invalid UTF-8 becomes U+FFFD") {
-  TempDir dir;
+  TempDir dir("kiln_fortunes");
   // A Latin-1 "é" (0xE9) in the second entry; Windows line ends in the third; an empty entry;
   // no "%" after the last.
   write(dir.path / "c",
@@ -69,7 +56,7 @@ TEST_CASE("fortunes: entries end at lines of '%'; blank lines around them go, an
 }
 
 TEST_CASE("fortunes: the split is stratified, disjoint, without repeats or shared entries, and fixed by the seed") {
-  TempDir dir;
+  TempDir dir("kiln_fortunes");
   write_collection(dir.path, "a", 40, {"shared", "a entry 3"});  // "a entry 3" twice: kept once
   write_collection(dir.path, "b", 20, {"shared"});               // "shared" in two collections: dropped
   const fortunes::Options options{.path = dir.path.string(), .collections = {"a", "b"}, .seed = 5};
@@ -103,7 +90,7 @@ TEST_CASE("fortunes: the split is stratified, disjoint, without repeats or share
 }
 
 TEST_CASE("fortunes: errors name the missing file and the packages, and refuse unusable options") {
-  TempDir dir;
+  TempDir dir("kiln_fortunes");
   write_collection(dir.path, "a", 10);
   write_collection(dir.path, "tiny", 1);
   fortunes::Options options{.path = dir.path.string(), .collections = {"a", "nosuch"}};

@@ -6,16 +6,15 @@
 #include "test_util.h"
 
 #include <algorithm>
-#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 #include "kiln/core/error.h"
+#include "temp_dir.h"
 #include "kiln/datasets/wordlists.h"
 
 // The file's own namespace: the unity build compiles a suite's files together.
@@ -26,19 +25,7 @@ namespace wl = kiln::datasets::wordlists;
 
 namespace {
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    static std::atomic<int> counter{0};
-    path = fs::temp_directory_path() /
-           ("kiln_wordlists_" + std::to_string(::getpid()) + "_" + std::to_string(counter++));
-    fs::create_directories(path);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-};
+using kiln_test::TempDir;
 
 void write(const fs::path& file, const std::string& bytes) {
   std::ofstream(file, std::ios::binary) << bytes;
@@ -57,7 +44,7 @@ void write_lists(const fs::path& dir, int n, const std::vector<std::string>& ext
 }  // namespace
 
 TEST_CASE("wordlists: UTF-8 words are lower-cased; proper nouns, apostrophes and duplicates go") {
-  TempDir dir;
+  TempDir dir("kiln_wordlists");
   // "Éric" and "Zürich" start upper-case; "l'eau" and "aujourd’hui" have apostrophes;
   // "éTÉ" and "été" are one word once lower-cased; "ŁÓDŹ" starts upper-case.
   write(dir.path / "list",
@@ -67,7 +54,7 @@ TEST_CASE("wordlists: UTF-8 words are lower-cased; proper nouns, apostrophes and
 }
 
 TEST_CASE("wordlists: a list that is not UTF-8 is read as ISO-8859-1") {
-  TempDir dir;
+  TempDir dir("kiln_wordlists");
   // "über", "Äpfel", "fußÄ" and "ça" in ISO-8859-1 bytes.
   write(dir.path / "list", "\xFC" "ber\n\xC4pfel\nfu\xDF\xC4\n\xE7" "a\n");
   const std::vector<std::string> words = wl::read_word_list((dir.path / "list").string());
@@ -75,7 +62,7 @@ TEST_CASE("wordlists: a list that is not UTF-8 is read as ISO-8859-1") {
 }
 
 TEST_CASE("wordlists: the split is balanced, disjoint, free of shared words and fixed by the seed") {
-  TempDir dir;
+  TempDir dir("kiln_wordlists");
   // "shared" is in two lists and must be in neither split; "solo" only in the last.
   write_lists(dir.path, 30, {"shared\n", "shared\n", "", "", "", "", "solo\n"});
   const wl::Options options{.path = dir.path.string(), .words_per_language = 20, .test_fraction = 0.25, .seed = 5};
@@ -108,7 +95,7 @@ TEST_CASE("wordlists: the split is balanced, disjoint, free of shared words and 
 }
 
 TEST_CASE("wordlists: a missing list and too few words are clear errors") {
-  TempDir dir;
+  TempDir dir("kiln_wordlists");
   write_lists(dir.path, 10);
   const std::string too_many = kiln_test::message_of<kiln::ValueError>(
       [&] { wl::load_words({.path = dir.path.string(), .words_per_language = 11}); });
