@@ -7,6 +7,7 @@
 #include "kiln/ops/ragged.h"
 #include "kiln/ops/strings.h"
 #include "config_fields.h"
+#include "text_functions.h"
 
 namespace kiln::layers {
 
@@ -39,13 +40,14 @@ namespace {
 std::string text_or_none(const std::optional<std::string>& s) { return s ? *s : "None"; }
 
 void check_text_vectorization(const TextVectorizationOptions& o) {
-  if (o.standardize && *o.standardize != "lower_and_strip_punctuation" && *o.standardize != "lower" &&
-      *o.standardize != "strip_punctuation")
+  const std::string& mode = o.standardize ? o.standardize->name : std::string();
+  if (o.standardize && !o.standardize->function && mode != "lower_and_strip_punctuation" && mode != "lower" &&
+      mode != "strip_punctuation")
     throw ValueError("Unkown value for `standardize` argument of layer TextVectorization. Allowed values are: "
-                     "('lower_and_strip_punctuation', 'lower', 'strip_punctuation') or a callable. Received: " + *o.standardize);
-  if (o.split && *o.split != "whitespace" && *o.split != "character")
+                     "('lower_and_strip_punctuation', 'lower', 'strip_punctuation') or a callable. Received: " + mode);
+  if (o.split && !o.split->function && o.split->name != "whitespace" && o.split->name != "character")
     throw ValueError("Unkown value for `split` argument of layer TextVectorization. Allowed values are: "
-                     "('whitespace', 'character') or a callable. Received: " + *o.split);
+                     "('whitespace', 'character') or a callable. Received: " + o.split->name);
   if (o.sparse) throw ValueError("`sparse=True` can only be used with the TensorFlow backend.");
   if (o.ragged) throw ValueError("`ragged=True` can only be used with the TensorFlow backend.");
   if (o.ngrams)
@@ -108,7 +110,15 @@ Tensor TextVectorizationImpl::standardized(const Tensor& texts) const {
     throw TypeError("Layer '" + name() + "' (TextVectorization): expected a string tensor, but received dtype " +
                     dtype_name(texts.dtype()) + " with shape " + texts.shape().to_string());
   if (!o_.standardize) return texts;
-  const bool lower = *o_.standardize != "strip_punctuation", strip = *o_.standardize != "lower";
+  if (o_.standardize->function) {
+    Tensor out = o_.standardize->function(texts);
+    if (out.dtype() != DType::string || out.shape() != texts.shape())
+      throw ValueError("Layer '" + name() + "' (TextVectorization): the standardize function '" + o_.standardize->name +
+                       "' must return a string tensor of its input's shape " + texts.shape().to_string() +
+                       "; it returned dtype " + dtype_name(out.dtype()) + " with shape " + out.shape().to_string());
+    return out;
+  }
+  const bool lower = o_.standardize->name != "strip_punctuation", strip = o_.standardize->name != "lower";
   Tensor out = Tensor::empty(texts.shape(), DType::string);
   const std::string* in = texts.data<std::string>();
   std::string* o = out.data<std::string>();
@@ -136,7 +146,9 @@ RaggedTensor TextVectorizationImpl::tokenize(const Tensor& texts) const {
                        std::to_string(x.rank()));
     x = reshape(x, Shape{x.shape()[0]});
   }
-  RaggedTensor tokens = *o_.split == "whitespace" ? strings::split(x) : strings::unicode_split(x, "UTF-8");
+  RaggedTensor tokens = o_.split->function      ? o_.split->function(x)
+                        : o_.split->name == "whitespace" ? strings::split(x)
+                                                         : strings::unicode_split(x, "UTF-8");
   return o_.ngrams ? strings::ngrams(tokens, o_.ngrams->widths) : tokens;
 }
 

@@ -120,5 +120,36 @@ TEST_CASE("TextVectorization: Keras's None in a config is no standardization and
   auto plain = std::dynamic_pointer_cast<L::TextVectorizationImpl>(
       k::layers::from_config({{"class_name", "TextVectorization"}, {"config", {{"name", "tv2"}}}}));
   REQUIRE(plain);
-  CHECK(plain->options().standardize == std::optional<std::string>("lower_and_strip_punctuation"));
+  CHECK(plain->options().standardize->name == "lower_and_strip_punctuation");
+}
+
+TEST_CASE("TextVectorization: standardize and split functions, named in configs as Keras names them") {
+  // keras.io's custom_standardization, and a split on commas, registered as Keras's
+  // @register_keras_serializable(package="demo") names them; Keras 3.15 learns the same vocabulary.
+  const L::Standardize custom("demo>custom_standardization", [](const k::Tensor& x) {
+    return k::strings::regex_replace(k::strings::lower(x), "<br />", " ");
+  });
+  const L::Split commas("demo>split_commas", [](const k::Tensor& x) { return k::strings::split(x, ","); });
+  L::TextVectorization tv({.standardize = custom, .split = commas});
+  tv->adapt(k::Tensor({"a,b<br />c", "B,a"}));
+  CHECK(tv->get_vocabulary() == Strings{"", "[UNK]", "a", "b c", "b"});
+  check_values(tv(k::Tensor({"B<br />C,A", "zebra"})), {3, 2, 1, 0});
+  const k::Config cfg = tv->get_config();
+  CHECK(cfg["standardize"] == k::Config({{"module", "builtins"}, {"class_name", "function"},
+                                         {"config", "demo>custom_standardization"}, {"registered_name", "function"}}));
+  CHECK(cfg["split"]["config"] == "demo>split_commas");
+  auto copy = std::dynamic_pointer_cast<L::TextVectorizationImpl>(k::layers::from_config(k::layers::serialize(*tv.ptr())));
+  REQUIRE(copy);
+  copy->set_vocabulary(tv->get_vocabulary());
+  check_values((*copy)(k::Tensor({"B<br />C,A", "zebra"})), {3, 2, 1, 0});
+  k::Config unknown = k::layers::serialize(*tv.ptr());
+  unknown["config"]["standardize"]["config"] = "demo>nowhere";
+  CHECK_THROWS_WITH_AS(k::layers::from_config(unknown),
+                       doctest::Contains("`standardize` is the function 'demo>nowhere', which is not registered in this "
+                                         "program: call kiln::layers::register_standardize(\"demo>nowhere\", function)"),
+                       k::ValueError);
+  L::TextVectorization bad({.standardize = L::Standardize("demo>length", [](const k::Tensor& x) {
+    return k::strings::length(x);
+  })});
+  CHECK_THROWS_WITH_AS(bad->adapt(k::Tensor({"a"})), doctest::Contains("must return a string tensor"), k::ValueError);
 }

@@ -16,6 +16,8 @@ config.json, and every dataset under the layer's group in model.weights.h5.
 """
 import json
 import os
+import re
+import string
 
 import keras
 import numpy as np
@@ -28,8 +30,27 @@ FLOAT_TOL = dict(rtol=1e-6, atol=1e-7)
 WITH_VOCABULARY = {"TextVectorization", "StringLookup", "IntegerLookup"}
 
 
+@keras.saving.register_keras_serializable(package="kiln_oracle")
+def custom_standardization(x):
+    """keras.io's text-classification standardization: lower case, no <br />, no punctuation."""
+    no_html = tf.strings.regex_replace(tf.strings.lower(x), "<br />", " ")
+    return tf.strings.regex_replace(no_html, "[%s]" % re.escape(string.punctuation), "")
+
+
+@keras.saving.register_keras_serializable(package="kiln_oracle")
+def split_on_commas(x):
+    return tf.strings.split(x, ",")
+
+
+# The functions a variant names with "@"; kiln_oracle registers its own under the same names.
+FUNCTIONS = {"@custom_standardization": custom_standardization, "@split_on_commas": split_on_commas}
+
+
 def jsonable(v):
-    """A config or result as plain JSON values (tuples, NumPy scalars and arrays, bytes)."""
+    """A config or result as plain JSON values (tuples, NumPy scalars and arrays, bytes,
+    functions as Keras serializes them)."""
+    if callable(v):
+        return keras.saving.serialize_keras_object(v)
     if isinstance(v, dict):
         return {k: jsonable(x) for k, x in v.items()}
     if isinstance(v, (list, tuple)):
@@ -70,6 +91,7 @@ def first_line(e):
 def keras_case(o, data, row):
     """Keras's half of one case: the layer, its results and its saved model."""
     cid, cls, kwargs, adapt_kind, input_kind = row
+    kwargs = {k: FUNCTIONS.get(v, v) if isinstance(v, str) else v for k, v in kwargs.items()}
     layer = getattr(keras.layers, cls)(name=cid, **kwargs)
     case = {"id": cid, "class": cls, "config": jsonable(layer.get_config()), "adapt": None}
     if adapt_kind:

@@ -45,6 +45,7 @@ EDGE_TEXTS = [
     "MiXeD CaSe, mixed case and MIXED CASE",
     "Ünïcödé ÀÉÎ straße ŒUVRE",
     "日本語 テキスト 🦆 duck",
+    "First line.<br />Second line, with commas,<br /> and a third",
 ]
 EDGE_TOKENS = ["", "[UNK]", "Köln", "grüße", "the", "The", "THE", "🦆", "?!", "zzyzx"]
 
@@ -70,6 +71,12 @@ VARIANTS = [
     ("tv_ngrams3", TV, {"ngrams": 3, "max_tokens": 300, "output_sequence_length": 10}, "texts", "texts"),
     ("tv_ngrams3_nostd", TV, {"ngrams": 3, "standardize": None, "output_sequence_length": 20}, "few_texts",
      "texts"),
+    # Functions as standardize and split (Keras's callables, registered under "kiln_oracle>..."):
+    # keras.io's custom_standardization, and a split on commas ("@" names oracle_text.FUNCTIONS).
+    ("tv_fn_standardize", TV, {"standardize": "@custom_standardization", "max_tokens": 300,
+                               "output_sequence_length": 12}, "texts", "texts"),
+    ("tv_fn_split", TV, {"standardize": "lower", "split": "@split_on_commas", "output_mode": "multi_hot",
+                         "max_tokens": 40}, "lines", "lines"),
     ("tv_rank1", TV, {"max_tokens": 200, "output_sequence_length": 6}, "texts", "texts_rank1"),
     # TextVectorization, the encodings
     ("tv_multi_hot", TV, {"output_mode": "multi_hot", "max_tokens": 50}, "texts", "texts"),

@@ -100,9 +100,20 @@ void save_model(const kiln::LayerPtr& layer, const json& specs, const std::strin
   model.save(path);
 }
 
+// The driver's functions (oracle_text.py), registered under the names its configs give them.
+void register_functions() {
+  kiln::layers::register_standardize("kiln_oracle>custom_standardization", [](const kiln::Tensor& x) {
+    const kiln::Tensor no_html = kiln::strings::regex_replace(kiln::strings::lower(x), "<br />", " ");
+    return kiln::strings::regex_replace(no_html, R"([!"#$%&'()*+,\-./:;<=>?@\[\\\]^_`{|}~])", "");
+  });
+  kiln::layers::register_split("kiln_oracle>split_on_commas",
+                               [](const kiln::Tensor& x) { return kiln::strings::split(x, ","); });
+}
+
 }  // namespace
 
 int run_text(const Group& g) {
+  register_functions();
   g.for_each_case([&](const json& c) {
     const std::string id = c.at("id");
     json result = json::object();

@@ -18,9 +18,10 @@
 //   kiln::Tensor ids = tv(kiln::Tensor({"The cat sat.", "A dog!"}));   // (2, 200) int64
 // adapt() keeps the most frequent tokens, ties by the bytewise greater token, as Keras.
 // Not differentiable. ragged=true and sparse=true are refused, as Keras refuses them
-// outside TensorFlow; custom standardize/split callables are not part of the options.
+// outside TensorFlow. standardize and split also take functions, as Keras's callables.
 // In files the StringLookup is the sublayer "_lookup_layer", as in Keras's.
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -50,12 +51,45 @@ struct Ngrams {
   Ngrams(std::vector<int64_t> widths);  ///< These widths, written as a list.
 };
 
+/// TextVectorization's `standardize`: a built-in mode by name, or a function of a string
+/// tensor returning one of the same shape (Keras's callable, such as keras.io's
+/// custom_standardization), which configs name as Keras does ("package>name").
+struct Standardize {
+  std::string name;  ///< The mode, or the function's registered name.
+  std::function<Tensor(const Tensor&)> function;  ///< Empty for a built-in mode.
+  Standardize() = default;  ///< No mode yet (what a config is read into).
+  Standardize(const char* mode) : name(mode) {}      ///< A built-in mode.
+  Standardize(std::string mode) : name(std::move(mode)) {}  ///< A built-in mode.
+  /// A function, registered under `registered_name` (register_standardize) so that a
+  /// model saved with it loads again in this program.
+  Standardize(std::string registered_name, std::function<Tensor(const Tensor&)> function);
+};
+
+/// TextVectorization's `split`: "whitespace", "character", or a function from the
+/// standardized (batch,) strings to their tokens (Keras's callable).
+struct Split {
+  std::string name;  ///< The mode, or the function's registered name.
+  std::function<RaggedTensor(const Tensor&)> function;  ///< Empty for a built-in mode.
+  Split() = default;  ///< No mode yet (what a config is read into).
+  Split(const char* mode) : name(mode) {}      ///< A built-in mode.
+  Split(std::string mode) : name(std::move(mode)) {}  ///< A built-in mode.
+  /// A function, registered under `registered_name` (register_split) as for Standardize.
+  Split(std::string registered_name, std::function<RaggedTensor(const Tensor&)> function);
+};
+
+/// Registers a standardize function under the name Keras's configs give it (Keras's
+/// `@register_keras_serializable(package="demo")` on `custom_standardization` names it
+/// "demo>custom_standardization"), so that files using it load.
+void register_standardize(const std::string& name, std::function<Tensor(const Tensor&)> function);
+/// Registers a split function under the name Keras's configs give it.
+void register_split(const std::string& name, std::function<RaggedTensor(const Tensor&)> function);
+
 /// Options of TextVectorization (Keras's `TextVectorization` constructor arguments).
 struct TextVectorizationOptions {
   std::optional<int64_t> max_tokens;  ///< Most indices in all (mask and OOV included); none: no limit.
-  /// "lower_and_strip_punctuation", "lower", "strip_punctuation" or none.
-  std::optional<std::string> standardize = "lower_and_strip_punctuation";
-  std::optional<std::string> split = "whitespace";  ///< "whitespace", "character" or none.
+  /// "lower_and_strip_punctuation", "lower", "strip_punctuation", a function, or none.
+  std::optional<Standardize> standardize = "lower_and_strip_punctuation";
+  std::optional<Split> split = "whitespace";  ///< "whitespace", "character", a function, or none.
   std::optional<Ngrams> ngrams;  ///< N-gram widths; none: single tokens.
   std::string output_mode = "int";  ///< "int", "multi_hot", "count" or "tf_idf" ("one_hot" without a split).
   std::optional<int64_t> output_sequence_length;  ///< "int" only: pad or cut to this length.
