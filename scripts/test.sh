@@ -2,6 +2,10 @@
 # Installs what is missing, builds, and runs the whole test suite with CTest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Each phase's wall time is printed at the end: .ci/run's budget counts a cold compiler cache,
+# and this says where a slow run spent it.
+phases=() mark=$SECONDS
+phase() { phases+=("$1 $((SECONDS - mark))s"); mark=$SECONDS; }
 # The tests also run: python3 with numpy and h5py (reading Kiln's HDF5 files
 # independently of Kiln), Graphviz's dot (plot_model's SVG), and python3-venv
 # for the Keras oracle's environment, and Debian's word lists of seven languages
@@ -16,9 +20,11 @@ scripts/setup.sh python3 python3-numpy python3-h5py graphviz python3-venv \
   fortunes fortunes-min \
   libopenmpi-dev openmpi-bin \
   doxygen mkdocs mkdocs-material chromium
+phase setup
 # KILN_MPI=ON, KILN_ONEDNN=ON: a missing MPI transport or oneDNN is a configure
 # error here, not a skipped test.
 scripts/build.sh -DKILN_MPI=ON -DKILN_ONEDNN=ON
+phase build
 BUILD_DIR=${KILN_BUILD_DIR:-build}
 # The Keras oracle tier (tests/oracle/): pinned keras, jax[cpu], h5py, numpy and
 # tensorboard from PyPI in a venv under the build folder, made only when missing
@@ -26,7 +32,11 @@ BUILD_DIR=${KILN_BUILD_DIR:-build}
 tests/oracle/setup_venv.sh "$BUILD_DIR"
 # Keras's text layers run on TensorFlow: a second venv, for keras_oracle_text.
 tests/oracle/setup_venv.sh "$BUILD_DIR" text
+phase venvs
 # Every tool a test needs is installed above, so a missing one is a failure, not a skip.
 (cd "$BUILD_DIR" && KILN_TEST_REQUIRE_TOOLS=1 ctest --output-on-failure -j 2 --timeout 1500)
+phase suite
 # The same suites (golden trainings aside) and the fuzz corpus under ASan + UBSan.
 scripts/sanitize.sh
+phase sanitizers
+echo "test.sh: $(IFS=,; echo "${phases[*]}" | sed 's/,/, /g')"
