@@ -24,11 +24,6 @@ std::string path_join(const std::string& a, const std::string& b) {
   return a.back() == '/' ? a + b : a + "/" + b;
 }
 
-std::string list_str(const std::vector<std::string>& names) {
-  std::string s = "[";
-  for (std::size_t i = 0; i < names.size(); ++i) s += (i ? ", '" : "'") + names[i] + "'";
-  return s + "]";
-}
 
 bool has_format(const std::string& name, const std::vector<std::string>& formats) {
   std::string lower = name;
@@ -99,6 +94,12 @@ std::vector<std::string> class_subdirectories(const std::string& directory) {
 
 }  // namespace
 
+std::string python_list(const std::vector<std::string>& names) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < names.size(); ++i) s += (i ? ", '" : "'") + names[i] + "'";
+  return s + "]";
+}
+
 Index index_directory(const std::string& directory, const std::vector<std::string>& formats, const IndexOptions& o) {
   std::vector<std::string> subdirs{""};
   if (o.labels == "inferred") {
@@ -108,8 +109,8 @@ Index index_directory(const std::string& directory, const std::vector<std::strin
       for (const auto& c : *o.class_names)
         if (!have.count(c))
           throw ValueError("The `class_names` passed did not match the names of the subdirectories of the target "
-                           "directory. Expected: " + list_str(subdirs) + " (or a subset of it), but received: "
-                           "class_names=" + list_str(*o.class_names));
+                           "directory. Expected: " + python_list(subdirs) + " (or a subset of it), but received: "
+                           "class_names=" + python_list(*o.class_names));
       subdirs = *o.class_names;
     }
   } else if (o.class_names) {

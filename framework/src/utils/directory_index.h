@@ -28,6 +28,9 @@ struct IndexOptions {
   bool verbose = true;
 };
 
+/// Names as Python prints a list of strings: ['a', 'b'] (Keras's messages show them so).
+std::string python_list(const std::vector<std::string>& names);
+
 /// The files under `directory` with one of `formats` (lower-case extensions with
 /// their dot), their labels and the class names, shuffled as Keras does.
 Index index_directory(const std::string& directory, const std::vector<std::string>& formats, const IndexOptions& o);

@@ -20,14 +20,7 @@ std::string labels_text(const Args& a) {
   return t + "]";
 }
 
-std::string names_text(const std::vector<std::string>& names) {
-  std::string s;
-  for (const auto& c : names) s += (s.empty() ? "'" : ", '") + c + "'";
-  return "[" + s + "]";
-}
-
-}  // namespace
-
+// A float as Python's repr() writes it (shortest round trip, ".0" on whole numbers).
 std::string python_float(double v) {
   char buf[64];
   const auto end = std::to_chars(buf, buf + sizeof buf, v).ptr;
@@ -35,6 +28,8 @@ std::string python_float(double v) {
   if (s.find_first_of(".en") == std::string::npos) s += ".0";
   return s;
 }
+
+}  // namespace
 
 void check_label_arguments(const Args& a, const char* files, const char* samples) {
   if (const auto* s = std::get_if<std::string>(&a.labels); s && *s != "inferred")
@@ -44,7 +39,7 @@ void check_label_arguments(const Args& a, const char* files, const char* samples
                      "dataset that only contains " + samples + " (no labels), pass `labels=None`. Received: labels=" + *s);
   if (std::holds_alternative<std::vector<int64_t>>(a.labels) && a.class_names && !a.class_names->empty())
     throw ValueError("You can only pass `class_names` if `labels=\"inferred\"`. Received: labels=" + labels_text(a) +
-                     ", and class_names=" + names_text(*a.class_names));
+                     ", and class_names=" + directory_index::python_list(*a.class_names));
   if (a.label_mode && *a.label_mode != "int" && *a.label_mode != "categorical" && *a.label_mode != "binary")
     throw ValueError("`label_mode` argument must be one of \"int\", \"categorical\", \"binary\", or None. Received: "
                      "label_mode=" + *a.label_mode);
@@ -82,7 +77,7 @@ Prepared prepare(const std::string& directory, const std::vector<std::string>& f
   directory_index::Index index = directory_index::index_directory(directory, formats, io);
   if (label_mode == "binary" && index.class_names.size() != 2)
     throw ValueError("When passing `label_mode=\"binary\"`, there must be exactly 2 class_names. Received: class_names=" +
-                     names_text(index.class_names));
+                     directory_index::python_list(index.class_names));
   return {std::move(index), label_mode, seed};
 }
 

@@ -30,9 +30,6 @@ struct Args {
   bool verbose = true;
 };
 
-/// A float as Python's repr() writes it (shortest round trip, ".0" on whole numbers).
-std::string python_float(double v);
-
 /// Keras's checks of labels, class_names and label_mode; `files` and `samples` name
 /// what the directory holds in its messages ("image files" and "images").
 void check_label_arguments(const Args& a, const char* files, const char* samples);
