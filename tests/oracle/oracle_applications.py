@@ -19,10 +19,17 @@ import json
 import os
 import zipfile
 
+import jax
 import keras
 import numpy as np
 
 from model_roundtrip import Roundtrips, inputs_for, perturb_statistics
+from numpy_draws import numpy_draws
+
+# Each model's predict is one large XLA program compiled once, which was half of this
+# group's time; without XLA's optimizations it compiles in about half the time, and the
+# outputs stay within the group's tolerance (1e-4 of their scale).
+jax.config.update("jax_disable_most_optimizations", True)
 
 A = keras.applications
 # class -> smallest input size Keras accepts with weights=None
@@ -209,6 +216,13 @@ def check_built(o, checks):
 
 
 def run(o):
+    # Every model here is built, saved and loaded for inference only; its initial weights come
+    # from NumPy with the initializers' own distributions (numpy_draws says why).
+    with numpy_draws(np.random.default_rng(20261201)):
+        run_models(o)
+
+
+def run_models(o):
     r = Roundtrips(o, rtol=1e-4, atol=1e-6)
     names = selected()
     for cls in names:

@@ -22,6 +22,7 @@ import jax
 import keras
 import numpy as np
 
+from numpy_draws import numpy_draws
 from oracle_layers import NOT_COVERED, VARIANTS, random_input, random_weight
 from variants_attention import POSITIONAL
 from variants_catalogue import keras_h5_limit, keras_model_limit, training_only
@@ -54,12 +55,17 @@ EXTRA = [("Activation", {"activation": "tanh"}, [("float", (6,))], False)]
 IN_EVERY_FILE = {"Sequential", "Functional", "InputLayer"}
 
 
+# Initial weights are always replaced (randomize, or a file's weights), so building draws from NumPy.
+_INITIAL_DRAWS = np.random.default_rng(20261201)
+
+
 def make_model(cls, kwargs, specs, list_input):
-    inputs = [keras.Input(shape, dtype="int32" if dt == "int" else "float32") for dt, shape in specs]
-    layer = getattr(keras.layers, cls)(**kwargs)
-    if list_input:
-        return keras.Model(inputs, layer(*inputs) if type(layer).__name__ in POSITIONAL else layer(inputs))
-    return keras.Sequential([inputs[0], layer])
+    with numpy_draws(_INITIAL_DRAWS):
+        inputs = [keras.Input(shape, dtype="int32" if dt == "int" else "float32") for dt, shape in specs]
+        layer = getattr(keras.layers, cls)(**kwargs)
+        if list_input:
+            return keras.Model(inputs, layer(*inputs) if type(layer).__name__ in POSITIONAL else layer(inputs))
+        return keras.Sequential([inputs[0], layer])
 
 
 def randomize(model, rng):

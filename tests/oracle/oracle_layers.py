@@ -16,6 +16,8 @@ import keras
 from keras.src.backend.common.variables import AutocastScope
 import numpy as np
 
+from numpy_draws import numpy_draws
+
 # Classes that this tier does not build, and why.
 NOT_COVERED = {
     "Functional": "a model container, not a layer config; keras_oracle_files compares saved models",
@@ -143,10 +145,11 @@ def keras_run(layer, xs, list_input, training, rng, call_kw=None, policy=False):
     positional = type(layer).__name__ in _positional
     symbolic = [keras.KerasTensor(x.shape, dtype=str(x.dtype)) for x in xs]
     call_kw = call_kw or {}
-    try:
-        layer(*symbolic) if positional else layer(symbolic if list_input else symbolic[0], **call_kw)
-    except Exception:  # a layer whose build needs concrete values
-        layer(*xs) if positional else layer(xs if list_input else xs[0], **call_kw)
+    with numpy_draws(rng):  # the initial weights are overwritten below
+        try:
+            layer(*symbolic) if positional else layer(symbolic if list_input else symbolic[0], **call_kw)
+        except Exception:  # a layer whose build needs concrete values
+            layer(*xs) if positional else layer(xs if list_input else xs[0], **call_kw)
     weights = [random_weight(rng, w) for w in layer.weights]
     layer.set_weights(weights)
     tv = [v.value for v in layer.trainable_variables]
