@@ -55,12 +55,8 @@ EXTRA = [("Activation", {"activation": "tanh"}, [("float", (6,))], False)]
 IN_EVERY_FILE = {"Sequential", "Functional", "InputLayer"}
 
 
-# Initial weights are always replaced (randomize, or a file's weights), so building draws from NumPy.
-_INITIAL_DRAWS = np.random.default_rng(20261201)
-
-
 def make_model(cls, kwargs, specs, list_input):
-    with numpy_draws(_INITIAL_DRAWS):
+    with numpy_draws():  # the weights are replaced: randomize, or a file's
         inputs = [keras.Input(shape, dtype="int32" if dt == "int" else "float32") for dt, shape in specs]
         layer = getattr(keras.layers, cls)(**kwargs)
         if list_input:

@@ -145,7 +145,7 @@ def keras_run(layer, xs, list_input, training, rng, call_kw=None, policy=False):
     positional = type(layer).__name__ in _positional
     symbolic = [keras.KerasTensor(x.shape, dtype=str(x.dtype)) for x in xs]
     call_kw = call_kw or {}
-    with numpy_draws(rng):  # the initial weights are overwritten below
+    with numpy_draws():  # the initial weights are overwritten below
         try:
             layer(*symbolic) if positional else layer(symbolic if list_input else symbolic[0], **call_kw)
         except Exception:  # a layer whose build needs concrete values
