@@ -11,18 +11,12 @@
 #include <string>
 #include <vector>
 
+#include "sanitizers.h"
+
 namespace k = kiln;
 
 // AddressSanitizer owns operator new (it pairs each allocation with its
 // release); the counting replacement is left to the normal build.
-#if defined(__SANITIZE_ADDRESS__)
-#define KILN_TEST_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define KILN_TEST_ASAN 1
-#endif
-#endif
-
 #ifndef KILN_TEST_ASAN
 namespace {
 std::atomic<bool> g_counting{false};
