@@ -32,6 +32,19 @@ if [ "$group" = text ]; then
 else
   export KERAS_BACKEND=jax JAX_PLATFORMS=cpu
   export XLA_FLAGS="--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
+  # Compiling is most of these groups' time, and they compile the same models twice: onnx_layers
+  # those of layer_files (CTest runs it after), applications each model again when it loads Kiln's
+  # file. A compilation cache on disk serves the second time (JAX's key holds the program, its
+  # options and JAX's version).
+  case $group in
+    layer_files | onnx_layers) cache=models ;;
+    applications) cache=applications ;;
+    *) cache="" ;;
+  esac
+  if [ -n "$cache" ]; then
+    export JAX_COMPILATION_CACHE_DIR=$build/oracle/.jax-cache-$cache
+    export JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS=0 JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES=0
+  fi
 fi
 export PYTHONDONTWRITEBYTECODE=1 KILN_NUM_THREADS=1
 exec "$py" "$here/oracle.py" --tool "$tool" --work "$work" "$group"
