@@ -45,7 +45,7 @@ g++ -O1 $(pkg-config --cflags kiln) tests/packaging/mnist_data.cpp -o "$WORK/mni
 # find_package, and the main job's mnist_cnn is linked against it for its size.
 # It is the configuration for a small static program, MinSizeRel (-Os), which
 # also compiles in about half of Release's time (CI's cold-cache budget counts
-# this third build of the library).
+# each of its four builds of the library).
 tar -czf "$WORK/kiln-src.tar.gz" --exclude='./build*' --exclude=./Testing --exclude=./.git -C "$SRC" .
 FC_BUILD=${KILN_FETCHCONTENT_BUILD:-/tmp/kiln-fetchcontent-build}
 rm -rf "$FC_BUILD"
