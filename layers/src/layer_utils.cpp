@@ -4,12 +4,27 @@
 #include <cctype>
 
 #include "kiln/ops/array_ops.h"
+#include "ops/elementwise_promotion.h"
 
 namespace kiln::layers::detail {
 
 Tensor cast_input(const Tensor& x, DType layer_dtype) {
   if (is_floating(x.dtype()) && x.dtype() != layer_dtype) return cast(x, layer_dtype);
   return x;
+}
+
+std::vector<Tensor> merge_inputs(const std::vector<Tensor>& xs, DType layer_dtype) {
+  std::vector<Tensor> cast_xs;
+  for (const auto& x : xs) {
+    if (x.dtype() == DType::string) return xs;
+    cast_xs.push_back(cast_input(x, layer_dtype));
+  }
+  if (cast_xs.empty()) return cast_xs;
+  DType joined = cast_xs[0].dtype();
+  for (const auto& x : cast_xs) joined = ops::keras_result_type(joined, x.dtype());
+  for (auto& x : cast_xs)
+    if (x.dtype() != joined) x = cast(x, joined);
+  return cast_xs;
 }
 
 Tensor cast_to_compute(const Tensor& x, DType layer_dtype) {

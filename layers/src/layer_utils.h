@@ -43,6 +43,11 @@ void apply_input_shape(Layer& l, const O& o) {
 
 /// Floating inputs are computed in the layer's dtype (Keras autocasts them).
 Tensor cast_input(const Tensor& x, DType layer_dtype);
+/// The inputs of a merge layer: floating ones in the layer's dtype (Keras's
+/// autocast), then all in their keras result_type, as ops.concatenate and
+/// ops.add join float32 features with int64 lookup outputs. String inputs are
+/// left as they are, for the op's own dtype error.
+std::vector<Tensor> merge_inputs(const std::vector<Tensor>& xs, DType layer_dtype);
 /// Any input (integer and bool too) in the layer's dtype: for layers that
 /// multiply by their float weights (Dense, Conv, normalization).
 Tensor cast_to_compute(const Tensor& x, DType layer_dtype);

@@ -99,12 +99,9 @@ std::vector<Tensor> MergeImpl::call(const std::vector<Tensor>& xs, bool) {
   // Merge.call, so that the batch axis never pairs with a feature axis.
   int64_t rank = 0;
   for (const auto& x : xs) rank = std::max(rank, x.rank());
-  std::vector<Tensor> cast_xs;
-  for (const auto& x : xs) {
-    Tensor v = cast_input(x, compute_dtype());
+  std::vector<Tensor> cast_xs = merge_inputs(xs, compute_dtype());
+  for (auto& v : cast_xs)
     while (v.rank() < rank) v = expand_dims(v, 1);
-    cast_xs.push_back(v);
-  }
   return {merge(cast_xs)};
 }
 
@@ -191,9 +188,7 @@ Tensor ConcatenateImpl::call(const Tensor& x, bool) { not_a_list(*this, x.shape(
 
 std::vector<Tensor> ConcatenateImpl::call(const std::vector<Tensor>& xs, bool) {
   compute_output_shape(shapes_of(xs));
-  std::vector<Tensor> cast_xs;
-  for (const auto& x : xs) cast_xs.push_back(cast_input(x, compute_dtype()));
-  return {concat(cast_xs, o_.axis)};
+  return {concat(merge_inputs(xs, compute_dtype()), o_.axis)};
 }
 
 Config ConcatenateImpl::get_config() const { return layer_config(*this); }

@@ -76,6 +76,22 @@ TEST_CASE("Concatenate") {
   CHECK(msg.find("(None, 4, 4), (None, 5, 5)") != std::string::npos);
 }
 
+TEST_CASE("merge layers join mixed dtypes as keras.ops does") {
+  // Keras 3.15: Concatenate()([float32 (2, 1), int64 (2, 2)]) and Add() on float32
+  // with int64 give float32, as a StringLookup's int64 multi-hot beside float features.
+  k::Tensor f = k::reshape(k::Tensor({0.5f, 1.5f}), {2, 1});
+  k::Tensor i({{int64_t{1}, int64_t{0}}, {int64_t{0}, int64_t{1}}});
+  k::Tensor c = L::Concatenate()({f, i});
+  CHECK(c.dtype() == k::DType::float32);
+  check_values(c, {0.5, 1, 0, 1.5, 0, 1});
+  k::Tensor sum = L::Add()({f, i});
+  CHECK(sum.dtype() == k::DType::float32);
+  check_values(sum, {1.5, 0.5, 1.5, 2.5});
+  k::Tensor ints = L::Concatenate()({k::Tensor({{1}, {2}}), i});
+  CHECK(ints.dtype() == k::DType::int64);
+  check_values(ints, {1, 1, 0, 2, 0, 1});
+}
+
 TEST_CASE("Dot") {
   k::Tensor a({{1.f, 2.f}, {3.f, 4.f}}), b({{5.f, 6.f}, {7.f, 8.f}});
   k::Tensor y = L::Dot(1)({a, b});
