@@ -14,6 +14,9 @@
 #include <regex>
 #include <sstream>
 #include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
 
 namespace k = kiln;
 namespace L = kiln::layers;
@@ -57,7 +60,7 @@ class Sampling : public k::Layer {
   using k::Layer::call;
 };
 
-std::shared_ptr<k::Model> make_encoder(int64_t latent_dim = 2) {
+k::MultiOutputModel<3> make_encoder(int64_t latent_dim = 2) {
   k::Tensor encoder_inputs = L::Input({28, 28, 1});
   k::Tensor x = L::Conv2D(32, 3, {.strides = 2, .padding = "same", .activation = "relu"})(encoder_inputs);
   x = L::Conv2D(64, 3, {.strides = 2, .padding = "same", .activation = "relu"})(x);
@@ -66,7 +69,7 @@ std::shared_ptr<k::Model> make_encoder(int64_t latent_dim = 2) {
   k::Tensor z_mean = L::Dense(latent_dim, {.name = "z_mean"})(x);
   k::Tensor z_log_var = L::Dense(latent_dim, {.name = "z_log_var"})(x);
   k::Tensor z = k::make_layer<Sampling>()({z_mean, z_log_var});
-  return std::make_shared<k::Model>(encoder_inputs, std::vector<k::Tensor>{z_mean, z_log_var, z}, k::LayerOptions{.name = "encoder"});
+  return k::MultiOutputModel(encoder_inputs, {z_mean, z_log_var, z}, {.name = "encoder"});
 }
 // port end
 
@@ -189,16 +192,27 @@ TEST_CASE("keras.io ports: the VAE encoder gives Keras's z_mean and z_log_var, a
   auto encoder = make_encoder();
   CHECK(encoder->count_params() == want.at("params").get<int64_t>());
   set_pattern(*encoder);
-  const auto out = (*encoder)(std::vector<k::Tensor>{pattern_input({2, 28, 28, 1})});
-  REQUIRE(out.size() == 3u);
-  check_close(out[0], want.at("z_mean"), 1e-5);
-  check_close(out[1], want.at("z_log_var"), 1e-5);
+  // Keras: z_mean, z_log_var, z = encoder(data)
+  const auto [z_mean, z_log_var, z] = encoder(pattern_input({2, 28, 28, 1}));
+  check_close(z_mean, want.at("z_mean"), 1e-5);
+  check_close(z_log_var, want.at("z_log_var"), 1e-5);
   // z = z_mean + exp(z_log_var / 2) eps with eps ~ N(0, 1): a fresh draw per call.
-  const k::Tensor eps = (out[2] - out[0]) / k::exp(0.5 * out[1]);
-  const auto again = (*encoder)(std::vector<k::Tensor>{pattern_input({2, 28, 28, 1})});
-  CHECK(k::max(k::abs(again[2] - out[2])).item<float>() > 1e-4f);
+  const k::Tensor eps = (z - z_mean) / k::exp(0.5 * z_log_var);
+  const auto again = encoder(pattern_input({2, 28, 28, 1}));
+  CHECK(k::max(k::abs(again[2] - z)).item<float>() > 1e-4f);
   CHECK(k::max(k::abs(eps)).item<float>() < 6.0f);
-  CHECK_THROWS_WITH_AS((*encoder)(pattern_input({2, 28, 28, 1})), doctest::Contains("has 3 outputs"), k::ValueError);
+  // The output count is in the type: three names bind, a Tensor does not.
+  using Result = decltype(encoder(std::declval<k::Tensor>()));
+  static_assert(std::tuple_size_v<Result> == 3);
+  static_assert(!std::is_convertible_v<Result, k::Tensor>);
+  static_assert(std::is_same_v<Result, decltype(encoder(std::vector<k::Tensor>{}))>);
+  // The same model held as a plain kiln::Model keeps Keras's one-tensor call, which names the typed handle.
+  const k::ModelPtr plain = encoder;
+  CHECK_THROWS_WITH_AS((*plain)(pattern_input({2, 28, 28, 1})), doctest::Contains("has 3 outputs"), k::ValueError);
+  CHECK_THROWS_WITH_AS((*plain)(pattern_input({2, 28, 28, 1})), doctest::Contains("kiln::MultiOutputModel<3>"),
+                       k::ValueError);
+  CHECK_THROWS_WITH_AS(k::MultiOutputModel<2>{plain}, "MultiOutputModel<2>: model 'encoder' has 3 outputs, not 2",
+                       k::ValueError);
 }
 
 TEST_CASE("keras.io ports: the toy ResNet has the guide's 223,242 parameters and Keras's outputs") {

@@ -48,6 +48,7 @@
 #include "kiln/training/metric.h"
 #include "kiln/distribute/data_parallel.h"
 #include "kiln/training/model.h"
+#include "kiln/training/multi_output_model.h"
 #include "kiln/training/optimizer.h"
 #include "kiln/training/loss_scale_optimizer.h"
 #include "kiln/training/sequential.h"

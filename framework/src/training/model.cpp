@@ -1,6 +1,7 @@
 // Model construction: functional graphs (topological order of nodes), calls,
 // and structure queries. Training lives in training/, summary in summary.cpp.
 #include "kiln/training/model.h"
+#include "kiln/training/multi_output_model.h"
 
 #include <algorithm>
 #include <map>
@@ -102,9 +103,15 @@ Tensor Model::call(const Tensor& x, bool training) {
   auto out = call(std::vector<Tensor>{x}, training);
   if (out.size() != 1)
     throw ValueError("Model '" + name() + "' has " + std::to_string(out.size()) +
-                     " outputs, and this call returns one tensor; a list call returns them all, e.g. "
-                     "auto [a, b] = kiln::unpack<2>((*model)(std::vector<kiln::Tensor>{x}))");
+                     " outputs, and this call returns one tensor; hold the model as kiln::MultiOutputModel<" +
+                     std::to_string(out.size()) + "> (kiln/training/multi_output_model.h), whose call returns them "
+                     "all: auto [a, b, ...] = model(x)");
   return out[0];
+}
+
+void throw_model_output_count(const Model& model, std::size_t want, std::size_t got) {
+  throw ValueError("MultiOutputModel<" + std::to_string(want) + ">: model '" + model.name() + "' has " +
+                   std::to_string(got) + " output" + (got == 1 ? "" : "s") + ", not " + std::to_string(want));
 }
 
 std::vector<Tensor> Model::call(const std::vector<Tensor>& xs, bool training) {
