@@ -50,6 +50,13 @@ Tensor GroupNormalizationImpl::call(const Tensor& input, bool) {
   // Keras normalizes 16-bit inputs in float32 and casts the result back.
   const Tensor x = cast_to_compute(input, statistics_dtype(compute_dtype()));
   const Shape& s = x.shape();
+  if (axis_ == s.rank() - 1 && s.rank() >= 2) {
+    ops::NormGroups g{s[0], 1, groups_, s[axis_] / groups_};
+    for (int64_t i = 1; i + 1 < s.rank(); ++i) g.spatial *= s[i];
+    if (auto y = ops::normalize_groups(x, o_.scale ? gamma_.value() : Tensor(), o_.center ? beta_.value() : Tensor(),
+                                       g, o_.epsilon))
+      return cast_to_compute(*y, compute_dtype());
+  }
   // (b, ..., C, ...) -> (b, ..., groups, C / groups, ...)
   Shape grouped;
   for (int64_t i = 0; i < s.rank(); ++i) {

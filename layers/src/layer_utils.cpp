@@ -1,6 +1,7 @@
 // Config plumbing shared by the built-in layers (see layer_utils.h).
 #include "layer_utils.h"
 
+#include <algorithm>
 #include <cctype>
 
 #include "kiln/ops/array_ops.h"
@@ -25,6 +26,20 @@ std::vector<Tensor> merge_inputs(const std::vector<Tensor>& xs, DType layer_dtyp
   for (auto& x : cast_xs)
     if (x.dtype() != joined) x = cast(x, joined);
   return cast_xs;
+}
+
+std::optional<ops::NormGroups> trailing_norm_groups(const Shape& s, std::vector<int> axes, bool center) {
+  std::sort(axes.begin(), axes.end());
+  const int64_t r = s.rank();
+  if (axes.empty() || r < 2 || axes.back() != r - 1 || axes.front() != r - static_cast<int64_t>(axes.size()) ||
+      std::adjacent_find(axes.begin(), axes.end(), [](int a, int b) { return b != a + 1; }) != axes.end())
+    return std::nullopt;
+  ops::NormGroups g;
+  g.batch = 1;
+  g.per_group = 1;
+  for (int64_t i = 0; i < r; ++i) (i < axes.front() ? g.batch : g.per_group) *= s[i];
+  g.center = center;
+  return g;
 }
 
 Tensor cast_to_compute(const Tensor& x, DType layer_dtype) {

@@ -15,6 +15,7 @@
 #include "kiln/ops/reduce_ops.h"
 #include "kiln/nn/regularizers.h"
 #include "nn/config_io.h"
+#include "ops/normalize_groups.h"
 
 namespace kiln::layers::detail {
 
@@ -48,6 +49,9 @@ Tensor cast_input(const Tensor& x, DType layer_dtype);
 /// ops.add join float32 features with int64 lookup outputs. String inputs are
 /// left as they are, for the op's own dtype error.
 std::vector<Tensor> merge_inputs(const std::vector<Tensor>& xs, DType layer_dtype);
+/// The fused normalization's layout (ops/normalize_groups.h) for statistics over
+/// `axes` of a tensor of shape `s`, when they are its last axes; std::nullopt otherwise.
+std::optional<ops::NormGroups> trailing_norm_groups(const Shape& s, std::vector<int> axes, bool center);
 /// Any input (integer and bool too) in the layer's dtype: for layers that
 /// multiply by their float weights (Dense, Conv, normalization).
 Tensor cast_to_compute(const Tensor& x, DType layer_dtype);

@@ -183,6 +183,10 @@ void LayerNormalizationImpl::build(const Shape& s) {
 
 Tensor LayerNormalizationImpl::call(const Tensor& input, bool) {
   const Tensor x = cast_to_compute(input, statistics_dtype(compute_dtype()));
+  if (const auto groups = trailing_norm_groups(x.shape(), axes_, true))
+    if (auto y = ops::normalize_groups(x, o_.scale ? gamma_.value() : Tensor(), o_.center ? beta_.value() : Tensor(),
+                                       *groups, o_.epsilon))
+      return cast_to_compute(*y, compute_dtype());
   Tensor m = mean(x, axes_, true);
   Tensor v = var(x, axes_, true);
   Tensor inv = rsqrt(v + o_.epsilon);

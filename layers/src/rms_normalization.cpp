@@ -44,6 +44,8 @@ void RMSNormalizationImpl::build(const Shape& s) {
 
 Tensor RMSNormalizationImpl::call(const Tensor& input, bool) {
   Tensor x = cast_to_compute(input, compute_dtype());
+  if (const auto groups = trailing_norm_groups(x.shape(), axes_, false))
+    if (auto y = ops::normalize_groups(x, scale_.value(), Tensor(), *groups, o_.epsilon)) return *y;
   Tensor rrms = rsqrt(mean(square(x), axes_, true) + o_.epsilon);
   return x * rrms * reshape(scale_.value(), broadcast_shape_);
 }

@@ -45,6 +45,12 @@ struct Conv2DParams {
   int stride_h, stride_w, dil_h, dil_w;
   int64_t pad_top, pad_left;    // padding before; the rest is after
 };
+/// x viewed as (batch, spatial, groups, per_group) for group_norm: statistics per (batch, group) over its
+/// spatial·per_group values, the affine per channel (groups·per_group). `center` false: no mean (RMS).
+struct GroupNormDims {
+  int64_t batch = 0, spatial = 1, groups = 1, per_group = 0;
+  bool center = true;
+};
 struct Pool2DParams {
   int64_t n, h, w, c, oh, ow;
   int pool_h, pool_w, stride_h, stride_w;
@@ -200,9 +206,25 @@ class Backend {
     (void)x, (void)mean, (void)var, (void)gamma, (void)beta, (void)eps, (void)y;
     return false;
   }
+  /// Normalization over groups (LayerNormalization: spatial = groups = 1; GroupNormalization channels last;
+  /// RMSNormalization: center false): per (batch, group) mean m (0 without center) and rstd = rsqrt(mean((x −
+  /// m)²) + eps), written to mean and rstd (batch·groups,); y = (x − m)·rstd·gamma + beta, gamma / beta
+  /// (groups·per_group,) or null. False without a fused kernel.
+  virtual bool group_norm(const Tensor& x, const Tensor* gamma, const Tensor* beta, const GroupNormDims& d,
+                          double eps, Tensor& y, Tensor& mean, Tensor& rstd) {
+    (void)x, (void)gamma, (void)beta, (void)d, (void)eps, (void)y, (void)mean, (void)rstd;
+    return false;
+  }
+  /// Its gradient from dy: dx, and dgamma / dbeta where non-null. False without a fused kernel.
+  virtual bool group_norm_backward(const Tensor& dy, const Tensor& x, const Tensor& mean, const Tensor& rstd,
+                                   const Tensor* gamma, const GroupNormDims& d, Tensor& dx, Tensor* dgamma,
+                                   Tensor* dbeta) {
+    (void)dy, (void)x, (void)mean, (void)rstd, (void)gamma, (void)d, (void)dx, (void)dgamma, (void)dbeta;
+    return false;
+  }
   /// Which optional fused kernels this backend has, asked without running one (a trace that does not
   /// execute must know whether the kernel call it records will do the work at replay).
-  enum class Fused { batch_norm, batch_norm_inference, adam, sgd, rmsprop };
+  enum class Fused { batch_norm, batch_norm_inference, adam, sgd, rmsprop, group_norm };
   virtual bool has_fused(Fused kind, double eps) const {
     (void)kind, (void)eps;
     return false;

@@ -201,6 +201,28 @@ class RecordingBackend final : public Backend {
         });
     return true;
   }
+  bool group_norm(const Tensor& x, const Tensor* gamma, const Tensor* beta, const GroupNormDims& d, double eps,
+                  Tensor& y, Tensor& mean, Tensor& rstd) override {
+    if (execute_ ? !r_.group_norm(x, gamma, beta, d, eps, y, mean, rstd) : !r_.has_fused(Fused::group_norm, eps))
+      return false;
+    add("GroupNorm", some({&x, gamma, beta}), {y, mean, rstd},
+        [&r = r_, x, g = opt(gamma), b = opt(beta), d, eps, y, mean, rstd]() mutable {
+          r.group_norm(x, ptr(g), ptr(b), d, eps, y, mean, rstd);
+        });
+    return true;
+  }
+  bool group_norm_backward(const Tensor& dy, const Tensor& x, const Tensor& mean, const Tensor& rstd,
+                           const Tensor* gamma, const GroupNormDims& d, Tensor& dx, Tensor* dgamma,
+                           Tensor* dbeta) override {
+    if (execute_ ? !r_.group_norm_backward(dy, x, mean, rstd, gamma, d, dx, dgamma, dbeta)
+                 : !r_.has_fused(Fused::group_norm, 0))
+      return false;
+    add("GroupNormGrad", some({&dy, &x, &mean, &rstd, gamma}), some({&dx, dgamma, dbeta}),
+        [&r = r_, dy, x, mean, rstd, g = opt(gamma), d, dx, dg = opt(dgamma), db = opt(dbeta)]() mutable {
+          r.group_norm_backward(dy, x, mean, rstd, ptr(g), d, dx, ptr(dg), ptr(db));
+        });
+    return true;
+  }
   bool adam_update(Tensor& w, Tensor& m, Tensor& v, Tensor* v_hat, const Tensor& g, HostScalar alpha, double one_b1,
                    double one_b2, double eps) override;
   bool sgd_update(Tensor& w, Tensor* m, const Tensor& g, HostScalar lr, double momentum, bool nesterov) override;
@@ -355,22 +377,6 @@ void record_host_node(const std::function<void()>& fn, HostEffects effects) {
   set_node_layer(n);
   n.branches = std::move(effects.branches);
   rec->add(std::move(n));
-}
-
-CompositeScope::CompositeScope(std::string type, std::vector<Tensor> inputs, NodeParams params)
-    : rec_(active_recording()) {
-  if (!rec_) return;
-  begin_ = rec_->size();
-  op_.type = std::move(type);
-  op_.inputs = std::move(inputs);
-  op_.params = std::move(params);
-  op_.layer = tracing::current_layer_path();
-}
-
-void CompositeScope::finish(std::vector<Tensor> outputs) {
-  if (!rec_) return;
-  op_.outputs = std::move(outputs);
-  rec_->composites().push_back({std::move(op_), begin_, rec_->size()});
 }
 
 Backend& recorded(Backend& real) {

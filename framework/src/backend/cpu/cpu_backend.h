@@ -67,9 +67,14 @@ class CpuBackend : public backend::Backend {
   bool sgd_update(Tensor& w, Tensor* m, const Tensor& g, HostScalar lr, double momentum, bool nesterov) override;
   bool rmsprop_update(Tensor& w, Tensor& v, Tensor* mom, Tensor* avg, const Tensor& g, HostScalar lr, double rho,
                       double momentum, double eps) override;
+  bool group_norm(const Tensor& x, const Tensor* gamma, const Tensor* beta, const backend::GroupNormDims& d, double eps,
+                  Tensor& y, Tensor& mean, Tensor& rstd) override;
+  bool group_norm_backward(const Tensor& dy, const Tensor& x, const Tensor& mean, const Tensor& rstd,
+                           const Tensor* gamma, const backend::GroupNormDims& d, Tensor& dx, Tensor* dgamma,
+                           Tensor* dbeta) override;
   bool has_fused(Fused kind, double) const override {
     return kind == Fused::batch_norm || kind == Fused::batch_norm_inference || kind == Fused::adam ||
-           kind == Fused::sgd || kind == Fused::rmsprop;
+           kind == Fused::sgd || kind == Fused::rmsprop || kind == Fused::group_norm;
   }
   bool has_recurrence(const backend::RecurrenceParams& p, DType dtype) const override;
   void recurrence_forward(const backend::RecurrenceParams& p, const std::vector<Tensor>& in,
