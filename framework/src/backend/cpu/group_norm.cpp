@@ -15,6 +15,7 @@
 #include "backend/cpu/denormals.h"
 #include "backend/cpu/parallel.h"
 #include "backend/cpu/reference.h"
+#include "backend/cpu/vector_math.h"
 #include "core/dispatch.h"
 
 namespace kiln::cpu {
@@ -26,7 +27,7 @@ int norm_parts(const backend::GroupNormDims& d) {
   return reference_kernels() || work < 32768 ? 1 : static_cast<int>(std::min<int64_t>(num_threads(), d.batch));
 }
 
-// acc[c] += f(s, c) over a batch element's rows, then the per-group totals.
+// acc[j] = Σ over a batch element's rows s of f(s, j), for each channel j.
 template <class F>
 void channel_sums(int64_t spatial, int64_t c, double* acc, F f) {
   for (int64_t j = 0; j < c; ++j) acc[j] = 0;
@@ -34,23 +35,9 @@ void channel_sums(int64_t spatial, int64_t c, double* acc, F f) {
     for (int64_t j = 0; j < c; ++j) acc[j] += f(s, j);
 }
 
-// Σ term(k) for k < n in eight independent lanes, which the compiler vectorizes
-// (one dependent chain of double adds would bound a 128-wide LayerNormalization).
-template <class F>
-double lane_sum(int64_t n, F term) {
-  double lanes[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-  int64_t k = 0;
-  for (; k + 8 <= n; k += 8)
-    for (int l = 0; l < 8; ++l) lanes[l] += term(k + l);
-  double t = 0;
-  for (; k < n; ++k) t += term(k);
-  for (int l = 0; l < 8; ++l) t += lanes[l];
-  return t;
-}
-
 double group_total(const double* acc, int64_t g, int64_t per_group) {
   const double* a = acc + g * per_group;
-  return lane_sum(per_group, [&](int64_t k) { return a[k]; });
+  return simd::sum_lanes(per_group, [&](int64_t k) { return a[k]; });
 }
 
 // Each group's value once per channel of the group (no division per channel).
@@ -63,16 +50,17 @@ void spread(const A* per_group_value, const backend::GroupNormDims& d, B* per_ch
 // One row per batch element (spatial 1: LayerNormalization, RMSNormalization): each
 // group is a contiguous run, reduced in lanes, which beats per-channel arrays there.
 template <class T>
-void norm_forward_rows(const T* xp, const T* gp, const T* bp, const backend::GroupNormDims& d, double eps, T* yp, T* mp,
-                  T* rp) {
+void norm_forward_rows(const T* xp, const T* gp, const T* bp, const backend::GroupNormDims& d, double eps, T* yp,
+                       T* mp, T* rp) {
   const int64_t c = d.groups * d.per_group, k_n = d.per_group;
   const double n = static_cast<double>(k_n);
   parallel_for_parts(d.batch, norm_parts(d), [&](int, int64_t b0, int64_t b1) {
     for (int64_t b = b0; b < b1; ++b)
       for (int64_t g = 0; g < d.groups; ++g) {
         const T* __restrict x = xp + b * c + g * k_n;
-        const double m = d.center ? lane_sum(k_n, [&](int64_t k) { return static_cast<double>(x[k]); }) / n : 0.0;
-        const double q = lane_sum(k_n, [&](int64_t k) {
+        const auto value = [&](int64_t k) { return static_cast<double>(x[k]); };
+        const double m = d.center ? simd::sum_lanes(k_n, value) / n : 0.0;
+        const double q = simd::sum_lanes(k_n, [&](int64_t k) {
           const double v = static_cast<double>(x[k]) - m;
           return v * v;
         });
@@ -88,8 +76,8 @@ void norm_forward_rows(const T* xp, const T* gp, const T* bp, const backend::Gro
 }
 
 template <class T>
-void norm_backward_rows(const T* gy, const T* xp, const T* mp, const T* rp, const T* gp, const backend::GroupNormDims& d,
-                   T* dxp, std::vector<double>& affine) {
+void norm_backward_rows(const T* gy, const T* xp, const T* mp, const T* rp, const T* gp,
+                        const backend::GroupNormDims& d, T* dxp, std::vector<double>& affine) {
   const int64_t c = d.groups * d.per_group, k_n = d.per_group;
   const double n = static_cast<double>(k_n);
   affine.assign(static_cast<std::size_t>(2 * c), 0.0);
@@ -101,8 +89,9 @@ void norm_backward_rows(const T* gy, const T* xp, const T* mp, const T* rp, cons
         const T* __restrict x = xp + at;
         const T* __restrict gk = gp + g * k_n;
         const T mean = mp[b * d.groups + g], r = rp[b * d.groups + g];
-        const double s1 = d.center ? lane_sum(k_n, [&](int64_t k) { return static_cast<double>(dy[k] * gk[k]); }) : 0.0;
-        const double s2 = lane_sum(k_n, [&](int64_t k) { return static_cast<double>(dy[k] * gk[k] * ((x[k] - mean) * r)); });
+        const auto gd = [&](int64_t k) { return static_cast<double>(dy[k] * gk[k]); };
+        const double s1 = d.center ? simd::sum_lanes(k_n, gd) : 0.0;
+        const double s2 = simd::sum_lanes(k_n, [&](int64_t k) { return gd(k) * static_cast<double>((x[k] - mean) * r); });
         const T k1 = static_cast<T>(s1 / n), k2 = static_cast<T>(s2 / n);
         T* __restrict dx = dxp + at;
         double* __restrict db = out + g * k_n;
@@ -160,8 +149,8 @@ void norm_forward(const T* xp, const T* gp, const T* bp, const backend::GroupNor
 // dx = dy·α + x·β + δ per channel. Each part also sums dbeta (Σ dy) and
 // dgamma (Σ dy·x̂) per channel over its batch elements.
 template <class T>
-void norm_backward(const T* gy, const T* xp, const T* mp, const T* rp, const T* gp, const backend::GroupNormDims& d, T* dxp,
-              std::vector<double>& affine) {
+void norm_backward(const T* gy, const T* xp, const T* mp, const T* rp, const T* gp, const backend::GroupNormDims& d,
+                   T* dxp, std::vector<double>& affine) {
   if (d.spatial == 1) return norm_backward_rows(gy, xp, mp, rp, gp, d, dxp, affine);
   const int64_t c = d.groups * d.per_group, block = d.spatial * c;
   const double n = static_cast<double>(d.spatial * d.per_group);
@@ -182,8 +171,8 @@ void norm_backward(const T* gy, const T* xp, const T* mp, const T* rp, const T* 
       });
       for (int64_t g = 0; g < d.groups; ++g) {
         const int64_t j0 = g * d.per_group;
-        const double s1 = lane_sum(d.per_group, [&](int64_t k) { return gp[j0 + k] * a1[j0 + k]; });
-        const double s2 = lane_sum(d.per_group, [&](int64_t k) { return gp[j0 + k] * a2[j0 + k]; });
+        const double s1 = simd::sum_lanes(d.per_group, [&](int64_t k) { return gp[j0 + k] * a1[j0 + k]; });
+        const double s2 = simd::sum_lanes(d.per_group, [&](int64_t k) { return gp[j0 + k] * a2[j0 + k]; });
         for (int64_t k = 0; k < d.per_group; ++k) {
           out[j0 + k] += a1[j0 + k];
           out[c + j0 + k] += a2[j0 + k] * r[g];

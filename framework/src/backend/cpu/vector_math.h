@@ -110,22 +110,36 @@ inline V erf_v(V x) {
   return (V)((I)r | sign);
 }
 
-/// f folded over n values into 16 independent lanes, which the compiler keeps
-/// in vector registers (a single accumulator would be a chain of dependent
-/// scalar operations), then the lanes pairwise. The order depends only on n.
-template <class T, class F>
-inline T fold_lanes(const T* x, int64_t n, T init, F f) {
+/// f folded over term(0), ..., term(n − 1) into 16 independent lanes of T,
+/// which the compiler keeps in vector registers (a single accumulator would be
+/// a chain of dependent scalar operations), then the lanes pairwise. The order
+/// depends only on n. term computes each value (a product of two arrays, a
+/// float widened to double), so no array of them is stored.
+template <class T, class F, class Term>
+inline T fold_lanes_of(int64_t n, T init, F f, Term term) {
   constexpr int kLanes = 16;
   T lanes[kLanes];
   for (T& l : lanes) l = init;
   int64_t i = 0;
   for (; i + kLanes <= n; i += kLanes)
-    for (int l = 0; l < kLanes; ++l) lanes[l] = f(lanes[l], x[i + l]);
+    for (int l = 0; l < kLanes; ++l) lanes[l] = f(lanes[l], term(i + l));
   for (int w = kLanes / 2; w >= 1; w /= 2)
     for (int l = 0; l < w; ++l) lanes[l] = f(lanes[l], lanes[l + w]);
   T acc = lanes[0];
-  for (; i < n; ++i) acc = f(acc, x[i]);
+  for (; i < n; ++i) acc = f(acc, term(i));
   return acc;
+}
+
+/// f folded over x[0], ..., x[n − 1] as fold_lanes_of does.
+template <class T, class F>
+inline T fold_lanes(const T* x, int64_t n, T init, F f) {
+  return fold_lanes_of(n, init, f, [x](int64_t i) { return x[i]; });
+}
+
+/// Σ term(i) for i < n in double, folded in lanes (fold_lanes_of).
+template <class Term>
+inline double sum_lanes(int64_t n, Term term) {
+  return fold_lanes_of(n, 0.0, [](double a, double v) { return a + v; }, term);
 }
 
 /// c ? a : b by masking bits: GCC compiles `c ? a : b` over a bool array to a
