@@ -112,6 +112,10 @@ TEST_CASE("read_csv: errors name the file, the line and the column") {
                  "2 records)"));
   CHECK(U::read_csv(late.path)["a"].dtype() == k::DType::string);
   CHECK(contains(message_of<k::ValueError>([&] {
+                   U::read_csv(late.path, {.column_defaults = std::vector<U::CsvDefault>{0, 1}});
+                 }),
+                 "column_defaults holds 2 entries for 1 kept columns"));
+  CHECK(contains(message_of<k::ValueError>([&] {
                    U::read_csv(late.path, {.column_defaults = std::vector<U::CsvDefault>{k::DType::bool_}});
                  }),
                  "column 'a': a column's dtype must be string, float32, float64, int32 or int64; received bool"));

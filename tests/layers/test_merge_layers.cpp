@@ -87,6 +87,12 @@ TEST_CASE("merge layers join mixed dtypes as keras.ops does") {
   k::Tensor sum = L::Add()({f, i});
   CHECK(sum.dtype() == k::DType::float32);
   check_values(sum, {1.5, 0.5, 1.5, 2.5});
+  // Text does not join numbers: the op's dtype error, naming both.
+  const std::string text_msg = message_of([&] {
+    L::Concatenate()({k::Tensor(std::vector<std::string>{"a", "b"}, k::Shape{2, 1}), f});
+  });
+  CHECK(text_msg.find("string") != std::string::npos);
+  CHECK(text_msg.find("float32") != std::string::npos);
   k::Tensor ints = L::Concatenate()({k::Tensor({{1}, {2}}), i});
   CHECK(ints.dtype() == k::DType::int64);
   check_values(ints, {1, 1, 0, 2, 0, 1});

@@ -103,8 +103,6 @@ std::vector<ColumnPlan> plan_columns(const std::vector<csv_parse::Record>& recor
     else if (!entry.number && inferred_text(records, first, keep[k], o)) p.dtype = DType::string;
     else p.dtype = o.dtype;
     check_column_dtype(p.dtype, path, names[keep[k]]);
-    if (p.number && p.dtype == DType::string)
-      throw ValueError("read_csv: '" + path + "', column '" + names[keep[k]] + "': a numeric default for a string column");
   }
   return plans;
 }
