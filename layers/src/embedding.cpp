@@ -20,6 +20,7 @@ EmbeddingImpl::EmbeddingImpl(int64_t input_dim, int64_t output_dim, EmbeddingOpt
   activity_regularizer = o_.activity_regularizer;
   apply_input_shape(*this, o_);
   set_supports_masking(o_.mask_zero);
+  set_autocast(false);
 }
 
 Tensor EmbeddingImpl::compute_mask(const Tensor& x, const Tensor&) {
@@ -57,8 +58,10 @@ Tensor EmbeddingImpl::call(const Tensor& x, bool) {
                        ", which is out of range for input_dim=" + std::to_string(input_dim_) +
                        " (indices must be in [0, " + std::to_string(input_dim_) + "))");
   }
-  if (embeddings_scale_.defined()) return quantized_lookup(idx);
-  return gather(kernel_with_lora(), idx, 0);
+  // autocast() is off, as in Keras: inside another layer's autocast scope the
+  // table reads in its own dtype, and the rows are cast to the compute dtype.
+  if (embeddings_scale_.defined()) return cast_to_compute(quantized_lookup(idx), compute_dtype());
+  return cast_to_compute(gather(kernel_with_lora(), idx, 0), compute_dtype());
 }
 
 std::string EmbeddingImpl::error_arguments() const {

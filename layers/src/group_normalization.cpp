@@ -14,6 +14,7 @@ GroupNormalizationImpl::GroupNormalizationImpl(GroupNormalizationOptions o) : La
   if (o_.groups == 0 || o_.groups < -1)
     throw ValueError("GroupNormalization: `groups` must be a positive integer or -1, got " + std::to_string(o_.groups));
   apply_input_shape(*this, o_);
+  set_autocast(false);  // inputs keep their dtype: statistics of a float32 input stay exact under mixed policies
 }
 
 void GroupNormalizationImpl::build(const Shape& s) {

@@ -30,7 +30,7 @@ std::vector<Tensor> with_initial_state(const Layer& layer, const std::vector<Ten
 /// The base-layer kwargs of an options struct.
 template <class O>
 LayerOptions base_options(const O& o) {
-  return LayerOptions{o.name, o.trainable, o.dtype};
+  return LayerOptions{o.name, o.trainable, o.dtype, o.autocast};
 }
 
 /// Keras's input_shape kwarg: declared_input_shape = (None, ...input_shape).

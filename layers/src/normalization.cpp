@@ -161,6 +161,7 @@ LayerNormalizationImpl::LayerNormalizationImpl(LayerNormalizationOptions o) : La
   if (!o_.axis.axes || o_.axis.axes->empty())
     throw ValueError("LayerNormalization: `axis` must be an integer or a non-empty list of integers");
   apply_input_shape(*this, o_);
+  set_autocast(false);  // inputs keep their dtype: statistics of a float32 input stay exact under mixed policies
 }
 
 void LayerNormalizationImpl::build(const Shape& s) {

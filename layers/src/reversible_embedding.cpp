@@ -4,6 +4,7 @@
 #include "kiln/ops/array_ops.h"
 #include "kiln/ops/math_ops.h"
 #include "config_fields.h"
+#include "ops/elementwise_promotion.h"
 
 namespace kiln::layers {
 
@@ -81,7 +82,9 @@ Tensor ReversibleEmbeddingImpl::reverse(const Tensor& x) const {
                      "output_dim=" + std::to_string(output_dim_) + ", but received shape " + x.shape().to_string());
   if (embeddings_scale_.defined()) return quantized_reverse(x);
   Tensor kernel = ro_.tie_weights ? transpose(kernel_with_lora()) : reverse_embeddings_.value();
-  const DType dt = ro_.reverse_dtype ? dtype_from_name(*ro_.reverse_dtype) : compute_dtype();
+  // Like the layer's lookup, a reverse call does not autocast: a float32 input
+  // and a float16 table multiply in float32, by Keras's promotion.
+  const DType dt = ro_.reverse_dtype ? dtype_from_name(*ro_.reverse_dtype) : ops::keras_result_type(x.dtype(), kernel.dtype());
   Tensor logits = matmul(cast(x, dt), cast(kernel, dt));
   if (ro_.logit_soft_cap) logits = tanh(logits / *ro_.logit_soft_cap) * *ro_.logit_soft_cap;
   return logits;

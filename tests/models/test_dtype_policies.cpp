@@ -36,6 +36,36 @@ double max_abs_diff(const k::Tensor& a, const k::Tensor& b) {
   return m;
 }
 
+/// Reads its weight inside call() and returns its input: what it records shows
+/// the autocast scope it ran under, and its output whether its input was cast.
+class WeightReader : public k::Layer {
+ public:
+  using Layer::Layer;
+  k::DType read_as = k::int8;
+
+ protected:
+  void build(const k::Shape&) override { w_ = add_weight("w", {1}, {.initializer = "ones"}); }
+  k::Tensor call(const k::Tensor& x, bool) override {
+    read_as = w_.value().dtype();
+    return x;
+  }
+
+ private:
+  k::Variable w_;
+};
+
+/// Calls `inner` inside its own call, so inside its own autocast scope.
+class Enclosing : public k::Layer {
+ public:
+  Enclosing(std::shared_ptr<WeightReader> inner, k::LayerOptions o) : Layer(std::move(o)), inner_(std::move(inner)) {}
+
+ protected:
+  k::Tensor call(const k::Tensor& x, bool) override { return (*inner_)(x); }
+
+ private:
+  std::shared_ptr<WeightReader> inner_;
+};
+
 }  // namespace
 
 TEST_CASE("policy names give Keras's compute and variable dtypes") {
@@ -190,6 +220,44 @@ TEST_CASE("policies are written as Keras's DTypePolicy objects and read back, in
   });
   CHECK(kiln_test::contains(bad, "Dense.from_config: 'dtype' must be a dtype name"));
   CHECK(kiln_test::contains(bad, "mixed_int3"));
+}
+
+TEST_CASE("autocast=false: float inputs keep their dtype, and an enclosing layer's autocast scope stops at the layer") {
+  const k::Tensor x = k::random::normal({2, 3}, 0, 1, k::float32, 11);
+  // Keras's Layer.__call__: without an enclosing scope a mixed policy opens one
+  // whatever autocast says; inside one, autocast=False clears it for the call.
+  auto alone = std::make_shared<WeightReader>(k::LayerOptions{.dtype = "mixed_bfloat16", .autocast = false});
+  CHECK_FALSE(alone->autocast());
+  CHECK((*alone)(x).dtype() == k::float32);
+  CHECK(alone->read_as == k::bfloat16);
+  auto off = std::make_shared<WeightReader>(k::LayerOptions{.dtype = "mixed_bfloat16", .autocast = false});
+  auto on = std::make_shared<WeightReader>(k::LayerOptions{.dtype = "mixed_bfloat16"});
+  Enclosing outer_off(off, {.dtype = "mixed_bfloat16"}), outer_on(on, {.dtype = "mixed_bfloat16"});
+  CHECK(outer_off(x).dtype() == k::bfloat16);  // the enclosing layer cast x before its call
+  CHECK(off->read_as == k::float32);
+  CHECK(outer_on(x).dtype() == k::bfloat16);
+  CHECK(on->read_as == k::bfloat16);
+  // Not part of the config, as in Keras.
+  CHECK_FALSE(alone->get_config().contains("autocast"));
+}
+
+TEST_CASE("LayerNormalization, GroupNormalization and Embedding do not autocast, as in Keras") {
+  const k::Tensor x = k::random::normal({4, 8}, 3, 2, k::float32, 12);
+  auto ln = L::LayerNormalization({.dtype = "mixed_bfloat16"});
+  auto ref = L::LayerNormalization();
+  CHECK_FALSE(ln->autocast());
+  CHECK_FALSE(L::GroupNormalization({.groups = 2})->autocast());
+  CHECK_FALSE(L::Embedding(4, 2)->autocast());
+  CHECK(L::Dense(2)->autocast());
+  // A float32 input is normalized as it is, in float32; only the output is rounded.
+  const k::Tensor y = ln(x);
+  CHECK(y.dtype() == k::bfloat16);
+  CHECK(max_abs_diff(y, ref(x).cast(k::bfloat16)) == 0.0);
+  CHECK(max_abs_diff(y, ref(x.cast(k::bfloat16).cast(k::float32)).cast(k::bfloat16)) > 0.0);
+  // ReversibleEmbedding's reverse call multiplies its float32 input without rounding it.
+  L::ReversibleEmbedding rev(5, 8, {.dtype = "mixed_bfloat16"});
+  CHECK(rev(k::Tensor(std::vector<int32_t>{1, 2}, k::Shape{1, 2})).dtype() == k::bfloat16);
+  CHECK(rev(x, L::reverse_call()).dtype() == k::float32);
 }
 
 }  // namespace test_dtype_policies

@@ -30,7 +30,11 @@ namespace kiln {
 
 // ---- Layer ----
 Layer::Layer(LayerOptions o)
-    : name_(o.name), trainable_(o.trainable), policy_(o.dtype), serial_(detail::next_layer_serial()) {}
+    : name_(o.name),
+      trainable_(o.trainable),
+      autocast_(o.autocast),
+      policy_(o.dtype),
+      serial_(detail::next_layer_serial()) {}
 Layer::~Layer() = default;
 
 std::string Layer::class_name() const {

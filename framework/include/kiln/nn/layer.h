@@ -62,10 +62,14 @@ struct LayerOptions {
   /// The layer's dtype policy: a dtype, "mixed_bfloat16", "mixed_float16" or a
   /// DTypePolicy. Defaults to the global policy (kiln/nn/dtype_policy.h).
   DTypePolicy dtype;
+  /// Whether a call casts float inputs to the compute dtype and lets an
+  /// enclosing layer's autocast scope reach this layer's weights (Keras's
+  /// `autocast`). Not part of the config, as in Keras.
+  bool autocast = true;
 };
 
 /// The base-layer keyword arguments that end every layer's options struct:
-/// Keras's name, trainable, dtype and input_shape (without the batch axis).
+/// Keras's name, trainable, dtype, autocast and input_shape (without the batch axis).
 /// A member list rather than a base class, because C++20 designated
 /// initialisers cannot name a base's members and `Dense(64, {.name = "fc"})`
 /// must keep working.
@@ -73,6 +77,7 @@ struct LayerOptions {
   std::string name;                                  \
   bool trainable = true;                             \
   ::kiln::DTypePolicy dtype;                         \
+  bool autocast = true;                              \
   std::optional<::kiln::Shape> input_shape;
 
 /// Base of every layer (Keras's keras.layers.Layer): config in the constructor,
@@ -143,6 +148,12 @@ class Layer : public std::enable_shared_from_this<Layer> {
   /// Whether a call casts float inputs to compute_dtype() first (Keras's
   /// _convert_input_args). Models and layers that take raw strings or ids say no.
   virtual bool converts_inputs() const { return true; }
+  /// Keras's layer.autocast: when false, float inputs keep their dtype and a call
+  /// inside another layer's autocast scope runs outside it (LayerNormalization,
+  /// GroupNormalization and Embedding set it, as in Keras).
+  bool autocast() const { return autocast_; }
+  /// Sets autocast(), as a Keras layer's `self.autocast = False` does.
+  void set_autocast(bool on) { autocast_ = on; }
 
   /// Weights in Keras order: own trainable, then sublayers'; see weights().
   std::vector<Variable> trainable_variables() const;
@@ -315,6 +326,7 @@ class Layer : public std::enable_shared_from_this<Layer> {
 
   std::string name_;
   bool trainable_ = true;
+  bool autocast_ = true;
   DTypePolicy policy_;
   bool built_ = false;
   std::vector<std::function<void()>> after_build_;
