@@ -166,4 +166,35 @@ TEST_CASE("int4 models in .keras files: policies, configs and weights load back"
   std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("a quantized MultiHeadAttention loads again: its projections' modes and groups read from the file") {
+  // MultiHeadAttention's config, as Keras writes it, says nothing of its projections' policies.
+  const auto dir = std::filesystem::temp_directory_path() / "kiln_test_quantize_mha";
+  std::filesystem::create_directories(dir);
+  const k::Tensor x = k::random::normal({3, 5, 8}, 0.0, 1.0, k::float32, 4);
+  struct Case {
+    std::string mode;
+    std::optional<Q::QuantizationConfig> config;
+    std::string policy;
+  };
+  for (const Case& c : {Case{"int8", std::nullopt, "int8_from_float32"},
+                        Case{"int4", Q::int4_config(4), "int4/4_from_float32"},
+                        Case{"int4", Q::int4_config(-1), "int4/-1_from_float32"}}) {
+    CAPTURE(c.policy);
+    k::random::set_seed(3);
+    auto in = k::Input({5, 8});
+    auto model = std::make_shared<k::Model>(in, L::MultiHeadAttention(2, 4, {.name = "mha"})({in, in}));
+    model->quantize(c.mode, c.config);
+    const k::Tensor pred = model->predict(x, {.verbose = 0});
+    const std::string path = (dir / "mha.keras").string();
+    model->save(path);
+    auto loaded = k::models::load_model(path);
+    for (const auto& projection : loaded->get_layer("mha")->sublayers()) {
+      CAPTURE(projection->name());
+      CHECK(projection->dtype_policy().name() == c.policy);
+    }
+    kiln_test::check_values(loaded->predict(x, {.verbose = 0}), pred.to_vector<double>(), 1e-6);
+  }
+  std::filesystem::remove_all(dir);
+}
+
 }  // namespace test_quantize_int4

@@ -1,16 +1,19 @@
-"""int8 and int4 quantization, both ways. Keras builds four float models (Dense layers,
+"""int8 and int4 quantization, both ways. Keras builds five float models (Dense layers,
 one of them on a rank-3 input; an Embedding under a Dense; EinsumDense layers
 whose scales expand, permute and squeeze; ReversibleEmbedding layers, tied and
-untied, called both ways) and saves them.
+untied, called both ways; a MultiHeadAttention, whose projections are quantized)
+and saves them.
 Kiln loads that float file and quantizes it with model.quantize("int8") (and
 once with a weight-only config, once with a name filter) and with
 model.quantize("int4") (Keras's default groups of 128 rows, groups of 4, and
 per-channel scales); Keras does the same. Compared: the quantized (int4:
 packed) kernels, their scales and zero points exactly, the predictions, the
 gradients with respect to the inputs (Keras's straight-through rule) and three
-SGD steps of the quantized model. Files: Kiln loads Keras's quantized .keras,
-and Keras loads Kiln's; the predictions agree and the layers' policies are
-Keras's ("int8_from_float32", "int4/4_from_float32", ...)."""
+SGD steps of the quantized model. Files: Kiln loads Keras's quantized .keras
+and its own, and Keras loads Kiln's; the predictions agree and the layers'
+policies are Keras's ("int8_from_float32", "int4/4_from_float32", ...).
+Keras 3.15 cannot load its own quantized MultiHeadAttention, whose config leaves
+out the projections' policies; Kiln reads them from the kernels in the file."""
 import os
 
 import keras
@@ -56,6 +59,14 @@ def reversible():
     return keras.Model(inp, keras.layers.Dense(3, kernel_initializer=INIT, name="head")(keras.layers.Flatten()(logits)))
 
 
+def attention():
+    # MultiHeadAttention is not quantized itself: Keras quantizes its four EinsumDense projections.
+    inp = keras.Input((4, 6))
+    h = keras.layers.MultiHeadAttention(2, 3, kernel_initializer=INIT, name="d1")(inp, inp)
+    h = keras.layers.Dense(5, activation="tanh", kernel_initializer=INIT, name="d2")(keras.layers.Flatten()(h))
+    return keras.Model(inp, keras.layers.Dense(3, kernel_initializer=INIT, name="head")(h))
+
+
 VARIANTS = {  # name -> (mode, config, filters, Kiln's config: null for the mode's default)
     "default": ("int8", None, None, None),
     "weight_only": ("int8", WEIGHT_ONLY, None, {"mode": "int8", "weight_only": True}),
@@ -85,6 +96,8 @@ def cases(rng):
              rng.normal(size=(6, 3)).astype(np.float32)),
             ("einsum", einsum, rng.normal(size=(6, 4, 6)).astype(np.float32), rng.normal(size=(6, 3)).astype(np.float32)),
             ("reversible", reversible, rng.integers(0, 10, size=(6, 5)).astype(np.int32),
+             rng.normal(size=(6, 3)).astype(np.float32)),
+            ("attention", attention, rng.normal(size=(6, 4, 6)).astype(np.float32),
              rng.normal(size=(6, 3)).astype(np.float32))]
 
 
@@ -105,6 +118,11 @@ def triple(kernel, scale, zero):
     return np.asarray(kernel), np.asarray(scale), None if zero is None else np.asarray(zero)
 
 
+def quantized_leaf(layer):
+    """The layer whose kernel stands for `layer` in the comparison: a MultiHeadAttention's query projection."""
+    return layer._query_dense if isinstance(layer, keras.layers.MultiHeadAttention) else layer
+
+
 def kernel_and_scale(layer):
     """The quantized kernel, its scale and (grouped int4) its zero points; a ReversibleEmbedding's
     separate reverse table adds its own three."""
@@ -122,23 +140,33 @@ def add_variant(o, expected, name, float_path, variant, x, y):
     model = keras.models.load_model(os.path.join(o.work, float_path))
     model.quantize(mode, config=config, filters=filters)
     policies = {l.name: l.dtype_policy.name for l in model.layers if l.dtype_policy.quantization_mode}
-    kernels = {n: kernel_and_scale(model.get_layer(n)) for n in policies}
+    leaves = {n: quantized_leaf(model.get_layer(n)) for n in ["d1", "d2", "head"]}
+    kernels = {n: kernel_and_scale(leaf) for n, leaf in leaves.items() if leaf.dtype_policy.quantization_mode}
     pred = model.predict(x, verbose=0)
     grad = input_gradient(model, x)
     model.save(os.path.join(o.work, "keras_%s.keras" % name))
+    try:  # Keras 3.15 cannot load its own quantized MultiHeadAttention (its config leaves out the projections' policies)
+        keras.models.load_model(os.path.join(o.work, "keras_%s.keras" % name))
+        keras_reloads = True
+    except ValueError:
+        keras_reloads = False
     model.compile(optimizer=keras.optimizers.SGD(0.05), loss="mse")
     losses = model.fit(x, y, batch_size=6, epochs=3, shuffle=False, verbose=0).history["loss"]
-    expected[name] = (x, policies, kernels, pred, grad, np.asarray(losses), model.predict(x, verbose=0))
+    # Without the policies in the config, a file tells the int8 kernel but not whether the
+    # activations were quantized too: a loader takes the default, which a weight-only model is not.
+    reload_exact = keras_reloads or not (mode == "int8" and config is not None)
+    expected[name] = (x, policies, kernels, pred, grad, np.asarray(losses), model.predict(x, verbose=0), keras_reloads,
+                      reload_exact)
     o.add({"id": name, "op": "quantize", "path": float_path, "x": o.arr(x), "y": o.arr(y), "mode": mode,
            "config": kiln_config, "filters": filters, "save": "kiln_%s.keras" % name,
            "layers": ["d1", "d2", "head"]})
     o.add({"id": name + "_load", "op": "load", "path": "keras_%s.keras" % name, "x": o.arr(x)})
 
 
-def check(o, name, x, policies, kernels, pred, grad, losses, tuned):
+def check(o, name, x, policies, kernels, pred, grad, losses, tuned, keras_reloads, reload_exact):
     if not o.kiln_error(name):
         got = [n for i, n in enumerate(["d1", "d2", "head"]) if float(o.out(name, "quantized%d" % i)) != 0]
-        want = [n for n in ["d1", "d2", "head"] if n in policies]
+        want = [n for n in ["d1", "d2", "head"] if n in kernels]
         if got != want:
             o.fail("%s: Kiln quantized %s, Keras %s" % (name, got, want))
         for i, n in enumerate(["d1", "d2", "head"]):
@@ -154,15 +182,18 @@ def check(o, name, x, policies, kernels, pred, grad, losses, tuned):
             o.compare("%s: input gradient" % name, o.out(name, "grad"), grad, rtol=1e-5, atol=1e-5)
         o.compare("%s: 3 SGD steps, losses" % name, o.out(name, "losses"), losses, rtol=1e-5, atol=1e-5)
         o.compare("%s: 3 SGD steps, predict" % name, o.out(name, "tuned"), tuned, rtol=1e-5, atol=1e-5)
+        if reload_exact:
+            o.compare("%s: Kiln's file loaded again, predict" % name, o.out(name, "reloaded"), pred, rtol=1e-5, atol=1e-5)
         label = "Kiln quantized %s .keras -> Keras load_model" % name
         try:
-            back = keras.models.load_model(os.path.join(o.work, "kiln_%s.keras" % name))
-            got = {l.name: l.dtype_policy.name for l in back.layers if l.dtype_policy.quantization_mode}
-            if got != policies:
-                o.fail("%s: quantized layers and policies %s, expected %s" % (label, got, policies))
-            o.compare(label + ", predict", back.predict(x, verbose=0), o.out(name, "pred"), rtol=1e-5, atol=1e-5)
+            if keras_reloads:  # else Keras fails on Kiln's file as on its own
+                back = keras.models.load_model(os.path.join(o.work, "kiln_%s.keras" % name))
+                got = {l.name: l.dtype_policy.name for l in back.layers if l.dtype_policy.quantization_mode}
+                if got != policies:
+                    o.fail("%s: quantized layers and policies %s, expected %s" % (label, got, policies))
+                o.compare(label + ", predict", back.predict(x, verbose=0), o.out(name, "pred"), rtol=1e-5, atol=1e-5)
         except Exception as e:  # noqa: BLE001 - any failure to read Kiln's file is the finding
             o.fail("%s: %s: %s" % (label, type(e).__name__, e))
-    if not o.kiln_error(name + "_load"):
+    if reload_exact and not o.kiln_error(name + "_load"):
         o.compare("Keras quantized %s .keras -> Kiln load_model, predict" % name, o.out(name + "_load", "pred"), pred,
                   rtol=1e-5, atol=1e-5)

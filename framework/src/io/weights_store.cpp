@@ -14,6 +14,7 @@
 #include <set>
 
 #include "io/finite_values.h"
+#include "io/quantized_entries.h"
 #include "io/saving_impl.h"
 #include "kiln/core/error.h"
 #include "kiln/core/registry.h"
@@ -106,10 +107,12 @@ std::string shape_str(const Shape& s) { return s.to_string(); }
 /// Returns false (after a warning) on a mismatch when skip_mismatch.
 bool read_layer_vars(const Layer& l, const H5Group& root, const std::string& path, bool skip_mismatch,
                      LoadPlan& out) {
+  const std::string gpath = join(path, "vars");
+  // Loading changes the layer anyway; a kernel the file holds quantized changes its variables too.
+  if (root.is_group(gpath)) quantize_as_stored(const_cast<Layer&>(l), root.group(gpath));
   const auto stored = stored_variables_of(l);
   std::vector<Variable> vs;
   for (const auto& e : stored) vs.push_back(e.variable);
-  const std::string gpath = join(path, "vars");
   std::vector<std::string> keys;
   H5Group g;
   if (root.is_group(gpath)) {

@@ -10,9 +10,9 @@ namespace {
 
 // {"op": "quantize", "path", "x", "y", "mode", "config" (null: the mode's default; else
 // {"mode", "weight_only"} or {"mode", "block_size"}), "filters" (null: all), "save", "layers"}:
-// per layer whether it was quantized, its quantized kernel, scale and zero points; the prediction,
-// the gradient of sum(pred · [1, 2, 3, 4]) by x, three SGD steps' losses and the
-// prediction after them.
+// per layer (a MultiHeadAttention: its query projection) whether it was quantized, its quantized kernel, scale and zero points; the prediction,
+// the gradient of sum(pred · [1, 2, 3, 4]) by x, the prediction of the saved file loaded
+// again, three SGD steps' losses and the prediction after them.
 void quantize_case(const Group& g, const json& c) {
   auto model = kiln::models::load_model((g.dir() / c.at("path").get<std::string>()).string());
   std::optional<kiln::quantizers::QuantizationConfig> config;
@@ -25,7 +25,9 @@ void quantize_case(const Group& g, const json& c) {
   model->quantize(c.at("mode").get<std::string>(), config, filters);
   int i = 0;
   for (const auto& name : c.at("layers")) {
-    const auto layer = model->get_layer(name.get<std::string>());
+    auto layer = model->get_layer(name.get<std::string>());
+    // A MultiHeadAttention stands in by its query projection, the first of its EinsumDense sublayers.
+    if (std::dynamic_pointer_cast<kiln::layers::MultiHeadAttentionImpl>(layer)) layer = layer->sublayers().at(0);
     kiln::Variable kernel, scale, zero;
     if (auto d = std::dynamic_pointer_cast<kiln::layers::DenseImpl>(layer))
       kernel = d->kernel(), scale = d->kernel_scale(), zero = d->kernel_zero();
@@ -59,7 +61,9 @@ void quantize_case(const Group& g, const json& c) {
     const kiln::Tensor loss = kiln::sum((*model)(x) * w);
     g.save(c, "grad", *tape.gradient(loss, x));
   }
-  model->save((g.dir() / c.at("save").get<std::string>()).string());
+  const std::string saved = (g.dir() / c.at("save").get<std::string>()).string();
+  model->save(saved);
+  g.save(c, "reloaded", kiln::models::load_model(saved)->predict(x, {.verbose = 0}));
   model->compile({.optimizer = kiln::optimizers::SGD({.learning_rate = 0.05}), .loss = "mse"});
   kiln::History h = model->fit(x, g.array(c.at("y")),
                                {.batch_size = static_cast<int>(x.shape()[0]), .epochs = 3, .verbose = 0, .shuffle = false});
