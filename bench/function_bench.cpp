@@ -5,8 +5,10 @@
 // 784-512-512-10 MLP at batch 128, the guide's CNN at batch 64), the "TF basics"
 // guide's linear regression step, the CNN's predict, and the compiled CNN step
 // as a fraction of the machine's sgemm throughput, and the cost of a new batch
-// size for a shape-polymorphic function against a retrace. Prints one JSON line per case
-// with microseconds per call (or per step) and the ratio.
+// size for a shape-polymorphic function against a retrace, and what tracing and planning a
+// compiled ResNet50 training step costs. Prints one JSON line per case with microseconds
+// per call (or per step) and the ratio.
+#include <kiln/applications.h>
 #include <kiln/kiln.h>
 
 #include "eager_vs_traced.h"
@@ -185,10 +187,55 @@ void bench_fit(const std::string& name, const std::function<std::shared_ptr<k::M
   report(name, eager, compiled);
 }
 
+/// Tracing and planning keras.applications' ResNet50 training step (batch 32, 224x224x3,
+/// Adam; the step written as a custom training loop's, under kiln::function): the
+/// get_concrete_function call, which records and plans without running, against one replay
+/// of the planned step, and the first call of a fresh function (record, plan and a first
+/// replay whose memory is new to it). "--trace-only [SIZE]" runs only this case, at SIZExSIZE
+/// images if given: the trace's nodes do not depend on the image size.
+void bench_resnet50_trace(int64_t size = 224) {
+  k::random::set_seed(5);
+  auto model =
+      k::applications::ResNet50({.input_shape = k::Shape{size, size, 3}, .classes = 10, .classifier_activation = ""});
+  auto optimizer = k::optimizers::get("adam");
+  optimizer->build(model->trainable_variables());
+  auto loss_fn = k::losses::SparseCategoricalCrossentropy({.from_logits = true});
+  auto step = [&](const k::Tensor& x, const k::Tensor& y) {
+    k::GradientTape tape;
+    const k::Tensor loss = loss_fn(y, (*model)(x, true));
+    const auto vars = model->trainable_variables();
+    optimizer->apply(tape.gradient(loss, vars), vars);
+    return loss;
+  };
+  const k::Tensor x = k::random::uniform({32, size, size, 3}, 0, 1, k::DType::float32, 7);
+  const k::Tensor y = k::random::uniform({32}, 0, 10, k::DType::int32, 8);
+  auto us_of = [](auto&& f) {
+    const auto t0 = std::chrono::steady_clock::now();
+    f();
+    return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+  };
+  std::vector<double> trace_us;
+  for (int r = 0; r < 3; ++r) {
+    auto f = k::function(step, {.name = "train_step"});
+    trace_us.push_back(us_of([&] { f.get_concrete_function(x, y); }));
+  }
+  std::sort(trace_us.begin(), trace_us.end());
+  auto f = k::function(step, {.name = "train_step"});
+  const double first = us_of([&] { f(x, y); });
+  const double replay = std::min(us_of([&] { f(x, y); }), us_of([&] { f(x, y); }));
+  std::printf("{\"case\": \"ResNet50 train step, batch 32, %lldx%lld: trace and plan\", \"trace_and_plan_us\": %.0f, "
+              "\"first_call_us\": %.0f, \"replay_us\": %.0f}\n",
+              static_cast<long long>(size), static_cast<long long>(size), trace_us[1], first, replay);
+}
+
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
   namespace L = kiln::layers;
+  if (argc > 1 && std::string(argv[1]) == "--trace-only") {
+    bench_resnet50_trace(argc > 2 ? std::stoll(argv[2]) : 224);
+    return 0;
+  }
   bench_power();
   bench_mlp_step();
   auto small = [] {
@@ -217,5 +264,6 @@ int main() {
   std::printf("{\"case\": \"guide CNN compiled train step against the sgemm bound\", \"step_us\": %.1f, "
               "\"model_gflops\": %.2f, \"sgemm_gflops\": %.2f, \"fraction_of_sgemm_bound\": %.3f}\n",
               cnn_us, step_flops / cnn_us / 1e3, gflops, step_flops / cnn_us / 1e3 / gflops);
+  bench_resnet50_trace();
   return 0;
 }

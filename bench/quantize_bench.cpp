@@ -5,10 +5,13 @@
 // change can be read. Prints one JSON line per measurement; bench/quantize_bench.sh
 // runs PyTorch's dynamic int8 quantization and Keras on JAX beside it.
 //
-//   quantize_bench [REPS] [MLP_BATCH] [BLOCK_BATCH]
+//   quantize_bench [REPS] [MLP_BATCH] [BLOCK_BATCH] [mlp|encoder_block]
+//
+// The last argument times one model alone (to profile it); both by default.
 #include <algorithm>
 #include <chrono>
 #include <iostream>
+#include <string>
 #include <vector>
 
 #include <kiln/kiln.h>
@@ -88,9 +91,10 @@ int main(int argc, char** argv) {
   const int reps = argc > 1 ? std::stoi(argv[1]) : 30;
   const int mlp_batch = argc > 2 ? std::stoi(argv[2]) : 128;
   const int block_batch = argc > 3 ? std::stoi(argv[3]) : 32;
+  const std::string only = argc > 4 ? argv[4] : "";
   try {
-    bench_mlp(reps, mlp_batch);
-    bench_block(reps, block_batch);
+    if (only.empty() || only == "mlp") bench_mlp(reps, mlp_batch);
+    if (only.empty() || only == "encoder_block") bench_block(reps, block_batch);
   } catch (const std::exception& e) {
     std::cerr << "quantize_bench: " << e.what() << "\n";
     return 1;
