@@ -133,15 +133,24 @@ def random_weight(rng, w):
     return rng.normal(0, 0.5, shape).astype(np.float32)
 
 
-def keras_run(layer, xs, list_input, training, rng, call_kw=None, policy=False):
+def keras_run(layer, xs, list_input, training, rng, call_kw=None, policy=False, single=None):
     """Builds, sets random weights; returns (weights, out, cotangent, grads_x, grads_w, weights_after).
 
     The layer is built on symbolic inputs and its forward and backward passes
     run as one jitted program: eager JAX compiles every primitive separately,
     which made XLA compilation most of this group's time. With `policy`, the
     call does what Layer.__call__ does with the layer's dtype policy and
-    stateless_call leaves out: float inputs cast to the compute dtype, and an
-    autocast scope for a mixed policy."""
+    stateless_call leaves out: float inputs cast to the compute dtype (unless
+    the layer turns `autocast` off), and an autocast scope for a mixed policy.
+
+    With `single` (inputs of batch 1, as `xs` has batch 3), the same compiled
+    program also gives the batch-1 results, returned as a second tuple: a layer
+    fed three copies of one example computes each copy as it computes the
+    example alone (per-example layers, and batch statistics, whose mean and
+    variance three copies leave unchanged), so with the cotangent split evenly
+    over the copies the output is any copy's row, the weight gradients are the
+    example's and its input gradient is the copies' sum. One XLA compilation
+    per case instead of two halves this group's time, most of it compiling."""
     positional = type(layer).__name__ in _positional
     symbolic = [keras.KerasTensor(x.shape, dtype=str(x.dtype)) for x in xs]
     call_kw = call_kw or {}
@@ -161,7 +170,7 @@ def keras_run(layer, xs, list_input, training, rng, call_kw=None, policy=False):
     def call(tv_, fx):
         full = list(xs)
         for i, x in zip(float_idx, fx):
-            full[i] = x.astype(layer.compute_dtype) if policy else x
+            full[i] = x.astype(layer.compute_dtype) if policy and layer.autocast else x
         if policy and layer.compute_dtype != layer.variable_dtype:
             with AutocastScope(layer.compute_dtype):
                 return stateless(tv_, full)
@@ -180,21 +189,38 @@ def keras_run(layer, xs, list_input, training, rng, call_kw=None, policy=False):
     out_spec = jax.eval_shape(lambda a, b: call(a, b)[0], tv, fx)
     cot = rng.normal(0, 1, out_spec.shape).astype(np.float32)
 
-    def target(tv_, fx_):
+    def target(tv_, fx_, cot_):
         y, new_ntv = call(tv_, fx_)
-        return jnp.sum(y * cot), (y, new_ntv)
+        return jnp.sum(y * cot_), (y, new_ntv)
 
     step = jax.value_and_grad(target, argnums=(0, 1), has_aux=True)
     try:
-        (_, (out, new_ntv)), (g_w, g_x) = jax.jit(step)(tv, fx)
+        jitted = jax.jit(step)
+        (_, (out, new_ntv)), (g_w, g_x) = jitted(tv, fx, cot)
     except Exception:  # Python control flow on values: eager, as Keras runs it outside fit
-        (_, (out, new_ntv)), (g_w, g_x) = step(tv, fx)
+        jitted = step
+        (_, (out, new_ntv)), (g_w, g_x) = step(tv, fx, cot)
     trainable = {id(v): i for i, v in enumerate(layer.trainable_variables)}
     non_trainable = {id(v): i for i, v in enumerate(layer.non_trainable_variables)}
-    after = [np.asarray(tv[trainable[id(w)]]) if id(w) in trainable else np.asarray(new_ntv[non_trainable[id(w)]])
-             for w in layer.weights]
-    grads_x = dict(zip(float_idx, [np.asarray(g) for g in g_x]))
-    return weights, np.asarray(out), cot, grads_x, [np.asarray(g) for g in g_w], after
+
+    def results(out_, new_ntv_, g_w_, g_x_, cot_):
+        after = [np.asarray(tv[trainable[id(w)]]) if id(w) in trainable else np.asarray(new_ntv_[non_trainable[id(w)]])
+                 for w in layer.weights]
+        grads_x = dict(zip(float_idx, [np.asarray(g) for g in g_x_]))
+        return weights, np.asarray(out_), cot_, grads_x, [np.asarray(g) for g in g_w_], after
+
+    main = results(out, new_ntv, g_w, g_x, cot)
+    if single is None:
+        return main
+    # Not derived: several outputs flattened into one vector (no batch axis to
+    # split), and integer inputs, which the program holds as constants.
+    if len(out_spec.shape) == 0 or out_spec.shape[0] != 3 or len(float_idx) != len(xs):
+        return main, None
+    cot1 = rng.normal(0, 1, (1,) + tuple(out_spec.shape[1:])).astype(np.float32)
+    copies = [jnp.asarray(np.concatenate([x] * 3)) for x in single]
+    (_, (out3, ntv3)), (gw3, gx3) = jitted(tv, copies, np.concatenate([cot1] * 3) / 3)
+    gx1 = [np.sum(np.asarray(g), axis=0, keepdims=True) for g in gx3]
+    return main, results(np.asarray(out3)[:1], ntv3, gw3, gx1, cot1)
 
 
 def desc(cls, kwargs):
@@ -233,16 +259,21 @@ def run(o):
     for vi, variant in enumerate(all_variants):
         cls, kwargs, specs, list_input = variant[:4]
         call_kw = variant[4] if len(variant) > 4 else {}
-        for batch in BATCHES:
-            for training in (False, True):
-                if training and (cls == "Dropout" and kwargs["rate"] > 0 or _cat_inference_only(cls, kwargs) or _att_inference_only(cls, kwargs)):
-                    continue  # random; rate 0 covers the training path
-                if not training and _cat_training_only(cls, kwargs, specs):
-                    continue
-                xs = [random_input(o.rng, dt, (batch,) + shape) for dt, shape in specs]
-                layer = getattr(keras.layers, cls)(**kwargs)
-                weights, out, cot, gx, gw, after = keras_run(layer, xs, list_input, training, o.rng, call_kw)
-                config = keras.layers.serialize(layer)
+        for training in (False, True):
+            if training and (cls == "Dropout" and kwargs["rate"] > 0 or _cat_inference_only(cls, kwargs) or _att_inference_only(cls, kwargs)):
+                continue  # random; rate 0 covers the training path
+            if not training and _cat_training_only(cls, kwargs, specs):
+                continue
+            xs = {b: [random_input(o.rng, dt, (b,) + shape) for dt, shape in specs] for b in BATCHES}
+            layer = getattr(keras.layers, cls)(**kwargs)
+            results = dict(zip((3, 1), keras_run(layer, xs[3], list_input, training, o.rng, call_kw, single=xs[1])))
+            layers = {3: layer, 1: layer}
+            if results[1] is None:
+                layers[1] = getattr(keras.layers, cls)(**kwargs)
+                results[1] = keras_run(layers[1], xs[1], list_input, training, o.rng, call_kw)
+            for batch in BATCHES:
+                weights, out, cot, gx, gw, after = results[batch]
+                config = keras.layers.serialize(layers[batch])
                 class_name = config["class_name"]
                 config_names.add(class_name)
                 for alias in aliases.get(class_name, []):
@@ -251,12 +282,12 @@ def run(o):
                         class_name = alias
                         break
                 cid = "%s%d_b%d_%s" % (cls, vi, batch, "train" if training else "infer")
-                o.add({"id": cid, "layer": dict(config, class_name=class_name), "inputs": [o.arr(x) for x in xs],
+                o.add({"id": cid, "layer": dict(config, class_name=class_name), "inputs": [o.arr(x) for x in xs[batch]],
                        "list_input": list_input, "multi_output": bool(kwargs.get("return_state")), "weights": [o.arr(w) for w in weights], "training": training,
                        "cotangent": o.arr(cot), "call_kwargs": call_kw})
                 label = "%s%s%s batch %d %s" % (desc(cls, kwargs), " as " + class_name if class_name != cls else "",
                                                 " called with %s" % call_kw if call_kw else "",
-                                              batch, "training" if training else "inference")
+                                                batch, "training" if training else "inference")
                 expected.append((cid, label, out, gx, gw, after))
     o.run_kiln()
     compare_all(o, expected)
