@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "io/hdf5_file.h"
 #include "saving_util.h"
 #include "test_util.h"
 
@@ -190,6 +191,29 @@ TEST_CASE("weights whose stored values are not finite are refused, naming the la
   auto m = dense_model();
   m->load_weights(ok);
   for (double v : m->get_layer("hidden")->weights()[0].value().to_vector<double>()) CHECK(v == static_cast<double>(marker));
+}
+
+TEST_CASE("a grouped int4 projection whose group indices give no group size is named in the error") {
+  // MultiHeadAttention's projections are known to be quantized only by their kernels, and
+  // a grouped int4 kernel's group size only by its rows' group indices.
+  auto mha_model = [] {
+    auto in = Input({5, 8});
+    return std::make_shared<Model>(in, L::MultiHeadAttention(2, 4, {.name = "mha"})({in, in}));
+  };
+  auto quantized = mha_model();
+  quantized->quantize("int4", quantizers::int4_config(4));
+  const std::string path = tmp("mha_int4.weights.h5");
+  quantized->save_weights(path);
+  {
+    auto f = io::H5File::open_rw(path);
+    f.root().write("layers/multi_head_attention/query_dense/vars/4", ones({8}));  // no row in group 0
+  }
+  const std::string msg = message_of<ValueError>([&] { mha_model()->load_weights(path); });
+  CHECK(contains(msg, "layer 'query' (EinsumDense)"));
+  CHECK(contains(msg, "mha_int4.weights.h5:/layers/multi_head_attention/query_dense/vars"));
+  CHECK(contains(msg, "shape (8,)"));
+  CHECK(contains(msg, "no row in group 0"));
+  fs::remove(path);
 }
 
 }  // namespace test_file_messages

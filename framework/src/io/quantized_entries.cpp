@@ -2,9 +2,10 @@
 
 #include <string>
 
+#include "kiln/core/error.h"
 #include "kiln/nn/quantizers.h"
-#include "kiln/ops/array_ops.h"
 #include "kiln/nn/stored_variables.h"
+#include "kiln/ops/array_ops.h"
 #include "kiln/ops/math_ops.h"
 #include "kiln/ops/reduce_ops.h"
 
@@ -30,6 +31,10 @@ void quantize_as_stored(Layer& layer, const H5Group& vars) {
   if (entries == stored.size() + 3) {
     const Tensor groups = cast(vars.read(std::to_string(entries - 1)), DType::float32);
     block = static_cast<int>(sum(cast(equal(groups, Tensor(0.0f)), DType::int64)).item<int64_t>());
+    if (block < 1)
+      throw ValueError(vars.where() + ": layer '" + layer.name() + "' (" + layer.class_name() +
+                       ") holds a grouped int4 kernel whose group indices (entry " + std::to_string(entries - 1) +
+                       ", shape " + groups.shape().to_string() + ") put no row in group 0");
   }
   q->quantize("int4", quantizers::int4_config(block));
 }

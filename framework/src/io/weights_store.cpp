@@ -107,12 +107,10 @@ std::string shape_str(const Shape& s) { return s.to_string(); }
 /// Returns false (after a warning) on a mismatch when skip_mismatch.
 bool read_layer_vars(const Layer& l, const H5Group& root, const std::string& path, bool skip_mismatch,
                      LoadPlan& out) {
-  const std::string gpath = join(path, "vars");
-  // Loading changes the layer anyway; a kernel the file holds quantized changes its variables too.
-  if (root.is_group(gpath)) quantize_as_stored(const_cast<Layer&>(l), root.group(gpath));
   const auto stored = stored_variables_of(l);
   std::vector<Variable> vs;
   for (const auto& e : stored) vs.push_back(e.variable);
+  const std::string gpath = join(path, "vars");
   std::vector<std::string> keys;
   H5Group g;
   if (root.is_group(gpath)) {
@@ -171,6 +169,10 @@ void load_layer(const Layer& l, const H5Group& root, const std::string& path, bo
     // after its attribute is found by its name.
     if (!root.is_group(child_path) && root.is_group(join(join(path, child->name()), "vars")))
       child_path = join(path, child->name());
+    // A layer that builds its own sublayers (MultiHeadAttention's projections) leaves their
+    // policies out of its config; its quantized sublayers are known by their kernels.
+    if (!dynamic_cast<const Model*>(&l) && root.is_group(join(child_path, "vars")))
+      quantize_as_stored(*child, root.group(join(child_path, "vars")));
     load_layer(*child, root, child_path, skip_mismatch, visited, out);
   }
 }
