@@ -55,6 +55,66 @@ def floating(a):
     return np.issubdtype(d, np.floating) or d.name == "bfloat16"
 
 
+def floating_dtype(d):
+    d = np.dtype(d)
+    return np.issubdtype(d, np.floating) or d.name == "bfloat16"
+
+
+def keras_case(o, call, xs, diff, opts):
+    """Keras's outputs, the gradients of sum(output * cotangent) with respect to the
+    floating inputs, and the cotangents drawn: (outs, {input index: grad}, cots).
+
+    The forward and backward passes run as one jitted program, so XLA compiles
+    each case once (eagerly it compiles every primitive of every case, and the
+    compilations were most of these groups' time). An op that cannot be traced
+    or compiled (an output shape that depends on values, a callable that reads
+    its inputs with NumPy, dot_product_attention in float16) runs eagerly."""
+    try:
+        return keras_case_jit(o, call, xs, diff, opts)
+    except Exception:  # noqa: BLE001 - not traceable: the eager path says why, if it fails too
+        return keras_case_eager(o, call, xs, diff, opts)
+
+
+def keras_case_jit(o, call, xs, diff, opts):
+    """keras_case as one XLA program."""
+    spec = jax.eval_shape(call, *xs)
+    float_out = [floating_dtype(y.dtype) for y in spec]
+    if not (opts.get("grad", True) and diff and any(float_out)):
+        return [np.asarray(y) for y in jax.jit(call)(*xs)], {}, None
+    cots = [o.rng.normal(0, 1, y.shape).astype(y.dtype) if f else None for y, f in zip(spec, float_out)]
+
+    def forward_backward(floats, float_cots):
+        def on_floats(*f):
+            full = list(xs)
+            for i, v in zip(diff, f):
+                full[i] = v
+            return call(*full)
+        outs, vjp = jax.vjp(on_floats, *floats)
+        it = iter(float_cots)
+        jcots = tuple(next(it) if f else np.zeros(y.shape, jax.dtypes.float0) for f, y in zip(float_out, spec))
+        return outs, vjp(jcots)
+
+    outs, gs = jax.jit(forward_backward)([xs[i] for i in diff], [c for c in cots if c is not None])
+    return [np.asarray(y) for y in outs], {i: np.asarray(g) for i, g in zip(diff, gs)}, cots
+
+
+def keras_case_eager(o, call, xs, diff, opts):
+    """keras_case, op by op."""
+    outs = [np.asarray(y) for y in call(*xs)]
+    if not (opts.get("grad", True) and diff and any(floating(y) for y in outs)):
+        return outs, {}, None
+
+    def on_floats(*f):
+        full = list(xs)
+        for i, v in zip(diff, f):
+            full[i] = v
+        return tuple(y for y in call(*full))
+    _, vjp = jax.vjp(on_floats, *[xs[i] for i in diff])
+    cots = [o.rng.normal(0, 1, y.shape).astype(y.dtype) if floating(y) else None for y in outs]
+    jcots = tuple(c if c is not None else np.zeros(y.shape, jax.dtypes.float0) for c, y in zip(cots, outs))
+    return outs, {i: np.asarray(g) for i, g in zip(diff, vjp(jcots))}, cots
+
+
 def run_cases(o, cases):
     """Runs every case in Keras (JAX) and in Kiln and compares them."""
     expected = []
@@ -73,24 +133,12 @@ def run_cases(o, cases):
 
         diff = [i for i, x in enumerate(xs) if floating(x)]
         try:
-            outs = [np.asarray(y) for y in call(*xs)]
+            outs, grads, cots = keras_case(o, call, xs, diff, opts)
         except Exception as e:  # noqa: BLE001 (a reused case Keras itself rejects in this dtype)
             if not opts.get("skip_keras_errors"):
                 raise
             o.uncovered.append((name, "Keras raises %s on %s" % (type(e).__name__, ", ".join(str(x.dtype) for x in xs))))
             continue
-        want_grads = opts.get("grad", True) and diff and any(floating(y) for y in outs)
-        grads, cots = {}, None
-        if want_grads:
-            def on_floats(*f):
-                full = list(xs)
-                for i, v in zip(diff, f):
-                    full[i] = v
-                return tuple(y for y in call(*full))
-            _, vjp = jax.vjp(on_floats, *[xs[i] for i in diff])
-            cots = [o.rng.normal(0, 1, y.shape).astype(y.dtype) if floating(y) else None for y in outs]
-            jcots = tuple(c if c is not None else np.zeros(y.shape, jax.dtypes.float0) for c, y in zip(cots, outs))
-            grads = {i: np.asarray(g) for i, g in zip(diff, vjp(jcots))}
         cid = "%s%d" % (name, n)
         o.add({"id": cid, "name": name, "params": dict(params, args=args), "inputs": [o.arr(x) for x in xs],
                "cotangents": None if cots is None else [o.arr(c) if c is not None else None for c in cots]})
