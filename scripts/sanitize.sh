@@ -5,7 +5,7 @@
 # excepted), the fuzz corpus replay, and each libFuzzer target for a short
 # smoke run. scripts/test.sh runs it after the normal suite.
 # Usage: scripts/sanitize.sh   (KILN_SAN_BUILD_DIR, default build-san;
-#        KILN_SAN_FUZZ_SECONDS per target, default 20; 0 skips the smoke runs)
+#        KILN_SAN_FUZZ_SECONDS per target, default 6; 0 skips the smoke runs)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # clang for the sanitizers and libFuzzer; time for fuzz/run.sh's CPU figures.
@@ -23,7 +23,7 @@ cmake --build "$BUILD_DIR" -j "$(nproc)"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1:strict_string_checks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 (cd "$BUILD_DIR" && ctest --output-on-failure -j 2 --timeout 1500)
-seconds=${KILN_SAN_FUZZ_SECONDS:-20}
+seconds=${KILN_SAN_FUZZ_SECONDS:-6}
 if [ "$seconds" -gt 0 ]; then
   fuzz/run.sh "$seconds" "$BUILD_DIR"
 fi
