@@ -60,6 +60,16 @@ def floating_dtype(d):
     return np.issubdtype(d, np.floating) or d.name == "bfloat16"
 
 
+def on_floats(call, xs, diff):
+    """`call` as a function of the floating inputs alone (the others fixed)."""
+    def f(*floats):
+        full = list(xs)
+        for i, v in zip(diff, floats):
+            full[i] = v
+        return tuple(call(*full))
+    return f
+
+
 def keras_case(o, call, xs, diff, opts):
     """Keras's outputs, the gradients of sum(output * cotangent) with respect to the
     floating inputs, and the cotangents drawn: (outs, {input index: grad}, cots).
@@ -84,12 +94,7 @@ def keras_case_jit(o, call, xs, diff, opts):
     cots = [o.rng.normal(0, 1, y.shape).astype(y.dtype) if f else None for y, f in zip(spec, float_out)]
 
     def forward_backward(floats, float_cots):
-        def on_floats(*f):
-            full = list(xs)
-            for i, v in zip(diff, f):
-                full[i] = v
-            return call(*full)
-        outs, vjp = jax.vjp(on_floats, *floats)
+        outs, vjp = jax.vjp(on_floats(call, xs, diff), *floats)
         it = iter(float_cots)
         jcots = tuple(next(it) if f else np.zeros(y.shape, jax.dtypes.float0) for f, y in zip(float_out, spec))
         return outs, vjp(jcots)
@@ -103,13 +108,7 @@ def keras_case_eager(o, call, xs, diff, opts):
     outs = [np.asarray(y) for y in call(*xs)]
     if not (opts.get("grad", True) and diff and any(floating(y) for y in outs)):
         return outs, {}, None
-
-    def on_floats(*f):
-        full = list(xs)
-        for i, v in zip(diff, f):
-            full[i] = v
-        return tuple(y for y in call(*full))
-    _, vjp = jax.vjp(on_floats, *[xs[i] for i in diff])
+    _, vjp = jax.vjp(on_floats(call, xs, diff), *[xs[i] for i in diff])
     cots = [o.rng.normal(0, 1, y.shape).astype(y.dtype) if floating(y) else None for y in outs]
     jcots = tuple(c if c is not None else np.zeros(y.shape, jax.dtypes.float0) for c, y in zip(cots, outs))
     return outs, {i: np.asarray(g) for i, g in zip(diff, vjp(jcots))}, cots
