@@ -50,14 +50,13 @@ def kind(dtype):
     return d.name
 
 
-def floating(a):
-    d = np.asarray(a).dtype
-    return np.issubdtype(d, np.floating) or d.name == "bfloat16"
-
-
 def floating_dtype(d):
     d = np.dtype(d)
     return np.issubdtype(d, np.floating) or d.name == "bfloat16"
+
+
+def floating(a):
+    return floating_dtype(np.asarray(a).dtype)
 
 
 def on_floats(call, xs, diff):

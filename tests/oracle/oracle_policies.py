@@ -1,8 +1,8 @@
 """Dtype policies: every case of the layers group again, the layer built with
 dtype="mixed_bfloat16" or dtype="mixed_float16" (Keras's serialized
 DTypePolicy object in the config Kiln reads): a class's cases take the two in
-turn, and a class of one case runs under both, so every class meets each. Compared: the output's dtype
-(Keras's), its values within a few units in the last place of the 16-bit
+turn, and a class of one case runs under both, so every class meets each.
+Compared: the output's dtype (Keras's), its values within a few units in the last place of the 16-bit
 compute dtype, the gradients with respect to every float input and every
 trainable weight, and every weight after the call, which must all stay
 float32 as Keras keeps them.
@@ -12,6 +12,7 @@ and rounds its result once, so a layer of many ops differs by more than one
 rounding: the tolerances grow with the number of roundings a value went
 through (outputs: 4 units, gradients and statistics: 16 units of the largest
 value)."""
+import collections
 import inspect
 import os
 
@@ -62,9 +63,7 @@ def run(o):
     lost = set()
     keras_fails = []
     variants = [v for v in L.variants(o) if not skipped(v)]
-    per_class = {}
-    for v in variants:
-        per_class[v[0]] = per_class.get(v[0], 0) + 1
+    per_class = collections.Counter(v[0] for v in variants)
     seen = {}
     for vi, variant in enumerate(variants):
         cls, kwargs, specs, list_input = variant[:4]
