@@ -98,7 +98,7 @@ Tensor DenseImpl::quantized_matmul(const Tensor& x) const {
     if (aq) {
       // One scale per row: round(x · s) in int8, the int32 products divided by both scales.
       auto [xq, x_scale] = quantizers::abs_max_quantize(x2, -1, *aq);
-      y = cast(matmul(xq, kernel), x2.dtype()) / (kernel_scale * x_scale);
+      y = quantizers::int8_matmul(xq, kernel, x_scale, kernel_scale);
     } else {
       y = matmul(x2, cast(kernel, x2.dtype())) / kernel_scale;
     }

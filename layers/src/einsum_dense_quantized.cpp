@@ -64,6 +64,24 @@ detail::Int4Kernel quantize_int4(const Tensor& kernel, std::pair<int64_t, int64_
   return detail::quantize_int4_kernel(reshape(kernel, {matrix.first, matrix.second}), config);
 }
 
+/// The number of leading input axes kept when `equation` is a plain matrix product: input
+/// P·C, kernel C·Q, output P·Q (letters; no ellipsis). None otherwise.
+std::optional<std::size_t> matmul_split(std::string equation) {
+  equation.erase(std::remove(equation.begin(), equation.end(), ' '), equation.end());
+  const auto comma = equation.find(','), arrow = equation.find("->");
+  if (equation.find('.') != std::string::npos || comma == std::string::npos || arrow == std::string::npos ||
+      arrow < comma)
+    return std::nullopt;
+  const std::string in = equation.substr(0, comma), kernel = equation.substr(comma + 1, arrow - comma - 1),
+                    out = equation.substr(arrow + 2);
+  for (std::size_t p = 0; p < in.size(); ++p) {
+    const std::string contracted = in.substr(p);
+    if (kernel.compare(0, contracted.size(), contracted) == 0 && out == in.substr(0, p) + kernel.substr(contracted.size()))
+      return p;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::pair<Tensor, Tensor> EinsumDenseImpl::quantize_kernel(const Tensor& kernel) const {
@@ -142,6 +160,31 @@ Tensor EinsumDenseImpl::dequantized_kernel(DType dtype) const {
   return cast(kernel_.value(), dtype) / scale_for_kernel(kernel_scale_.value(), quantization_axes_);
 }
 
+Tensor EinsumDenseImpl::int8_einsum(const Tensor& xq, const Tensor& x_scale) const {
+  const Tensor kernel = kernel_.value(), kernel_scale = kernel_scale_.value();
+  const auto p = matmul_split(equation_);
+  if (p) {
+    // A plain product (the projections of MultiHeadAttention): one int8 matmul over the input's
+    // rows, dequantized in the same pass, with the same bits as the einsum and the two ops below.
+    int64_t rows = 1;
+    std::vector<int64_t> out;
+    for (std::size_t i = 0; i < *p; ++i) out.push_back(xq.shape()[static_cast<int64_t>(i)]);
+    for (int64_t d : out) rows *= d;
+    const int64_t depth = rows == 0 ? 0 : xq.size() / rows;
+    const int64_t contracted = xq.rank() - static_cast<int64_t>(*p);
+    for (int64_t i = contracted; i < kernel.rank(); ++i) out.push_back(kernel.shape()[i]);
+    const int64_t units = kernel_scale.size();
+    if (rows > 0 && depth > 0 && kernel.size() == depth * units && x_scale.size() == rows) {
+      const Tensor y = quantizers::int8_matmul(reshape(xq, {rows, depth}), reshape(kernel, {depth, units}),
+                                               reshape(x_scale, {rows, 1}), reshape(kernel_scale, {units}));
+      return reshape(y, Shape(out));
+    }
+  }
+  const auto& a = quantization_axes_;
+  const Tensor scale = scale_for_output(x_scale, a.input_transpose, a.input_expand, a.input_squeeze);
+  return cast(einsum(equation_, {xq, kernel}), scale.dtype()) / (scale * kernel_scale);
+}
+
 Tensor EinsumDenseImpl::quantized_einsum(const Tensor& x) const {
   const auto& a = quantization_axes_;
   const auto& aq = o_.quantization_config->activation_quantizer;
@@ -158,8 +201,7 @@ Tensor EinsumDenseImpl::quantized_einsum(const Tensor& x) const {
     // The inputs get one scale per slice over their contracted axes; the int32 products
     // are divided by both scales.
     auto [xq, x_scale] = quantizers::abs_max_quantize(x, a.input_reduced, *aq);
-    x_scale = scale_for_output(x_scale, a.input_transpose, a.input_expand, a.input_squeeze);
-    y = cast(einsum(equation_, {xq, kernel_.value()}), x.dtype()) / (x_scale * kernel_scale_.value());
+    y = int8_einsum(xq, x_scale);
   } else {
     y = einsum(equation_, {x, cast(kernel_.value(), x.dtype())}) / kernel_scale_.value();
   }

@@ -54,10 +54,12 @@ TEST_CASE("abs_max_quantize over the last axis: the one-kernel path gives the op
 }
 
 TEST_CASE("int8 matmul is exact for every shape, layout and value, -128 included") {
-  // Sizes off the kernel's 4-row, 16-column and 4-deep blocks and past its k block of 512;
+  // Sizes off the kernels' row tiles (4, 8), column panels (16, 32) and 4-deep groups, past the
+  // AVX2 kernel's k block of 512 and the VNNI kernel's 128-row blocks, with one row or many;
   // the float64 product of the same values is exact at these sizes.
   k::random::set_seed(3);
-  for (const auto& size : std::vector<std::array<int64_t, 3>>{{1, 1, 1}, {5, 17, 7}, {9, 33, 600}, {64, 16, 4}}) {
+  for (const auto& size : std::vector<std::array<int64_t, 3>>{
+           {1, 1, 1}, {5, 17, 7}, {9, 33, 600}, {64, 16, 4}, {1, 70, 37}, {131, 70, 37}, {300, 64, 258}}) {
     const int64_t m = size[0], n = size[1], kk = size[2];
     for (bool with_min : {false, true}) {
       k::Tensor a = k::cast(k::random::uniform({2, m, kk}, -127.49, 127.49), k::int8);
@@ -73,6 +75,28 @@ TEST_CASE("int8 matmul is exact for every shape, layout and value, -128 included
       CHECK(k::all(k::equal(k::cast(k::matmul(at, bt, true, true), k::float64), want)).item<bool>());
     }
   }
+}
+
+TEST_CASE("int8_matmul: the product and its dequantization in one pass, with the ops' bits") {
+  // Sizes off the row tiles, column panels and 4-deep groups, one row or many; x's rows span
+  // several orders of magnitude so that the scales differ.
+  for (const auto& size : std::vector<std::array<int64_t, 3>>{{1, 70, 37}, {131, 70, 37}, {300, 64, 258}, {7, 5, 3}}) {
+    CAPTURE(size[0]);
+    CAPTURE(size[1]);
+    CAPTURE(size[2]);
+    const k::Tensor x = k::random::normal({size[0], size[2]}, 0.0, 1.0, k::float32, 11) *
+                        k::exp(k::random::uniform({size[0], 1}, -5.0, 5.0, k::float32, 12));
+    auto [xq, xs] = Q::abs_max_quantize(x, -1);
+    auto [kq, ks] = Q::abs_max_quantize(k::random::normal({size[2], size[1]}, 0.0, 1.0, k::float32, 13), 0);
+    ks = k::squeeze(ks, {0});
+    const k::Tensor want = k::cast(k::matmul(xq, kq), k::float32) / (ks * xs);
+    CHECK(k::all(k::equal(Q::int8_matmul(xq, kq, xs, ks), want)).item<bool>());
+  }
+  auto [xq, xs] = Q::abs_max_quantize(k::random::normal({4, 6}), -1);
+  const auto [kq, ks] = Q::abs_max_quantize(k::random::normal({5, 3}), 0);
+  const std::string e = message_of([&] { Q::int8_matmul(xq, kq, xs, k::squeeze(ks, {0})); });
+  CHECK(contains(e, "int8_matmul"));
+  CHECK(contains(e, "xq (4, 6) int8, kernel (5, 3) int8, x_scale (4, 1), kernel_scale (3,)"));
 }
 
 TEST_CASE("abs_max_quantize: Keras's scale and rounding") {
@@ -103,6 +127,11 @@ TEST_CASE("a quantized Dense: int8 kernel, per-unit scales, quantized inputs, th
   const k::Tensor want = k::cast(k::matmul(xq, kq), k::float32) / (ks * xs) + d->bias().value();
   const k::Tensor y = d(x);
   kiln_test::check_values(y, want.to_vector<double>(), 1e-6);
+  {
+    // Under a tape the quantizer and the product run as separate ops: the same bits.
+    k::GradientTape tape;
+    CHECK(k::all(k::equal(d(x), y)).item<bool>());
+  }
   const double err = k::max(k::abs(y - before)).item<double>(), top = k::max(k::abs(before)).item<double>();
   CHECK(err < 0.01 * top);
 }
@@ -219,6 +248,12 @@ TEST_CASE("a quantized EinsumDense: scales over the contracted axes, the result 
     CHECK(d->kernel_scale().shape() == c.scale_shape);
     const k::Tensor y = d(x);
     CHECK(y.shape() == before.shape());
+    {
+      // The one-pass product (a plain matrix product's equation) or the einsum: under a tape
+      // the separate ops run, with the same bits.
+      k::GradientTape tape;
+      CHECK(k::all(k::equal(d(x), y)).item<bool>());
+    }
     const double err = k::max(k::abs(y - before)).item<double>(), top = k::max(k::abs(before)).item<double>();
     CHECK(err < 0.02 * top);
     // The inputs' gradient goes through the dequantized kernel: the float one within its rounding.

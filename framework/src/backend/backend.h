@@ -122,6 +122,14 @@ class Backend {
   /// q = clip(round(x · scale), value_min, value_max) as int8, x's shape.
   virtual void abs_max_quantize(const Tensor& x, double value_min, double value_max, double epsilon, Tensor& q,
                                 Tensor& scale) = 0;
+  /// Keras's int8 Dense product in one pass: out (M, N) float32 = float32(a · b) / (col_scale[j] ·
+  /// row_scale[i]), a (M, K) and b (K, N) int8, row_scale (M) and col_scale (N) float32, rounded as the
+  /// cast and the two element-wise ops round. False, having written nothing, without a fused kernel.
+  virtual bool int8_matmul_dequantize(const Tensor& a, const Tensor& b, const Tensor& row_scale,
+                                      const Tensor& col_scale, Tensor& out) {
+    (void)a, (void)b, (void)row_scale, (void)col_scale, (void)out;
+    return false;
+  }
   /// loss (N), probs (N, C) softmax of logits; labels int32/int64 (N).
   virtual void sparse_xent(const Tensor& labels, const Tensor& logits, Tensor& loss, Tensor& probs) = 0;
   virtual void conv2d(const Tensor& x, const Tensor& w, const Conv2DParams& p, Tensor& out) = 0;
@@ -224,7 +232,7 @@ class Backend {
   }
   /// Which optional fused kernels this backend has, asked without running one (a trace that does not
   /// execute must know whether the kernel call it records will do the work at replay).
-  enum class Fused { batch_norm, batch_norm_inference, adam, sgd, rmsprop, group_norm };
+  enum class Fused { batch_norm, batch_norm_inference, adam, sgd, rmsprop, group_norm, int8_matmul };
   virtual bool has_fused(Fused kind, double eps) const {
     (void)kind, (void)eps;
     return false;

@@ -103,6 +103,14 @@ class RecordingBackend final : public Backend {
     run("AbsMaxQuantize", {x}, {q, scale},
         [&r = r_, x, lo, hi, eps, q, scale]() mutable { r.abs_max_quantize(x, lo, hi, eps, q, scale); });
   }
+  bool int8_matmul_dequantize(const Tensor& a, const Tensor& b, const Tensor& rs, const Tensor& cs,
+                              Tensor& out) override {
+    if (execute_ ? !r_.int8_matmul_dequantize(a, b, rs, cs, out) : !r_.has_fused(Fused::int8_matmul, 0))
+      return false;
+    add("Int8MatMulDequantize", {a, b, rs, cs}, {out},
+        [&r = r_, a, b, rs, cs, out]() mutable { r.int8_matmul_dequantize(a, b, rs, cs, out); });
+    return true;
+  }
   void sparse_xent(const Tensor& labels, const Tensor& logits, Tensor& loss, Tensor& probs) override {
     run("SparseSoftmaxCrossEntropyWithLogits", {labels, logits}, {loss, probs},
         [&r = r_, labels, logits, loss, probs]() mutable { r.sparse_xent(labels, logits, loss, probs); });

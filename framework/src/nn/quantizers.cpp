@@ -1,6 +1,9 @@
 // Keras's abs-max quantizer and int8 quantization config.
 #include "kiln/nn/quantizers.h"
 
+#include <algorithm>
+#include <utility>
+
 #include <nlohmann/json.hpp>
 
 #include "autodiff/autodiff.h"
@@ -15,6 +18,21 @@
 
 namespace kiln::quantizers {
 
+namespace {
+
+/// How many trailing axes of a rank-`rank` tensor `axes` names, when it names exactly the
+/// last few (each once, in any order, negative or not); 0 otherwise.
+int trailing_axes(const std::vector<int>& axes, int rank) {
+  std::vector<int> sorted;
+  for (int a : axes) sorted.push_back(a < 0 ? a + rank : a);
+  std::sort(sorted.begin(), sorted.end());
+  for (std::size_t i = 0; i < sorted.size(); ++i)
+    if (sorted[i] != rank - static_cast<int>(sorted.size()) + static_cast<int>(i)) return 0;
+  return static_cast<int>(sorted.size());
+}
+
+}  // namespace
+
 std::pair<Tensor, Tensor> abs_max_quantize(const Tensor& x, int64_t axis, const AbsMaxQuantizer& q) {
   return abs_max_quantize(x, std::vector<int>{static_cast<int>(axis)}, q);
 }
@@ -25,21 +43,44 @@ std::pair<Tensor, Tensor> abs_max_quantize(const Tensor& x, const std::vector<in
   if (!is_floating(x.dtype()))
     throw TypeError("abs_max_quantize: expected a float tensor, but received " + dtype_name(x.dtype()) + " with shape " +
                     x.shape().to_string());
-  const bool last_axis = x.rank() > 0 && axes.size() == 1 && (axes[0] == -1 || axes[0] == x.rank() - 1);
-  if (last_axis && x.dtype() == DType::float32 && q.output_dtype == DType::int8 && q.value_min >= -128 &&
+  const int trailing = trailing_axes(axes, x.rank());
+  if (trailing > 0 && x.dtype() == DType::float32 && q.output_dtype == DType::int8 && q.value_min >= -128 &&
       q.value_max <= 127 && !autodiff::active()) {
-    // The activations of an int8 layer at inference: one kernel. Under a tape the
-    // ops below run instead, so the scale keeps its gradient.
+    // The activations of an int8 layer at inference: one kernel over rows of the
+    // trailing axes. Under a tape the ops below run instead, so the scale keeps its gradient.
     Shape scale_shape = x.shape();
-    scale_shape[-1] = 1;
-    Tensor quantized = Tensor::empty(x.shape(), DType::int8, x.device());
-    Tensor scale = Tensor::empty(scale_shape, DType::float32, x.device());
-    backend::backend_for(x.device()).abs_max_quantize(x, q.value_min, q.value_max, q.epsilon, quantized, scale);
-    return {quantized, scale};
+    int64_t row = 1;
+    for (int i = x.rank() - trailing; i < x.rank(); ++i) row *= std::exchange(scale_shape[i], 1);
+    const Tensor rows = reshape(x, {x.size() / std::max<int64_t>(row, 1), row});
+    Tensor quantized = Tensor::empty(rows.shape(), DType::int8, x.device());
+    Tensor scale = Tensor::empty({rows.shape()[0], 1}, DType::float32, x.device());
+    backend::backend_for(x.device()).abs_max_quantize(rows, q.value_min, q.value_max, q.epsilon, quantized, scale);
+    return {reshape(quantized, x.shape()), reshape(scale, scale_shape)};
   }
   const Tensor scale = static_cast<double>(q.value_max) / (max(abs(x), Axes(axes), true) + q.epsilon);
   const Tensor quantized = clip(round(x * scale), q.value_min, q.value_max);
   return {cast(quantized, q.output_dtype), scale};
+}
+
+Tensor int8_matmul(const Tensor& xq, const Tensor& kernel, const Tensor& x_scale, const Tensor& kernel_scale) {
+  KILN_LOG_OP(int8_matmul, xq, kernel, x_scale, kernel_scale);
+  const auto shapes = [&] {
+    return "xq " + xq.shape().to_string() + " " + dtype_name(xq.dtype()) + ", kernel " + kernel.shape().to_string() +
+           " " + dtype_name(kernel.dtype()) + ", x_scale " + x_scale.shape().to_string() + ", kernel_scale " +
+           kernel_scale.shape().to_string();
+  };
+  if (xq.dtype() != DType::int8 || kernel.dtype() != DType::int8 || xq.rank() != 2 || kernel.rank() != 2 ||
+      xq.shape()[1] != kernel.shape()[0] || x_scale.shape() != Shape({xq.shape()[0], 1}) ||
+      kernel_scale.shape() != Shape({kernel.shape()[1]}) || !is_floating(x_scale.dtype()) ||
+      !is_floating(kernel_scale.dtype()))
+    throw ValueError("int8_matmul: expected xq (rows, k) and kernel (k, units) int8, x_scale (rows, 1) and "
+                     "kernel_scale (units,) float, but received " + shapes());
+  if (x_scale.dtype() == DType::float32 && kernel_scale.dtype() == DType::float32 && !autodiff::active()) {
+    auto& be = backend::backend_for(xq.device());
+    Tensor out = Tensor::empty({xq.shape()[0], kernel.shape()[1]}, DType::float32, xq.device());
+    if (be.int8_matmul_dequantize(xq, kernel, reshape(x_scale, {-1}), kernel_scale, out)) return out;
+  }
+  return cast(matmul(xq, kernel), x_scale.dtype()) / (kernel_scale * x_scale);
 }
 
 namespace {

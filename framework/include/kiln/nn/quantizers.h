@@ -39,6 +39,12 @@ std::pair<Tensor, Tensor> abs_max_quantize(const Tensor& x, int64_t axis, const 
 /// EinsumDense quantizes a kernel over all its contracted axes.
 std::pair<Tensor, Tensor> abs_max_quantize(const Tensor& x, const std::vector<int>& axes, const AbsMaxQuantizer& q = {});
 
+/// Keras's int8 Dense product: cast(xq · kernel, float) / (kernel_scale · x_scale), with xq (rows, k)
+/// and kernel (k, units) int8, x_scale (rows, 1) and kernel_scale (units,) float. Where the backend
+/// has the kernel and no tape records, the product and its dequantization are one pass, with the
+/// same bits as the ops.
+Tensor int8_matmul(const Tensor& xq, const Tensor& kernel, const Tensor& x_scale, const Tensor& kernel_scale);
+
 /// A quantization config (keras.quantizers.Int8QuantizationConfig and
 /// Int4QuantizationConfig): the mode, the weight quantizer (none: the layer's default,
 /// per output channel), the activation quantizer (per row; none: the inputs stay in

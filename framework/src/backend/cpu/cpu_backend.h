@@ -4,6 +4,15 @@
 
 namespace kiln::cpu {
 
+/// Whether this build has the AVX-512 VNNI GEMM, and with it CpuBackend::int8_matmul_dequantize.
+constexpr bool has_int8_matmul_dequantize() {
+#if defined(__AVX512VNNI__) && defined(__AVX512BW__)
+  return true;
+#else
+  return false;
+#endif
+}
+
 class CpuBackend : public backend::Backend {
  public:
   Device device() const override { return Device::cpu(); }
@@ -74,8 +83,11 @@ class CpuBackend : public backend::Backend {
                            Tensor* dbeta) override;
   bool has_fused(Fused kind, double) const override {
     return kind == Fused::batch_norm || kind == Fused::batch_norm_inference || kind == Fused::adam ||
-           kind == Fused::sgd || kind == Fused::rmsprop || kind == Fused::group_norm;
+           kind == Fused::sgd || kind == Fused::rmsprop || kind == Fused::group_norm ||
+           (kind == Fused::int8_matmul && has_int8_matmul_dequantize());
   }
+  bool int8_matmul_dequantize(const Tensor& a, const Tensor& b, const Tensor& row_scale, const Tensor& col_scale,
+                              Tensor& out) override;
   bool has_recurrence(const backend::RecurrenceParams& p, DType dtype) const override;
   void recurrence_forward(const backend::RecurrenceParams& p, const std::vector<Tensor>& in,
                           std::vector<Tensor>& out) override;
@@ -100,6 +112,18 @@ const T* host_ptr(const Tensor& t) {
 /// C = op(A)·op(B) for row-major float/double through BLAS.
 /// int8 × int8 → int32 (C = op(A) · op(B), row-major, no accumulation into C).
 void int8_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const int8_t* a, const int8_t* b, int32_t* c);
+/// Where int8_gemm_vnni writes C: int32 products, or, with `dequantized` set, the float32
+/// products / (col_scale[j] · row_scale[i]) (row_scale has m values, col_scale n).
+struct Int8GemmOutput {
+  int32_t* products = nullptr;
+  float* dequantized = nullptr;
+  const float* row_scale = nullptr;
+  const float* col_scale = nullptr;
+};
+/// The AVX-512 VNNI int8 GEMM (int8_gemm_vnni.cpp), exact for every int8 input; defined only
+/// where the build targets AVX512-VNNI and AVX512-BW.
+void int8_gemm_vnni(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const int8_t* a, const int8_t* b,
+                    const Int8GemmOutput& out);
 void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, const float* b, float* c, float beta);
 void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const double* a, const double* b, double* c, double beta);
 /// The same on the calling thread alone, for kernels that split their own work over the pool.

@@ -1,5 +1,6 @@
 // int8 × int8 → int32 GEMM for quantized layers (keras.ops.matmul on two int8
-// tensors).
+// tensors). A build for AVX-512 VNNI takes int8_gemm_vnni.cpp's kernel; this
+// file's is for AVX2 (with AVX-VNNI's vpdpbusd where the build has it).
 //
 // On AVX2 without VNNI the fastest exact multiply-add of bytes is vpmaddubsw,
 // which multiplies unsigned by signed bytes and adds pairs into saturating int16.
@@ -23,6 +24,7 @@
 #endif
 
 #include "backend/cpu/cpu_backend.h"
+#include "backend/cpu/int8_pack.h"
 #include "backend/cpu/parallel.h"
 
 namespace kiln::cpu {
@@ -60,19 +62,6 @@ struct PackedB {
   std::vector<int8_t> magnitude, sign;  // panels × groups × 64 bytes each
 };
 
-/// One k-group (4 rows of B, 16 columns) in the packed order: each column's 4 bytes together.
-void pack_group_rows(const int8_t* b, int64_t n, int8_t* sgn) {
-  const auto row = [&](int q) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(b + q * n)); };
-  const __m128i r0 = row(0), r1 = row(1), r2 = row(2), r3 = row(3);
-  const __m128i lo01 = _mm_unpacklo_epi8(r0, r1), hi01 = _mm_unpackhi_epi8(r0, r1);
-  const __m128i lo23 = _mm_unpacklo_epi8(r2, r3), hi23 = _mm_unpackhi_epi8(r2, r3);
-  __m128i* out = reinterpret_cast<__m128i*>(sgn);
-  _mm_storeu_si128(out, _mm_unpacklo_epi16(lo01, lo23));
-  _mm_storeu_si128(out + 1, _mm_unpackhi_epi16(lo01, lo23));
-  _mm_storeu_si128(out + 2, _mm_unpacklo_epi16(hi01, hi23));
-  _mm_storeu_si128(out + 3, _mm_unpackhi_epi16(hi01, hi23));
-}
-
 PackedB pack_b(const int8_t* b, bool tb, int64_t k, int64_t n) {
   PackedB p;
   p.groups = (k + 3) / 4;
@@ -87,7 +76,7 @@ PackedB pack_b(const int8_t* b, bool tb, int64_t k, int64_t n) {
         int8_t* sgn = p.sign.data() + (pn * p.groups + g) * 64;
         const int64_t j0 = pn * kNR, k0 = g * 4;
         if (!tb && j0 + kNR <= n && k0 + 4 <= k) {
-          pack_group_rows(b + k0 * n + j0, n, sgn);
+          int8_pack_group_rows(b + k0 * n + j0, n, sgn);
           continue;
         }
         for (int64_t j = 0; j < kNR && j0 + j < n; ++j)
@@ -137,10 +126,7 @@ PackedA pack_a(const int8_t* a, bool ta, int64_t m, int64_t k, int64_t groups) {
 /// vpdpbusd does the unsigned-by-signed products and their sum into int32 in one instruction, with no
 /// int16 stage (so no saturation to avoid); without it, vpmaddubsw and vpmaddwd do it in two.
 inline __m256i multiply_add(__m256i acc, __m256i x, __m256i magnitude, __m256i sign, __m256i ones) {
-#if defined(__AVX512VNNI__) && defined(__AVX512VL__)
-  (void)ones;
-  return _mm256_dpbusd_epi32(acc, magnitude, _mm256_sign_epi8(x, sign));
-#elif defined(__AVXVNNI__)
+#if defined(__AVXVNNI__)
   (void)ones;
   return _mm256_dpbusd_avx_epi32(acc, magnitude, _mm256_sign_epi8(x, sign));
 #else
@@ -205,6 +191,10 @@ void tile(const int8_t* a, const int8_t* mag, const int8_t* sgn, const TileShape
 
 void int8_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const int8_t* a, const int8_t* b, int32_t* c) {
   if (m == 0 || n == 0) return;
+#if defined(__AVX512VNNI__) && defined(__AVX512BW__)
+  int8_gemm_vnni(ta, tb, m, n, k, a, b, {.products = c});
+  return;
+#endif
 #if defined(__AVX2__)
   const PackedA pa = pack_a(a, ta, m, k, (k + 3) / 4);
   if (!pa.has_min) {

@@ -25,15 +25,24 @@ float abs_max(const float* x, int64_t n) {
   int64_t i = 0;
 #if defined(__AVX2__)
   const __m256 sign = _mm256_set1_ps(-0.0f);
-  __m256 acc = _mm256_set1_ps(-INFINITY), nan = _mm256_setzero_ps();
+  // Four independent maxima, so that the loop is not one chain of vmaxps latencies.
+  __m256 acc[4], nan = _mm256_setzero_ps();
+  for (auto& a : acc) a = _mm256_set1_ps(-INFINITY);
+  for (; i + 32 <= n; i += 32)
+    for (int j = 0; j < 4; ++j) {
+      const __m256 v = _mm256_andnot_ps(sign, _mm256_loadu_ps(x + i + 8 * j));
+      acc[j] = _mm256_max_ps(acc[j], v);
+      nan = _mm256_or_ps(nan, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+    }
   for (; i + 8 <= n; i += 8) {
     const __m256 v = _mm256_andnot_ps(sign, _mm256_loadu_ps(x + i));
-    acc = _mm256_max_ps(acc, v);
+    acc[0] = _mm256_max_ps(acc[0], v);
     nan = _mm256_or_ps(nan, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
   }
   if (!_mm256_testz_ps(nan, nan)) return NAN;
+  acc[0] = _mm256_max_ps(_mm256_max_ps(acc[0], acc[1]), _mm256_max_ps(acc[2], acc[3]));
   alignas(32) float lanes[8];
-  _mm256_store_ps(lanes, acc);
+  _mm256_store_ps(lanes, acc[0]);
   for (float v : lanes) m = std::max(m, v);
 #endif
   for (; i < n; ++i) {
@@ -91,6 +100,27 @@ void CpuBackend::abs_max_quantize(const Tensor& x, double value_min, double valu
         }
       },
       std::max<int64_t>(1, (1 << 14) / n));
+}
+
+}  // namespace kiln::cpu
+
+namespace kiln::cpu {
+
+bool CpuBackend::int8_matmul_dequantize(const Tensor& a, const Tensor& b, const Tensor& row_scale,
+                                        const Tensor& col_scale, Tensor& out) {
+  if constexpr (!has_int8_matmul_dequantize()) {
+    (void)a, (void)b, (void)row_scale, (void)col_scale, (void)out;
+    return false;
+  } else {
+    FlushDenormals flush;
+    const int64_t m = a.shape()[0], k = a.shape()[1], n = b.shape()[1];
+    if (m == 0 || n == 0) return true;
+    int8_gemm_vnni(false, false, m, n, k, host_ptr<int8_t>(a), host_ptr<int8_t>(b),
+                   {.dequantized = host_ptr<float>(out),
+                    .row_scale = host_ptr<float>(row_scale),
+                    .col_scale = host_ptr<float>(col_scale)});
+    return true;
+  }
 }
 
 }  // namespace kiln::cpu

@@ -146,6 +146,8 @@ class EinsumDenseImpl : public LoraLayer, public quantizers::Quantizable {
   /// The quantized contraction: int8 products with int32 sums and float scales, or the
   /// dequantized int4 kernel.
   Tensor quantized_einsum(const Tensor& x) const;
+  /// The int8 product of quantized inputs and the kernel, divided by both scales (Keras's _int8_call).
+  Tensor int8_einsum(const Tensor& xq, const Tensor& x_scale) const;
   /// The quantized kernel as floats of `dtype`, in the float kernel's shape.
   Tensor dequantized_kernel(DType dtype) const;
   /// The kernel's int8 values and its scale, shaped as Keras stores it.
