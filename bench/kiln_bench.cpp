@@ -11,7 +11,8 @@
 //   kiln_bench --case cnn_b16|cnn_b64|cnn_b256   # guide CNN at batch 16/64/256 over 12,800 images
 //   kiln_bench --case dispatch           # TF guide's power(x, 100): 100 chained 10x10 matmuls, us per op
 //   kiln_bench --list                    # the case names
-// Options: --samples N (override the number of training images), --data DIR (Fashion-MNIST IDX files).
+// Options: --samples N (override the number of training images), --data DIR (Fashion-MNIST IDX files),
+//          --policy NAME (the global dtype policy, e.g. mixed_bfloat16, set before the model is built).
 //
 // GPU mode (bench/run_gpu.sh runs it against PyTorch eager, bench/torch_gpu_bench.py):
 //   kiln_bench --device cuda --case gpu_cnn_train_b64    # guide CNN, one epoch of 60,000 at batch 64
@@ -331,6 +332,7 @@ int main(int argc, char** argv) {
     else if (s == "--samples" && i + 1 < argc) a.samples = std::atol(argv[++i]);
     else if (s == "--data" && i + 1 < argc) a.data_dir = argv[++i];
     else if (s == "--device" && i + 1 < argc) a.device = argv[++i];
+    else if (s == "--policy" && i + 1 < argc) k::mixed_precision::set_global_policy(k::DTypePolicy(argv[++i]));
     else if (s == "--blas-kernels") {
       std::cout << k::blas_kernels() << "\n";
       return 0;
@@ -338,8 +340,8 @@ int main(int argc, char** argv) {
       for (const auto& n : case_names()) std::cout << n << "\n";
       return 0;
     } else {
-      std::cerr << "usage: kiln_bench --case NAME [--device cpu|cuda] [--samples N] [--data DIR] | --list | "
-                   "--blas-kernels\n";
+      std::cerr << "usage: kiln_bench --case NAME [--device cpu|cuda] [--samples N] [--data DIR] [--policy NAME] | "
+                   "--list | --blas-kernels\n";
       return 2;
     }
   }

@@ -8,7 +8,8 @@
 //   realsize_bench --case sgemm      # 1024^3 float32 matmul through Kiln's GEMM path, GFLOP/s (best of 7)
 //   options: --steps N (timed batches; default per case), --eager (jit_compile = false),
 //            --device cuda (the model on CUDA device 0, batches uploaded by fit and predict as they go;
-//            five times the CPU's default steps; bench/run_gpu.sh runs these cases)
+//            five times the CPU's default steps; bench/run_gpu.sh runs these cases),
+//            --policy NAME (the global dtype policy, e.g. mixed_bfloat16, before the model is built)
 //
 // Synthetic data (uniform images, uniform labels): only the speed is measured.
 // Training: compile (Adam, sparse categorical cross-entropy from logits), fit
@@ -125,8 +126,10 @@ int main(int argc, char** argv) {
     else if (!std::strcmp(argv[i], "--steps") && i + 1 < argc) steps = std::atoll(argv[++i]);
     else if (!std::strcmp(argv[i], "--eager")) jit = false;
     else if (!std::strcmp(argv[i], "--device") && i + 1 < argc) gpu = !std::strcmp(argv[++i], "cuda");
+    else if (!std::strcmp(argv[i], "--policy") && i + 1 < argc)
+      k::mixed_precision::set_global_policy(k::DTypePolicy(argv[++i]));
     else {
-      std::cerr << "usage: realsize_bench --case NAME [--steps N] [--eager] [--device cpu|cuda]\n";
+      std::cerr << "usage: realsize_bench --case NAME [--steps N] [--eager] [--device cpu|cuda] [--policy NAME]\n";
       return 2;
     }
   }
