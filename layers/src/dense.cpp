@@ -54,6 +54,7 @@ Tensor DenseImpl::call(const Tensor& input, bool) {
   Tensor x = cast_to_compute(input, compute_dtype());
   Tensor y;
   if (kernel_scale_.defined()) {
+    if (auto fused = int8_with_bias(x)) return *fused;
     y = quantized_matmul(x);
   } else if (const Tensor kernel = kernel_with_lora(); x.rank() == 2) {
     y = matmul(x, kernel);

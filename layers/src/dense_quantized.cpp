@@ -71,6 +71,23 @@ void DenseImpl::build_int4(int64_t in) {
   g_idx_.assign(detail::int4_group_index(in, *block));
 }
 
+std::optional<Tensor> DenseImpl::int8_with_bias(const Tensor& x) const {
+  const auto& aq = o_.quantization_config->activation_quantizer;
+  if (dtype_policy().quantization_mode() != "int8" || !aq || !o_.use_bias || lora_enabled() ||
+      compute_dtype() != DType::float32 || x.dtype() != DType::float32 || is_recording())
+    return std::nullopt;
+  const Tensor x2 = x.rank() == 2 ? x : reshape(x, {-1, x.shape()[-1]});
+  auto [xq, x_scale] = quantizers::abs_max_quantize(x2, -1, *aq);
+  const bool relu = o_.activation == "relu";
+  Tensor y = quantizers::int8_matmul(xq, kernel_.value(), x_scale, kernel_scale_.value(), bias_.value(), relu);
+  if (x.rank() != 2) {
+    Shape out = x.shape();
+    out[-1] = units_;
+    y = reshape(y, out);
+  }
+  return relu ? y : activation_(y);
+}
+
 Tensor DenseImpl::quantized_matmul(const Tensor& x) const {
   const Tensor kernel = kernel_.value();  // int8, read as it is
   const Tensor kernel_scale = kernel_scale_.value();

@@ -92,9 +92,11 @@ TEST_CASE("int8_matmul: the product and its dequantization in one pass, with the
     const k::Tensor want = k::cast(k::matmul(xq, kq), k::float32) / (ks * xs);
     CHECK(k::all(k::equal(Q::int8_matmul(xq, kq, xs, ks), want)).item<bool>());
   }
-  auto [xq, xs] = Q::abs_max_quantize(k::random::normal({4, 6}), -1);
-  const auto [kq, ks] = Q::abs_max_quantize(k::random::normal({5, 3}), 0);
-  const std::string e = message_of([&] { Q::int8_matmul(xq, kq, xs, k::squeeze(ks, {0})); });
+  // Plain variables: clang 14 cannot capture structured bindings in a lambda.
+  const auto x = Q::abs_max_quantize(k::random::normal({4, 6}), -1);
+  const auto kernel = Q::abs_max_quantize(k::random::normal({5, 3}), 0);
+  const std::string e =
+      message_of([&] { Q::int8_matmul(x.first, kernel.first, x.second, k::squeeze(kernel.second, {0})); });
   CHECK(contains(e, "int8_matmul"));
   CHECK(contains(e, "xq (4, 6) int8, kernel (5, 3) int8, x_scale (4, 1), kernel_scale (3,)"));
 }
@@ -134,6 +136,22 @@ TEST_CASE("a quantized Dense: int8 kernel, per-unit scales, quantized inputs, th
   }
   const double err = k::max(k::abs(y - before)).item<double>(), top = k::max(k::abs(before)).item<double>();
   CHECK(err < 0.01 * top);
+}
+
+TEST_CASE("a quantized Dense's bias and activation: in the product's pass, with the separate ops' bits") {
+  // 70 units: two column panels of 32 and a partial one; rank-3 inputs take the reshape.
+  for (const std::string activation : {"relu", "linear", "tanh"}) {
+    CAPTURE(activation);
+    L::Dense d(70, {.activation = activation});
+    const k::Tensor x = k::random::normal({3, 5, 37}, 0.0, 1.0, k::float32, 17);
+    d(x);
+    d->quantize("int8");
+    d->bias().assign(k::random::normal({70}, 0.0, 1.0, k::float32, 18));
+    const k::Tensor y = d(x);
+    CHECK(y.shape() == k::Shape{3, 5, 70});
+    k::GradientTape tape;  // under a tape the quantizer, the product, bias_add and the activation run apart
+    CHECK(k::all(k::equal(d(x), y)).item<bool>());
+  }
 }
 
 TEST_CASE("a quantized Dense's input gradient goes through the dequantized kernel, as Keras's rule") {

@@ -123,11 +123,12 @@ class Backend {
   virtual void abs_max_quantize(const Tensor& x, double value_min, double value_max, double epsilon, Tensor& q,
                                 Tensor& scale) = 0;
   /// Keras's int8 Dense product in one pass: out (M, N) float32 = float32(a · b) / (col_scale[j] ·
-  /// row_scale[i]), a (M, K) and b (K, N) int8, row_scale (M) and col_scale (N) float32, rounded as the
-  /// cast and the two element-wise ops round. False, having written nothing, without a fused kernel.
+  /// row_scale[i]), then + bias[j] (bias (N) float32, or null) and max(., 0) when relu, a (M, K) and b (K, N)
+  /// int8, row_scale (M) and col_scale (N) float32, rounded as the cast, the two element-wise ops and
+  /// bias_add round. False, having written nothing, without a fused kernel.
   virtual bool int8_matmul_dequantize(const Tensor& a, const Tensor& b, const Tensor& row_scale,
-                                      const Tensor& col_scale, Tensor& out) {
-    (void)a, (void)b, (void)row_scale, (void)col_scale, (void)out;
+                                      const Tensor& col_scale, const Tensor* bias, bool relu, Tensor& out) {
+    (void)a, (void)b, (void)row_scale, (void)col_scale, (void)bias, (void)relu, (void)out;
     return false;
   }
   /// loss (N), probs (N, C) softmax of logits; labels int32/int64 (N).

@@ -103,12 +103,15 @@ class RecordingBackend final : public Backend {
     run("AbsMaxQuantize", {x}, {q, scale},
         [&r = r_, x, lo, hi, eps, q, scale]() mutable { r.abs_max_quantize(x, lo, hi, eps, q, scale); });
   }
-  bool int8_matmul_dequantize(const Tensor& a, const Tensor& b, const Tensor& rs, const Tensor& cs,
-                              Tensor& out) override {
-    if (execute_ ? !r_.int8_matmul_dequantize(a, b, rs, cs, out) : !r_.has_fused(Fused::int8_matmul, 0))
+  bool int8_matmul_dequantize(const Tensor& a, const Tensor& b, const Tensor& rs, const Tensor& cs, const Tensor* bias,
+                              bool relu, Tensor& out) override {
+    if (execute_ ? !r_.int8_matmul_dequantize(a, b, rs, cs, bias, relu, out) : !r_.has_fused(Fused::int8_matmul, 0))
       return false;
-    add("Int8MatMulDequantize", {a, b, rs, cs}, {out},
-        [&r = r_, a, b, rs, cs, out]() mutable { r.int8_matmul_dequantize(a, b, rs, cs, out); });
+    Node& n = add("Int8MatMulDequantize", some({&a, &b, &rs, &cs, bias}), {out},
+                  [&r = r_, a, b, rs, cs, bias = opt(bias), relu, out]() mutable {
+                    r.int8_matmul_dequantize(a, b, rs, cs, ptr(bias), relu, out);
+                  });
+    n.params.flag_a = relu;
     return true;
   }
   void sparse_xent(const Tensor& labels, const Tensor& logits, Tensor& loss, Tensor& probs) override {

@@ -2,6 +2,7 @@
 #include "kiln/nn/quantizers.h"
 
 #include <algorithm>
+#include <string>
 #include <utility>
 
 #include <nlohmann/json.hpp>
@@ -14,6 +15,7 @@
 #include "kiln/nn/layer.h"
 #include "kiln/ops/array_ops.h"
 #include "kiln/ops/math_ops.h"
+#include "kiln/ops/nn_ops.h"
 #include "kiln/ops/reduce_ops.h"
 
 namespace kiln::quantizers {
@@ -62,25 +64,43 @@ std::pair<Tensor, Tensor> abs_max_quantize(const Tensor& x, const std::vector<in
   return {cast(quantized, q.output_dtype), scale};
 }
 
-Tensor int8_matmul(const Tensor& xq, const Tensor& kernel, const Tensor& x_scale, const Tensor& kernel_scale) {
-  KILN_LOG_OP(int8_matmul, xq, kernel, x_scale, kernel_scale);
-  const auto shapes = [&] {
-    return "xq " + xq.shape().to_string() + " " + dtype_name(xq.dtype()) + ", kernel " + kernel.shape().to_string() +
-           " " + dtype_name(kernel.dtype()) + ", x_scale " + x_scale.shape().to_string() + ", kernel_scale " +
-           kernel_scale.shape().to_string();
-  };
+namespace {
+
+/// int8_matmul, then bias_add(., bias, relu) where bias is given.
+Tensor int8_product(const Tensor& xq, const Tensor& kernel, const Tensor& x_scale, const Tensor& kernel_scale,
+                    const Tensor* bias, bool relu) {
+  const int64_t units = kernel.rank() == 2 ? kernel.shape()[1] : -1;
   if (xq.dtype() != DType::int8 || kernel.dtype() != DType::int8 || xq.rank() != 2 || kernel.rank() != 2 ||
       xq.shape()[1] != kernel.shape()[0] || x_scale.shape() != Shape({xq.shape()[0], 1}) ||
-      kernel_scale.shape() != Shape({kernel.shape()[1]}) || !is_floating(x_scale.dtype()) ||
-      !is_floating(kernel_scale.dtype()))
+      kernel_scale.shape() != Shape({units}) || !is_floating(x_scale.dtype()) || !is_floating(kernel_scale.dtype()) ||
+      (bias && bias->shape() != Shape({units})))
     throw ValueError("int8_matmul: expected xq (rows, k) and kernel (k, units) int8, x_scale (rows, 1) and "
-                     "kernel_scale (units,) float, but received " + shapes());
-  if (x_scale.dtype() == DType::float32 && kernel_scale.dtype() == DType::float32 && !autodiff::active()) {
+                     "kernel_scale (units,) float" + std::string(bias ? " and bias (units,)" : "") +
+                     ", but received xq " + xq.shape().to_string() + " " + dtype_name(xq.dtype()) + ", kernel " +
+                     kernel.shape().to_string() + " " + dtype_name(kernel.dtype()) + ", x_scale " +
+                     x_scale.shape().to_string() + ", kernel_scale " + kernel_scale.shape().to_string() +
+                     (bias ? ", bias " + bias->shape().to_string() : ""));
+  if (x_scale.dtype() == DType::float32 && kernel_scale.dtype() == DType::float32 &&
+      (!bias || bias->dtype() == DType::float32) && !autodiff::active()) {
     auto& be = backend::backend_for(xq.device());
-    Tensor out = Tensor::empty({xq.shape()[0], kernel.shape()[1]}, DType::float32, xq.device());
-    if (be.int8_matmul_dequantize(xq, kernel, reshape(x_scale, {-1}), kernel_scale, out)) return out;
+    Tensor out = Tensor::empty({xq.shape()[0], units}, DType::float32, xq.device());
+    if (be.int8_matmul_dequantize(xq, kernel, reshape(x_scale, {-1}), kernel_scale, bias, relu, out)) return out;
   }
-  return cast(matmul(xq, kernel), x_scale.dtype()) / (kernel_scale * x_scale);
+  const Tensor y = cast(matmul(xq, kernel), x_scale.dtype()) / (kernel_scale * x_scale);
+  return bias ? bias_add(y, *bias, relu) : y;
+}
+
+}  // namespace
+
+Tensor int8_matmul(const Tensor& xq, const Tensor& kernel, const Tensor& x_scale, const Tensor& kernel_scale) {
+  KILN_LOG_OP(int8_matmul, xq, kernel, x_scale, kernel_scale);
+  return int8_product(xq, kernel, x_scale, kernel_scale, nullptr, false);
+}
+
+Tensor int8_matmul(const Tensor& xq, const Tensor& kernel, const Tensor& x_scale, const Tensor& kernel_scale,
+                   const Tensor& bias, bool relu) {
+  KILN_LOG_OP(int8_matmul, xq, kernel, x_scale, kernel_scale, bias, relu);
+  return int8_product(xq, kernel, x_scale, kernel_scale, &bias, relu);
 }
 
 namespace {

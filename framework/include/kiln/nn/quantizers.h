@@ -44,6 +44,11 @@ std::pair<Tensor, Tensor> abs_max_quantize(const Tensor& x, const std::vector<in
 /// has the kernel and no tape records, the product and its dequantization are one pass, with the
 /// same bits as the ops.
 Tensor int8_matmul(const Tensor& xq, const Tensor& kernel, const Tensor& x_scale, const Tensor& kernel_scale);
+/// The same, then + bias (units,) and, when `relu`, max(., 0): a quantized Dense's bias and relu
+/// activation, in the product's pass where the backend has the kernel and no tape records, and
+/// with bias_add's bits either way.
+Tensor int8_matmul(const Tensor& xq, const Tensor& kernel, const Tensor& x_scale, const Tensor& kernel_scale,
+                   const Tensor& bias, bool relu);
 
 /// A quantization config (keras.quantizers.Int8QuantizationConfig and
 /// Int4QuantizationConfig): the mode, the weight quantizer (none: the layer's default,

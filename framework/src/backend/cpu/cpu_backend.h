@@ -87,7 +87,7 @@ class CpuBackend : public backend::Backend {
            (kind == Fused::int8_matmul && has_int8_matmul_dequantize());
   }
   bool int8_matmul_dequantize(const Tensor& a, const Tensor& b, const Tensor& row_scale, const Tensor& col_scale,
-                              Tensor& out) override;
+                              const Tensor* bias, bool relu, Tensor& out) override;
   bool has_recurrence(const backend::RecurrenceParams& p, DType dtype) const override;
   void recurrence_forward(const backend::RecurrenceParams& p, const std::vector<Tensor>& in,
                           std::vector<Tensor>& out) override;
@@ -113,12 +113,15 @@ const T* host_ptr(const Tensor& t) {
 /// int8 × int8 → int32 (C = op(A) · op(B), row-major, no accumulation into C).
 void int8_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const int8_t* a, const int8_t* b, int32_t* c);
 /// Where int8_gemm_vnni writes C: int32 products, or, with `dequantized` set, the float32
-/// products / (col_scale[j] · row_scale[i]) (row_scale has m values, col_scale n).
+/// products / (col_scale[j] · row_scale[i]) (row_scale has m values, col_scale n), then + bias[j]
+/// where bias is set, then max(., 0) when relu (a NaN passes, as in bias_add).
 struct Int8GemmOutput {
   int32_t* products = nullptr;
   float* dequantized = nullptr;
   const float* row_scale = nullptr;
   const float* col_scale = nullptr;
+  const float* bias = nullptr;
+  bool relu = false;
 };
 /// The AVX-512 VNNI int8 GEMM (int8_gemm_vnni.cpp), exact for every int8 input; defined only
 /// where the build targets AVX512-VNNI and AVX512-BW.

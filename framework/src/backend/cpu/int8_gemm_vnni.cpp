@@ -12,7 +12,8 @@
 // shifted and padded to whole k-groups. A tile of 8 rows × 32 columns runs over
 // the whole of k in sixteen zmm accumulators, so C is written once: as int32,
 // or as float32 products / (col_scale[j] · row_scale[i]), Keras's int8 Dense
-// dequantization in the same rounding as its two separate ops.
+// dequantization in the same rounding as its two separate ops, with the Dense's
+// bias and relu after it where asked.
 #if defined(__AVX512VNNI__) && defined(__AVX512BW__)
 #include <immintrin.h>
 
@@ -114,10 +115,14 @@ void tile(const uint8_t* a, int64_t lda, const int8_t* panel, int64_t groups, co
   const __mmask16 m0 = static_cast<__mmask16>(cols >= 16 ? 0xFFFF : (1u << cols) - 1);
   const __mmask16 m1 = static_cast<__mmask16>(cols >= 32 ? 0xFFFF : cols <= 16 ? 0 : (1u << (cols - 16)) - 1);
   const __m512i s0 = _mm512_loadu_si512(shift), s1 = _mm512_loadu_si512(shift + 16);
-  __m512 cs0 = _mm512_setzero_ps(), cs1 = cs0;
+  __m512 cs0 = _mm512_setzero_ps(), cs1 = cs0, bias0 = cs0, bias1 = cs0;
   if (out.dequantized) {
     cs0 = _mm512_maskz_loadu_ps(m0, out.col_scale + col);
     cs1 = _mm512_maskz_loadu_ps(m1, out.col_scale + col + 16);
+  }
+  if (out.bias) {
+    bias0 = _mm512_maskz_loadu_ps(m0, out.bias + col);
+    bias1 = _mm512_maskz_loadu_ps(m1, out.bias + col + 16);
   }
 #pragma GCC unroll 8
   for (int r = 0; r < MR; ++r) {
@@ -130,9 +135,16 @@ void tile(const uint8_t* a, int64_t lda, const int8_t* panel, int64_t groups, co
     }
     // (col_scale · row_scale) first, then the division, as cast(p) / (kernel_scale · x_scale) rounds.
     const __m512 rs = _mm512_set1_ps(out.row_scale[row + r]);
-    _mm512_mask_storeu_ps(out.dequantized + at, m0, _mm512_div_ps(_mm512_cvtepi32_ps(v0), _mm512_mul_ps(cs0, rs)));
-    _mm512_mask_storeu_ps(out.dequantized + at + 16, m1,
-                          _mm512_div_ps(_mm512_cvtepi32_ps(v1), _mm512_mul_ps(cs1, rs)));
+    __m512 f0 = _mm512_div_ps(_mm512_cvtepi32_ps(v0), _mm512_mul_ps(cs0, rs));
+    __m512 f1 = _mm512_div_ps(_mm512_cvtepi32_ps(v1), _mm512_mul_ps(cs1, rs));
+    if (out.bias) f0 = _mm512_add_ps(f0, bias0), f1 = _mm512_add_ps(f1, bias1);
+    if (out.relu) {
+      // Zero where v <= 0; v itself where v > 0 or NaN (not-less-or-equal, unordered), as bias_add's relu.
+      f0 = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(f0, _mm512_setzero_ps(), _CMP_NLE_UQ), f0);
+      f1 = _mm512_maskz_mov_ps(_mm512_cmp_ps_mask(f1, _mm512_setzero_ps(), _CMP_NLE_UQ), f1);
+    }
+    _mm512_mask_storeu_ps(out.dequantized + at, m0, f0);
+    _mm512_mask_storeu_ps(out.dequantized + at + 16, m1, f1);
   }
 }
 

@@ -107,20 +107,23 @@ void CpuBackend::abs_max_quantize(const Tensor& x, double value_min, double valu
 namespace kiln::cpu {
 
 bool CpuBackend::int8_matmul_dequantize(const Tensor& a, const Tensor& b, const Tensor& row_scale,
-                                        const Tensor& col_scale, Tensor& out) {
-  if constexpr (!has_int8_matmul_dequantize()) {
-    (void)a, (void)b, (void)row_scale, (void)col_scale, (void)out;
-    return false;
-  } else {
-    FlushDenormals flush;
-    const int64_t m = a.shape()[0], k = a.shape()[1], n = b.shape()[1];
-    if (m == 0 || n == 0) return true;
-    int8_gemm_vnni(false, false, m, n, k, host_ptr<int8_t>(a), host_ptr<int8_t>(b),
-                   {.dequantized = host_ptr<float>(out),
-                    .row_scale = host_ptr<float>(row_scale),
-                    .col_scale = host_ptr<float>(col_scale)});
-    return true;
-  }
+                                        const Tensor& col_scale, const Tensor* bias, bool relu, Tensor& out) {
+#if defined(__AVX512VNNI__) && defined(__AVX512BW__)
+  FlushDenormals flush;
+  const int64_t m = a.shape()[0], k = a.shape()[1], n = b.shape()[1];
+  if (m == 0 || n == 0) return true;
+  int8_gemm_vnni(false, false, m, n, k, host_ptr<int8_t>(a), host_ptr<int8_t>(b),
+                 {.dequantized = host_ptr<float>(out),
+                  .row_scale = host_ptr<float>(row_scale),
+                  .col_scale = host_ptr<float>(col_scale),
+                  .bias = bias ? host_ptr<float>(*bias) : nullptr,
+                  .relu = relu});
+  return true;
+#else
+  // Only the AVX-512 VNNI kernel has the dequantizing output pass (has_int8_matmul_dequantize).
+  (void)a, (void)b, (void)row_scale, (void)col_scale, (void)bias, (void)relu, (void)out;
+  return false;
+#endif
 }
 
 }  // namespace kiln::cpu

@@ -93,6 +93,10 @@ class DenseImpl : public LoraLayer, public quantizers::Quantizable {
   /// The quantized call: int8 (or per-channel int4) products with int32 sums and float
   /// scales, or the dequantized grouped int4 kernel.
   Tensor quantized_matmul(const Tensor& x) const;
+  /// The whole call of an int8 layer with quantized inputs, a bias, no LoRA, float32 compute and no
+  /// tape: the product, its scales, the bias and a relu in one pass (the activation after it, if
+  /// another). None where the layer takes the general path.
+  std::optional<Tensor> int8_with_bias(const Tensor& x) const;
   /// The quantized kernel's variables for `in` inputs (Keras's _int8_build, _int4_build).
   /// @{
   void build_int8(int64_t in);
