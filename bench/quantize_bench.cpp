@@ -1,6 +1,8 @@
 // int8 inference against float32 in Kiln: an MLP (784-512-512-10) and a
 // transformer encoder block (sequence 128, width 256, 4 heads, feed-forward
-// 1024), each timed on the same weights before and after model.quantize("int8").
+// 1024), each timed on the same weights before and after model.quantize("int8"):
+// a float32 model and its quantized copy are called in turn, so that a machine
+// whose speed drifts during the run slows both alike.
 // The MLP is first trained on the shipped MNIST digits so that the accuracy
 // change can be read. Prints one JSON line per measurement; bench/quantize_bench.sh
 // runs PyTorch's dynamic int8 quantization and Keras on JAX beside it.
@@ -21,18 +23,27 @@ namespace L = kiln::layers;
 
 namespace {
 
-/// Median milliseconds per call over reps calls, after one warm-up call.
-template <class F>
-double median_ms(F&& f, int reps) {
-  f();
-  std::vector<double> ms;
-  for (int i = 0; i < reps; ++i) {
-    const auto t0 = std::chrono::steady_clock::now();
-    f();
-    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-  }
+double median(std::vector<double> ms) {
   std::nth_element(ms.begin(), ms.begin() + ms.size() / 2, ms.end());
   return ms[ms.size() / 2];
+}
+
+/// Median milliseconds per call of f and of g over reps calls each, called in turn after one warm-up call each.
+template <class F, class G>
+std::pair<double, double> alternating_ms(F&& f, G&& g, int reps) {
+  f();
+  g();
+  std::vector<double> fs, gs;
+  auto time = [](auto& call) {
+    const auto t0 = std::chrono::steady_clock::now();
+    call();
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  };
+  for (int i = 0; i < reps; ++i) {
+    fs.push_back(time(f));
+    gs.push_back(time(g));
+  }
+  return {median(fs), median(gs)};
 }
 
 void line(const std::string& model, const std::string& dtype, int batch, double ms, double accuracy = -1) {
@@ -40,6 +51,15 @@ void line(const std::string& model, const std::string& dtype, int batch, double 
             << ", \"ms\": " << ms;
   if (accuracy >= 0) std::cout << ", \"accuracy\": " << accuracy;
   std::cout << "}" << std::endl;
+}
+
+/// A copy of model (built by make) with its weights, quantized to int8.
+template <class Make>
+std::shared_ptr<k::Model> quantized_copy(Make make, const k::Model& model) {
+  auto copy = make();
+  copy->set_weights(model.get_weights());
+  copy->quantize("int8");
+  return copy;
 }
 
 std::shared_ptr<k::Model> mlp() {
@@ -64,25 +84,31 @@ void bench_mlp(int reps, int batch) {
   const k::Tensor x_train = k::reshape(k::cast(train.x, k::float32) / 255.0f, {-1, 784});
   const k::Tensor x_test = k::reshape(k::cast(test.x, k::float32) / 255.0f, {-1, 784});
   auto model = mlp();
-  model->compile({.optimizer = "adam",
-                  .loss = k::losses::SparseCategoricalCrossentropy({.from_logits = true}),
-                  .metrics = {"accuracy"}});
+  const k::CompileOptions options{.optimizer = "adam",
+                                  .loss = k::losses::SparseCategoricalCrossentropy({.from_logits = true}),
+                                  .metrics = {"accuracy"}};
+  model->compile(options);
   model->fit(x_train, train.y, {.batch_size = 128, .epochs = 5, .verbose = 0});
+  auto quantized = quantized_copy(mlp, *model);
+  quantized->compile(options);
   const k::Tensor x = x_test[{k::Slice(0, batch)}];
   const double float_accuracy = model->evaluate(x_test, test.y, {.verbose = 0})[1];
-  line("mlp", "float32", batch, median_ms([&] { model->predict(x, {.batch_size = batch}); }, reps), float_accuracy);
-  model->quantize("int8");
-  const double int8_accuracy = model->evaluate(x_test, test.y, {.verbose = 0})[1];
-  line("mlp", "int8", batch, median_ms([&] { model->predict(x, {.batch_size = batch}); }, reps), int8_accuracy);
+  const double int8_accuracy = quantized->evaluate(x_test, test.y, {.verbose = 0})[1];
+  const auto [float_ms, int8_ms] = alternating_ms([&] { model->predict(x, {.batch_size = batch}); },
+                                                  [&] { quantized->predict(x, {.batch_size = batch}); }, reps);
+  line("mlp", "float32", batch, float_ms, float_accuracy);
+  line("mlp", "int8", batch, int8_ms, int8_accuracy);
 }
 
 void bench_block(int reps, int batch) {
   k::random::set_seed(2);
   auto model = encoder_block();
+  auto quantized = quantized_copy(encoder_block, *model);
   const k::Tensor x = k::random::normal({batch, 128, 256});
-  line("encoder_block", "float32", batch, median_ms([&] { model->predict(x, {.batch_size = batch}); }, reps));
-  model->quantize("int8");
-  line("encoder_block", "int8", batch, median_ms([&] { model->predict(x, {.batch_size = batch}); }, reps));
+  const auto [float_ms, int8_ms] = alternating_ms([&] { model->predict(x, {.batch_size = batch}); },
+                                                  [&] { quantized->predict(x, {.batch_size = batch}); }, reps);
+  line("encoder_block", "float32", batch, float_ms);
+  line("encoder_block", "int8", batch, int8_ms);
 }
 
 }  // namespace

@@ -15,14 +15,17 @@ import time
 import numpy as np
 
 
-def median_ms(f, reps):
+def alternating_ms(f, g, reps):
+    """Median milliseconds per call of f and of g, called in turn after a warm-up call each."""
     f()
-    ms = []
+    g()
+    fs, gs = [], []
     for _ in range(reps):
-        t0 = time.perf_counter()
-        f()
-        ms.append((time.perf_counter() - t0) * 1e3)
-    return statistics.median(ms)
+        for call, ms in ((f, fs), (g, gs)):
+            t0 = time.perf_counter()
+            call()
+            ms.append((time.perf_counter() - t0) * 1e3)
+    return statistics.median(fs), statistics.median(gs)
 
 
 def line(peer, model, dtype, batch, ms):
@@ -55,8 +58,9 @@ def run_torch(reps, mlp_batch, block_batch, threads):
         model.eval()
         quantized = torch.ao.quantization.quantize_dynamic(model, {nn.Linear}, dtype=torch.qint8)
         with torch.inference_mode():
-            line("pytorch", name, "float32", batch, median_ms(lambda: model(x), reps))
-            line("pytorch", name, "int8", batch, median_ms(lambda: quantized(x), reps))
+            float_ms, int8_ms = alternating_ms(lambda: model(x), lambda: quantized(x), reps)
+        line("pytorch", name, "float32", batch, float_ms)
+        line("pytorch", name, "int8", batch, int8_ms)
 
 
 def run_keras(reps, mlp_batch, block_batch):
@@ -77,9 +81,13 @@ def run_keras(reps, mlp_batch, block_batch):
     for name, model, x, batch in [("mlp", mlp, rng.standard_normal((mlp_batch, 784), np.float32), mlp_batch),
                                   ("encoder_block", block, rng.standard_normal((block_batch, 128, 256), np.float32),
                                    block_batch)]:
-        line("keras_jax", name, "float32", batch, median_ms(lambda: model.predict_on_batch(x), reps))
-        model.quantize("int8")
-        line("keras_jax", name, "int8", batch, median_ms(lambda: model.predict_on_batch(x), reps))
+        quantized = keras.models.clone_model(model)
+        quantized.set_weights(model.get_weights())
+        quantized.quantize("int8")
+        float_ms, int8_ms = alternating_ms(lambda: model.predict_on_batch(x), lambda: quantized.predict_on_batch(x),
+                                           reps)
+        line("keras_jax", name, "float32", batch, float_ms)
+        line("keras_jax", name, "int8", batch, int8_ms)
 
 
 if __name__ == "__main__":

@@ -92,6 +92,11 @@ void pack_a_rows(const int8_t* a, bool ta, int64_t m, int64_t k, int64_t r0, int
   }
 }
 
+/// acc += a (unsigned bytes) · b (signed bytes), four at a time. In asm, because GCC 12 keeps sixteen
+/// accumulators of the intrinsic in the wrong registers: it copied each of them once per k-group and
+/// spilled two, about as many register moves as multiply-adds in the loop.
+inline void dpbusd(__m512i& acc, __m512i a, __m512i b) { asm("vpdpbusd %2, %1, %0" : "+v"(acc) : "v"(a), "v"(b)); }
+
 /// One tile: MR rows of packed A (from `a`, stride lda) against one panel, over all groups,
 /// written at row `row` and column `col` of the output (cols ≤ 32 of them).
 template <int MR>
@@ -108,8 +113,8 @@ void tile(const uint8_t* a, int64_t lda, const int8_t* panel, int64_t groups, co
       int32_t word;
       std::memcpy(&word, a + r * lda + g * 4, 4);
       const __m512i x = _mm512_set1_epi32(word);
-      acc[r][0] = _mm512_dpbusd_epi32(acc[r][0], x, b0);
-      acc[r][1] = _mm512_dpbusd_epi32(acc[r][1], x, b1);
+      dpbusd(acc[r][0], x, b0);
+      dpbusd(acc[r][1], x, b1);
     }
   }
   const __mmask16 m0 = static_cast<__mmask16>(cols >= 16 ? 0xFFFF : (1u << cols) - 1);
