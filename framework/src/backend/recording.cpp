@@ -6,7 +6,6 @@
 #include "core/tracing.h"
 
 #include <map>
-#include <set>
 #include <optional>
 
 namespace kiln::backend {
@@ -284,8 +283,8 @@ class RecordingBackend final : public Backend {
 
 bool RecordingBackend::adam_update(Tensor& w, Tensor& m, Tensor& v, Tensor* v_hat, const Tensor& g, HostScalar alpha,
                                    double one_b1, double one_b2, double eps) {
-  if (execute_ && !r_.adam_update(w, m, v, v_hat, g, alpha, one_b1, one_b2, eps)) return false;
-  if (!execute_ && !r_.has_fused(Fused::adam, eps)) return false;
+  if (execute_ ? !r_.adam_update(w, m, v, v_hat, g, alpha, one_b1, one_b2, eps) : !r_.has_fused(Fused::adam, eps))
+    return false;
   add("ResourceApplyAdam", some({&w, &m, &v, v_hat, &g}), some({&w, &m, &v, v_hat}),
       [&r = r_, w, m, v, vh = opt(v_hat), g, alpha, one_b1, one_b2, eps]() mutable {
         r.adam_update(w, m, v, ptr(vh), g, alpha, one_b1, one_b2, eps);
@@ -294,8 +293,7 @@ bool RecordingBackend::adam_update(Tensor& w, Tensor& m, Tensor& v, Tensor* v_ha
 }
 
 bool RecordingBackend::sgd_update(Tensor& w, Tensor* m, const Tensor& g, HostScalar lr, double momentum, bool nesterov) {
-  if (execute_ && !r_.sgd_update(w, m, g, lr, momentum, nesterov)) return false;
-  if (!execute_ && !r_.has_fused(Fused::sgd, 0)) return false;
+  if (execute_ ? !r_.sgd_update(w, m, g, lr, momentum, nesterov) : !r_.has_fused(Fused::sgd, 0)) return false;
   add("ResourceApplyKerasMomentum", some({&w, m, &g}), some({&w, m}),
       [&r = r_, w, mt = opt(m), g, lr, momentum, nesterov]() mutable { r.sgd_update(w, ptr(mt), g, lr, momentum, nesterov); })
       .live = lr.live != nullptr;
@@ -304,8 +302,8 @@ bool RecordingBackend::sgd_update(Tensor& w, Tensor* m, const Tensor& g, HostSca
 
 bool RecordingBackend::rmsprop_update(Tensor& w, Tensor& v, Tensor* mom, Tensor* avg, const Tensor& g, HostScalar lr,
                                       double rho, double momentum, double eps) {
-  if (execute_ && !r_.rmsprop_update(w, v, mom, avg, g, lr, rho, momentum, eps)) return false;
-  if (!execute_ && !r_.has_fused(Fused::rmsprop, eps)) return false;
+  if (execute_ ? !r_.rmsprop_update(w, v, mom, avg, g, lr, rho, momentum, eps) : !r_.has_fused(Fused::rmsprop, eps))
+    return false;
   add(avg ? "ResourceApplyCenteredRMSProp" : "ResourceApplyRMSProp", some({&w, &v, mom, avg, &g}),
       some({&w, &v, mom, avg}), [&r = r_, w, v, mo = opt(mom), a = opt(avg), g, lr, rho, momentum, eps]() mutable {
         r.rmsprop_update(w, v, ptr(mo), ptr(a), g, lr, rho, momentum, eps);
@@ -315,8 +313,9 @@ bool RecordingBackend::rmsprop_update(Tensor& w, Tensor& v, Tensor* mom, Tensor*
 
 bool RecordingBackend::batch_norm_inference(const Tensor& x, const Tensor& mean, const Tensor& var,
                                             const Tensor* gamma, const Tensor* beta, double eps, Tensor& y) {
-  if (execute_ && !r_.batch_norm_inference(x, mean, var, gamma, beta, eps, y)) return false;
-  if (!execute_ && !r_.has_fused(Fused::batch_norm_inference, eps)) return false;
+  if (execute_ ? !r_.batch_norm_inference(x, mean, var, gamma, beta, eps, y)
+               : !r_.has_fused(Fused::batch_norm_inference, eps))
+    return false;
   Node& n = add("FusedBatchNormV3Inference", some({&x, &mean, &var, gamma, beta}), {y},
                 [&r = r_, x, mean, var, g = opt(gamma), b = opt(beta), eps, y]() mutable {
                   r.batch_norm_inference(x, mean, var, ptr(g), ptr(b), eps, y);
@@ -335,9 +334,7 @@ struct RecordingScope::State {
   std::map<Backend*, std::unique_ptr<RecordingBackend>> wrappers;
 };
 
-namespace {
-thread_local RecordingScope::State* t_state = nullptr;
-}
+namespace { thread_local RecordingScope::State* t_state = nullptr; }
 
 RecordingScope::RecordingScope(Recording& rec, bool execute) : state_(std::make_unique<State>()), saved_(t_state) {
   state_->rec = &rec;
@@ -352,22 +349,7 @@ RecordingPause::~RecordingPause() { t_state = static_cast<RecordingScope::State*
 Recording* active_recording() { return t_state ? t_state->rec : nullptr; }
 
 void materialize(const Tensor& t) {
-  if (!t_state || t_state->execute || !t.defined()) return;
-  const auto& nodes = t_state->rec->nodes();
-  // The nodes that write t's buffer, then those that write what they read, and so on.
-  std::set<const Storage*> needed{t.impl()->storage.get()};
-  std::vector<std::size_t> chain;
-  for (std::size_t j = nodes.size(); j-- > 0;) {
-    const Node& n = nodes[j];
-    if (n.host && n.opaque) continue;  // bookkeeping that must run once per replay, not now
-    bool writes = false;
-    for (const auto& o : n.outputs) writes = writes || needed.count(o.impl()->storage.get());
-    if (!writes) continue;
-    chain.push_back(j);
-    for (const auto& in : n.inputs) needed.insert(in.impl()->storage.get());
-  }
-  RecordingPause unrecorded;
-  for (auto j = chain.rbegin(); j != chain.rend(); ++j) nodes[*j].run();
+  if (t_state && !t_state->execute && t.defined()) t_state->rec->compute_now(t);
 }
 
 void record_host_node(const std::function<void()>& fn, HostEffects effects) {

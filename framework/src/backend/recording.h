@@ -103,6 +103,8 @@ class Recording {
   void seal();
   /// Whether a replay may write `s` (as sealed, or a variable's buffer now).
   bool may_write(const Storage* s) const;
+  /// Runs, unrecorded, the nodes recorded so far that t's value depends on.
+  void compute_now(const Tensor& t);
   /// Buffers allocated while recording: only these may be given other memory by a plan.
   void note_allocation(const std::shared_ptr<Storage>& s) { allocated_.insert(s); }
   bool allocated_here(const std::shared_ptr<Storage>& s) const { return allocated_.count(s) > 0; }

@@ -1,6 +1,9 @@
-// The buffers of a Recording: which ones its nodes write, and the copy a
-// replay makes of a buffer written in place that something else now shares.
+// The buffers of a Recording: which ones its nodes write, the copy a replay
+// makes of a buffer written in place that something else now shares, and one
+// buffer's value computed before the trace is done.
 #include "backend/recording.h"
+
+#include <set>
 
 namespace kiln::backend {
 
@@ -33,6 +36,23 @@ void Recording::replay(std::size_t begin, std::size_t end) {
     storage = fresh.impl()->storage;
   }
   run(begin, end);
+}
+
+void Recording::compute_now(const Tensor& t) {
+  // The nodes that write t's buffer, then those that write what they read, and so on.
+  std::set<const Storage*> needed{t.impl()->storage.get()};
+  std::vector<std::size_t> chain;
+  for (std::size_t j = nodes_.size(); j-- > 0;) {
+    const Node& n = nodes_[j];
+    if (n.host && n.opaque) continue;  // bookkeeping that must run once per replay, not now
+    bool writes = false;
+    for (const auto& o : n.outputs) writes = writes || needed.count(o.impl()->storage.get());
+    if (!writes) continue;
+    chain.push_back(j);
+    for (const auto& in : n.inputs) needed.insert(in.impl()->storage.get());
+  }
+  RecordingPause unrecorded;
+  for (auto j = chain.rbegin(); j != chain.rend(); ++j) nodes_[*j].run();
 }
 
 }  // namespace kiln::backend
