@@ -8,6 +8,7 @@
 
 #include "kiln/ops/array_ops.h"
 #include "kiln/ops/einsum.h"
+#include "kiln/ops/keras_nn_ops.h"
 #include "kiln/ops/math_ops.h"
 #include "kiln/ops/nn_ops.h"
 #include "kiln/ops/reduce_ops.h"
@@ -170,10 +171,23 @@ std::pair<Tensor, Tensor> MultiHeadAttentionImpl::attend(const Tensor& query_in,
   Tensor q = (*query_)(query_in, call.training);
   const Tensor k = (*key_)(key_in, call.training);
   const Tensor v = (*value_)(value_in, call.training);
-  q = q * scalar_like(1.0 / std::sqrt(static_cast<double>(key_dim_)), q);
-  const Tensor scores = masked_softmax(einsum(dot_product_equation_, {k, q}), mask, norm_axes_);
-  const Tensor used = call.training ? dropout_weights(scores, o_.dropout, o_.seed, calls_) : scores;
-  Tensor out = einsum(combine_equation_, {used, v});
+  const double scale = 1.0 / std::sqrt(static_cast<double>(key_dim_));
+  Tensor out, scores;
+  if (o_.dropout <= 0 && !call.return_attention_scores && q.rank() == 4) {
+    // Keras's _compute_attention: without dropout or scores to return, ops.dot_product_attention, its mask
+    // (B, T, S) as (B, 1, T, S).
+    Tensor keep = mask;
+    if (keep.defined()) {
+      while (keep.rank() < 4) keep = expand_dims(keep, -static_cast<int>(norm_axes_.size()) * 2 - 1);
+      if (keep.dtype() != DType::bool_) keep = cast(keep, DType::bool_);
+    }
+    out = dot_product_attention(q, k, v, {.mask = keep, .scale = scale});
+  } else {
+    q = q * scalar_like(scale, q);
+    scores = masked_softmax(einsum(dot_product_equation_, {k, q}), mask, norm_axes_);
+    const Tensor used = call.training ? dropout_weights(scores, o_.dropout, o_.seed, calls_) : scores;
+    out = einsum(combine_equation_, {used, v});
+  }
   if (gate_) out = out * gate;
   out = (*output_)(out, call.training);
   return {out, call.return_attention_scores ? scores : Tensor()};

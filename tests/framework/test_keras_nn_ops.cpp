@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -167,6 +168,56 @@ TEST_CASE("keras.ops dot_product_attention: uniform keys, causal mask, grouped h
                        return k::dot_product_attention(a[0], a[1], a[2], {.bias = a[3], .mask = mask, .scale = 0.6});
                      },
                      {wave({1, 2, 2, 2}), wave({1, 3, 1, 2}, 0.3), wave({1, 3, 1, 2}, 0.9), wave({1, 1, 2, 3}, 0.2)});
+}
+
+namespace {
+
+/// A bool mask of `shape` keeping about two in three logits, with the first query row of every
+/// (batch, head) block hidden entirely (its softmax is then uniform, as JAX's is).
+k::Tensor pattern_mask(const k::Shape& shape) {
+  std::vector<double> keep(static_cast<std::size_t>(shape.num_elements()));
+  const int64_t keys = shape[-1], queries = shape[-2];
+  for (std::size_t i = 0; i < keep.size(); ++i)
+    keep[i] = (static_cast<int64_t>(i) / keys) % queries != 0 && (i * 7 + i / 3) % 3 != 0;
+  return k::cast(k::Tensor(keep, shape), k::DType::bool_);
+}
+
+}  // namespace
+
+TEST_CASE("keras.ops dot_product_attention: the one-pass kernel equals the separate ops, and traces as one node") {
+  // Without a tape a float32 call takes the backend's one-pass kernel; under one, the separate ops.
+  struct Case {
+    k::Shape q, key, value;
+    std::optional<k::Shape> mask;
+    bool causal;
+  };
+  const std::vector<Case> cases{
+      {{2, 37, 4, 16}, {2, 53, 4, 16}, {2, 53, 4, 16}, std::nullopt, false},
+      // grouped heads (two query heads per key head), values 24 wide, a padding mask (B, 1, T, S)
+      {{2, 37, 4, 16}, {2, 53, 2, 16}, {2, 53, 2, 24}, k::Shape{2, 1, 37, 53}, false},
+      // 600 keys: query rows in several blocks; causal and a (T, S) mask together
+      {{1, 600, 2, 8}, {1, 600, 2, 8}, {1, 600, 2, 8}, k::Shape{600, 600}, true},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.q.to_string());
+    const k::Tensor q = k::cast(wave(c.q, 0.37), k::float32), key = k::cast(wave(c.key, 0.53), k::float32);
+    const k::Tensor v = k::cast(wave(c.value, 0.91), k::float32);
+    const k::AttentionArgs args{.mask = c.mask ? pattern_mask(*c.mask) : k::Tensor(), .is_causal = c.causal};
+    const k::Tensor one_pass = k::dot_product_attention(q, key, v, args);
+    k::GradientTape tape;
+    tape.watch(q);
+    const k::Tensor separate = k::dot_product_attention(q, key, v, args);
+    REQUIRE(one_pass.shape() == separate.shape());
+    CHECK(k::max(k::abs(one_pass - separate)).item<float>() <= 2e-6f);
+  }
+  auto f = k::function([](const k::Tensor& q, const k::Tensor& key, const k::Tensor& v) {
+    return k::dot_product_attention(q, key, v, {.mask = pattern_mask({2, 1, 5, 6})});
+  });
+  const auto cf = f.get_concrete_function(k::TensorSpec({2, 5, 2, 4}, k::float32), k::TensorSpec({2, 6, 2, 4}, k::float32),
+                                          k::TensorSpec({2, 6, 2, 4}, k::float32));
+  int nodes = 0;
+  for (const auto& op : cf.operations()) nodes += op.type == "DotProductAttention";
+  CHECK(nodes == 1);
 }
 
 TEST_CASE("keras.ops sparsemax, polar, kaiser and saturate_cast") {

@@ -51,6 +51,13 @@ struct GroupNormDims {
   int64_t batch = 0, spatial = 1, groups = 1, per_group = 0;
   bool center = true;
 };
+/// keras.ops.dot_product_attention's sizes: query (batch, queries, heads, head_dim), key (batch, keys,
+/// kv_heads, head_dim) and value (batch, keys, kv_heads, value_dim), heads a multiple of kv_heads (query
+/// head n reads key head n / (heads / kv_heads)); logits scaled by `scale`.
+struct AttentionDims {
+  int64_t batch = 0, queries = 0, keys = 0, heads = 1, kv_heads = 1, head_dim = 0, value_dim = 0;
+  double scale = 1;
+};
 struct Pool2DParams {
   int64_t n, h, w, c, oh, ow;
   int pool_h, pool_w, stride_h, stride_w;
@@ -129,6 +136,15 @@ class Backend {
   virtual bool int8_matmul_dequantize(const Tensor& a, const Tensor& b, const Tensor& row_scale,
                                       const Tensor& col_scale, const Tensor* bias, bool relu, Tensor& out) {
     (void)a, (void)b, (void)row_scale, (void)col_scale, (void)bias, (void)relu, (void)out;
+    return false;
+  }
+  /// Attention in one pass, without a gradient: out (batch, queries, heads, value_dim) =
+  /// softmax(where(keep, q·kᵀ·scale, -0.7·max(float32)))·v over the keys, keep the mask's value (bool,
+  /// rank <= 4, broadcast to (batch, heads, queries, keys); null for none), the logits rounded as the
+  /// separate matmul and multiply round them. False, having written nothing, without a kernel for q's dtype.
+  virtual bool attention(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor* mask,
+                         const AttentionDims& dims, Tensor& out) {
+    (void)q, (void)k, (void)v, (void)mask, (void)dims, (void)out;
     return false;
   }
   /// loss (N), probs (N, C) softmax of logits; labels int32/int64 (N).
@@ -233,7 +249,7 @@ class Backend {
   }
   /// Which optional fused kernels this backend has, asked without running one (a trace that does not
   /// execute must know whether the kernel call it records will do the work at replay).
-  enum class Fused { batch_norm, batch_norm_inference, adam, sgd, rmsprop, group_norm, int8_matmul };
+  enum class Fused { batch_norm, batch_norm_inference, adam, sgd, rmsprop, group_norm, int8_matmul, attention };
   virtual bool has_fused(Fused kind, double eps) const {
     (void)kind, (void)eps;
     return false;

@@ -113,6 +113,14 @@ class RecordingBackend final : public Backend {
     n.params.flag_a = relu;
     return true;
   }
+  bool attention(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor* mask, const AttentionDims& d,
+                 Tensor& out) override {
+    if (execute_ ? !r_.attention(q, k, v, mask, d, out) : !r_.has_fused(Fused::attention, 0)) return false;
+    add("DotProductAttention", some({&q, &k, &v, mask}), {out},
+        [&r = r_, q, k, v, mask = opt(mask), d, out]() mutable { r.attention(q, k, v, ptr(mask), d, out); })
+        .params.value = d.scale;
+    return true;
+  }
   void sparse_xent(const Tensor& labels, const Tensor& logits, Tensor& loss, Tensor& probs) override {
     run("SparseSoftmaxCrossEntropyWithLogits", {labels, logits}, {loss, probs},
         [&r = r_, labels, logits, loss, probs]() mutable { r.sparse_xent(labels, logits, loss, probs); });

@@ -25,7 +25,7 @@ namespace kiln::backend {
 /// readers of the graph (an exporter); replays use the closure instead.
 struct NodeParams {
   int axis = 0;             // arg_reduce, gather, softmax
-  double value = 0;         // fill's value, dropout's rate, batch norm's epsilon
+  double value = 0;         // fill's value, dropout's rate, batch norm's epsilon, attention's scale
   int64_t depth = 0;        // one_hot
   bool flag_a = false;      // matmul: transpose a; bias_add / conv2d_bias: relu; strided copy: accumulate
   bool flag_b = false;      // matmul: transpose b

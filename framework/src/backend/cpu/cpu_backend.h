@@ -84,10 +84,12 @@ class CpuBackend : public backend::Backend {
   bool has_fused(Fused kind, double) const override {
     return kind == Fused::batch_norm || kind == Fused::batch_norm_inference || kind == Fused::adam ||
            kind == Fused::sgd || kind == Fused::rmsprop || kind == Fused::group_norm ||
-           (kind == Fused::int8_matmul && has_int8_matmul_dequantize());
+           kind == Fused::attention || (kind == Fused::int8_matmul && has_int8_matmul_dequantize());
   }
   bool int8_matmul_dequantize(const Tensor& a, const Tensor& b, const Tensor& row_scale, const Tensor& col_scale,
                               const Tensor* bias, bool relu, Tensor& out) override;
+  bool attention(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor* mask,
+                 const backend::AttentionDims& dims, Tensor& out) override;
   bool has_recurrence(const backend::RecurrenceParams& p, DType dtype) const override;
   void recurrence_forward(const backend::RecurrenceParams& p, const std::vector<Tensor>& in,
                           std::vector<Tensor>& out) override;

@@ -8,6 +8,8 @@ namespace kiln::io::onnx {
 void emit_strided_copy(GraphWriter& w, const Pair& p);
 /// MatMul / BatchMatMulV2.
 void emit_matmul(GraphWriter& w, const Pair& p);
+/// DotProductAttention: the one-pass kernel's node, as the ops it stands for.
+void emit_attention(GraphWriter& w, const Pair& p);
 /// Conv2D, Conv2DBias(Relu): NHWC in Kiln, NCHW in ONNX, so transposed around the Conv.
 void emit_conv2d(GraphWriter& w, const Pair& p);
 /// MaxPoolWithArgmax (its argmax output is not exported) and AvgPool.

@@ -1,5 +1,6 @@
-// Matrix products, convolutions, pooling and batch normalization as ONNX ops.
+// Matrix products, attention, convolutions, pooling and batch normalization as ONNX ops.
 #include <algorithm>
+#include <limits>
 
 #include "io/onnx/onnx_emitters.h"
 
@@ -36,6 +37,32 @@ void emit_matmul(GraphWriter& w, const Pair& p) {
   const Shape &oa = p.a.outputs[0].shape(), &ob = p.b.outputs[0].shape();
   if (plain) w.set(p, 0, out, a.dtype(), drop_first(oa), drop_first(ob));
   else w.set(p, 0, out, a.dtype());
+}
+
+void emit_attention(GraphWriter& w, const Pair& p) {
+  // keras.ops.dot_product_attention's composed form: heads to the front, q·kᵀ·scale, masked logits set to
+  // -0.7·max(float32), the softmax over the keys, its product with the values, heads back.
+  const Tensor &q = p.a.inputs[0], &k = p.a.inputs[1];
+  const DType dt = q.dtype();
+  const int64_t heads = w.fixed(q.shape()[2], p.b.inputs[0].shape()[2], "attention's heads");
+  const int64_t kv_heads = w.fixed(k.shape()[2], p.b.inputs[1].shape()[2], "attention's key heads");
+  auto heads_first = [&](std::size_t i, std::vector<int64_t> perm) {
+    std::string x = w.in(p, i);
+    if (i > 0 && kv_heads != heads) {
+      // Grouped heads: key head j serves query heads j·G ... j·G + G - 1.
+      x = w.node1("Expand", {w.node1("Unsqueeze", {x, w.ints({3})}), w.ints({1, 1, 1, heads / kv_heads, 1})});
+      x = w.node1("Reshape", {x, w.ints({0, 0, heads, -1})});
+    }
+    return w.node1("Transpose", {x}, {ints_attr("perm", std::move(perm))});
+  };
+  std::string logits = w.node1("MatMul", {heads_first(0, {0, 2, 1, 3}), heads_first(1, {0, 2, 3, 1})});
+  logits = w.node1("Mul", {logits, w.scalar(p.a.params.value, dt)});
+  if (p.a.inputs.size() > 3)
+    logits = w.node1("Where", {w.in(p, 3), logits,
+                               w.scalar(-0.7 * static_cast<double>(std::numeric_limits<float>::max()), dt)});
+  const std::string probs = w.node1("Softmax", {logits}, {int_attr("axis", -1)});
+  const std::string out = w.node1("MatMul", {probs, heads_first(2, {0, 2, 1, 3})});
+  w.set(p, 0, w.node1("Transpose", {out}, {ints_attr("perm", {0, 2, 1, 3})}), dt);
 }
 
 void emit_conv2d(GraphWriter& w, const Pair& p) {

@@ -162,7 +162,7 @@ const std::map<std::string, Emitter>& emitters() {
        }},
       {"GatherV2", gather},
       {"OneHot", one_hot},
-      {"MatMul", emit_matmul}, {"BatchMatMulV2", emit_matmul},
+      {"MatMul", emit_matmul}, {"BatchMatMulV2", emit_matmul}, {"DotProductAttention", emit_attention},
       {"Softmax", [](GraphWriter& w, const Pair& p) {
          w.set(p, 0, w.node1(p.a.type, {w.in(p, 0)}, {int_attr("axis", p.a.params.axis)}), p.a.outputs[0].dtype());
        }},
