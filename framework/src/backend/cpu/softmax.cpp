@@ -5,10 +5,9 @@
 #include <limits>
 #include <string>
 #include <type_traits>
-
-#include "backend/cpu/cpu_backend.h"
 #include <vector>
 
+#include "backend/cpu/cpu_backend.h"
 #include "backend/cpu/denormals.h"
 #include "backend/cpu/parallel.h"
 #include "backend/cpu/vector_math.h"
